@@ -1,0 +1,1 @@
+"""Games outside the Yahtzee family, each solved exactly."""
