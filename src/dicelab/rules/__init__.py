@@ -1,0 +1,134 @@
+"""Rule sets: the model, its scoring primitives, and the built-in rules files.
+
+>>> from dicelab.rules import load_rules
+>>> load_rules("yahtzee").n_categories
+13
+"""
+
+from __future__ import annotations
+
+import sys
+from importlib import resources
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from dicelab.errors import UserError
+from dicelab.rules.model import Rules
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["Rules", "builtin_names", "load_rules", "parse_rules"]
+
+
+def builtin_names() -> list[str]:
+    """Names of the rule sets shipped with dicelab, sorted."""
+    folder = resources.files("dicelab.rules") / "builtin"
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def _format_error(exc: ValidationError, source: str) -> str:
+    """One line naming the first wrong field and what is expected."""
+    err = exc.errors()[0]
+    parts: list[str] = []
+    loc = list(err["loc"])
+    for i, item in enumerate(loc):
+        if isinstance(item, int):
+            parts.append(f"[{item}]")
+        elif i > 0 and isinstance(loc[i - 1], int) and loc[0] == "categories" and i == 2:
+            continue  # the discriminator tag pydantic puts in the path
+        else:
+            parts.append(("." if parts else "") + str(item))
+    field = "".join(parts)
+    msg = err["msg"]
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    if err["type"] == "missing":
+        msg = "this field is required"
+    elif err["type"] == "extra_forbidden":
+        msg = "unknown field"
+    elif err["type"] == "union_tag_invalid":
+        msg = f"unknown kind {err['input'].get('kind')!r}; expected one of: " + ", ".join(
+            sorted(
+                ["face", "chance", "of_a_kind", "full_house", "pairs", "groups", "straight"]
+            )
+        )
+    elif err["type"] == "union_tag_not_found":
+        msg = "missing 'kind' (face, chance, of_a_kind, full_house, pairs, groups, straight)"
+    more = len(exc.errors()) - 1
+    tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+    where = f"{field}: " if field else ""
+    return f"{source}: {where}{msg}{tail}"
+
+
+def parse_rules(data: dict, source: str = "rules") -> Rules:
+    """Validate rules given as a dictionary (as read from TOML)."""
+    try:
+        return Rules.model_validate(data)
+    except ValidationError as exc:
+        raise UserError(_format_error(exc, source)) from None
+
+
+def _read_source(text: str, base: Path | None = None) -> tuple[str, str, Path | None]:
+    """Find a built-in name or a file: returns (source label, TOML text, folder)."""
+    path = Path(text)
+    if base is not None and not path.is_absolute():
+        path = base / path
+    if text in builtin_names():
+        source = f"{text}.toml"
+        raw = (resources.files("dicelab.rules") / "builtin" / source).read_text("utf-8")
+        return source, raw, None
+    if path.suffix == ".toml" or path.exists():
+        try:
+            raw = path.read_text("utf-8")
+        except FileNotFoundError:
+            raise UserError(f"rules file {text!r} does not exist") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"rules file {text!r} cannot be read: {exc}") from None
+        return path.name, raw, path.parent
+    raise UserError(
+        f"unknown rules {text!r}: expected a built-in name "
+        f"({', '.join(builtin_names())}) or a path to a .toml file"
+    )
+
+
+def _resolve(text: str, base: Path | None, depth: int = 0) -> tuple[str, dict]:
+    """Read rules data, applying ``extends`` (a base rule set the file changes)."""
+    source, raw, folder = _read_source(text, base)
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{source}: not valid TOML: {exc}") from None
+    parent = data.pop("extends", None)
+    if parent is None:
+        return source, data
+    if not isinstance(parent, str):
+        raise UserError(f"{source}: extends: expected the name or path of a rule set")
+    if depth >= 8:
+        raise UserError(f"{source}: extends: rule sets extend each other in a loop")
+    _, merged = _resolve(parent, folder, depth + 1)
+    for key, value in data.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    return source, merged
+
+
+def load_rules(name_or_path: str | Path) -> Rules:
+    """Load a built-in rule set by name, or a rules file by path.
+
+    A file may start from another rule set with ``extends = "NAME_OR_PATH"`` and
+    change only what differs: its tables are merged key by key into the base, its
+    other values (the category list among them) replace the base's.
+
+    Raises
+    ------
+    UserError
+        If the name is unknown, the file cannot be read, or the rules are wrong.
+    """
+    source, data = _resolve(str(name_or_path), None)
+    return parse_rules(data, source)

@@ -1,0 +1,177 @@
+"""Rules turned into the integer arrays the compiled solvers read.
+
+A :class:`CompiledRules` holds, for one rule set, the score of every category for
+every roll, the scores under the joker rule, which boxes count towards the upper
+bonus, and, for every set of filled boxes, the largest upper total it can hold
+(capped at the bonus threshold). It is built once per rule set and shared by all
+objectives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from dicelab.dice import DiceSpace, dice_space
+from dicelab.rules.model import ChanceCategory, FaceCategory, Rules
+
+JOKER_CODES = {"none": 0, "free": 1, "forced": 2, "free-if-fifty": 3}
+
+
+@dataclass(frozen=True)
+class CompiledRules:
+    """Score tables and state-space facts of a rule set.
+
+    Attributes
+    ----------
+    rules : Rules
+        The rule set itself.
+    space : DiceSpace
+        Rolls and keeps of its dice.
+    score : ndarray, shape (n_categories, n_rolls)
+        Points of each category for each roll.
+    joker_score : ndarray, shape (n_categories, n_rolls)
+        Points when an all-same roll is played as a joker: fixed-score boxes give
+        their points and sum boxes the sum of the dice; upper boxes score as usual.
+    roll_face : ndarray, shape (n_rolls,)
+        For an all-same roll the face index (0-based), else -1.
+    upper : ndarray of bool, shape (n_categories,)
+        Boxes whose points add to the upper total.
+    upper_box_of_face : ndarray, shape (faces,)
+        The face box of each face (``-1`` if the rules have none); the joker rules
+        ask whether it is filled.
+    threshold : int
+        Upper total earning the bonus, 0 when the bonus does not exist (then the
+        upper total is not tracked at all).
+    n_upper : int
+        Number of upper-total lanes: ``threshold + 1`` or 1.
+    n_flag : int
+        2 when the state needs the "all-same box holds its points" flag, else 1.
+    """
+
+    rules: Rules
+    space: DiceSpace
+    score: np.ndarray
+    joker_score: np.ndarray
+    roll_face: np.ndarray
+    upper: np.ndarray
+    upper_box_of_face: np.ndarray
+    threshold: int
+    n_upper: int
+    n_flag: int
+
+    @property
+    def n_categories(self) -> int:
+        return self.rules.n_categories
+
+    @property
+    def yahtzee(self) -> int:
+        """Index of the all-same box of the extra rules, or -1."""
+        return self.rules.yahtzee_index
+
+    @property
+    def joker_code(self) -> int:
+        return JOKER_CODES[self.rules.joker]
+
+    @property
+    def full_mask(self) -> int:
+        return (1 << self.n_categories) - 1
+
+    @cached_property
+    def upper_reach(self) -> np.ndarray:
+        """For every set of filled boxes, a 0/1 row of the upper totals it can hold.
+
+        Shape ``(2**n_categories, n_upper)``; totals are capped at the threshold.
+        """
+        c_count = self.n_categories
+        cap = self.threshold
+        ups = [c for c in range(c_count) if self.upper[c]] if cap > 0 else []
+        # reach of every subset of the upper boxes, then spread to all masks
+        sub = np.zeros((1 << len(ups), self.n_upper), dtype=np.bool_)
+        sub[0, 0] = True
+        for bits in range(1, 1 << len(ups)):
+            low = (bits & -bits).bit_length() - 1
+            prev = np.flatnonzero(sub[bits ^ (1 << low)])
+            for v in np.unique(self.score[ups[low]]):
+                sub[bits, np.minimum(cap, prev + int(v))] = True
+        masks = np.arange(1 << c_count)
+        index = np.zeros(1 << c_count, dtype=np.int64)
+        for j, c in enumerate(ups):
+            index |= ((masks >> c) & 1) << j
+        return sub[index]
+
+    @cached_property
+    def upper_extent(self) -> np.ndarray:
+        """For every set of filled boxes, one more than its largest upper total."""
+        r = self.upper_reach
+        idx = np.arange(self.n_upper)[None, :]
+        return (np.where(r, idx, -1).max(axis=1) + 1).astype(np.int64)
+
+    def flags_of(self, mask: int) -> int:
+        """How many flag values a set of filled boxes can have (1 or 2)."""
+        if self.n_flag == 1 or not (mask >> self.yahtzee) & 1:
+            return 1
+        return 2
+
+    @cached_property
+    def n_states(self) -> int:
+        """Number of reachable turn-start states (filled boxes, upper total, flag)."""
+        counts = self.upper_reach.sum(axis=1)
+        total = int(counts.sum())
+        if self.n_flag == 2:
+            masks = np.arange(1 << self.n_categories)
+            with_y = ((masks >> self.yahtzee) & 1).astype(bool)
+            total += int(counts[with_y].sum())
+        return total
+
+
+def compile_rules(rules: Rules) -> CompiledRules:
+    """Build the score tables of a rule set."""
+    space: DiceSpace = dice_space(rules.dice, rules.faces)
+    n_rolls = space.n_rolls
+    c_count = rules.n_categories
+    score = np.zeros((c_count, n_rolls), dtype=np.int64)
+    joker = np.zeros((c_count, n_rolls), dtype=np.int64)
+    roll_face = np.full(n_rolls, -1, dtype=np.int64)
+    for ri, k in enumerate(space.rolls):
+        counts = tuple(int(x) for x in space.counts[k])
+        for f, n in enumerate(counts):
+            if n == rules.dice:
+                roll_face[ri] = f
+        total = sum((f + 1) * n for f, n in enumerate(counts))
+        for c, cat in enumerate(rules.categories):
+            pts = cat.points(counts)
+            score[c, ri] = pts
+            if isinstance(cat, (FaceCategory, ChanceCategory)) or cat.counts_for_bonus or pts > 0:
+                joker[c, ri] = pts
+            else:
+                fixed = getattr(cat, "score", "all")
+                joker[c, ri] = fixed if isinstance(fixed, int) else total
+    upper = np.array(rules.upper_mask, dtype=np.bool_)
+    box_of_face = np.full(rules.faces, -1, dtype=np.int64)
+    for c, cat in enumerate(rules.categories):
+        if isinstance(cat, FaceCategory) and box_of_face[cat.face - 1] < 0:
+            box_of_face[cat.face - 1] = c
+    threshold = rules.bonus_threshold
+    if threshold > 0:
+        most = int(sum(score[c].max() for c in range(c_count) if upper[c]))
+        if most < threshold:
+            threshold = 0  # the bonus can never be earned: no need to track the total
+    n_upper = threshold + 1 if threshold > 0 else 1
+    needs_flag = rules.yahtzee_index >= 0 and (
+        rules.extra_bonus > 0 or rules.joker == "free-if-fifty"
+    )
+    return CompiledRules(
+        rules=rules,
+        space=space,
+        score=score,
+        joker_score=joker,
+        roll_face=roll_face,
+        upper=upper,
+        upper_box_of_face=box_of_face,
+        threshold=threshold,
+        n_upper=n_upper,
+        n_flag=2 if needs_flag else 1,
+    )

@@ -1,0 +1,364 @@
+"""The rules model: a dice game of the Yahtzee family, as validated data.
+
+A rule set is a TOML file (see ``docs/rules.md``). It is parsed into
+:class:`Rules`, whose every field is checked, so that the solvers can trust it:
+a mistake is reported once, with the field that holds it and what is expected.
+Switches that change results (does five of a kind count as a full house, which
+joker rule, what a category scores) have no defaults and must be written out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from dicelab.dice import MAX_DICE, MAX_FACES
+from dicelab.rules import scoring
+
+MAX_CATEGORIES = 20
+
+JokerMode = Literal["free", "forced", "free-if-fifty", "none"]
+
+
+def _check_score(value: int | str) -> int | str:
+    if isinstance(value, bool):
+        raise ValueError("expected fixed points (a whole number >= 0), 'all' or 'matching'")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError(f"got {value} points, expected a whole number >= 0")
+        return value
+    if value not in ("all", "matching"):
+        raise ValueError(
+            f"got {value!r}, expected fixed points (a whole number >= 0), 'all' or 'matching'"
+        )
+    return value
+
+
+Score = Annotated[int | str, BeforeValidator(_check_score)]
+
+
+class _Category(BaseModel):
+    """Fields every category has."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=40)
+    name: str | None = Field(default=None, max_length=60)
+    upper: bool | None = None
+
+    @property
+    def label(self) -> str:
+        """The name shown to players."""
+        return self.name or self.id.replace("_", " ").replace("-", " ").capitalize()
+
+    @property
+    def counts_for_bonus(self) -> bool:
+        """Whether the category's points add to the upper total."""
+        return bool(self.upper)
+
+    def describe(self) -> str:  # pragma: no cover - every kind overrides it
+        raise NotImplementedError
+
+    def points(self, counts) -> int:  # pragma: no cover - every kind overrides it
+        raise NotImplementedError
+
+    @staticmethod
+    def _score_text(score: Score) -> str:
+        if score == "all":
+            return "sum of all dice"
+        if score == "matching":
+            return "sum of the matching dice"
+        return f"{score} points"
+
+
+class FaceCategory(_Category):
+    """The dice showing one face (Ones, Twos, ...)."""
+
+    kind: Literal["face"]
+    face: int = Field(ge=1, le=MAX_FACES)
+
+    @property
+    def counts_for_bonus(self) -> bool:
+        return self.upper is not False
+
+    def describe(self) -> str:
+        return f"sum of the {self.face}s"
+
+    def points(self, counts) -> int:
+        return scoring.face_score(counts, self.face)
+
+
+class ChanceCategory(_Category):
+    """Any dice: the sum of all of them."""
+
+    kind: Literal["chance"]
+
+    def describe(self) -> str:
+        return "sum of all dice"
+
+    def points(self, counts) -> int:
+        return scoring.dice_sum(counts)
+
+
+class OfAKindCategory(_Category):
+    """At least ``count`` dice showing the same face."""
+
+    kind: Literal["of_a_kind"]
+    count: int = Field(ge=1, le=MAX_DICE)
+    score: Score
+
+    def describe(self) -> str:
+        return f"{self.count} of a kind: {self._score_text(self.score)}"
+
+    def points(self, counts) -> int:
+        matched = scoring.best_groups(counts, (self.count,), True)
+        return scoring.apply_score(matched, counts, self.score)
+
+
+class FullHouseCategory(_Category):
+    """Three of one face and two of another."""
+
+    kind: Literal["full_house"]
+    five_of_a_kind_counts: bool
+    score: Score
+
+    def describe(self) -> str:
+        extra = " (five of a kind counts)" if self.five_of_a_kind_counts else ""
+        return f"full house 3+2{extra}: {self._score_text(self.score)}"
+
+    def points(self, counts) -> int:
+        matched = scoring.best_groups(counts, (3, 2), not self.five_of_a_kind_counts)
+        return scoring.apply_score(matched, counts, self.score)
+
+
+class PairsCategory(_Category):
+    """One or more pairs; ``same_face_ok`` lets four of a kind be two pairs."""
+
+    kind: Literal["pairs"]
+    pairs: int = Field(ge=1, le=MAX_DICE // 2)
+    same_face_ok: bool
+    score: Score
+
+    def describe(self) -> str:
+        what = "one pair" if self.pairs == 1 else f"{self.pairs} pairs"
+        if self.pairs > 1:
+            what += " (may share a face)" if self.same_face_ok else " (different faces)"
+        return f"{what}: {self._score_text(self.score)}"
+
+    def points(self, counts) -> int:
+        matched = scoring.best_groups(counts, (2,) * self.pairs, not self.same_face_ok)
+        return scoring.apply_score(matched, counts, self.score)
+
+
+class GroupsCategory(_Category):
+    """Any groups of equal dice, e.g. ``[3, 3]`` for two triples."""
+
+    kind: Literal["groups"]
+    sizes: list[Annotated[int, Field(ge=1, le=MAX_DICE)]] = Field(min_length=1, max_length=6)
+    distinct: bool
+    score: Score
+
+    def describe(self) -> str:
+        same = "different faces" if self.distinct else "faces may repeat"
+        shape = "+".join(str(s) for s in self.sizes)
+        return f"groups {shape} ({same}): {self._score_text(self.score)}"
+
+    def points(self, counts) -> int:
+        matched = scoring.best_groups(counts, tuple(self.sizes), self.distinct)
+        return scoring.apply_score(matched, counts, self.score)
+
+
+class StraightCategory(_Category):
+    """A run of ``length`` faces anywhere, or one of fixed face ``sets``."""
+
+    kind: Literal["straight"]
+    length: int | None = Field(default=None, ge=2, le=MAX_FACES)
+    sets: list[list[Annotated[int, Field(ge=1, le=MAX_FACES)]]] | None = None
+    score: Score
+
+    @model_validator(mode="after")
+    def _one_form(self) -> StraightCategory:
+        if (self.length is None) == (self.sets is None):
+            raise ValueError("give either 'length' (a run anywhere) or 'sets' (fixed faces)")
+        if self.sets is not None and (not self.sets or any(not s for s in self.sets)):
+            raise ValueError("'sets' must hold at least one non-empty list of faces")
+        return self
+
+    def describe(self) -> str:
+        if self.length is not None:
+            form = f"{self.length} in a row"
+        else:
+            form = " or ".join("-".join(str(f) for f in s) for s in self.sets or [])
+        return f"straight {form}: {self._score_text(self.score)}"
+
+    def points(self, counts) -> int:
+        if self.length is not None:
+            matched = scoring.best_run(counts, self.length)
+        else:
+            matched = scoring.best_set(counts, self.sets or [])
+        return scoring.apply_score(matched, counts, self.score)
+
+
+Category = Annotated[
+    FaceCategory
+    | ChanceCategory
+    | OfAKindCategory
+    | FullHouseCategory
+    | PairsCategory
+    | GroupsCategory
+    | StraightCategory,
+    Field(discriminator="kind"),
+]
+
+
+class UpperBonus(BaseModel):
+    """Points for an upper total of at least ``threshold``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    threshold: int = Field(ge=1, le=1000)
+    points: int = Field(ge=0)
+
+
+class ExtraYahtzee(BaseModel):
+    """The extra bonus for further all-same rolls, and the joker rule.
+
+    ``category`` names the all-dice-alike box. ``bonus`` points are added for each
+    all-same roll once that box holds its points (0 for none). ``joker``:
+
+    * ``free``: once the box is filled (with points or 0) and the matching upper box
+      is filled too, an all-same roll may go in any open box, and fixed-score boxes
+      (full house, straights) take their full points;
+    * ``forced``: once the box is filled, the matching upper box must be taken if
+      open; otherwise any open lower box, with full points; only when no lower box
+      is open, an upper box (with 0);
+    * ``free-if-fifty``: as ``free``, but only while the box holds its points;
+    * ``none``: no joker.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    category: str
+    bonus: int = Field(ge=0)
+    joker: JokerMode
+
+
+class Rules(BaseModel):
+    """A complete rule set of a category dice game."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=60)
+    title: str = Field(default="", max_length=120)
+    description: str = Field(default="", max_length=2000)
+    dice: int = Field(ge=1, le=MAX_DICE)
+    faces: int = Field(ge=2, le=MAX_FACES)
+    rolls: int = Field(ge=1, le=10, description="throws per turn: the first roll and rerolls")
+    upper_bonus: UpperBonus | None = None
+    extra_yahtzee: ExtraYahtzee | None = None
+    categories: list[Category] = Field(min_length=1, max_length=MAX_CATEGORIES)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Rules:
+        ids = [c.id for c in self.categories]
+        for i, c in enumerate(self.categories):
+            where = f"categories[{i}] ({c.id})"
+            if ids.index(c.id) != i:
+                raise ValueError(f"{where}.id: '{c.id}' is used twice, ids must be unique")
+            if isinstance(c, FaceCategory) and c.face > self.faces:
+                raise ValueError(f"{where}.face: got {c.face}, the dice have {self.faces} faces")
+            if isinstance(c, OfAKindCategory) and c.count > self.dice:
+                raise ValueError(
+                    f"{where}.count: {c.count} of a kind needs {c.count} dice, "
+                    f"the rules have {self.dice}"
+                )
+            if isinstance(c, FullHouseCategory) and self.dice < 5:
+                raise ValueError(f"{where}: a full house needs 5 dice, the rules have {self.dice}")
+            if isinstance(c, PairsCategory) and 2 * c.pairs > self.dice:
+                raise ValueError(
+                    f"{where}.pairs: {c.pairs} pairs need {2 * c.pairs} dice, "
+                    f"the rules have {self.dice}"
+                )
+            if isinstance(c, GroupsCategory) and sum(c.sizes) > self.dice:
+                raise ValueError(
+                    f"{where}.sizes: groups of {sum(c.sizes)} dice, the rules have {self.dice}"
+                )
+            if isinstance(c, StraightCategory):
+                if c.length is not None and c.length > min(self.dice, self.faces):
+                    raise ValueError(
+                        f"{where}.length: a straight of {c.length} needs {c.length} dice "
+                        f"and faces, the rules have {self.dice} dice with {self.faces} faces"
+                    )
+                for s in c.sets or []:
+                    if len(s) > self.dice or max(s) > self.faces:
+                        raise ValueError(
+                            f"{where}.sets: {s} cannot be shown by {self.dice} dice "
+                            f"with {self.faces} faces"
+                        )
+        if self.extra_yahtzee is not None:
+            y = self.extra_yahtzee
+            if y.category not in ids:
+                raise ValueError(
+                    f"extra_yahtzee.category: '{y.category}' is not a category id "
+                    f"(ids: {', '.join(ids)})"
+                )
+            cat = self.categories[ids.index(y.category)]
+            if not (isinstance(cat, OfAKindCategory) and cat.count == self.dice):
+                raise ValueError(
+                    f"extra_yahtzee.category: '{y.category}' must be of_a_kind with "
+                    f"count = {self.dice} (all dice alike)"
+                )
+        return self
+
+    # -- derived facts -------------------------------------------------------------
+    @property
+    def n_categories(self) -> int:
+        """Number of boxes, hence of turns."""
+        return len(self.categories)
+
+    @property
+    def upper_mask(self) -> list[bool]:
+        """Which boxes add to the upper total."""
+        return [c.counts_for_bonus for c in self.categories]
+
+    @property
+    def bonus_threshold(self) -> int:
+        """Upper total that earns the bonus (0 when there is no bonus)."""
+        if self.upper_bonus is None or self.upper_bonus.points == 0:
+            return 0
+        return self.upper_bonus.threshold
+
+    @property
+    def bonus_points(self) -> int:
+        """Points of the upper bonus (0 when there is none)."""
+        return 0 if self.upper_bonus is None else self.upper_bonus.points
+
+    @property
+    def yahtzee_index(self) -> int:
+        """Index of the all-same box of the extra-bonus rules, or -1."""
+        if self.extra_yahtzee is None:
+            return -1
+        return [c.id for c in self.categories].index(self.extra_yahtzee.category)
+
+    @property
+    def joker(self) -> str:
+        """The joker mode (``none`` without extra-Yahtzee rules)."""
+        return "none" if self.extra_yahtzee is None else self.extra_yahtzee.joker
+
+    @property
+    def extra_bonus(self) -> int:
+        """Points for each further all-same roll (0 for none)."""
+        return 0 if self.extra_yahtzee is None else self.extra_yahtzee.bonus
+
+    def normalised(self) -> dict:
+        """Everything that changes results, as plain data (no title or description)."""
+        data = self.model_dump(mode="json", by_alias=True, exclude={"title", "description"})
+        return data
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the normalised rules: equal for rule sets that play alike."""
+        text = json.dumps(self.normalised(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()

@@ -1,0 +1,1 @@
+"""Solvers, one module per objective, sharing the compiled turn kernels."""

@@ -1,0 +1,190 @@
+"""Maximise the expected final score.
+
+The game is solved backwards over the sets of filled boxes: a state with ``k``
+boxes filled depends only on states with ``k + 1`` filled, so each layer is
+solved in parallel once the next one is known. Within a turn the solver uses
+the keep recursions of :mod:`dicelab.solve.kernels`; across turns it keeps one
+value per reachable turn-start state (filled boxes, upper total capped at the
+bonus threshold, extra-bonus flag).
+
+>>> from dicelab.solve.expected import solve_expected
+>>> table = solve_expected("yazy")
+>>> round(table.expected_score, 4)
+165.7573
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dicelab.errors import UserError
+from dicelab.rules import Rules, load_rules
+from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.solve import kernels
+
+#: Largest value table (in bytes) a solve may allocate.
+MAX_TABLE_BYTES = 8 * 2**30
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class ExpectedTable:
+    """Turn-start values of a rule set under the expected-score optimum.
+
+    ``values[mask, y, u]`` is the expected number of points still to come
+    (including the upper bonus and extra bonuses) at the start of a turn with the
+    boxes of ``mask`` filled, upper total ``u`` (capped at the threshold) and flag
+    ``y`` (1 when the all-same box holds its points). Entries of unreachable
+    states are NaN.
+    """
+
+    game: CompiledRules
+    values: np.ndarray
+    seconds: float = 0.0
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def rules(self) -> Rules:
+        return self.game.rules
+
+    @property
+    def expected_score(self) -> float:
+        """Optimal expected final score of a whole game."""
+        return float(self.values[0, 0, 0])
+
+    @property
+    def n_states(self) -> int:
+        """Number of reachable turn-start states."""
+        return self.game.n_states
+
+    def value(self, filled: int, upper_total: int = 0, flag: int = 0) -> float:
+        """Expected points to come from a turn start.
+
+        Parameters
+        ----------
+        filled : int
+            Bit mask of the filled boxes (bit ``i`` for category ``i``).
+        upper_total : int
+            Upper-section points so far (capped at the threshold internally).
+        flag : int
+            1 if the all-same box holds its points (extra bonuses are due).
+        """
+        g = self.game
+        u = min(upper_total, g.threshold) if g.threshold > 0 else 0
+        y = flag if g.n_flag == 2 else 0
+        if not 0 <= filled <= g.full_mask:
+            raise UserError(f"filled boxes: mask {filled} is outside 0..{g.full_mask}")
+        v = self.values[filled, y, u]
+        if np.isnan(v):
+            raise UserError(
+                f"the position (filled mask {filled}, upper total {upper_total}, "
+                f"flag {flag}) cannot occur in a game"
+            )
+        return float(v)
+
+
+def _layers(n_categories: int) -> list[np.ndarray]:
+    """Masks grouped by number of filled boxes."""
+    masks = np.arange(1 << n_categories, dtype=np.int64)
+    pop = np.zeros_like(masks)
+    for c in range(n_categories):
+        pop += (masks >> c) & 1
+    return [masks[pop == k] for k in range(n_categories + 1)]
+
+
+def kernel_args(game: CompiledRules) -> tuple:
+    """The rule arrays, in the order the turn kernels take them."""
+    return (
+        game.score,
+        game.joker_score,
+        game.roll_face,
+        game.upper,
+        game.upper_box_of_face,
+        game.threshold,
+        game.yahtzee,
+        game.joker_code,
+        float(game.rules.extra_bonus),
+        game.n_flag,
+    )
+
+
+def space_args(game: CompiledRules) -> tuple:
+    """The dice arrays, in the order the turn kernels take them."""
+    s = game.space
+    return (
+        s.add,
+        s.sub,
+        s.size_start,
+        s.roll_prob,
+        s.dice,
+        s.faces,
+        game.rules.rolls - 1,
+    )
+
+
+def solve_expected(
+    rules: Rules | CompiledRules | str,
+    progress: Progress | None = None,
+    chunk: int = 512,
+) -> ExpectedTable:
+    """Solve a rule set for the maximum expected final score.
+
+    Parameters
+    ----------
+    rules : Rules, CompiledRules or str
+        The rule set, or a built-in name / path to a rules file.
+    progress : callable, optional
+        Called as ``progress(done, total)`` in states after each chunk of work.
+    chunk : int
+        Masks per parallel batch; smaller batches report progress more often.
+    """
+    if isinstance(rules, str):
+        rules = load_rules(rules)
+    game = rules if isinstance(rules, CompiledRules) else compile_rules(rules)
+    n_cat = game.n_categories
+    shape = (1 << n_cat, game.n_flag, game.n_upper)
+    need = 8 * shape[0] * shape[1] * shape[2]
+    if need > MAX_TABLE_BYTES:
+        raise UserError(
+            f"{game.rules.name}: the value table would need {need / 2**30:.1f} GiB "
+            f"(at most {MAX_TABLE_BYTES / 2**30:.0f} GiB); use fewer boxes or a lower bonus "
+            "threshold"
+        )
+    start = time.perf_counter()
+    V = np.full(shape, np.nan)
+    extent = game.upper_extent
+    full = game.full_mask
+    V[full] = 0.0
+    if game.threshold > 0:
+        V[full, :, game.threshold] = float(game.rules.bonus_points)
+    weights = extent * np.array([game.flags_of(m) for m in range(full + 1)])
+    total = int(weights.sum())
+    done = int(weights[full])
+    rargs = kernel_args(game)
+    sargs = space_args(game)
+    for layer in reversed(_layers(n_cat)[:-1]):
+        for lo in range(0, len(layer), chunk):
+            part = layer[lo : lo + chunk]
+            kernels.solve_masks(part, extent, V, *rargs, *sargs)
+            if progress is not None:
+                done += int(weights[part].sum())
+                progress(done, total)
+    _mark_unreachable(V, game)
+    seconds = time.perf_counter() - start
+    return ExpectedTable(game=game, values=V, seconds=seconds)
+
+
+def _mark_unreachable(V: np.ndarray, game: CompiledRules) -> None:
+    """Set NaN where no game can go, so a lookup there is caught."""
+    reach = game.upper_reach
+    V[:, 0, :][~reach] = np.nan
+    if game.n_flag == 2:
+        masks = np.arange(V.shape[0])
+        no_y = ((masks >> game.yahtzee) & 1) == 0
+        flagged = V[:, 1, :]
+        flagged[~reach | no_y[:, None]] = np.nan
