@@ -39,6 +39,39 @@ def version() -> None:
     typer.echo(__version__)
 
 
+@app.command()
+def race(
+    lists: list[str] = typer.Argument(
+        ..., help="Two lists such as 5,6,7,8,9 5,6,7,7,8, or the word best."
+    ),
+    dice: int = typer.Option(2, "--dice", help="Number of dice thrown together."),
+    faces: int = typer.Option(6, "--faces", help="Faces per die."),
+    picks: int | None = typer.Option(None, "--picks", help="Numbers per list (race best)."),
+    simulate: bool = typer.Option(False, "--simulate", help="Also simulate, as a cross-check."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the simulation."),
+    min_games: int = typer.Option(1_000, "--min-games", help="Simulate at least this many."),
+    max_games: int = typer.Option(100_000, "--max-games", help="Simulate at most this many."),
+    share: float = typer.Option(
+        0.75, "--share", help="Stop simulating once the leader won this share of decided games."
+    ),
+    start: str | None = typer.Option(
+        None, "--start", help="Start list of the substitution search (race best)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    plot: str | None = typer.Option(None, "--plot", help="Write a plot to this file (.png, .svg)."),
+) -> None:
+    """The dice race: exact win/lose/tie chances of two lists, or the best list."""
+    from pathlib import Path
+
+    from dicelab.games.race_report import run_race
+
+    run_race(
+        lists, dice=dice, faces=faces, picks=picks, with_simulation=simulate, seed=seed,
+        min_games=min_games, max_games=max_games, decisive_share=share, start=start,
+        as_json=as_json, plot=Path(plot) if plot else None,
+    )
+
+
 def main() -> None:
     """Run the command line; user mistakes end in one line and exit code 2."""
     try:

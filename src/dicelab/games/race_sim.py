@@ -1,0 +1,163 @@
+"""The write-up's simulation of the dice race, kept as a cross-check of the exact solver.
+
+Games are played with real dice throws (one random face per die), as the write-up did,
+so the simulation shares nothing with the exact solver but the rules. The number of
+games adapts: at least ``min_games``, at most ``max_games``, and it stops early once the
+leader has won at least ``decisive_share`` of the games that had a winner.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from math import sqrt
+
+import numpy as np
+from numba import njit
+
+from dicelab.errors import UserError
+from dicelab.games.race import Dice
+
+
+@njit(cache=True)
+def _play(a, b, dice, faces, seed, min_games, max_games, share):
+    """Play until the stopping rule fires; return wins, losses, ties of ``a``."""
+    np.random.seed(seed)
+    need_a = a.sum()
+    need_b = b.sum()
+    left_a = a.copy()
+    left_b = b.copy()
+    wins = losses = ties = 0
+    for g in range(max_games):
+        left_a[:] = a
+        left_b[:] = b
+        more_a = need_a
+        more_b = need_b
+        while more_a > 0 and more_b > 0:
+            s = 0
+            for _ in range(dice):
+                s += np.random.randint(0, faces)
+            if left_a[s] > 0:
+                left_a[s] -= 1
+                more_a -= 1
+            if left_b[s] > 0:
+                left_b[s] -= 1
+                more_b -= 1
+        if more_a == 0 and more_b == 0:
+            ties += 1
+        elif more_a == 0:
+            wins += 1
+        else:
+            losses += 1
+        decisive = wins + losses
+        if g + 1 >= min_games and decisive > 0 and max(wins, losses) >= share * decisive:
+            break
+    return wins, losses, ties
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """Counted outcomes of simulated races of ``a`` against ``b``."""
+
+    a: tuple[int, ...]
+    b: tuple[int, ...]
+    dice: Dice
+    wins: int
+    losses: int
+    ties: int
+    seed: int
+    min_games: int
+    max_games: int
+    decisive_share: float
+
+    @property
+    def games(self) -> int:
+        """Games played."""
+        return self.wins + self.losses + self.ties
+
+    @property
+    def stopped_early(self) -> bool:
+        """Whether the decisive-win share ended the run before ``max_games``."""
+        return self.games < self.max_games
+
+    def estimate(self, outcome: str) -> tuple[float, float]:
+        """Observed share of ``"win"``, ``"lose"`` or ``"tie"`` and its standard error."""
+        count = {"win": self.wins, "lose": self.losses, "tie": self.ties}[outcome]
+        p = count / self.games
+        return p, sqrt(p * (1 - p) / self.games)
+
+    def to_dict(self) -> dict:
+        """Plain data for JSON."""
+        out: dict = {
+            "games": self.games,
+            "wins": self.wins,
+            "losses": self.losses,
+            "ties": self.ties,
+            "seed": self.seed,
+            "min_games": self.min_games,
+            "max_games": self.max_games,
+            "decisive_share": self.decisive_share,
+            "stopped_early": self.stopped_early,
+        }
+        for name in ("win", "lose", "tie"):
+            p, se = self.estimate(name)
+            out[name] = {"estimate": p, "standard_error": se}
+        return out
+
+
+def simulate(
+    a: Iterable[int],
+    b: Iterable[int],
+    dice: int = 2,
+    faces: int = 6,
+    *,
+    seed: int = 0,
+    min_games: int = 1_000,
+    max_games: int = 100_000,
+    decisive_share: float = 0.75,
+) -> Simulation:
+    """Simulate races of ``a`` against ``b`` with the write-up's adaptive stopping rule.
+
+    Parameters
+    ----------
+    seed
+        Makes the run repeatable.
+    min_games, max_games
+        Bounds on the number of games.
+    decisive_share
+        Stop once the leader has won this share of the games that had a winner (after
+        ``min_games``); ``1.0`` (or more) never stops early.
+    """
+    d = Dice(dice, faces)
+    a = d.check(a, "first list")
+    b = d.check(b, "second list")
+    for name, value in (("min_games", min_games), ("max_games", max_games)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise UserError(f"{name} must be a whole number >= 1, got {value!r}")
+    if min_games > max_games:
+        raise UserError(f"min_games ({min_games}) must not exceed max_games ({max_games})")
+    if not decisive_share > 0.5:
+        raise UserError(f"decisive_share must be above 0.5, got {decisive_share}")
+    if not 0 <= seed < 2**32:
+        raise UserError(f"the seed must be between 0 and {2**32 - 1}, got {seed}")
+    ca = np.zeros(len(d.sums), dtype=np.int64)
+    cb = np.zeros(len(d.sums), dtype=np.int64)
+    for x in a:
+        ca[x - d.low] += 1
+    for x in b:
+        cb[x - d.low] += 1
+    wins, losses, ties = _play(
+        ca, cb, d.count, d.faces, seed, min_games, max_games, float(decisive_share)
+    )
+    return Simulation(
+        a,
+        b,
+        d,
+        int(wins),
+        int(losses),
+        int(ties),
+        seed,
+        min_games,
+        max_games,
+        float(decisive_share),
+    )
