@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import comb
+from typing import Protocol
 
 import numpy as np
 
@@ -362,85 +363,129 @@ def best_list(
         tuple(space.numbers(i) for i in path), cycled, tuple(space.numbers(i) for i in stops)
     )
 
-    rows: dict[int, np.ndarray] = {}
-    winners, exact_rows = _pure_search(space, path[-1], rows, progress)
+    game = solve_game(space, path[-1], progress)
     common = dict(
         dice=d,
         picks=picks,
         lists=len(space),
         classes=space.orbits,
-        candidates=len(rows),
+        candidates=game.candidates,
         substitution=sub,
+        seconds=0.0,
     )
-    if winners:
-        best = min(exact_rows, key=space.numbers)
-        exact = exact_rows[best]
+    if game.winners:
+        best = min(game.exact_rows, key=space.numbers)
+        exact = game.exact_rows[best]
         others = [j for j in range(len(space)) if j != best]
         order = sorted(others, key=lambda j: exact[j])[:closest]
-        return BestList(
-            winners=tuple(space.numbers(w) for w in winners),
+        answer = BestList(
+            winners=tuple(space.numbers(w) for w in game.winners),
             beaten=sum(1 for j in others if exact[j] > 0),
             tied=sum(1 for j in others if exact[j] == 0),
             closest=tuple(Challenger(space.numbers(j), space.exact(best, j)) for j in order),
             stop_payoffs=tuple(-float(exact[j]) for j in stops),
-            seconds=time.perf_counter() - clock,
             row=np.array([float(x) for x in exact]),
             **common,
         )
+    else:
+        answer = BestList(
+            winners=(),
+            mixed=tuple((space.numbers(i), p) for i, p in game.mix),
+            value=game.value,
+            exploitability=game.gain,
+            stop_payoffs=tuple(float(game.against[j]) for j in stops),
+            row=-game.against,
+            **common,
+        )
+    return replace(answer, seconds=time.perf_counter() - clock)
+
+
+class Strategies(Protocol):
+    """What :func:`solve_game` needs to know about the lists."""
+
+    orbit: np.ndarray
+    orbits: int
+
+    def __len__(self) -> int: ...
+
+    def row(self, i: int) -> np.ndarray: ...
+
+    def exact_row(self, i: int, progress: Progress = _quiet) -> list[Fraction]: ...
+
+
+@dataclass(frozen=True)
+class GameAnswer:
+    """The solution of the symmetric game between lists.
+
+    ``winners`` are the lists that beat or tie every list, with ``exact_rows`` their
+    exact payoffs; if there are none, ``mix`` is an optimal mixed strategy as
+    ``(list index, weight)`` pairs, ``against`` what every list earns against it and
+    ``gain`` the largest such earning (zero up to rounding at the optimum).
+    """
+
+    winners: tuple[int, ...]
+    exact_rows: dict[int, list[Fraction]]
+    candidates: int
+    mix: tuple[tuple[int, float], ...] = ()
+    value: float = 0.0
+    gain: float = 0.0
+    against: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+
+def solve_game(space: Strategies, first: int, progress: Progress = _quiet) -> GameAnswer:
+    """Solve the symmetric zero-sum game between all lists, starting from list ``first``.
+
+    A list that loses to any list cannot beat or tie everything, so each candidate
+    played against all lists settles every class it beats; the strongest unsettled
+    opponent of the candidate is the next candidate. Unbeaten candidates are confirmed
+    with exact fractions. Without an unbeaten list, the candidates seed a double oracle.
+    """
+    rows: dict[int, np.ndarray] = {}
+    winners, exact_rows = _pure_search(space, first, rows, progress)
+    if winners:
+        return GameAnswer(tuple(winners), exact_rows, len(rows))
     weights, pool, value, gain, against = _double_oracle(space, rows, progress)
-    mixed = sorted(
-        ((space.numbers(pool[k]), float(p)) for k, p in enumerate(weights) if p > 1e-9),
+    mix = sorted(
+        ((pool[k], float(p)) for k, p in enumerate(weights) if p > 1e-9),
         key=lambda t: -t[1],
     )
-    return BestList(
-        winners=(),
-        mixed=tuple(mixed),
-        value=value,
-        exploitability=gain,
-        stop_payoffs=tuple(float(against[j]) for j in stops),
-        seconds=time.perf_counter() - clock,
-        row=-against,
-        candidates=len(rows),
-        **{k: v for k, v in common.items() if k != "candidates"},
-    )
+    return GameAnswer((), {}, len(rows), tuple(mix), value, gain, against)
 
 
 def _pure_search(
-    space: ListSpace, first: int, rows: dict[int, np.ndarray], progress: Progress
+    space: Strategies, first: int, rows: dict[int, np.ndarray], progress: Progress
 ) -> tuple[list[int], dict[int, list[Fraction]]]:
     """Settle every symmetry class: beaten by a played list, or unbeaten (exactly)."""
     orbit = space.orbit
     settled = np.zeros(space.orbits, dtype=bool)
     winners: list[int] = []
     exact_rows: dict[int, list[Fraction]] = {}
-    candidate: int | None = first
-    while candidate is not None:
+    candidate = first
+    while True:
         row = rows[candidate] = space.row(candidate)
         settled[np.unique(orbit[row > TOL])] = True
         settled[orbit[candidate]] = True
-        beaters = np.flatnonzero(row < -TOL)
-        if beaters.size == 0:
+        steer = row
+        if not (row < -TOL).any():
             exact = space.exact_row(candidate, progress)
             worst = min(range(len(space)), key=lambda j: exact[j])
             if exact[worst] >= 0:
                 exact_rows[candidate] = exact
-                same = np.flatnonzero(orbit == orbit[candidate])
-                winners.extend(int(j) for j in same)
-            else:
-                row[worst] = -1.0
-                beaters = np.array([worst])
+                winners.extend(int(j) for j in np.flatnonzero(orbit == orbit[candidate]))
+            else:  # a float tie that is an exact loss: follow the exact beater
+                steer = row.copy()
+                steer[worst] = -1.0
         progress("best list", int(settled.sum()), space.orbits)
-        open_ = ~settled[orbit]
-        if not open_.any():
+        open_ = np.flatnonzero(~settled[orbit])
+        if open_.size == 0:
             break
-        pick = np.flatnonzero(open_)
-        candidate = int(pick[np.argmin(row[pick])])
-    winners.sort(key=lambda w: space.numbers(w))
+        candidate = int(open_[np.argmin(steer[open_])])
+    winners.sort()
     return winners, exact_rows
 
 
 def _double_oracle(
-    space: ListSpace, rows: dict[int, np.ndarray], progress: Progress
+    space: Strategies, rows: dict[int, np.ndarray], progress: Progress
 ) -> tuple[np.ndarray, list[int], float, float, np.ndarray]:
     """Optimal mix of the game between lists, grown from the lists already played."""
     pool = list(rows)
