@@ -66,6 +66,26 @@ class CompiledRules:
     def n_categories(self) -> int:
         return self.rules.n_categories
 
+    @cached_property
+    def distinct_scores(self) -> tuple[np.ndarray, np.ndarray]:
+        """Distinct points of each box, and each roll's position among them.
+
+        Returns ``(values, index)``: ``values[c, j]`` is the ``j``-th distinct
+        score of box ``c`` (padded with the last one), ``index[c, r]`` the position
+        of roll ``r``'s score. The kernels value each distinct score once per state
+        instead of once per roll.
+        """
+        c_count, n_rolls = self.score.shape
+        uniq = [np.unique(self.score[c]) for c in range(c_count)]
+        width = max(len(u) for u in uniq)
+        values = np.zeros((c_count, width), dtype=np.int64)
+        index = np.zeros((c_count, n_rolls), dtype=np.int64)
+        for c, u in enumerate(uniq):
+            values[c, : len(u)] = u
+            values[c, len(u) :] = u[-1]
+            index[c] = np.searchsorted(u, self.score[c])
+        return values, index
+
     @property
     def yahtzee(self) -> int:
         """Index of the all-same box of the extra rules, or -1."""

@@ -94,7 +94,7 @@ def best_set(counts: Counts, face_sets: Sequence[Sequence[int]]) -> int:
         need = [0] * len(counts)
         for face in s:
             need[face - 1] += 1
-        if all(c >= n for c, n in zip(counts, need)):
+        if all(c >= n for c, n in zip(counts, need, strict=True)):
             best = max(best, sum(s))
     return best
 

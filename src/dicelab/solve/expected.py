@@ -110,6 +110,7 @@ def kernel_args(game: CompiledRules) -> tuple:
         game.joker_code,
         float(game.rules.extra_bonus),
         game.n_flag,
+        *game.distinct_scores,
     )
 
 
@@ -131,6 +132,7 @@ def solve_expected(
     rules: Rules | CompiledRules | str,
     progress: Progress | None = None,
     chunk: int = 512,
+    width: int = 128,
 ) -> ExpectedTable:
     """Solve a rule set for the maximum expected final score.
 
@@ -142,6 +144,8 @@ def solve_expected(
         Called as ``progress(done, total)`` in states after each chunk of work.
     chunk : int
         Masks per parallel batch; smaller batches report progress more often.
+    width : int
+        States valued together in one batch (the row length of the kernels).
     """
     if isinstance(rules, str):
         rules = load_rules(rules)
@@ -170,7 +174,8 @@ def solve_expected(
     for layer in reversed(_layers(n_cat)[:-1]):
         for lo in range(0, len(layer), chunk):
             part = layer[lo : lo + chunk]
-            kernels.solve_masks(part, extent, V, *rargs, *sargs)
+            plan = kernels.plan_batches(part, extent, game.yahtzee, game.n_flag, width)
+            kernels.solve_batches(*plan, width, V, *rargs, *sargs)
             if progress is not None:
                 done += int(weights[part].sum())
                 progress(done, total)

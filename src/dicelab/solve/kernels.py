@@ -7,9 +7,8 @@ and the best choice inside a set of dice is the best of its sub-keeps with one
 die fewer (:func:`best_keeps`). Both touch ``keeps x faces`` entries per throw.
 
 Every array row here holds *lanes*: the same turn for several states that differ
-only in the upper total ``u`` and the extra-bonus flag ``y``. Lane ``y * nu + u``
-is the state with upper total ``u0 + u`` and flag ``y0 + y``; the inner loops run
-over contiguous lanes, which the compiler vectorises.
+only in the upper total. Lane ``ui`` is the state with upper total ``u0 + ui``;
+the inner loops run over contiguous lanes, which the compiler vectorises.
 
 The value table ``V`` has shape ``(2**boxes, n_flag, n_upper)``: the expected
 points still to come at the start of a turn.
@@ -30,79 +29,105 @@ JOKER_FREE_IF_FIFTY = 3
 
 @njit(cache=True)
 def final_roll_values(
-    mask, u0, nu, y0, ny, V, A, roll0, score, joker_score, roll_face, upper,
-    upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
+    mask, u0, nu, y, off, V, A, cand, roll0, score, joker_score, roll_face, upper,
+    upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
 ):  # fmt: skip
-    """Best box for every final roll: fills ``A[roll0 + r, lane]``.
+    """Best box for every final roll: fills ``A[roll0 + r, off : off + nu]``.
 
     The value of a box is its points, the extra all-same bonus where due, and the
-    value of the next turn's state.
+    value of the next turn's state. Rolls that are not all alike score the same
+    way whatever the box history, so each box's distinct scores are valued once
+    (``cand``) and each roll takes the best of its candidates; the all-same rolls,
+    where bonus and joker rules apply, take the general path.
     """
     n_cat, n_rolls = score.shape
+    for r in range(n_rolls):
+        row = A[roll0 + r, off : off + nu]
+        for ui in range(nu):
+            row[ui] = NEG
+    for c in range(n_cat):
+        if (mask >> c) & 1 == 1:
+            continue
+        src = V[mask | (1 << c), 0 if c == yahtzee else y]
+        shift = upper[c] and threshold > 0
+        n_vals = 1
+        while n_vals < values.shape[1] and values[c, n_vals] != values[c, n_vals - 1]:
+            n_vals += 1
+        for j in range(n_vals):
+            pts = values[c, j]
+            crow = cand[j]
+            if shift:
+                for ui in range(nu):
+                    u2 = u0 + ui + pts
+                    crow[ui] = pts + src[u2 if u2 < threshold else threshold]
+            else:
+                for ui in range(nu):
+                    crow[ui] = pts + src[u0 + ui]
+        for r in range(n_rolls):
+            if roll_face[r] >= 0:
+                continue
+            crow = cand[index[c, r]]
+            row = A[roll0 + r, off : off + nu]
+            for ui in range(nu):
+                a = row[ui]
+                b = crow[ui]
+                row[ui] = a if a > b else b
     y_filled = yahtzee >= 0 and (mask >> yahtzee) & 1 == 1
     any_lower_open = False
     for c in range(n_cat):
         if (mask >> c) & 1 == 0 and not upper[c]:
             any_lower_open = True
     for r in range(n_rolls):
-        row = A[roll0 + r]
-        for lane in range(ny * nu):
-            row[lane] = NEG
         face = roll_face[r]
-        for yi in range(ny):
-            y = y0 + yi
-            base = yi * nu
-            extra = 0.0
-            active = False
-            only = -1  # forced joker: the one box that must be taken
-            lower_only = False
-            upper_only = False
-            if face >= 0 and y_filled:
-                if y == 1:
-                    extra = extra_bonus
-                box = upper_box_of_face[face]
-                box_open = box >= 0 and (mask >> box) & 1 == 0
-                if joker == JOKER_FREE:
-                    active = not box_open
-                elif joker == JOKER_FREE_IF_FIFTY:
-                    active = (not box_open) and y == 1
-                elif joker == JOKER_FORCED:
-                    if box_open:
-                        only = box
-                    elif any_lower_open:
-                        active = True
-                        lower_only = True
-                    else:
-                        upper_only = True
-            for c in range(n_cat):
-                if (mask >> c) & 1 == 1:
-                    continue
-                if only >= 0 and c != only:
-                    continue
-                if lower_only and upper[c]:
-                    continue
-                if upper_only and not upper[c]:
-                    continue
-                pts = joker_score[c, r] if active else score[c, r]
-                nxt = mask | (1 << c)
-                y2 = y
-                if c == yahtzee:
-                    y2 = 1 if (pts > 0 and n_flag == 2) else 0
-                add = pts + extra
-                src = V[nxt, y2]
-                if upper[c] and threshold > 0:
-                    for ui in range(nu):
-                        u2 = u0 + ui + pts
-                        if u2 > threshold:
-                            u2 = threshold
-                        v = add + src[u2]
-                        if v > row[base + ui]:
-                            row[base + ui] = v
+        if face < 0:
+            continue
+        row = A[roll0 + r, off : off + nu]
+        extra = 0.0
+        active = False
+        only = -1  # forced joker: the one box that must be taken
+        lower_only = False
+        upper_only = False
+        if y_filled:
+            if y == 1:
+                extra = extra_bonus
+            box = upper_box_of_face[face]
+            box_open = box >= 0 and (mask >> box) & 1 == 0
+            if joker == JOKER_FREE:
+                active = not box_open
+            elif joker == JOKER_FREE_IF_FIFTY:
+                active = (not box_open) and y == 1
+            elif joker == JOKER_FORCED:
+                if box_open:
+                    only = box
+                elif any_lower_open:
+                    active = True
+                    lower_only = True
                 else:
-                    for ui in range(nu):
-                        v = add + src[u0 + ui]
-                        if v > row[base + ui]:
-                            row[base + ui] = v
+                    upper_only = True
+        for c in range(n_cat):
+            if (mask >> c) & 1 == 1:
+                continue
+            if only >= 0 and c != only:
+                continue
+            if lower_only and upper[c]:
+                continue
+            if upper_only and not upper[c]:
+                continue
+            pts = joker_score[c, r] if active else score[c, r]
+            y2 = y
+            if c == yahtzee:
+                y2 = 1 if (pts > 0 and n_flag == 2) else 0
+            add = pts + extra
+            src = V[mask | (1 << c), y2]
+            for ui in range(nu):
+                u2 = u0 + ui
+                if upper[c] and threshold > 0:
+                    u2 += pts
+                    if u2 > threshold:
+                        u2 = threshold
+                v = add + src[u2]
+                if v > row[ui]:
+                    row[ui] = v
 
 
 @njit(cache=True)
@@ -113,12 +138,12 @@ def keep_values(A, add, size_start, dice, faces, lanes):
     """
     inv = 1.0 / faces
     for k in range(size_start[dice] - 1, -1, -1):
-        row = A[k]
-        first = A[add[k, 0]]
+        row = A[k, :lanes]
+        first = A[add[k, 0], :lanes]
         for lane in range(lanes):
             row[lane] = first[lane]
         for f in range(1, faces):
-            child = A[add[k, f]]
+            child = A[add[k, f], :lanes]
             for lane in range(lanes):
                 row[lane] += child[lane]
         for lane in range(lanes):
@@ -126,77 +151,108 @@ def keep_values(A, add, size_start, dice, faces, lanes):
 
 
 @njit(cache=True)
-def best_keeps(A, B, sub, n_keeps, faces, lanes):
-    """Best keep inside every set of dice: ``B[k] = max(A[k], B[k - f] for f in k)``."""
+def best_keeps(A, sub, n_keeps, faces, lanes):
+    """Best keep inside every set of dice, in place: ``A[k] = max(A[k], A[k - f])``.
+
+    Keeps are visited smallest first, so ``A[k - f]`` already holds the best keep
+    inside ``k - f`` when ``k`` is reached; afterwards the full-roll rows hold the
+    value of each roll before the throw that was just valued.
+    """
     for k in range(n_keeps):
-        row = B[k]
-        own = A[k]
-        for lane in range(lanes):
-            row[lane] = own[lane]
+        row = A[k, :lanes]
         for f in range(faces):
             s = sub[k, f]
             if s >= 0:
-                smaller = B[s]
+                smaller = A[s, :lanes]
                 for lane in range(lanes):
-                    if smaller[lane] > row[lane]:
-                        row[lane] = smaller[lane]
+                    a = row[lane]
+                    b = smaller[lane]
+                    row[lane] = a if a > b else b
 
 
 @njit(cache=True)
-def turn_start_value(
-    mask, u0, nu, y0, ny, V, A, B, out, score, joker_score, roll_face, upper,
-    upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
-    add, sub, size_start, roll_prob, dice, faces, rerolls,
-):  # fmt: skip
-    """Value of a turn start for ``nu * ny`` lanes, written to ``out[lane]``."""
-    lanes = nu * ny
+def throws_and_start(A, out, add, sub, size_start, roll_prob, dice, faces, rerolls, lanes):
+    """From final-roll values in ``A`` to turn-start values in ``out[:lanes]``."""
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
-    n_rolls = roll_prob.shape[0]
-    final_roll_values(
-        mask, u0, nu, y0, ny, V, A, roll0, score, joker_score, roll_face, upper,
-        upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
-    )  # fmt: skip
     for _ in range(rerolls):
         keep_values(A, add, size_start, dice, faces, lanes)
-        best_keeps(A, B, sub, n_keeps, faces, lanes)
-        for r in range(n_rolls):
-            src = B[roll0 + r]
-            dst = A[roll0 + r]
-            for lane in range(lanes):
-                dst[lane] = src[lane]
+        best_keeps(A, sub, n_keeps, faces, lanes)
     for lane in range(lanes):
         out[lane] = 0.0
-    for r in range(n_rolls):
+    for r in range(roll_prob.shape[0]):
         p = roll_prob[r]
-        src = A[roll0 + r]
+        src = A[roll0 + r, :lanes]
         for lane in range(lanes):
             out[lane] += p * src[lane]
 
 
+@njit(cache=True)
+def plan_batches(masks, extent, yahtzee, n_flag, width):
+    """Cut a layer's states into batches of at most ``width`` lanes.
+
+    Returns segment arrays ``(mask, y, u0, nu)`` and ``start``: batch ``b`` holds
+    segments ``start[b]:start[b + 1]``. Batching several masks together keeps the
+    rows wide, so the per-row cost of the throw kernels is shared by many states.
+    """
+    n = 0
+    for i in range(masks.shape[0]):
+        ny = 2 if (n_flag == 2 and (masks[i] >> yahtzee) & 1 == 1) else 1
+        n += ny * ((extent[masks[i]] + width - 1) // width)
+    seg_mask = np.empty(n, np.int64)
+    seg_y = np.empty(n, np.int64)
+    seg_u0 = np.empty(n, np.int64)
+    seg_nu = np.empty(n, np.int64)
+    starts = np.empty(n + 1, np.int64)
+    j = 0
+    nb = 0
+    used = width
+    for i in range(masks.shape[0]):
+        m = masks[i]
+        ny = 2 if (n_flag == 2 and (m >> yahtzee) & 1 == 1) else 1
+        for y in range(ny):
+            u0 = 0
+            while u0 < extent[m]:
+                nu = min(width, extent[m] - u0)
+                if used + nu > width:
+                    starts[nb] = j
+                    nb += 1
+                    used = 0
+                seg_mask[j] = m
+                seg_y[j] = y
+                seg_u0[j] = u0
+                seg_nu[j] = nu
+                used += nu
+                j += 1
+                u0 += nu
+    starts[nb] = j
+    return seg_mask, seg_y, seg_u0, seg_nu, starts[: nb + 1]
+
+
 @njit(cache=True, parallel=True)
-def solve_masks(
-    masks, extent, V, score, joker_score, roll_face, upper, upper_box_of_face,
-    threshold, yahtzee, joker, extra_bonus, n_flag, add, sub, size_start, roll_prob,
-    dice, faces, rerolls,
+def solve_batches(
+    seg_mask, seg_y, seg_u0, seg_nu, starts, width, V, score, joker_score, roll_face,
+    upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
+    index, add, sub, size_start, roll_prob, dice, faces, rerolls,
 ):  # fmt: skip
-    """Fill ``V[mask]`` for independent masks (one layer of filled boxes), in parallel."""
+    """Fill ``V`` for every segment of a layer; batches run in parallel."""
     n_keeps = add.shape[0]
-    for i in prange(masks.shape[0]):
-        mask = masks[i]
-        nu = extent[mask]
-        ny = 1
-        if n_flag == 2 and yahtzee >= 0 and (mask >> yahtzee) & 1 == 1:
-            ny = 2
-        lanes = nu * ny
-        A = np.empty((n_keeps, lanes))
-        B = np.empty((n_keeps, lanes))
-        out = np.empty(lanes)
-        turn_start_value(
-            mask, 0, nu, 0, ny, V, A, B, out, score, joker_score, roll_face, upper,
-            upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
-            add, sub, size_start, roll_prob, dice, faces, rerolls,
-        )  # fmt: skip
-        for yi in range(ny):
-            for ui in range(nu):
-                V[mask, yi, ui] = out[yi * nu + ui]
+    roll0 = size_start[dice]
+    for b in prange(starts.shape[0] - 1):
+        A = np.empty((n_keeps, width))
+        cand = np.empty((values.shape[1], width))
+        out = np.empty(width)
+        off = 0
+        for j in range(starts[b], starts[b + 1]):
+            final_roll_values(
+                seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, A, cand, roll0,
+                score, joker_score, roll_face, upper, upper_box_of_face, threshold,
+                yahtzee, joker, extra_bonus, n_flag, values, index,
+            )  # fmt: skip
+            off += seg_nu[j]
+        throws_and_start(A, out, add, sub, size_start, roll_prob, dice, faces, rerolls, off)
+        off = 0
+        for j in range(starts[b], starts[b + 1]):
+            for ui in range(seg_nu[j]):
+                V[seg_mask[j], seg_y[j], seg_u0[j] + ui] = out[off + ui]
+            off += seg_nu[j]
