@@ -39,6 +39,118 @@ def version() -> None:
     typer.echo(__version__)
 
 
+# -- rule sets ---------------------------------------------------------------------
+rules_app = typer.Typer(help="The built-in rule sets and rules files.", no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
+
+
+@rules_app.command("list")
+def rules_list() -> None:
+    """List the built-in rule sets."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from dicelab.rules import builtin_names, load_rules
+
+    table = Table(title="Built-in rule sets")
+    for col in ("name", "title", "boxes", "dice", "rolls"):
+        table.add_column(col)
+    for name in builtin_names():
+        r = load_rules(name)
+        table.add_row(name, r.title, str(r.n_categories), f"{r.dice}d{r.faces}", str(r.rolls))
+    Console().print(table)
+
+
+@rules_app.command("show")
+def rules_show(
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+) -> None:
+    """Print a readable scorecard of a rule set."""
+    from rich.console import Console
+
+    from dicelab.report import scorecard
+    from dicelab.rules import load_rules
+
+    Console().print(scorecard(load_rules(rules)))
+
+
+# -- solving -----------------------------------------------------------------------
+@app.command()
+def solve(
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
+) -> None:
+    """Solve a rule set for the maximum expected final score."""
+    import json
+    import time
+
+    from dicelab.report import progress_bar
+    from dicelab.rules import load_rules
+    from dicelab.solve.expected import expected_table
+
+    r = load_rules(rules)
+    start = time.perf_counter()
+    with progress_bar(f"solving {r.name}", enabled=not json_out) as tick:
+        table = expected_table(r, use_cache=not no_cache, progress=tick)
+    seconds = time.perf_counter() - start
+    if json_out:
+        out = {
+            "rules": r.name,
+            "objective": "expected",
+            "expected_score": table.expected_score,
+            "states": table.n_states,
+            "seconds": round(seconds, 4),
+            "solve_seconds": round(table.seconds, 4) if not table.meta.get("cached") else None,
+            "cached": bool(table.meta.get("cached")),
+            "table": table.meta.get("path"),
+        }
+        typer.echo(json.dumps(out))
+        return
+    how = "from the cache" if table.meta.get("cached") else "solved"
+    typer.echo(
+        f"{r.name}: optimal expected score {table.expected_score:.7f} "
+        f"({table.n_states:,} states, {how} in {seconds:.2f} s)"
+    )
+
+
+# -- the cache ---------------------------------------------------------------------
+cache_app = typer.Typer(help="The solved tables kept on disk.", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
+
+
+@cache_app.command("list")
+def cache_list() -> None:
+    """List the cached tables."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from dicelab.tables import cache_dir, list_tables
+
+    found = list_tables()
+    console = Console()
+    if not found:
+        console.print(f"no cached tables in {cache_dir()}")
+        return
+    table = Table(title=f"Cached tables in {cache_dir()}")
+    for col in ("rules", "objective", "size", "created", "file"):
+        table.add_column(col)
+    for t in found:
+        name = t.rules if t.valid else f"{t.rules} (damaged or foreign)"
+        size = f"{t.bytes / 2**20:.1f} MiB"
+        table.add_row(name, t.objective, size, t.created, t.path.name)
+    console.print(table)
+
+
+@cache_app.command("clear")
+def cache_clear() -> None:
+    """Delete every cached table."""
+    from dicelab.tables import cache_dir, clear_tables
+
+    n = clear_tables()
+    typer.echo(f"removed {n} table file{'s' if n != 1 else ''} from {cache_dir()}")
+
+
 @app.command()
 def race(
     lists: list[str] = typer.Argument(

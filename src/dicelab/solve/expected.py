@@ -193,3 +193,40 @@ def _mark_unreachable(V: np.ndarray, game: CompiledRules) -> None:
         no_y = ((masks >> game.yahtzee) & 1) == 0
         flagged = V[:, 1, :]
         flagged[~reach | no_y[:, None]] = np.nan
+
+
+OBJECTIVE = "expected"
+
+
+def expected_table(
+    rules: Rules | str,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+) -> ExpectedTable:
+    """The expected-score table of a rule set, from the cache when it holds one.
+
+    A table found in the cache is used only if its rules, objective, engine version
+    and checksum all match; otherwise the rule set is solved and the table saved.
+    ``table.meta["cached"]`` tells which happened.
+    """
+    from dicelab import tables
+
+    if isinstance(rules, str):
+        rules = load_rules(rules)
+    path = tables.table_path(rules, OBJECTIVE)
+    expect = {"rules": rules.normalised(), "objective": OBJECTIVE}
+    if use_cache:
+        found = tables.load_table(path, expect)
+        if found is not None:
+            values, header = found
+            game = compile_rules(rules)
+            if values.shape == (1 << game.n_categories, game.n_flag, game.n_upper):
+                meta = {"cached": True, "path": str(path), "solve_seconds": header.get("seconds")}
+                return ExpectedTable(game=game, values=values, seconds=0.0, meta=meta)
+    table = solve_expected(rules, progress=progress)
+    table.meta = {"cached": False, "path": None}
+    if use_cache:
+        meta = dict(expect, seconds=table.seconds, expected_score=table.expected_score)
+        tables.save_table(path, table.values, meta)
+        table.meta["path"] = str(path)
+    return table

@@ -1,0 +1,104 @@
+"""What the command line shows: scorecards and progress bars.
+
+Kept apart from :mod:`dicelab.cli` so that the command functions stay thin and
+the web page can reuse the same texts.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from rich.console import Group
+from rich.panel import Panel
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from dicelab.rules import Rules
+
+JOKER_TEXT = {
+    "free": "free joker: once the {box} box and the matching upper box are filled, "
+    "an all-same roll may go in any open box, full house and straights at full points",
+    "forced": "forced joker: once the {box} box is filled, an all-same roll must go in the "
+    "matching upper box if open, else in an open lower box at full points, else in an "
+    "upper box for 0",
+    "free-if-fifty": "joker while the {box} box holds its points: an all-same roll may then "
+    "go in any open box (matching upper box filled), full house and straights at full points",
+    "none": "no joker",
+}
+
+
+def scorecard(rules: Rules) -> Panel:
+    """A readable scorecard of a rule set: boxes, scoring, bonuses, joker."""
+    table = Table(show_header=True, header_style="bold", expand=False)
+    table.add_column("#", justify="right")
+    table.add_column("box")
+    table.add_column("id", style="dim")
+    table.add_column("scores")
+    table.add_column("upper", justify="center")
+    for i, cat in enumerate(rules.categories, start=1):
+        table.add_row(
+            str(i), cat.label, cat.id, cat.describe(), "yes" if cat.counts_for_bonus else ""
+        )
+    lines = [
+        Text(
+            f"{rules.dice} dice with {rules.faces} faces, "
+            f"{rules.rolls} throws per turn (1 roll + {rules.rolls - 1} rerolls), "
+            f"{rules.n_categories} boxes"
+        )
+    ]
+    if rules.description.strip():
+        lines.insert(0, Text(" ".join(rules.description.split()), style="italic"))
+    if rules.upper_bonus is not None and rules.upper_bonus.points > 0:
+        b = rules.upper_bonus
+        lines.append(Text(f"Upper bonus: {b.points} points for an upper total of {b.threshold}+"))
+    else:
+        lines.append(Text("Upper bonus: none"))
+    if rules.extra_yahtzee is not None:
+        y = rules.extra_yahtzee
+        box = rules.categories[rules.yahtzee_index].label
+        if y.bonus:
+            once = f"once {box} holds points"
+            lines.append(Text(f"Extra bonus: {y.bonus} for each further all-same roll {once}"))
+        lines.append(Text("Joker: " + JOKER_TEXT[y.joker].format(box=box)))
+    title = f"{rules.name}: {rules.title}" if rules.title else rules.name
+    return Panel(Group(*lines, table), title=title, expand=False)
+
+
+@contextmanager
+def progress_bar(
+    description: str, enabled: bool = True
+) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar with a time estimate on standard error.
+
+    Yields a ``tick(done, total)`` callback for the solvers, or ``None`` when the
+    bar is disabled (machine-readable output) or standard error is not a terminal.
+    """
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("states"),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, transient=True) as bar:
+        task = bar.add_task(description, total=None)
+
+        def tick(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield tick
