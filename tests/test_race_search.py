@@ -49,8 +49,11 @@ def test_winners_are_exactly_the_unbeaten_lists(dice, faces, picks):
     first = best.winners[0]
     assert best.beaten == sum(1 for b in lists if table[first, b] > 0)
     assert best.tied == sum(1 for b in lists if b != first and table[first, b] == 0)
-    worst = min((b for b in lists if b != first), key=lambda b: table[first, b])
-    assert best.closest[0].result.payoff == table[first, worst]
+    rivals = [b for b in lists if b not in unbeaten]
+    if rivals:
+        worst = min(rivals, key=lambda b: table[first, b])
+        assert best.closest[0].result.payoff == table[first, worst]
+        assert best.closest[0].numbers not in unbeaten
 
 
 def test_two_six_sided_dice_three_picks():

@@ -21,17 +21,17 @@ from dicelab.games.race_sim import Simulation
 def _distribution(ax, dice: Dice, lists: dict[str, tuple[int, ...]]) -> None:
     """Bars of the sum chances, and beside them how often each list picks each sum."""
     sums = np.array(dice.sums)
-    ax.bar(sums, np.array(dice.ways) / dice.throws, color="0.8", label="chance of the sum")
+    ax.bar(sums, np.array(dice.ways) / dice.throws, width=0.85, color="0.85")
     ax.set_xlabel("sum")
     ax.set_ylabel("chance per throw")
     ax.set_xticks(sums if len(sums) <= 25 else sums[:: max(1, len(sums) // 20)])
     if lists:
         twin = ax.twinx()
-        width = 0.8 / len(lists)
+        width = 0.6 / len(lists)
         for k, (name, numbers) in enumerate(lists.items()):
             counts = [numbers.count(s) for s in dice.sums]
             offset = (k - (len(lists) - 1) / 2) * width
-            twin.bar(sums + offset, counts, width=width * 0.9, alpha=0.7, label=name)
+            twin.bar(sums + offset, counts, width=width * 0.9, alpha=0.8, label=name)
         twin.set_ylabel("copies on the list")
         twin.yaxis.get_major_locator().set_params(integer=True)
         twin.legend(loc="upper right", fontsize="small")
@@ -51,7 +51,7 @@ def _save(fig: Figure, path: str | Path) -> Path:
 
 def plot_race(result: RaceResult, path: str | Path, sim: Simulation | None = None) -> Path:
     """Sum distribution with both lists, and the exact (and simulated) outcome chances."""
-    fig = Figure(figsize=(11, 4.2))
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
     left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [3, 2]})
     shown = {f"A {list(result.a)}": result.a, f"B {list(result.b)}": result.b}
     _distribution(left, result.dice, shown)
@@ -82,11 +82,11 @@ def plot_race(result: RaceResult, path: str | Path, sim: Simulation | None = Non
 
 def plot_best(best: BestList, path: str | Path) -> Path:
     """Sum distribution with the best list, and its payoff against every other list."""
-    fig = Figure(figsize=(11, 4.2))
+    fig = Figure(figsize=(11, 4.2), layout="constrained")
     left, right = fig.subplots(1, 2)
     if best.pure:
         shown = {f"best {list(best.winners[0])}": best.winners[0]}
-        title = f"{list(best.winners[0])} against every list"
+        title = f"{list(best.winners[0])} against every other list"
     else:
         shown = {f"{list(x)} ({p:.2f})": x for x, p in best.mixed[:3]}
         title = "optimal mix against every list"

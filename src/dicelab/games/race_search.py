@@ -264,7 +264,13 @@ class Challenger:
 
 @dataclass(frozen=True)
 class BestList:
-    """The answer of :func:`best_list`."""
+    """The answer of :func:`best_list`.
+
+    ``winners`` holds every list that beats or ties all lists (empty if none does);
+    ``mixed`` then holds the optimal mix as ``(list, weight)``. ``row`` is the payoff of
+    the answer (the first winner, or the mix) against every other list, as floats;
+    ``stop_payoffs`` is what each substitution stop earns against the answer.
+    """
 
     dice: Dice
     picks: int
@@ -342,7 +348,8 @@ def best_list(
         Where the substitution search starts; default: ``picks`` copies of the most
         likely sum.
     closest
-        How many of the strongest challengers of the best list to report exactly.
+        How many of the strongest challengers of the best list (other than lists that
+        are best too) to report exactly.
     progress
         Called as ``progress(phase, done, total)`` while the search runs.
     """
@@ -377,14 +384,15 @@ def best_list(
         best = min(game.exact_rows, key=space.numbers)
         exact = game.exact_rows[best]
         others = [j for j in range(len(space)) if j != best]
-        order = sorted(others, key=lambda j: exact[j])[:closest]
+        rivals = [j for j in others if j not in set(game.winners)]
+        order = sorted(rivals, key=lambda j: exact[j])[:closest]
         answer = BestList(
             winners=tuple(space.numbers(w) for w in game.winners),
             beaten=sum(1 for j in others if exact[j] > 0),
             tied=sum(1 for j in others if exact[j] == 0),
             closest=tuple(Challenger(space.numbers(j), space.exact(best, j)) for j in order),
             stop_payoffs=tuple(-float(exact[j]) for j in stops),
-            row=np.array([float(x) for x in exact]),
+            row=np.array([float(exact[j]) for j in others]),
             **common,
         )
     else:
