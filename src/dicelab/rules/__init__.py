@@ -51,12 +51,14 @@ def _format_error(exc: ValidationError, source: str) -> str:
     elif err["type"] == "extra_forbidden":
         msg = "unknown field"
     elif err["type"] == "union_tag_invalid":
+        field += ".kind"
         msg = f"unknown kind {err['input'].get('kind')!r}; expected one of: " + ", ".join(
             sorted(
                 ["face", "chance", "of_a_kind", "full_house", "pairs", "groups", "straight"]
             )
         )
     elif err["type"] == "union_tag_not_found":
+        field += ".kind"
         msg = "missing 'kind' (face, chance, of_a_kind, full_house, pairs, groups, straight)"
     more = len(exc.errors()) - 1
     tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""

@@ -1,0 +1,190 @@
+"""Rules files: built-ins, scoring primitives on hand-checked rolls, clear errors."""
+
+import subprocess
+import sys
+
+import pytest
+
+from dicelab.errors import UserError
+from dicelab.rules import builtin_names, load_rules, parse_rules
+
+SPEC_BUILTINS = {
+    "yahtzee",
+    "yahtzee-forced-joker",
+    "yahtzee-no-joker",
+    "yahtzee-simple",
+    "yatzy",
+    "yacht",
+    "yazy",
+    "uva10149",
+}
+
+
+def counts(*dice, faces=6):
+    c = [0] * faces
+    for d in dice:
+        c[d - 1] += 1
+    return tuple(c)
+
+
+def points(rules, box, *dice):
+    r = load_rules(rules)
+    cat = next(c for c in r.categories if c.id == box)
+    return cat.points(counts(*dice, faces=r.faces))
+
+
+def test_every_spec_rule_set_ships():
+    assert set(builtin_names()) >= SPEC_BUILTINS
+    for name in builtin_names():
+        assert load_rules(name).name == name
+
+
+@pytest.mark.parametrize(
+    ("rules", "box", "dice", "expect"),
+    [
+        ("yahtzee", "full_house", (2, 2, 2, 6, 6), 25),
+        ("yahtzee", "full_house", (4, 4, 4, 4, 4), 0),
+        ("yahtzee", "full_house", (4, 4, 4, 4, 2), 0),
+        ("yahtzee", "three_of_a_kind", (4, 4, 4, 1, 2), 15),
+        ("yahtzee", "four_of_a_kind", (4, 4, 4, 1, 2), 0),
+        ("yahtzee", "four_of_a_kind", (5, 5, 5, 5, 2), 22),
+        ("yahtzee", "small_straight", (1, 3, 4, 2, 6), 30),
+        ("yahtzee", "small_straight", (1, 2, 3, 5, 6), 0),
+        ("yahtzee", "large_straight", (2, 3, 4, 5, 6), 40),
+        ("yahtzee", "large_straight", (1, 2, 3, 4, 6), 0),
+        ("yahtzee", "yahtzee", (3, 3, 3, 3, 3), 50),
+        ("yahtzee", "sixes", (6, 6, 1, 6, 2), 18),
+        ("yahtzee", "chance", (6, 6, 1, 6, 2), 21),
+        ("yatzy", "one_pair", (1, 1, 5, 5, 6), 10),
+        ("yatzy", "two_pairs", (1, 1, 5, 5, 6), 12),
+        ("yatzy", "two_pairs", (4, 4, 4, 4, 2), 0),
+        ("yatzy", "three_of_a_kind", (4, 4, 4, 4, 2), 12),
+        ("yatzy", "four_of_a_kind", (4, 4, 4, 4, 2), 16),
+        ("yatzy", "small_straight", (1, 2, 3, 4, 5), 15),
+        ("yatzy", "small_straight", (2, 3, 4, 5, 6), 0),
+        ("yatzy", "large_straight", (2, 3, 4, 5, 6), 20),
+        ("yatzy", "full_house", (2, 2, 6, 6, 6), 22),
+        ("yatzy", "full_house", (6, 6, 6, 6, 6), 0),
+        ("yacht", "full_house", (6, 6, 6, 6, 6), 30),
+        ("yacht", "four_of_a_kind", (6, 6, 6, 6, 1), 25),
+        ("yacht", "small_straight", (3, 4, 5, 6, 6), 15),
+        ("yazy", "straight", (1, 2, 3, 4, 5), 40),
+        ("yazy", "straight", (1, 3, 4, 5, 6), 0),
+        ("yazy", "full_house", (1, 1, 1, 1, 1), 0),
+        ("uva10149", "full_house", (1, 1, 1, 1, 1), 40),
+        ("uva10149", "short_straight", (1, 2, 3, 4, 6), 25),
+    ],
+)
+def test_scoring(rules, box, dice, expect):
+    assert points(rules, box, *dice) == expect
+
+
+def test_four_of_a_kind_as_two_pairs_is_a_switch():
+    base = {
+        "name": "t",
+        "dice": 5,
+        "faces": 6,
+        "rolls": 3,
+        "categories": [
+            {"id": "tp", "kind": "pairs", "pairs": 2, "same_face_ok": True, "score": "matching"}
+        ],
+    }
+    r = parse_rules(base)
+    assert r.categories[0].points(counts(4, 4, 4, 4, 2)) == 16
+    base["categories"][0]["same_face_ok"] = False
+    assert parse_rules(base).categories[0].points(counts(4, 4, 4, 4, 2)) == 0
+
+
+def test_extends_changes_only_what_it_says(tmp_path):
+    f = tmp_path / "mine.toml"
+    f.write_text('extends = "yahtzee"\nname = "mine"\n[upper_bonus]\npoints = 50\n')
+    r = load_rules(f)
+    y = load_rules("yahtzee")
+    assert r.upper_bonus.points == 50 and r.upper_bonus.threshold == 63
+    assert r.categories == y.categories and r.extra_yahtzee == y.extra_yahtzee
+
+
+def test_fingerprint_ignores_titles_only():
+    y = load_rules("yahtzee")
+    assert y.fingerprint() == y.model_copy(update={"title": "other"}).fingerprint()
+    assert y.fingerprint() != load_rules("yahtzee-forced-joker").fingerprint()
+
+
+GOOD = """
+name = "mini"
+dice = 5
+faces = 6
+rolls = 3
+[[categories]]
+id = "chance"
+kind = "chance"
+"""
+
+BAD_FILES = {
+    "unknown primitive": (
+        GOOD + '[[categories]]\nid = "x"\nkind = "triple_pair"\n',
+        "categories[1].kind",
+    ),
+    "missing field": (GOOD + '[[categories]]\nid = "x"\nkind = "of_a_kind"\ncount = 3\n', "score"),
+    "negative points": (
+        GOOD + '[[categories]]\nid = "x"\nkind = "of_a_kind"\ncount = 3\nscore = -5\n',
+        "-5",
+    ),
+    "straight longer than the dice": (
+        GOOD + '[[categories]]\nid = "x"\nkind = "straight"\nlength = 6\nscore = 40\n',
+        "categories[1] (x).length",
+    ),
+    "missing dice": (GOOD.replace("dice = 5\n", ""), "dice"),
+    "bad toml": ("name = \n", "not valid TOML"),
+    "duplicate id": (GOOD + '[[categories]]\nid = "chance"\nkind = "chance"\n', "used twice"),
+    "unknown yahtzee box": (
+        GOOD + '[extra_yahtzee]\ncategory = "nope"\nbonus = 100\njoker = "free"\n',
+        "extra_yahtzee.category",
+    ),
+    "bad joker": (
+        GOOD
+        + '[[categories]]\nid = "y"\nkind = "of_a_kind"\ncount = 5\nscore = 50\n'
+        + '[extra_yahtzee]\ncategory = "y"\nbonus = 100\njoker = "sometimes"\n',
+        "extra_yahtzee.joker",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_bad_rules_file_gives_one_line_and_exit_2(tmp_path, case):
+    text, fragment = BAD_FILES[case]
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    with pytest.raises(UserError) as err:
+        load_rules(f)
+    assert fragment in str(err.value)
+    out = subprocess.run(
+        [sys.executable, "-m", "dicelab.cli", "rules", "show", str(f)],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ")
+    assert fragment in lines[0]
+    assert "Traceback" not in out.stderr
+
+
+def test_missing_file_and_unknown_name():
+    with pytest.raises(UserError, match="does not exist"):
+        load_rules("no/such/file.toml")
+    with pytest.raises(UserError, match="built-in name"):
+        load_rules("nosuchgame")
+
+
+def test_rules_commands():
+    out = subprocess.run(
+        [sys.executable, "-m", "dicelab.cli", "rules", "list"], capture_output=True, text=True
+    )
+    assert out.returncode == 0 and "yatzy" in out.stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "dicelab.cli", "rules", "show", "yatzy"],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0 and "Two pairs" in out.stdout and "50 points" in out.stdout

@@ -1,0 +1,109 @@
+"""The table cache: round trip, damaged and foreign files, atomic writes, commands."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from dicelab import tables
+from dicelab.rules import load_rules
+from dicelab.solve.expected import expected_table
+
+
+@pytest.fixture()
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(folder))
+    return folder
+
+
+def cli(*args, env_dir):
+    env = dict(os.environ, DICELAB_CACHE_DIR=str(env_dir))
+    return subprocess.run(
+        [sys.executable, "-m", "dicelab.cli", *args], capture_output=True, text=True, env=env
+    )
+
+
+def test_round_trip(cache):
+    first = expected_table("yazy")
+    assert first.meta["cached"] is False
+    second = expected_table("yazy")
+    assert second.meta["cached"] is True
+    assert np.array_equal(first.values, second.values, equal_nan=True)
+    assert [p.name for p in cache.iterdir() if p.name.startswith(".tmp-")] == []
+
+
+def test_damaged_file_is_rebuilt(cache):
+    first = expected_table("yazy")
+    path = tables.table_path(load_rules("yazy"), "expected")
+    raw = bytearray(path.read_bytes())
+    raw[-10] ^= 0xFF  # flip bits inside the values
+    path.write_bytes(bytes(raw))
+    assert tables.load_table(path, {"objective": "expected"}) is None
+    again = expected_table("yazy")
+    assert again.meta["cached"] is False
+    assert again.expected_score == first.expected_score
+    assert expected_table("yazy").meta["cached"] is True
+
+
+def test_truncated_and_garbage_files(cache):
+    expected_table("yazy")
+    path = tables.table_path(load_rules("yazy"), "expected")
+    path.write_bytes(path.read_bytes()[:100])
+    assert expected_table("yazy").meta["cached"] is False
+    path.write_bytes(b"not a table at all")
+    assert expected_table("yazy").meta["cached"] is False
+
+
+def test_foreign_table_is_not_served(cache):
+    expected_table("yahtzee-simple")
+    src = tables.table_path(load_rules("yahtzee-simple"), "expected")
+    dst = tables.table_path(load_rules("yahtzee-no-joker"), "expected")
+    shutil.copy(src, dst)  # same shape, other rules
+    t = expected_table("yahtzee-no-joker")
+    assert t.meta["cached"] is False
+    assert abs(t.expected_score - 253.9702412) < 1e-6
+
+
+def test_no_cache_writes_nothing(cache):
+    expected_table("yazy", use_cache=False)
+    assert not cache.exists() or list(cache.iterdir()) == []
+
+
+def test_failed_write_leaves_nothing(cache, monkeypatch):
+    def boom(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(tables.os, "fsync", boom)
+    with pytest.raises(OSError):
+        tables.save_table(cache / "x.dlt", np.zeros(10), {"objective": "t"})
+    assert list(cache.iterdir()) == []
+
+
+def test_solve_and_cache_commands(tmp_path):
+    folder = tmp_path / "c"
+    out = cli("solve", "yazy", "--json", env_dir=folder)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["rules"] == "yazy" and data["states"] == 2048 and data["cached"] is False
+    assert round(data["expected_score"], 4) == 165.7573 and data["seconds"] > 0
+    again = json.loads(cli("solve", "yazy", "--json", env_dir=folder).stdout)
+    assert again["cached"] is True and again["expected_score"] == data["expected_score"]
+    listing = cli("cache", "list", env_dir=folder)
+    assert listing.returncode == 0 and "yazy" in listing.stdout
+    cleared = cli("cache", "clear", env_dir=folder)
+    assert cleared.returncode == 0 and "removed 1" in cleared.stdout
+    assert "no cached tables" in cli("cache", "list", env_dir=folder).stdout
+    plain = cli("solve", "yazy", "--no-cache", env_dir=folder)
+    assert plain.returncode == 0 and "165.7573" in plain.stdout
+    assert not list(folder.glob("*.dlt"))
+
+
+def test_solve_bad_rules_exit_2(tmp_path):
+    out = cli("solve", "no-such-rules", env_dir=tmp_path)
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
