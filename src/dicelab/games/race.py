@@ -26,6 +26,8 @@ from math import comb, gcd, lcm
 
 from dicelab.errors import UserError
 
+#: The most possible sums a throw may have.
+MAX_SUMS = 2_000
 #: Positions the exact solver may visit before it refuses (memory and time guard).
 MAX_EXACT_STATES = 2_000_000
 
@@ -43,10 +45,10 @@ class Dice:
                 raise UserError(f"{name} must be a whole number, got {value!r}")
             if value < low:
                 raise UserError(f"{name} must be at least {low}, got {value}")
-        if self.count * (self.faces - 1) + 1 > 10_000:
+        if self.count * (self.faces - 1) + 1 > MAX_SUMS:
             raise UserError(
                 f"{self.count} dice with {self.faces} faces have too many sums; "
-                "expected at most 10000 possible sums"
+                f"expected at most {MAX_SUMS} possible sums"
             )
 
     @property
@@ -69,10 +71,12 @@ class Dice:
         """How many of the ``faces ** count`` ordered throws give each sum, lowest first."""
         ways = [1]
         for _ in range(self.count):
-            nxt = [0] * (len(ways) + self.faces - 1)
-            for i, w in enumerate(ways):
-                for f in range(self.faces):
-                    nxt[i + f] += w
+            nxt = []
+            window = 0
+            for i in range(len(ways) + self.faces - 1):
+                window += ways[i] if i < len(ways) else 0
+                window -= ways[i - self.faces] if i >= self.faces else 0
+                nxt.append(window)
             ways = nxt
         return tuple(ways)
 
@@ -226,9 +230,9 @@ def solve_counts(
     of a level are integers over one shared denominator, which keeps the arithmetic to
     a few big-integer products instead of a fraction reduction per move.
     """
+    if {s: c for s, c in ca.items() if c} == {s: c for s, c in cb.items() if c}:
+        return Fraction(0), Fraction(1), 1  # the same list: both finish on the same throw
     groups = _groups(ca, cb, weight)
-    if not groups:
-        return Fraction(0), Fraction(1), 1
     size = 1
     for _, na, nb, g in groups:
         size *= _multisets(g, max(na, nb) + 1)
