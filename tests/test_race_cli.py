@@ -100,3 +100,38 @@ def test_bad_input_through_the_installed_entry_point():
     assert out.stderr.strip() == (
         "error: 13 in the first list is not a possible sum of 2 dice with 6 faces (expected 2..12)"
     )
+
+
+def test_mixed_answer_is_reported(tmp_path):
+    """The report and plot of an optimal mix (no setting tried needs one, so build it)."""
+    import io
+
+    import numpy as np
+    from rich.console import Console
+
+    from dicelab.games.race import Dice
+    from dicelab.games.race_plot import plot_best
+    from dicelab.games.race_report import show_best
+    from dicelab.games.race_search import BestList, Substitution
+
+    best = BestList(
+        dice=Dice(2, 6),
+        picks=2,
+        lists=66,
+        classes=26,
+        candidates=3,
+        winners=(),
+        mixed=(((6, 7), 0.5), ((5, 8), 0.25), ((7, 7), 0.25)),
+        value=0.0,
+        exploitability=1e-12,
+        substitution=Substitution(((7, 7), (6, 7)), False, ((6, 7),)),
+        stop_payoffs=(0.0,),
+        row=np.linspace(-0.1, 0.5, 66),
+    )
+    data = best.to_dict()
+    assert data["pure"] is False
+    assert data["mixed"][0] == {"list": [6, 7], "weight": 0.5}
+    out = io.StringIO()
+    show_best(best, Console(file=out, width=120))
+    assert "optimal mixed choice" in out.getvalue()
+    assert plot_best(best, tmp_path / "mix.png").exists()

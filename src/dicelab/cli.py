@@ -154,7 +154,9 @@ def cache_clear() -> None:
 @app.command()
 def race(
     lists: list[str] = typer.Argument(
-        ..., help="Two lists such as 5,6,7,8,9 5,6,7,7,8, or the word best."
+        ...,
+        metavar="A B | best",
+        help="Two lists such as 5,6,7,8,9 5,6,7,7,8, or the word best.",
     ),
     dice: int = typer.Option(2, "--dice", help="Number of dice thrown together."),
     faces: int = typer.Option(6, "--faces", help="Faces per die."),
