@@ -41,13 +41,16 @@ def final_roll_values(
     where bonus and joker rules apply, take the general path.
     """
     n_cat, n_rolls = score.shape
-    for r in range(n_rolls):
-        row = A[roll0 + r, off : off + nu]
-        for ui in range(nu):
-            row[ui] = NEG
+    open_boxes = np.empty(n_cat, np.int64)
+    first_row = np.empty(n_cat, np.int64)
+    n_open = 0
+    pos = 0
     for c in range(n_cat):
         if (mask >> c) & 1 == 1:
             continue
+        open_boxes[n_open] = c
+        first_row[n_open] = pos
+        n_open += 1
         src = V[mask | (1 << c), 0 if c == yahtzee else y]
         shift = upper[c] and threshold > 0
         n_vals = 1
@@ -55,7 +58,7 @@ def final_roll_values(
             n_vals += 1
         for j in range(n_vals):
             pts = values[c, j]
-            crow = cand[j]
+            crow = cand[pos + j, :nu]
             if shift:
                 for ui in range(nu):
                     u2 = u0 + ui + pts
@@ -63,11 +66,20 @@ def final_roll_values(
             else:
                 for ui in range(nu):
                     crow[ui] = pts + src[u0 + ui]
-        for r in range(n_rolls):
-            if roll_face[r] >= 0:
-                continue
-            crow = cand[index[c, r]]
-            row = A[roll0 + r, off : off + nu]
+        pos += n_vals
+    for r in range(n_rolls):
+        row = A[roll0 + r, off : off + nu]
+        if roll_face[r] >= 0:
+            for ui in range(nu):
+                row[ui] = NEG
+            continue
+        c = open_boxes[0]
+        crow = cand[first_row[0] + index[c, r], :nu]
+        for ui in range(nu):
+            row[ui] = crow[ui]
+        for t in range(1, n_open):
+            c = open_boxes[t]
+            crow = cand[first_row[t] + index[c, r], :nu]
             for ui in range(nu):
                 a = row[ui]
                 b = crow[ui]
@@ -240,7 +252,7 @@ def solve_batches(
     roll0 = size_start[dice]
     for b in prange(starts.shape[0] - 1):
         A = np.empty((n_keeps, width))
-        cand = np.empty((values.shape[1], width))
+        cand = np.empty((values.shape[0] * values.shape[1], width))
         out = np.empty(width)
         off = 0
         for j in range(starts[b], starts[b + 1]):
