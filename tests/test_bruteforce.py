@@ -120,6 +120,8 @@ def tiny_rules(draw):
         if kind == "face":
             cat["face"] = draw(st.integers(1, faces))
             cat["upper"] = draw(st.booleans())
+        elif kind == "chance":
+            cat["upper"] = draw(st.booleans())  # any box may count towards the bonus
         elif kind == "of_a_kind":
             cat["count"] = draw(st.integers(2, dice))
             cat["score"] = draw(score_strategy())
@@ -137,7 +139,8 @@ def tiny_rules(draw):
                 ]
             cat["score"] = draw(score_strategy())
         elif kind == "groups":
-            cat["sizes"] = draw(st.sampled_from([[1], [2], [2, 1], [1, 1]]))
+            shapes = [s for s in ([1], [2], [2, 1], [1, 1], [3]) if sum(s) <= dice]
+            cat["sizes"] = draw(st.sampled_from(shapes))
             cat["distinct"] = draw(st.booleans())
             cat["score"] = draw(score_strategy())
         cats.append(cat)
