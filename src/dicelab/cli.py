@@ -186,6 +186,24 @@ def race(
     )
 
 
+@app.command("assign")
+def assign_command(
+    file: str | None = typer.Argument(
+        None, help="File of rolls, one per line, one line per box per game (default: stdin)."
+    ),
+    rules: str = typer.Option(
+        "uva10149", "--rules", help="Built-in rule set or path to a rules file."
+    ),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print each game's total, bonus and the roll in each box."
+    ),
+) -> None:
+    """Best scoring of known rolls: each game's box scores, bonus and total."""
+    from dicelab.solve.hindsight import run_assign
+
+    run_assign(file, rules=rules, as_json=as_json)
+
+
 def main() -> None:
     """Run the command line; user mistakes end in one line and exit code 2."""
     try:

@@ -765,9 +765,18 @@ def to_records(result: Assignments, lines: np.ndarray | None = None) -> list[dic
 
 
 def format_json(result: Assignments, lines: np.ndarray | None = None) -> str:
-    """The games as one JSON document: ``{"rules": ..., "games": [...]}``."""
-    doc = {"rules": result.rules.name, "games": to_records(result, lines)}
-    return json.dumps(doc, indent=2) + "\n"
+    """The games as one JSON document: ``{"rules": ..., "games": [...]}``.
+
+    Each box is written on one line, so a game reads like a score sheet.
+    """
+    games = []
+    for rec in to_records(result, lines):
+        head = ", ".join(f'"{k}": {json.dumps(v)}' for k, v in rec.items() if k != "boxes")
+        boxes = ",\n".join("        " + json.dumps(b) for b in rec["boxes"])
+        games.append(f'    {{{head},\n      "boxes": [\n{boxes}\n      ]}}')
+    body = ",\n".join(games)
+    inner = f"[\n{body}\n  ]" if games else "[]"
+    return f'{{\n  "rules": {json.dumps(result.rules.name)},\n  "games": {inner}\n}}\n'
 
 
 def run_assign(
