@@ -88,6 +88,80 @@ class ExpectedTable:
         return float(v)
 
 
+@dataclass(frozen=True)
+class BoxOption:
+    """Placing a final roll in one box."""
+
+    box: int
+    points: int
+    extra: int
+    value: float
+
+
+@dataclass
+class TurnValues:
+    """The values inside one turn, computed on demand from an :class:`ExpectedTable`.
+
+    All values are expected points still to come from the start of this turn's
+    decisions (add the points already scored for the expected final score).
+    """
+
+    table: ExpectedTable
+    filled: int
+    upper_total: int
+    flag: int
+    keep: np.ndarray
+    start_value: float
+
+    def keep_value(self, rerolls_left: int, keep: int) -> float:
+        """Value of keeping ``keep`` (a keep index) and rerolling the rest."""
+        if not 1 <= rerolls_left < self.keep.shape[0]:
+            raise UserError(
+                f"rerolls left: got {rerolls_left}, expected 1 to {self.keep.shape[0] - 1}"
+            )
+        return float(self.keep[rerolls_left, keep])
+
+    def roll_value(self, roll: int, rerolls_left: int) -> float:
+        """Value of a full roll (keep index) with ``rerolls_left`` rerolls to come."""
+        space = self.table.game.space
+        if rerolls_left == 0:
+            return float(self.keep[0, roll])
+        return float(max(self.keep[rerolls_left, k] for k in space.sub_keeps(roll)))
+
+    def box_options(self, roll: int) -> list[BoxOption]:
+        """Every box a final roll (keep index) may go in, with its value."""
+        g = self.table.game
+        space = g.space
+        r = roll - int(space.size_start[space.dice])
+        allowed, active, extra = kernels.box_rule(
+            self.filled, self.flag, int(g.roll_face[r]), g.upper, g.upper_box_of_face,
+            g.yahtzee, g.joker_code, float(g.rules.extra_bonus),
+        )  # fmt: skip
+        out = []
+        u = min(self.upper_total, g.threshold) if g.threshold > 0 else 0
+        for c in range(g.n_categories):
+            if not (allowed >> c) & 1:
+                continue
+            pts = int(g.joker_score[c, r] if active else g.score[c, r])
+            y2 = kernels.next_flag(c, self.flag, pts, g.yahtzee, g.n_flag)
+            u2 = min(g.threshold, u + pts) if (g.upper[c] and g.threshold > 0) else u
+            value = pts + extra + float(self.table.values[self.filled | (1 << c), y2, u2])
+            out.append(BoxOption(box=c, points=pts, extra=int(extra), value=value))
+        return out
+
+
+def turn_values(table: ExpectedTable, filled: int, upper_total: int = 0, flag: int = 0):
+    """All values inside the turn that starts in a state (see :class:`TurnValues`)."""
+    g = table.game
+    table.value(filled, upper_total, flag)  # validates the state
+    if filled == g.full_mask:
+        raise UserError("every box is filled: the game is over")
+    u = min(upper_total, g.threshold) if g.threshold > 0 else 0
+    y = flag if g.n_flag == 2 else 0
+    K, start = kernels.turn_detail(filled, u, y, table.values, *kernel_args(g), *space_args(g))
+    return TurnValues(table, filled, upper_total, y, K, float(start))
+
+
 def _layers(n_categories: int) -> list[np.ndarray]:
     """Masks grouped by number of filled boxes."""
     masks = np.arange(1 << n_categories, dtype=np.int64)

@@ -84,51 +84,19 @@ def final_roll_values(
                 a = row[ui]
                 b = crow[ui]
                 row[ui] = a if a > b else b
-    y_filled = yahtzee >= 0 and (mask >> yahtzee) & 1 == 1
-    any_lower_open = False
-    for c in range(n_cat):
-        if (mask >> c) & 1 == 0 and not upper[c]:
-            any_lower_open = True
     for r in range(n_rolls):
         face = roll_face[r]
         if face < 0:
             continue
         row = A[roll0 + r, off : off + nu]
-        extra = 0.0
-        active = False
-        only = -1  # forced joker: the one box that must be taken
-        lower_only = False
-        upper_only = False
-        if y_filled:
-            if y == 1:
-                extra = extra_bonus
-            box = upper_box_of_face[face]
-            box_open = box >= 0 and (mask >> box) & 1 == 0
-            if joker == JOKER_FREE:
-                active = not box_open
-            elif joker == JOKER_FREE_IF_FIFTY:
-                active = (not box_open) and y == 1
-            elif joker == JOKER_FORCED:
-                if box_open:
-                    only = box
-                elif any_lower_open:
-                    active = True
-                    lower_only = True
-                else:
-                    upper_only = True
+        allowed, active, extra = box_rule(
+            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
+        )
         for c in range(n_cat):
-            if (mask >> c) & 1 == 1:
-                continue
-            if only >= 0 and c != only:
-                continue
-            if lower_only and upper[c]:
-                continue
-            if upper_only and not upper[c]:
+            if (allowed >> c) & 1 == 0:
                 continue
             pts = joker_score[c, r] if active else score[c, r]
-            y2 = y
-            if c == yahtzee:
-                y2 = 1 if (pts > 0 and n_flag == 2) else 0
+            y2 = next_flag(c, y, pts, yahtzee, n_flag)
             add = pts + extra
             src = V[mask | (1 << c), y2]
             for ui in range(nu):
@@ -140,6 +108,46 @@ def final_roll_values(
                 v = add + src[u2]
                 if v > row[ui]:
                     row[ui] = v
+
+
+@njit(cache=True)
+def box_rule(mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus):
+    """Which boxes a final roll may go in, and how it scores there.
+
+    Returns ``(allowed, joker_active, extra)``: a bit mask of the boxes the roll
+    may take, whether boxes score by the joker rule, and the extra all-same bonus
+    earned. ``face`` is the all-same roll's face index, or -1 for any other roll.
+    """
+    n_cat = upper.shape[0]
+    open_mask = ((1 << n_cat) - 1) & ~mask
+    if face < 0 or yahtzee < 0 or (mask >> yahtzee) & 1 == 0:
+        return open_mask, False, 0.0
+    extra = extra_bonus if y == 1 else 0.0
+    box = upper_box_of_face[face]
+    box_open = box >= 0 and (mask >> box) & 1 == 0
+    if joker == JOKER_FREE:
+        return open_mask, not box_open, extra
+    if joker == JOKER_FREE_IF_FIFTY:
+        return open_mask, (not box_open) and y == 1, extra
+    if joker == JOKER_FORCED:
+        if box_open:
+            return 1 << box, False, extra
+        lower = 0
+        for c in range(n_cat):
+            if (open_mask >> c) & 1 == 1 and not upper[c]:
+                lower |= 1 << c
+        if lower != 0:
+            return lower, True, extra
+        return open_mask, False, extra
+    return open_mask, False, extra
+
+
+@njit(cache=True)
+def next_flag(c, y, pts, yahtzee, n_flag):
+    """The extra-bonus flag after scoring ``pts`` in box ``c``."""
+    if c == yahtzee:
+        return 1 if (pts > 0 and n_flag == 2) else 0
+    return y
 
 
 @njit(cache=True)
@@ -268,3 +276,39 @@ def solve_batches(
             for ui in range(seg_nu[j]):
                 V[seg_mask[j], seg_y[j], seg_u0[j] + ui] = out[off + ui]
             off += seg_nu[j]
+
+
+@njit(cache=True)
+def turn_detail(
+    mask, u, y, V, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
+    yahtzee, joker, extra_bonus, n_flag, values, index, add, sub, size_start, roll_prob,
+    dice, faces, rerolls,
+):  # fmt: skip
+    """Every value inside one turn, for advice.
+
+    Returns ``(K, start)``. ``K[0, roll]`` is the value of a final roll placed in
+    its best box; ``K[n, keep]`` for ``n >= 1`` is the value of keeping ``keep``
+    and rerolling the other dice with ``n`` rerolls left (before that reroll);
+    for a full roll it is the value of keeping every die. ``start`` is the value
+    of the turn before its first throw.
+    """
+    n_keeps = add.shape[0]
+    roll0 = size_start[dice]
+    A = np.empty((n_keeps, 1))
+    cand = np.empty((values.shape[0] * values.shape[1], 1))
+    final_roll_values(
+        mask, u, 1, y, 0, V, A, cand, roll0, score, joker_score, roll_face, upper,
+        upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
+    )  # fmt: skip
+    K = np.full((rerolls + 1, n_keeps), np.nan)
+    for k in range(roll0, n_keeps):
+        K[0, k] = A[k, 0]
+    for n in range(1, rerolls + 1):
+        keep_values(A, add, size_start, dice, faces, 1)
+        for k in range(n_keeps):
+            K[n, k] = A[k, 0]
+        best_keeps(A, sub, n_keeps, faces, 1)
+    start = 0.0
+    for r in range(roll_prob.shape[0]):
+        start += roll_prob[r] * A[roll0 + r, 0]
+    return K, start

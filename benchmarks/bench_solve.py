@@ -1,0 +1,146 @@
+"""Benchmark of the expected-score solver, with the closest peer in the same run.
+
+Run ``python benchmarks/bench_solve.py`` (``--runs N``, ``--no-peer``, ``--rules a,b``).
+
+For each rule set, a fresh process compiles (or loads the compiled kernels), then
+solves ``--runs`` times; the median and the fastest time are printed with the
+process's peak memory. A first-run-ever figure (empty compile cache) is measured
+in a separate process. The peer, the PyPI package ``yatzy-solver`` (Rust core),
+is installed into ``benchmarks/.peer-venv`` (never into the project's own
+environment) and timed the same way on the rule sets it shares with dicelab.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PEER_VENV = HERE / ".peer-venv"
+PEER_PACKAGE = "yatzy-solver"
+#: dicelab rule set -> (peer variant, expected score both must give)
+PEER_VARIANTS = {
+    "yahtzee": ("american", 254.5896095),
+    "yatzy": ("yatzy-scandinavian", 248.4399894),
+}
+TARGETS = {"yahtzee": 0.5, "yatzy": 1.2, "yacht": 0.2, "yazy": 0.05}
+
+OWN = textwrap.dedent(
+    """
+    import json, resource, sys, time
+    from dicelab.solve.expected import solve_expected
+    name, runs = sys.argv[1], int(sys.argv[2])
+    t0 = time.perf_counter()
+    first = solve_expected(name)
+    first_s = time.perf_counter() - t0
+    times = []
+    for _ in range(runs):
+        t = solve_expected(name)
+        times.append(t.seconds)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"times": times, "first": first_s, "peak_mib": peak,
+                      "value": t.expected_score, "states": t.n_states}))
+    """
+)
+
+PEER = textwrap.dedent(
+    """
+    import json, resource, sys, time
+    import yatzy_solver as ys
+    variant, runs = sys.argv[1], int(sys.argv[2])
+    ys.Solver.build(ys.Variant(variant))
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        s = ys.Solver.build(ys.Variant(variant))
+        times.append(time.perf_counter() - t)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    value = s.state_value("upper 0 | filled -")
+    print(json.dumps({"times": times, "peak_mib": peak, "value": value}))
+    """
+)
+
+
+def run_json(python: str, code: str, *args: str, env: dict | None = None) -> dict:
+    out = subprocess.run(
+        [python, "-c", code, *args], capture_output=True, text=True, env=env, check=False
+    )
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr else "failed")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def peer_python() -> str | None:
+    """The peer's interpreter, installing it on first use; None if unavailable."""
+    py = PEER_VENV / "bin" / "python"
+    if not py.exists():
+        print(f"installing {PEER_PACKAGE} into {PEER_VENV} ...", flush=True)
+        subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)], check=True)
+        res = subprocess.run(
+            [str(py), "-m", "pip", "install", "-q", PEER_PACKAGE],
+            capture_output=True,
+            text=True,
+        )
+        if res.returncode != 0:
+            print(f"could not install {PEER_PACKAGE}: {res.stderr.strip()[-200:]}")
+            return None
+    return str(py)
+
+
+def first_run_ever(name: str) -> float:
+    """Seconds of a first solve with an empty compile cache (compile included)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, NUMBA_CACHE_DIR=tmp)
+        res = run_json(sys.executable, OWN, name, "0", env=env)
+    return res["first"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--rules", default="yahtzee,yatzy,yacht,yazy")
+    ap.add_argument("--no-peer", action="store_true")
+    args = ap.parse_args()
+    names = args.rules.split(",")
+
+    print(f"dicelab expected-score solver, {args.runs} runs each after the one-time compile")
+    print(f"{'rules':10} {'median s':>9} {'min s':>8} {'target':>7} {'peak MiB':>9} {'states':>10}")
+    own = {}
+    for name in names:
+        res = run_json(sys.executable, OWN, name, str(args.runs))
+        own[name] = res
+        med = statistics.median(res["times"])
+        target = TARGETS.get(name)
+        mark = "" if target is None else (f"{target:6.2f}" + ("" if med <= target else "!"))
+        print(
+            f"{name:10} {med:9.3f} {min(res['times']):8.3f} {mark:>7} "
+            f"{res['peak_mib']:9.0f} {res['states']:10,}"
+        )
+    print(f"first run ever (empty compile cache), yahtzee: {first_run_ever('yahtzee'):.1f} s")
+
+    if args.no_peer:
+        return
+    py = peer_python()
+    if py is None:
+        return
+    print(f"\npeer: {PEER_PACKAGE} (same machine, same run)")
+    print(f"{'rules':10} {'peer median s':>14} {'dicelab s':>10} {'ratio':>7} {'values agree':>13}")
+    for name, (variant, ref) in PEER_VARIANTS.items():
+        if name not in own:
+            continue
+        res = run_json(py, PEER, variant, str(args.runs))
+        pm = statistics.median(res["times"])
+        om = statistics.median(own[name]["times"])
+        agree = abs(res["value"] - own[name]["value"]) < 1e-6 and abs(res["value"] - ref) < 1e-6
+        print(f"{name:10} {pm:14.3f} {om:10.3f} {pm / om:6.1f}x {str(agree):>13}")
+
+
+if __name__ == "__main__":
+    main()
