@@ -41,6 +41,7 @@ OWN = textwrap.dedent(
     first = solve_expected(name)
     first_s = time.perf_counter() - t0
     times = []
+    t = first
     for _ in range(runs):
         t = solve_expected(name)
         times.append(t.seconds)
