@@ -13,6 +13,12 @@ against the best option.
 >>> advice.best.keep
 (6, 6)
 
+Keeping every die
+-----------------
+Before a reroll, keeping all the dice means rolling no more: its value is that of
+the best box for the dice showing. (Keeping all and rerolling nothing would only
+postpone the same choice; the best option's value is the same either way.)
+
 Ordering
 --------
 Options are sorted by value, best first. Options whose values agree within
@@ -23,8 +29,11 @@ ascending order; boxes in scorecard order.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from itertools import product
 
+from dicelab.dice import DiceSpace, dice_space
 from dicelab.errors import UserError
 from dicelab.solve.expected import ExpectedTable, turn_values
 
@@ -43,7 +52,8 @@ class Position:
         Rerolls still allowed this turn (0 after the last throw).
     filled : mapping of box id to points
         The filled boxes and the points written in them. Points may be ``None``
-        when unknown; then ``upper_total`` must be given.
+        when unknown; then ``upper_total`` must be given if an upper box is among
+        them, and the points of other such boxes are left out of the score so far.
     upper_total : int, optional
         Upper-section points so far; derived from ``filled`` when omitted.
     extra_bonuses : int
@@ -69,11 +79,15 @@ class Option:
     box_name: str | None = None
     points: int | None = None
     extra: int = 0
+    stops: bool = False  # a keep of every die: no more rolling this turn
 
     @property
     def label(self) -> str:
-        """Short text for tables: ``keep 6 6``, ``keep nothing`` or ``Full house (25)``."""
+        """Short text for tables: ``keep 6 6``, ``keep nothing``, ``keep all: 2 2 2 6 6``
+        (score now) or ``Full house (25)``."""
         if self.kind == "keep":
+            if self.stops:
+                return "keep all: " + " ".join(map(str, self.keep))
             return "keep " + (" ".join(map(str, self.keep)) if self.keep else "nothing")
         bonus = f" +{self.extra} bonus" if self.extra else ""
         return f"{self.box_name} ({self.points}{bonus})"
@@ -113,6 +127,7 @@ class Advice:
                     "box": o.box,
                     "points": o.points,
                     "extra_bonus": o.extra,
+                    "stops": o.stops,
                     "expected_final_score": o.value,
                     "cost": o.cost,
                 }
@@ -126,18 +141,25 @@ def scorecard_state(table: ExpectedTable, position: Position) -> tuple[int, int,
 
     ``score`` is the points scored so far without the upper bonus (the table's
     values include the bonus, earned or to come).
+
+    Raises
+    ------
+    UserError
+        For an unknown box, points a box cannot score, an upper total the filled
+        boxes cannot make, extra bonuses that cannot have been earned, or a full card.
     """
     g = table.game
     rules = g.rules
     ids = [c.id for c in rules.categories]
     mask = 0
-    score = position.extra_bonuses * rules.extra_bonus
+    score = 0
     upper_sum = 0
-    unknown_upper = False
+    unknown_upper: list[int] = []
     flag = 0
-    if position.extra_bonuses < 0:
-        raise UserError("extra bonuses: expected a count of 0 or more")
-    if position.extra_bonuses and rules.extra_bonus == 0:
+    extra = position.extra_bonuses
+    if not isinstance(extra, int) or isinstance(extra, bool) or extra < 0:
+        raise UserError(f"extra bonuses: got {extra!r}, expected a count of 0 or more")
+    if extra and rules.extra_bonus == 0:
         raise UserError(f"extra bonuses: the rules {rules.name!r} have no extra bonus")
     for box, pts in position.filled.items():
         if box not in ids:
@@ -146,12 +168,12 @@ def scorecard_state(table: ExpectedTable, position: Position) -> tuple[int, int,
         mask |= 1 << c
         if pts is None:
             if g.upper[c]:
-                unknown_upper = True
+                unknown_upper.append(c)
             if c == g.yahtzee:
                 raise UserError(f"box {box!r}: give its points (they decide the extra bonus)")
             continue
-        possible = set(int(x) for x in g.score[c]) | set(int(x) for x in g.joker_score[c])
-        if pts not in possible:
+        possible = _possible_points(g, c)
+        if isinstance(pts, bool) or not isinstance(pts, int) or pts not in possible:
             raise UserError(
                 f"box {box!r}: {pts} points cannot be scored there "
                 f"(possible: {', '.join(map(str, sorted(possible)))})"
@@ -161,48 +183,87 @@ def scorecard_state(table: ExpectedTable, position: Position) -> tuple[int, int,
             upper_sum += pts
         if c == g.yahtzee and pts > 0:
             flag = 1
-    if position.extra_bonuses and not flag:
+    score += extra * rules.extra_bonus
+    if extra and not flag:
         raise UserError("extra bonuses need the all-same box filled with points")
+    if extra and extra > bin(mask).count("1") - 1:
+        raise UserError(
+            f"extra bonuses: {extra} cannot have been earned with "
+            f"{bin(mask).count('1')} boxes filled (each one fills a box after the all-same box)"
+        )
     if position.upper_total is None:
-        if unknown_upper:
+        if unknown_upper and g.threshold > 0:
             raise UserError("give the upper total: some upper boxes have no points")
         upper = upper_sum
     else:
         upper = position.upper_total
-        if upper < 0:
-            raise UserError(f"upper total: got {upper}, expected 0 or more")
-        if not unknown_upper and upper != upper_sum:
-            raise UserError(
-                f"upper total: got {upper}, but the upper boxes given add up to {upper_sum}"
-            )
-        capped = min(upper, g.threshold) if g.threshold > 0 else 0
-        if g.threshold > 0 and not g.upper_reach[mask, capped]:
-            raise UserError(f"upper total: the filled upper boxes cannot make {upper}")
+        if isinstance(upper, bool) or not isinstance(upper, int) or upper < 0:
+            raise UserError(f"upper total: got {upper!r}, expected a whole number 0 or more")
+        rest = upper - upper_sum
+        if rest not in _sums(tuple(tuple(sorted(_possible_points(g, c))) for c in unknown_upper)):
+            given = f"the upper boxes given add up to {upper_sum}"
+            if unknown_upper:
+                given = "the filled upper boxes cannot make it"
+            raise UserError(f"upper total: got {upper}, but {given}")
+        score += rest  # the points of the upper boxes given without points
     if mask == g.full_mask:
         raise UserError("every box is filled: the game is over")
     return mask, upper, flag if g.n_flag == 2 else 0, score
 
 
+def _possible_points(game, c: int) -> set[int]:
+    """Every score box ``c`` can hold, with or without a joker."""
+    return set(int(x) for x in game.score[c]) | set(int(x) for x in game.joker_score[c])
+
+
+@lru_cache(maxsize=256)
+def _sums(choices: tuple[tuple[int, ...], ...]) -> frozenset[int]:
+    """Every total of one value from each tuple (the empty product sums to 0)."""
+    totals = {0}
+    for values in choices:
+        totals = {t + v for t in totals for v in values}
+    return frozenset(totals)
+
+
+@lru_cache(maxsize=4096)
+def _sub_keeps(dice: int, faces: int, roll: int) -> tuple[int, ...]:
+    """Keep indices of every distinct sub-multiset of a roll."""
+    space: DiceSpace = dice_space(dice, faces)
+    counts = [int(x) for x in space.counts[roll]]
+    found = []
+    for take in product(*(range(n + 1) for n in counts)):
+        found.append(space.index([f + 1 for f, n in enumerate(take) for _ in range(n)]))
+    return tuple(sorted(found))
+
+
 def advise(table: ExpectedTable, position: Position) -> Advice:
-    """Rank every option of a position by expected final score."""
+    """Rank every option of a position by expected final score.
+
+    Before a reroll the options are the distinct keeps of the dice showing (keeping
+    all of them ends the rolling); after the last throw they are the boxes the
+    dice may go in. Values are expected final scores: points scored so far plus
+    the optimal expectation of the rest, upper bonus and extra bonuses included.
+    """
     g = table.game
     space = g.space
     rules = g.rules
+    rerolls = position.rerolls_left
     if len(position.dice) != rules.dice:
         raise UserError(f"dice: got {len(position.dice)}, expected {rules.dice}")
-    if not 0 <= position.rerolls_left <= rules.rolls - 1:
-        raise UserError(
-            f"rerolls left: got {position.rerolls_left}, expected 0 to {rules.rolls - 1}"
-        )
+    if isinstance(rerolls, bool) or not isinstance(rerolls, int):
+        raise UserError(f"rerolls left: got {rerolls!r}, expected a whole number")
+    if not 0 <= rerolls <= rules.rolls - 1:
+        raise UserError(f"rerolls left: got {rerolls}, expected 0 to {rules.rolls - 1}")
+    roll = space.index(tuple(position.dice))
     mask, upper, flag, score = scorecard_state(table, position)
-    roll = space.index(position.dice)
     turn = turn_values(table, mask, upper, flag)
     raw: list[tuple[float, tuple, Option]] = []
-    if position.rerolls_left > 0:
-        for k in space.sub_keeps(roll):
+    if rerolls > 0:
+        for k in _sub_keeps(space.dice, space.faces, roll):
             faces = space.faces_of(k)
-            value = score + turn.keep_value(position.rerolls_left, k)
-            opt = Option(kind="keep", value=value, cost=0.0, keep=faces)
+            stops = k == roll
+            value = score + (turn.roll_value(roll, 0) if stops else turn.keep_value(rerolls, k))
+            opt = Option(kind="keep", value=value, cost=0.0, keep=faces, stops=stops)
             raw.append((value, (-len(faces), faces), opt))
     else:
         for o in turn.box_options(roll):
@@ -214,9 +275,7 @@ def advise(table: ExpectedTable, position: Position) -> Advice:
             )  # fmt: skip
             raw.append((value, (o.box,), opt))
     best = max(v for v, _, _ in raw)
-    options = [
-        Option(**{**o.__dict__, "cost": max(0.0, best - v)}) for v, _, o in _stable_rank(raw)
-    ]
+    options = [replace(o, cost=max(0.0, best - v)) for v, _, o in _stable_rank(raw)]
     return Advice(position=position, score_so_far=score, upper_total=upper, options=options)
 
 
