@@ -21,13 +21,17 @@ from numba import njit, prange
 
 NEG = -1.0e300
 
+#: Floating-point licence for the max-heavy kernels: no NaN or infinity reaches
+#: them (unreachable states are never read), so comparisons compile to vector max.
+FAST = {"nnan", "ninf", "nsz"}
+
 JOKER_NONE = 0
 JOKER_FREE = 1
 JOKER_FORCED = 2
 JOKER_FREE_IF_FIFTY = 3
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def final_roll_values(
     mask, u0, nu, y, off, V, A, cand, roll0, score, joker_score, roll_face, upper,
     upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
@@ -67,19 +71,34 @@ def final_roll_values(
                 for ui in range(nu):
                     crow[ui] = pts + src[u0 + ui]
         pos += n_vals
+    # A box's candidates grow with its points (the next state's value never falls
+    # with a higher upper total), so a box scoring 0 for a roll is never better
+    # than its own 0-candidate: all of those are covered by one row, the best
+    # 0-candidate of the open boxes, and each roll only visits its scoring boxes.
+    zero = cand[pos, :nu]
+    for ui in range(nu):
+        zero[ui] = NEG
+    for t in range(n_open):
+        if values[open_boxes[t], 0] == 0:
+            crow = cand[first_row[t], :nu]
+            for ui in range(nu):
+                a = zero[ui]
+                b = crow[ui]
+                zero[ui] = a if a > b else b
     for r in range(n_rolls):
         row = A[roll0 + r, off : off + nu]
         if roll_face[r] >= 0:
             for ui in range(nu):
                 row[ui] = NEG
             continue
-        c = open_boxes[0]
-        crow = cand[first_row[0] + index[c, r], :nu]
         for ui in range(nu):
-            row[ui] = crow[ui]
-        for t in range(1, n_open):
+            row[ui] = zero[ui]
+        for t in range(n_open):
             c = open_boxes[t]
-            crow = cand[first_row[t] + index[c, r], :nu]
+            j = index[c, r]
+            if j == 0 and values[c, 0] == 0:
+                continue
+            crow = cand[first_row[t] + j, :nu]
             for ui in range(nu):
                 a = row[ui]
                 b = crow[ui]
@@ -170,7 +189,7 @@ def keep_values(A, add, size_start, dice, faces, lanes):
             row[lane] *= inv
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def best_keeps(A, sub, n_keeps, faces, lanes):
     """Best keep inside every set of dice, in place: ``A[k] = max(A[k], A[k - f])``.
 
@@ -260,7 +279,7 @@ def solve_batches(
     roll0 = size_start[dice]
     for b in prange(starts.shape[0] - 1):
         A = np.empty((n_keeps, width))
-        cand = np.empty((values.shape[0] * values.shape[1], width))
+        cand = np.empty((values.shape[0] * values.shape[1] + 1, width))
         out = np.empty(width)
         off = 0
         for j in range(starts[b], starts[b + 1]):
@@ -295,7 +314,7 @@ def turn_detail(
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
     A = np.empty((n_keeps, 1))
-    cand = np.empty((values.shape[0] * values.shape[1], 1))
+    cand = np.empty((values.shape[0] * values.shape[1] + 1, 1))
     final_roll_values(
         mask, u, 1, y, 0, V, A, cand, roll0, score, joker_score, roll_face, upper,
         upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
