@@ -245,6 +245,8 @@ def solve_expected(
     done = int(weights[full])
     rargs = kernel_args(game)
     sargs = space_args(game)
+    if progress is not None:
+        progress(done, total)
     for layer in reversed(_layers(n_cat)[:-1]):
         for lo in range(0, len(layer), chunk):
             part = layer[lo : lo + chunk]
