@@ -387,6 +387,22 @@ def test_blank_lines_and_spacing_are_accepted():
     assert parsed.lines[0, 0] == 2
 
 
+def test_fast_and_line_by_line_readers_agree():
+    rng = np.random.default_rng(5)
+    rolls = rng.integers(1, 7, size=(30 * 13, 5)).tolist()
+    lines = [" ".join(map(str, r)) for r in rolls]
+    lines[3] = "\t" + lines[3] + "\r"
+    lines.insert(40, "")
+    plain = parse_games("\n".join(lines))
+    # a vertical tab is whitespace to the line reader only, which then does the work
+    slow = parse_games("\n".join(lines).replace("\n", "\x0b\n", 1))
+    assert plain.error is None and slow.error is None
+    assert np.array_equal(plain.faces, slow.faces)
+    assert np.array_equal(plain.lines, slow.lines)
+    assert plain.faces.tolist() == np.array(rolls).reshape(30, 13, 5).tolist()
+    assert (plain.lines[3, 0], plain.lines[3, 1]) == (40, 42)
+
+
 def test_run_assign_prints_complete_games_before_the_error(tmp_path, capsys):
     path = tmp_path / "rolls.txt"
     lines = SAMPLE_TEXT.splitlines()

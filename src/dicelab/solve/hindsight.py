@@ -668,6 +668,42 @@ def _faces_array(rows: list[list[str]], faces: int) -> tuple[np.ndarray, int]:
     return arr.reshape(len(good), len(rows[0])), first_bad
 
 
+def _parse_plain(text: str, dice: int, faces: int, n_cat: int) -> ParsedGames | None:
+    """Vectorised reading of a flawless input of one-digit faces, else None.
+
+    Works on the bytes: each digit is a token, each newline ends a line. Any
+    other character, a line of the wrong length, a face out of range or a game
+    cut short returns None, and the line-by-line reader finds and names the fault.
+    """
+    if not text.isascii() or faces > 9:
+        return None
+    b = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+    digit = (b >= ord("0")) & (b <= ord("9"))
+    newline = b == ord("\n")
+    blank = (b == ord(" ")) | (b == ord("\t")) | (b == ord("\r")) | newline
+    if not np.all(digit | blank):
+        return None
+    if np.any(digit[1:] & digit[:-1]):
+        return None  # a number of several digits
+    line_of = np.cumsum(newline) - newline
+    tok_line = line_of[digit]
+    vals = b[digit].astype(np.int64) - ord("0")
+    per_line = np.bincount(tok_line, minlength=int(newline.sum()) + 1)
+    if np.any((per_line != 0) & (per_line != dice)):
+        return None
+    if np.any((vals < 1) | (vals > faces)):
+        return None
+    numbers = np.flatnonzero(per_line) + 1
+    if len(numbers) % n_cat:
+        return None
+    n_games = len(numbers) // n_cat
+    return ParsedGames(
+        faces=vals.reshape(n_games, n_cat, dice),
+        lines=numbers.astype(np.int64).reshape(n_games, n_cat),
+        error=None,
+    )
+
+
 def parse_games(text: str, rules: Rules | CompiledRules | str = DEFAULT_RULES) -> ParsedGames:
     """Read games in the contest format: one roll per line, as many lines as boxes.
 
@@ -679,6 +715,9 @@ def parse_games(text: str, rules: Rules | CompiledRules | str = DEFAULT_RULES) -
     game = _compiled(rules)
     r = game.rules
     dice, n_cat = r.dice, r.n_categories
+    plain = _parse_plain(text, dice, r.faces, n_cat)
+    if plain is not None:
+        return plain
     rows: list[list[str]] = []
     numbers: list[int] = []
     error: UserError | None = None
