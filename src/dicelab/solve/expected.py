@@ -240,7 +240,11 @@ def solve_expected(
     V[full] = 0.0
     if game.threshold > 0:
         V[full, :, game.threshold] = float(game.rules.bonus_points)
-    weights = extent * np.array([game.flags_of(m) for m in range(full + 1)])
+    masks = np.arange(full + 1, dtype=np.int64)
+    flags = np.ones(full + 1, dtype=np.int64)
+    if game.n_flag == 2:
+        flags += (masks >> game.yahtzee) & 1
+    weights = extent * flags
     total = int(weights.sum())
     done = int(weights[full])
     rargs = kernel_args(game)
