@@ -32,13 +32,14 @@ import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numba
 import numpy as np
 from numba import njit, prange
 
-from dicelab.dice import DiceSpace
+from dicelab.dice import DiceSpace, dice_space
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, compile_rules
@@ -51,13 +52,16 @@ __all__ = [
     "best_assignment",
     "format_json",
     "format_lines",
+    "needs_order",
     "parse_games",
+    "roll_indices",
     "run_assign",
+    "to_records",
 ]
 
 DEFAULT_RULES = "uva10149"
 
-#: Largest working table (in bytes) the ordered method may allocate per thread.
+#: Largest working memory (in bytes) of the ordered method, all threads together.
 MAX_ORDERED_BYTES = 1 << 30
 
 #: Games solved side by side by the subset method (the lanes of its tables).
@@ -176,11 +180,19 @@ def roll_indices(faces: np.ndarray, space: DiceSpace) -> np.ndarray:
 
     ``faces`` has shape ``(..., dice)`` with faces from 1 to ``space.faces``.
     """
-    table = np.array([space.faces_of(int(k)) for k in space.rolls], dtype=np.int64)
-    codes = _roll_codes(table, space.faces)
-    order = np.argsort(codes)
-    found = np.searchsorted(codes[order], _roll_codes(np.sort(faces, axis=-1), space.faces))
+    codes, order = _roll_table(space.dice, space.faces)
+    found = np.searchsorted(codes, _roll_codes(np.sort(faces, axis=-1), space.faces))
     return order[found]
+
+
+@lru_cache(maxsize=16)
+def _roll_table(dice: int, faces: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted codes of every roll, and the roll index of each."""
+    space = dice_space(dice, faces)
+    table = np.array([space.faces_of(int(k)) for k in space.rolls], dtype=np.int64)
+    codes = _roll_codes(table.reshape(len(space.rolls), dice), faces)
+    order = np.argsort(codes)
+    return codes[order], order
 
 
 def _as_faces(games, game: CompiledRules) -> np.ndarray:
@@ -530,9 +542,9 @@ def _solve_ordered(idx: np.ndarray, game: CompiledRules):
     rules = game.rules
     n_games, n_cat = idx.shape
     dt = _value_dtype(game)
-    chunks = _n_chunks(n_games)
     shape = (1 << n_cat, game.n_flag, game.n_upper)
     need = int(np.prod(shape)) * np.dtype(dt).itemsize
+    chunks = max(1, min(_n_chunks(n_games), MAX_ORDERED_BYTES // need))
     if need > MAX_ORDERED_BYTES:
         raise UserError(
             f"{rules.name}: with its extra-bonus or joker rules the assignment needs a "
@@ -582,10 +594,9 @@ def assign(games, rules: Rules | CompiledRules | str = DEFAULT_RULES) -> Assignm
     r = game.rules
     faces = _as_faces(games, game)
     n_games, n_cat = faces.shape[:2]
-    idx = roll_indices(faces, game.space) if n_games else np.zeros((0, n_cat), np.int64)
+    idx = roll_indices(faces, game.space)
     if n_games == 0:
-        roll_of_box = np.zeros((0, n_cat), np.int64)
-        scores = np.zeros((0, n_cat), np.int64)
+        roll_of_box = scores = np.zeros((0, n_cat), np.int64)
         extra = total = np.zeros(0, np.int64)
     elif needs_order(r):
         roll_of_box, scores, extra, total = _solve_ordered(idx, game)
