@@ -21,6 +21,8 @@ API
     left this keeps every die first. ``game.score`` is the points so far.
 ``game.position()`` / ``game.advice()``
     The decision at hand as an :class:`~dicelab.advisor.Position`, and its advice.
+``find_box_option(advice, text, rules)``
+    The box option a player named (id, number, name or a unique start of one).
 ``game.record`` / ``save_record(record, path)`` / ``load_record(path)``
     The JSON-ready record, written atomically and read back with checks.
 ``Game.resume(table, record)``
@@ -245,7 +247,7 @@ class Game:
             self.keep(self.dice)
         if self.phase != "box":
             raise UserError(f"cannot fill a box now: {self._expect()}")
-        option = _box_option(self.advice(), box, self.rules)
+        option = find_box_option(self.advice(), box, self.rules)
         t = self._turn
         t["box"] = option.box
         t["points"] = option.points
@@ -296,15 +298,19 @@ class Game:
         return game
 
 
-def _box_option(advice: Advice, box: str, rules) -> Option:
-    """The box option named by id, number (from 1) or name."""
+def find_box_option(advice: Advice, box: str, rules) -> Option:
+    """The option of the box named by id, number (from 1), name, or a unique start of one."""
     ids = [c.id for c in rules.categories]
     key = str(box).strip()
     if key.isdigit() and 1 <= int(key) <= len(ids):
         key = ids[int(key) - 1]
-    for c in rules.categories:
-        if key.lower() in (c.id.lower(), c.label.lower()):
-            key = c.id
+    low = key.lower()
+    exact = [c.id for c in rules.categories if low in (c.id, c.label.lower())]
+    starts = [
+        c.id for c in rules.categories if c.id.startswith(low) or c.label.lower().startswith(low)
+    ]
+    if exact or (low and len(starts) == 1):
+        key = (exact or starts)[0]
     if key not in ids:
         raise UserError(f"unknown box {box!r}; the boxes are: {', '.join(ids)}")
     for o in advice.options:
@@ -334,12 +340,23 @@ def save_record(record: dict, path: str | Path) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".dicelab-game-", suffix=".tmp", dir=folder)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(record, fh, indent=1)
-            fh.write("\n")
+            fh.write(record_text(record))
         os.replace(tmp, path)
     except OSError as exc:
         raise UserError(f"cannot write the game record {str(path)!r}: {exc.strerror}") from None
     return path
+
+
+def record_text(record: dict) -> str:
+    """A record as JSON text: one line per field, and one line per turn."""
+    items = []
+    for key, value in record.items():
+        if key == "turns" and value:
+            turns = ",\n".join("  " + json.dumps(t) for t in value)
+            items.append(f' "turns": [\n{turns}\n ]')
+        else:
+            items.append(f" {json.dumps(key)}: {json.dumps(value)}")
+    return "{\n" + ",\n".join(items) + "\n}\n"
 
 
 def load_record(path: str | Path) -> dict:
@@ -572,7 +589,7 @@ def review(table: ExpectedTable, record: dict) -> Review:
 
 def _chosen(advice: Advice, step: _Step, rules) -> Option:
     if step.kind == "box":
-        return _box_option(advice, str(step.choice), rules)
+        return find_box_option(advice, str(step.choice), rules)
     keep = tuple(step.choice)
     for o in advice.options:
         if o.keep == keep:

@@ -1,0 +1,347 @@
+"""What ``dicelab advise``, ``review`` and ``simulate`` print: rich tables and JSON.
+
+The command line only collects options; this module reads the scorecard given on
+the command line, loads the table, and shows the answer, so every output format
+stays in one place (the play-along loop in :mod:`dicelab.play_terminal` reuses it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from dicelab.advisor import Advice, Position, advise
+from dicelab.errors import UserError
+from dicelab.play import Review, load_record, review
+from dicelab.rules import Rules, load_rules
+from dicelab.simulate import Simulation, simulate
+from dicelab.solve.expected import ExpectedTable, expected_table
+
+
+# -- reading the command line ---------------------------------------------------------------
+def parse_dice(tokens: Sequence[str], faces: int) -> list[int]:
+    """Dice typed as ``3 3 6 5 6``, ``3,3,6,5,6`` or (faces up to 9) ``33656``."""
+    out: list[int] = []
+    for token in tokens:
+        for part in re.split(r"[,\s]+", str(token).strip()):
+            if not part:
+                continue
+            if not part.isdigit():
+                raise UserError(f"dice: {part!r} is not a number")
+            if faces <= 9 and len(part) > 1:
+                out.extend(int(ch) for ch in part)
+            else:
+                out.append(int(part))
+    for d in out:
+        if not 1 <= d <= faces:
+            raise UserError(f"dice: {d} is not a face of these dice (1 to {faces})")
+    return out
+
+
+def parse_filled(items: Sequence[str], rules: Rules) -> dict[str, int | None]:
+    """Boxes typed as ``ones=3,sixes=18,full_house=25``; ``box=?`` for unknown points.
+
+    Options may be repeated; a box given twice is an error.
+    """
+    ids = [c.id for c in rules.categories]
+    filled: dict[str, int | None] = {}
+    for item in items:
+        for part in re.split(r"[,\s]+", str(item).strip()):
+            if not part:
+                continue
+            box, sep, pts = part.partition("=")
+            box = box.strip().lower()
+            if box not in ids:
+                raise UserError(f"unknown box {box!r}; the boxes are: {', '.join(ids)}")
+            if box in filled:
+                raise UserError(f"box {box!r} is given twice")
+            pts = pts.strip()
+            if not sep or pts in ("", "?"):
+                filled[box] = None
+            elif re.fullmatch(r"\d+", pts):
+                filled[box] = int(pts)
+            else:
+                raise UserError(f"box {box!r}: points {pts!r} are not a whole number (or ?)")
+    return filled
+
+
+def load_table(rules: str | Rules, quiet: bool = False) -> ExpectedTable:
+    """The expected-score table, solving (with a progress bar) if it is not cached."""
+    from dicelab.report import progress_bar
+
+    r = load_rules(rules) if isinstance(rules, str) else rules
+    with progress_bar(f"solving {r.name}", enabled=not quiet) as tick:
+        return expected_table(r, progress=tick)
+
+
+# -- advise ------------------------------------------------------------------------------
+def run_advise(
+    rules: str,
+    dice: Sequence[str],
+    *,
+    rerolls: int | None = None,
+    filled: Sequence[str] = (),
+    upper: int | None = None,
+    bonuses: int = 0,
+    top: int = 12,
+    as_json: bool = False,
+    console: Console | None = None,
+) -> Advice:
+    """Run ``dicelab advise`` and print the ranked options."""
+    console = console or Console()
+    r = load_rules(rules)
+    position = Position(
+        dice=tuple(parse_dice(dice, r.faces)),
+        rerolls_left=r.rolls - 1 if rerolls is None else rerolls,
+        filled=parse_filled(filled, r),
+        upper_total=upper,
+        extra_bonuses=bonuses,
+    )
+    table = load_table(r, quiet=as_json)
+    advice = advise(table, position)
+    if as_json:
+        console.print_json(json.dumps({"rules": r.name, **advice.to_dict()}))
+    else:
+        show_advice(advice, r, console, top=top)
+    return advice
+
+
+def show_advice(advice: Advice, rules: Rules, console: Console, top: int = 12) -> None:
+    """The ranked options as a table, best first."""
+    p = advice.position
+    when = (
+        f"{p.rerolls_left} reroll{'s' if p.rerolls_left != 1 else ''} left"
+        if p.rerolls_left
+        else "after the last throw"
+    )
+    head = (
+        f"{rules.name}: dice {' '.join(map(str, sorted(p.dice)))}, {when}; "
+        f"score so far {advice.score_so_far}, upper total {advice.upper_total}"
+    )
+    console.print(head)
+    table = Table(show_header=True, header_style="bold")
+    table.add_column("#", justify="right")
+    table.add_column("option")
+    table.add_column("points now", justify="right")
+    table.add_column("expected final score", justify="right")
+    table.add_column("cost", justify="right")
+    shown = advice.options if top <= 0 else advice.options[:top]
+    for i, o in enumerate(shown, start=1):
+        if o.kind == "box":
+            now = str(o.points + o.extra)
+            what = o.box_name + (f" +{o.extra} bonus" if o.extra else "")
+        else:
+            now = ""
+            what = o.label
+        style = "bold green" if o.cost <= 1e-9 else None
+        table.add_row(str(i), what, now, f"{o.value:.3f}", f"{o.cost:.3f}", style=style)
+    console.print(table)
+    hidden = len(advice.options) - len(shown)
+    if hidden > 0:
+        console.print(f"... and {hidden} more (--top 0 shows all)")
+
+
+# -- review ------------------------------------------------------------------------------
+def run_review(
+    file: str,
+    *,
+    rules: str | None = None,
+    as_json: bool = False,
+    mistakes_only: bool = False,
+    console: Console | None = None,
+) -> Review:
+    """Run ``dicelab review FILE`` and print every decision and the totals."""
+    console = console or Console()
+    record = load_record(file)
+    source = rules or record.get("rules_source") or record.get("rules")
+    if not isinstance(source, str):
+        raise UserError(f"{Path(file).name}: the record names no rules (give --rules)")
+    table = load_table(source, quiet=as_json)
+    result = review(table, record)
+    if as_json:
+        console.print_json(json.dumps(result.to_dict()))
+    else:
+        show_review(result, console, mistakes_only=mistakes_only)
+    return result
+
+
+def show_review(result: Review, console: Console, mistakes_only: bool = False) -> None:
+    """Decisions with the best option and the cost, then the totals."""
+    shown = [d for d in result.decisions if d.mistake or not mistakes_only]
+    if not shown:
+        console.print("no mistakes: every decision was a best option")
+        for line in review_summary(result):
+            console.print(line)
+        return
+    table = Table(show_header=True, header_style="bold", title=f"Review ({result.rules})")
+    for col, just in (
+        ("turn", "right"),
+        ("dice", "left"),
+        ("rerolls", "right"),
+        ("chosen", "left"),
+        ("best", "left"),
+        ("cost", "right"),
+    ):
+        table.add_column(col, justify=just)
+    for d in shown:
+        best = "" if not d.mistake else d.best.label
+        style = "red" if d.cost >= 1 else ("yellow" if d.mistake else None)
+        table.add_row(
+            str(d.turn), " ".join(map(str, d.dice)), str(d.rerolls_left), d.chosen.label,
+            best, f"{d.cost:.3f}" if d.mistake else "", style=style,
+        )  # fmt: skip
+    console.print(table)
+    for line in review_summary(result):
+        console.print(line)
+
+
+def review_summary(result: Review) -> list[str]:
+    """The totals of a review, one fact per line."""
+    n = len(result.decisions)
+    lines = [
+        f"decisions: {n}, mistakes: {len(result.mistakes)}, "
+        f"total cost: {result.total_cost:.3f} points",
+    ]
+    if result.finished:
+        lines.append(
+            f"final score: {result.score}; optimal expectation at the start: "
+            f"{result.expected_score:.3f} ({result.score - result.expected_score:+.3f})"
+        )
+    else:
+        lines.append(
+            f"unfinished game: {result.score} points so far; expected final score now "
+            f"{result.outcome:.3f}, at the start {result.expected_score:.3f}"
+        )
+    lines.append(
+        f"luck: {result.luck:+.3f} (outcome = expectation - cost + luck: "
+        f"{result.outcome:.3f} = {result.expected_score:.3f} - {result.total_cost:.3f} "
+        f"{'+' if result.luck >= 0 else '-'} {abs(result.luck):.3f})"
+    )
+    return lines
+
+
+# -- simulate ----------------------------------------------------------------------------
+def run_simulate(
+    rules: str,
+    *,
+    games: int,
+    seed: int = 0,
+    plot: Path | None = None,
+    bins: int = 20,
+    as_json: bool = False,
+    console: Console | None = None,
+) -> Simulation:
+    """Run ``dicelab simulate`` and print the summary, histogram and optional plot."""
+    console = console or Console()
+    if not 1 <= bins <= 200:
+        raise UserError(f"bins: got {bins}, expected 1 to 200")
+    if plot is not None:
+        _check_plot_path(plot)
+    table = load_table(rules, quiet=as_json)
+    err = Console(stderr=True)
+    if as_json or not err.is_terminal or games < 20_000:
+        sim = simulate(table, games, seed=seed)
+    else:
+        columns = (
+            TextColumn("simulating"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("games"),
+            TimeElapsedColumn(),
+        )
+        with Progress(*columns, console=err, transient=True) as bar:
+            task = bar.add_task("simulate", total=games)
+            sim = simulate(
+                table, games, seed=seed, progress=lambda d, t: bar.update(task, completed=d)
+            )
+    if plot is not None:
+        plot_scores(sim, plot, bins=bins)
+    if as_json:
+        data = sim.to_dict()
+        if plot is not None:
+            data["plot"] = str(plot)
+        console.print_json(json.dumps(data))
+        return sim
+    show_simulation(sim, console, bins=bins)
+    if plot is not None:
+        console.print(f"plot written to {plot}")
+    return sim
+
+
+def show_simulation(sim: Simulation, console: Console, bins: int = 20) -> None:
+    """Summary figures, percentiles and a text histogram."""
+    console.print(
+        f"{sim.rules}: {sim.games:,} games with the optimal strategy (seed {sim.seed}), "
+        f"{sim.seconds:.2f} s ({sim.games_per_minute:,.0f} games a minute)"
+    )
+    console.print(
+        f"mean {sim.mean:.3f}, sd {sim.sd:.3f}, standard error {sim.standard_error:.3f}; "
+        f"exact expected score {sim.expected_score:.3f}: difference "
+        f"{sim.mean - sim.expected_score:+.3f} = {sim.z:+.2f} standard errors"
+    )
+    console.print(
+        f"upper bonus in {100 * sim.upper_bonus.mean():.2f}% of games, all-same box scored in "
+        f"{100 * sim.all_same.mean():.2f}%, extra bonuses {sim.extra_bonuses.mean():.4f} a game; "
+        f"min {int(sim.scores.min())}, max {int(sim.scores.max())}"
+    )
+    pct = Table(show_header=True, header_style="bold", title="percentiles")
+    values = sim.percentiles()
+    for p in values:
+        pct.add_column(f"{p}%", justify="right")
+    pct.add_row(*(f"{v:g}" for v in values.values()))
+    console.print(pct)
+    for line in text_histogram(sim, bins=bins):
+        console.print(Text(line))
+
+
+def text_histogram(sim: Simulation, bins: int = 20, width: int = 50) -> list[str]:
+    """One line per bin: range, bar, share of games."""
+    counts, edges = sim.histogram(bins)
+    top = max(1, int(counts.max()))
+    lines = []
+    for c, lo, hi in zip(counts, edges[:-1], edges[1:], strict=True):
+        bar = "#" * int(round(width * c / top))
+        lines.append(f"{int(lo):5d}-{int(hi) - 1:<5d} {bar:<{width}} {100 * c / sim.games:6.2f}%")
+    return lines
+
+
+def _check_plot_path(path: Path) -> None:
+    if path.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise UserError(f"plot: {path.name!r} should end in .png, .svg or .pdf")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise UserError(f"plot: the folder {str(folder)!r} does not exist")
+
+
+def plot_scores(sim: Simulation, path: Path, bins: int = 20) -> None:
+    """Histogram of the simulated scores, with the mean and the exact expectation."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    _check_plot_path(path)
+    counts, edges = sim.histogram(max(bins, 40))
+    fig = Figure(figsize=(8, 4.5))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    ax.stairs(counts / sim.games, edges, fill=True, color="0.75")
+    ax.axvline(sim.mean, color="tab:blue", label=f"simulated mean {sim.mean:.2f}")
+    ax.axvline(
+        sim.expected_score, color="tab:red", linestyle="--",
+        label=f"exact expected score {sim.expected_score:.2f}",
+    )  # fmt: skip
+    ax.set_xlabel("final score")
+    ax.set_ylabel("share of games")
+    ax.set_title(f"{sim.rules}: {sim.games:,} games with the optimal strategy (seed {sim.seed})")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    try:
+        fig.savefig(path)
+    except OSError as exc:
+        raise UserError(f"plot: cannot write {str(path)!r}: {exc.strerror}") from None
