@@ -1,0 +1,311 @@
+"""The FastAPI application: the play-along page and its JSON API.
+
+Every mistake in a request is answered with a 4xx status and ``{"detail": "..."}``
+naming what is wrong: :class:`~dicelab.errors.UserError` from the library becomes
+400 (404 for an unknown rule set), a body that does not fit the request model
+becomes 422, a body over the size limit 413. A 500 means a bug in dicelab.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from dicelab.advisor import TIE, Position, advise
+from dicelab.errors import UserError
+from dicelab.report import JOKER_TEXT
+from dicelab.web import models as m
+from dicelab.web.store import Entry, NotFound, Store
+
+#: Largest request body accepted, in bytes.
+MAX_BODY = 256 * 1024
+
+API_DESCRIPTION = """
+Advice for dice games of the Yahtzee family, from exact expected-score tables.
+
+* `GET /api/rules` lists the rule sets; `GET /api/rules/{id}` gives one's scorecard.
+* `POST /api/rules` uploads a rules file (TOML text) and returns its id.
+* `GET /api/rules/{id}/expected` solves (or loads) the table and gives the optimal
+  expected score of a game.
+* `POST /api/advice` ranks every option of a position (the keeps before a reroll,
+  the boxes after the last throw) by expected final score, with its cost against
+  the best one.
+* `POST /api/review` prices every decision of a game record (the format written by
+  `dicelab play` and by the page) against optimal play.
+
+Errors are 4xx with `{"detail": "what is wrong"}`.
+"""
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": m.ErrorOut, "description": "The request makes no sense for the rules."},
+    404: {"model": m.ErrorOut, "description": "Unknown rule set."},
+    422: {"model": m.ErrorOut, "description": "The body does not fit the request model."},
+}
+
+
+class BodyLimit:
+    """ASGI middleware: refuse request bodies over ``limit`` bytes with 413."""
+
+    def __init__(self, app, limit: int = MAX_BODY) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length" and (not value.isdigit() or int(value) > self.limit):
+                await self._refuse(scope, receive, send)
+                return
+        seen = 0
+
+        async def counted_receive():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise StarletteHTTPException(413, self._message())
+            return message
+
+        await self.app(scope, counted_receive, send)
+
+    def _message(self) -> str:
+        return f"request body over {self.limit} bytes"
+
+    async def _refuse(self, scope, receive, send) -> None:
+        await JSONResponse({"detail": self._message()}, status_code=413)(scope, receive, send)
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    """One line naming the first wrong field."""
+    errors = exc.errors()
+    if not errors:
+        return "invalid request"
+    first = errors[0]
+    loc = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{loc or 'body'}: {first.get('msg', 'invalid')}{more}"
+
+
+def _summary(entry: Entry) -> dict:
+    r = entry.rules
+    return {
+        "id": entry.id,
+        "source": entry.source,
+        "name": r.name,
+        "title": r.title or r.name,
+        "dice": r.dice,
+        "faces": r.faces,
+        "rolls": r.rolls,
+        "boxes": r.n_categories,
+    }
+
+
+def _info(entry: Entry) -> dict:
+    r = entry.rules
+    extra = None
+    if r.extra_yahtzee is not None:
+        box = r.categories[r.yahtzee_index].label
+        extra = {
+            "box": r.extra_yahtzee.category,
+            "points": r.extra_bonus,
+            "joker": r.joker,
+            "text": JOKER_TEXT[r.joker].format(box=box),
+        }
+    bonus = None
+    if r.upper_bonus is not None and r.bonus_points > 0:
+        bonus = {"threshold": r.upper_bonus.threshold, "points": r.upper_bonus.points}
+    return {
+        **_summary(entry),
+        "description": " ".join(r.description.split()),
+        "fingerprint": r.fingerprint(),
+        "upper_bonus": bonus,
+        "extra_bonus": extra,
+        "categories": [
+            {"id": c.id, "name": c.label, "scores": c.describe(), "upper": c.counts_for_bonus}
+            for c in r.categories
+        ],
+    }
+
+
+def create_app(store: Store | None = None) -> FastAPI:
+    """Build the application; ``store`` lets tests share or inspect the tables."""
+    store = store or Store()
+    app = FastAPI(
+        title="dicelab",
+        description=API_DESCRIPTION,
+        version=_version(),
+        docs_url="/docs",
+        redoc_url=None,
+        openapi_url="/openapi.json",
+    )
+    app.state.store = store
+    app.add_middleware(BodyLimit)
+
+    @app.exception_handler(NotFound)
+    async def _not_found(request: Request, exc: NotFound) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=404)
+
+    @app.exception_handler(UserError)
+    async def _user_error(request: Request, exc: UserError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=400)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": _validation_message(exc)}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse(
+            {"detail": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers
+        )
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"detail": f"internal error: {type(exc).__name__}"}, status_code=500)
+
+    static = resources.files("dicelab.web") / "static"
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(str(static / "index.html"))
+
+    app.mount("/static", StaticFiles(directory=str(static)), name="static")
+
+    @app.get("/api/health", tags=["server"], summary="Whether the server is up")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get(
+        "/api/rules",
+        response_model=m.RulesList,
+        tags=["rules"],
+        summary="The built-in and uploaded rule sets",
+    )
+    def list_rules() -> dict:
+        entries = store.builtin() + store.uploads()
+        return {"rules": [_summary(e) for e in entries]}
+
+    @app.post(
+        "/api/rules",
+        response_model=m.RulesInfo,
+        status_code=201,
+        tags=["rules"],
+        responses=ERRORS,
+        summary="Upload a rules file",
+    )
+    def upload_rules(body: m.UploadRequest) -> dict:
+        """Check a rules file and keep it; use the returned `id` as `rules` in other calls.
+
+        The same rules uploaded twice get the same id. Rules too large to solve
+        within a few seconds are refused unless their table is already cached.
+        """
+        return _info(store.upload(body.toml))
+
+    @app.get(
+        "/api/rules/{rules_id}",
+        response_model=m.RulesInfo,
+        tags=["rules"],
+        responses=ERRORS,
+        summary="The scorecard of a rule set",
+    )
+    def get_rules(rules_id: str) -> dict:
+        return _info(store.get(rules_id))
+
+    @app.get(
+        "/api/rules/{rules_id}/expected",
+        response_model=m.ExpectedInfo,
+        tags=["rules"],
+        responses=ERRORS,
+        summary="Solve a rule set: its optimal expected score",
+    )
+    def get_expected(rules_id: str) -> dict:
+        """Solves the rule set (or loads its table); later advice on it is then fast."""
+        entry = store.get(rules_id)
+        table = store.table(entry.rules)
+        return {
+            "id": entry.id,
+            "expected_score": table.expected_score,
+            "cached": bool(table.meta.get("cached")),
+        }
+
+    @app.post(
+        "/api/advice",
+        response_model=m.AdviceOut,
+        tags=["advice"],
+        responses=ERRORS,
+        summary="Every option of a position, ranked",
+    )
+    def post_advice(body: m.AdviceRequest) -> dict:
+        """Rank the keeps (rerolls left) or the boxes (after the last throw).
+
+        Each option has its expected final score under optimal play from then on
+        and its cost: how many expected points it gives up against the best one.
+        """
+        entry = store.get(body.rules)
+        rules = entry.rules
+        table = store.table(rules)
+        position = Position(
+            dice=tuple(body.dice),
+            rerolls_left=body.rerolls_left,
+            filled=dict(body.filled),
+            upper_total=body.upper_total,
+            extra_bonuses=body.extra_bonuses,
+        )
+        advice = advise(table, position)
+        out = advice.to_dict()
+        for option, o in zip(out["options"], advice.options, strict=True):
+            option["box_name"] = o.box_name
+            option["best"] = o.cost <= TIE
+        return {
+            **out,
+            "rules": entry.id,
+            "turn": len(body.filled) + 1,
+            "turns": rules.n_categories,
+            "roll": rules.rolls - body.rerolls_left,
+            "rolls": rules.rolls,
+        }
+
+    @app.post(
+        "/api/review",
+        response_model=m.ReviewOut,
+        tags=["advice"],
+        responses=ERRORS,
+        summary="Every decision of a game record, priced",
+    )
+    def post_review(body: m.ReviewRequest) -> dict:
+        """Replay a game record and give each decision's cost against the best option.
+
+        The record's rules fingerprint must match the rule set named by `rules`.
+        """
+        from dicelab.play import review
+
+        name = body.rules if body.rules is not None else body.record.get("rules")
+        if not isinstance(name, str) or not name:
+            raise UserError("review: name the rules played (`rules`, or the record's `rules`)")
+        entry = store.get(name[:80])
+        table = store.table(entry.rules)
+        return {**review(table, body.record).to_dict(), "rules": entry.id}
+
+    return app
+
+
+def _version() -> str:
+    from dicelab import __version__
+
+    return __version__
+
+
+def run(host: str = "127.0.0.1", port: int = 8000, log_level: str = "info") -> None:
+    """Serve the page and the API until interrupted."""
+    import uvicorn
+
+    uvicorn.run(create_app(), host=host, port=port, log_level=log_level)

@@ -1,0 +1,185 @@
+"""Request and response bodies of the JSON API, with their limits.
+
+The limits keep garbage cheap to refuse: every list, mapping and string has a
+bounded size, integers are strict (``true`` or ``3.5`` is not a die), and the
+meaning of a position (seven dice, a face of 9, an impossible upper total) is
+checked by :func:`dicelab.advisor.advise`, which names what is wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints
+
+from dicelab.dice import MAX_DICE
+
+RulesName = Annotated[str, StringConstraints(min_length=1, max_length=80)]
+BoxId = Annotated[str, StringConstraints(min_length=1, max_length=40)]
+Points = Annotated[StrictInt, Field(ge=0, le=1_000_000)]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AdviceRequest(_Request):
+    """A position: the rules, the scorecard, the dice showing and the rerolls left."""
+
+    rules: RulesName = Field(
+        "yahtzee", description="A built-in rule set name or the id of an uploaded one."
+    )
+    dice: list[Annotated[StrictInt, Field(ge=-1000, le=1000)]] = Field(
+        max_length=MAX_DICE + 8,
+        description="The dice showing, faces from 1, in any order.",
+        examples=[[3, 3, 6, 5, 6]],
+    )
+    rerolls_left: Annotated[StrictInt, Field(ge=0, le=100)] = Field(
+        description="Rerolls still allowed this turn: rolls - 1 after the first throw, "
+        "0 after the last one (then the options are the boxes).",
+        examples=[2],
+    )
+    filled: dict[BoxId, Points | None] = Field(
+        default_factory=dict,
+        max_length=64,
+        description="Filled boxes: box id to the points written in it "
+        "(null when unknown; then give upper_total).",
+        examples=[{"ones": 3, "full_house": 25}],
+    )
+    upper_total: Points | None = Field(
+        None, description="Upper-section points so far; derived from `filled` when omitted."
+    )
+    extra_bonuses: Annotated[StrictInt, Field(ge=0, le=1000)] = Field(
+        0, description="Extra all-same bonuses already earned."
+    )
+
+
+class ReviewRequest(_Request):
+    """A game record, finished or not, as written by ``dicelab play`` or the page."""
+
+    rules: RulesName | None = Field(
+        None,
+        description="The rule set played (a built-in name or an upload id); "
+        "the record's `rules` when omitted.",
+    )
+    record: dict[str, Any] = Field(
+        description="The game record (format `dicelab-game`, version 1; see docs/advice.md)."
+    )
+
+
+class UploadRequest(_Request):
+    """The text of a rules file (TOML, as described in docs/rules.md)."""
+
+    toml: str = Field(
+        max_length=64_000,
+        description="The rules file's text. `extends` may name only a built-in rule set.",
+        examples=['extends = "yahtzee"\nname = "my-yahtzee"\n\n[upper_bonus]\n'
+                  'threshold = 60\npoints = 35\n'],
+    )
+
+
+class Box(BaseModel):
+    id: str
+    name: str
+    scores: str = Field(description="What the box scores, in words.")
+    upper: bool = Field(description="Whether its points add to the upper total.")
+
+
+class UpperBonusInfo(BaseModel):
+    threshold: int
+    points: int
+
+
+class ExtraBonusInfo(BaseModel):
+    box: str = Field(description="The all-same box.")
+    points: int = Field(description="Points for each further all-same roll.")
+    joker: str
+    text: str = Field(description="The joker rule in words.")
+
+
+class RulesSummary(BaseModel):
+    id: str = Field(description="The name to use in other calls.")
+    source: Literal["builtin", "upload"]
+    name: str
+    title: str
+    dice: int
+    faces: int
+    rolls: int = Field(description="Throws per turn: the first roll and the rerolls.")
+    boxes: int
+
+
+class RulesInfo(RulesSummary):
+    description: str
+    fingerprint: str = Field(description="SHA-256 of everything that changes results.")
+    upper_bonus: UpperBonusInfo | None
+    extra_bonus: ExtraBonusInfo | None
+    categories: list[Box]
+
+
+class RulesList(BaseModel):
+    rules: list[RulesSummary]
+
+
+class ExpectedInfo(BaseModel):
+    id: str
+    expected_score: float = Field(description="Optimal expected final score of a game.")
+    cached: bool = Field(description="Whether the table came from the disk cache.")
+
+
+class OptionOut(BaseModel):
+    kind: Literal["keep", "box"]
+    label: str
+    keep: list[int] | None = Field(description="Dice to keep (kind keep).")
+    box: str | None = Field(description="Box id (kind box).")
+    box_name: str | None
+    points: int | None = Field(description="Points the box takes (kind box).")
+    extra_bonus: int = Field(description="Extra all-same bonus earned with it (kind box).")
+    expected_final_score: float
+    cost: float = Field(description="Expected points lost against the best option.")
+    best: bool = Field(description="True for the best option and any that tie with it.")
+
+
+class AdviceOut(BaseModel):
+    rules: str
+    dice: list[int]
+    turn: int = Field(description="Which turn this is: boxes filled + 1.")
+    turns: int = Field(description="Turns in a game: one per box.")
+    roll: int = Field(description="Which throw of the turn the dice come from.")
+    rolls: int = Field(description="Throws per turn.")
+    rerolls_left: int
+    score_so_far: int = Field(description="Points scored so far, without the upper bonus.")
+    upper_total: int
+    expected_final_score: float = Field(description="With optimal play from here.")
+    options: list[OptionOut] = Field(description="Every option, best first.")
+
+
+class DecisionOut(BaseModel):
+    turn: int
+    throw: int = Field(description="Which throw of the turn the dice come from.")
+    dice: list[int]
+    rerolls_left: int
+    chosen: str
+    chosen_value: float = Field(description="Expected final score after the choice made.")
+    best: str
+    best_value: float
+    cost: float = Field(description="Expected points lost against the best option.")
+    rank: int = Field(description="Rank of the choice among the options (1 is best).")
+    options: int = Field(description="Number of options there were.")
+
+
+class ReviewOut(BaseModel):
+    rules: str
+    finished: bool
+    score: int = Field(description="Points so far (the final score of a finished game).")
+    expected_score: float = Field(description="Optimal expected score of a whole game.")
+    total_cost: float = Field(description="Sum of the decisions' costs.")
+    mistakes: int = Field(description="Decisions that were not the best.")
+    luck: float = Field(description="outcome - expected_score + total_cost.")
+    outcome: float = Field(
+        description="The final score, or the expected final score of an unfinished game."
+    )
+    decisions: list[DecisionOut]
+
+
+class ErrorOut(BaseModel):
+    detail: str = Field(description="What is wrong with the request.")

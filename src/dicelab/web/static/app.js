@@ -1,0 +1,723 @@
+// dicelab play-along page: the game is kept here, the server ranks the options.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+const PIPS = {
+  1: [4], 2: [0, 8], 3: [0, 4, 8], 4: [0, 2, 6, 8], 5: [0, 2, 4, 6, 8], 6: [0, 2, 3, 5, 6, 8],
+};
+
+const state = {
+  rulesId: null,
+  info: null,          // scorecard of the rules (GET /api/rules/{id})
+  expected: null,      // optimal expected score of a whole game
+  record: null,        // the game record (the format of `dicelab play`): the game itself
+  dice: [],            // faces showing, in the places they are drawn
+  held: [],            // per die: kept for the next roll
+  advice: null,        // the last advice, for the position shown
+  review: null,        // the last review of the record (POST /api/review)
+  busy: false,
+  request: 0,          // number of the latest advice request
+  reviewRequest: 0,
+};
+
+// -- random numbers: crypto, or a seeded generator with ?seed=N (repeatable games) ----
+const seedParam = new URLSearchParams(location.search).get("seed");
+let seed = seedParam === null ? null : (Number(seedParam) >>> 0);
+function random() {
+  if (seed === null) {
+    const a = new Uint32Array(1);
+    crypto.getRandomValues(a);
+    return a[0] / 4294967296;
+  }
+  seed = (seed + 0x6d2b79f5) >>> 0;
+  let t = seed;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+const rollDie = () => 1 + Math.floor(random() * state.info.faces);
+
+// -- server --------------------------------------------------------------------------
+async function api(path, body) {
+  const init = body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  };
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (err) {
+    throw new Error("the server cannot be reached");
+  }
+  let data = null;
+  try { data = await res.json(); } catch (err) { data = null; }
+  if (!res.ok) {
+    throw new Error((data && data.detail) || `the server answered ${res.status}`);
+  }
+  return data;
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message || "";
+  box.hidden = !message;
+}
+
+// -- derived facts: everything follows from the record ------------------------------
+const rolls = () => state.info.rolls;
+const boxes = () => state.info.categories;
+const turns = () => state.record.turns;
+const sorted = (xs) => [...xs].sort((a, b) => a - b);
+const sameFaces = (a, b) => a.length === b.length && sorted(a).every((x, i) => x === sorted(b)[i]);
+const fmt = (x, digits = 2) => Number(x).toFixed(digits);
+
+function currentTurn() {
+  const ts = turns();
+  const last = ts[ts.length - 1];
+  return last && !("box" in last) ? last : null;
+}
+
+function filled() {
+  const out = {};
+  for (const t of turns()) if ("box" in t) out[t.box] = t.points;
+  return out;
+}
+
+const extraBonuses = () => turns().filter((t) => t.extra_bonus > 0).length;
+const turnNumber = () => Object.keys(filled()).length + 1;
+const gameOver = () => Object.keys(filled()).length === boxes().length;
+const throwsMade = () => (currentTurn() ? currentTurn().throws.length : 0);
+
+// Keeping every die ends the rolling, as in `dicelab play`.
+function stopped(t) {
+  return t.keeps.length > 0 && t.keeps[t.keeps.length - 1].length === state.info.dice;
+}
+
+function scoring() {
+  const t = currentTurn();
+  return Boolean(t) && (t.throws.length >= rolls() || stopped(t));
+}
+
+const rerollsLeft = () => (scoring() ? 0 : rolls() - throwsMade());
+
+function totals() {
+  const f = filled();
+  const filledSum = Object.values(f).reduce((s, v) => s + v, 0);
+  const bonus = state.info.upper_bonus;
+  const upper = boxes().filter((c) => c.upper && c.id in f).reduce((s, c) => s + f[c.id], 0);
+  const bonusEarned = bonus && upper >= bonus.threshold ? bonus.points : 0;
+  const extraPoints = turns().reduce((s, t) => s + (t.extra_bonus || 0), 0);
+  return { upper, bonusEarned, extraPoints, total: filledSum + bonusEarned + extraPoints };
+}
+
+function keptFaces() {
+  return state.dice.filter((_, i) => state.held[i]);
+}
+
+// -- rules ---------------------------------------------------------------------------
+async function loadRulesList(selectId) {
+  const data = await api("/api/rules");
+  const select = $("rules-select");
+  select.innerHTML = "";
+  for (const source of ["builtin", "upload"]) {
+    const group = document.createElement("optgroup");
+    group.label = source === "builtin" ? "Built-in" : "Uploaded";
+    for (const r of data.rules.filter((x) => x.source === source)) {
+      const opt = document.createElement("option");
+      opt.value = r.id;
+      opt.textContent = `${r.title} (${r.boxes} boxes, ${r.dice}d${r.faces})`;
+      group.appendChild(opt);
+    }
+    if (group.children.length) select.appendChild(group);
+  }
+  select.value = selectId;
+}
+
+// Switch to a rule set (and a new game), and have its table solved or loaded.
+async function chooseRules(id) {
+  showError("");
+  const info = await api(`/api/rules/${encodeURIComponent(id)}`);
+  Object.assign(state, { info, rulesId: id, expected: null });
+  $("rules-select").value = id;
+  newGame();
+  renderRulesText();
+  $("expected-now").textContent = "(solving the rules…)";
+  try {
+    const ex = await api(`/api/rules/${encodeURIComponent(id)}/expected`);
+    if (state.rulesId === id) state.expected = ex.expected_score;
+  } catch (err) {
+    showError(err.message);
+  }
+  render();
+}
+
+async function uploadRules(file) {
+  showError("");
+  if (file.size > 64000) {
+    showError(`${file.name}: the file is too large (at most 64000 characters)`);
+    return;
+  }
+  const text = await file.text();
+  try {
+    const info = await api("/api/rules", { toml: text });
+    await loadRulesList(info.id);
+    await chooseRules(info.id);
+  } catch (err) {
+    showError(`${file.name}: ${err.message}`);
+  }
+}
+
+function renderRulesText() {
+  const info = state.info;
+  const parts = [];
+  if (info.description) parts.push(`<p>${escapeHtml(info.description)}</p>`);
+  parts.push(`<p>${info.dice} dice with ${info.faces} faces, ${info.rolls} throws per turn, `
+    + `${info.boxes} boxes.</p>`);
+  if (info.upper_bonus) {
+    parts.push(`<p>Upper bonus: ${info.upper_bonus.points} points for `
+      + `${info.upper_bonus.threshold} or more in the upper boxes.</p>`);
+  }
+  if (info.extra_bonus) {
+    parts.push(`<p>Extra bonus: ${info.extra_bonus.points} for each further all-same roll; `
+      + `${escapeHtml(info.extra_bonus.text)}.</p>`);
+  }
+  $("rules-text").innerHTML = parts.join("");
+  $("rules-title").textContent = info.title;
+}
+
+function escapeHtml(text) {
+  const div = document.createElement("div");
+  div.textContent = text;
+  return div.innerHTML;
+}
+
+// -- the game ------------------------------------------------------------------------
+function emptyRecord() {
+  return {
+    format: "dicelab-game",
+    version: 1,
+    rules: state.info.name,
+    rules_source: state.rulesId,
+    fingerprint: state.info.fingerprint,
+    started: new Date().toISOString().slice(0, 19),
+    dice: "real",
+    seed: null,
+    turns: [],
+    finished: false,
+    final_score: null,
+  };
+}
+
+function newGame() {
+  state.record = emptyRecord();
+  Object.assign(state, { dice: [], held: [], advice: null, review: null });
+  render();
+}
+
+// A throw: virtual dice, or the faces of real ones (``faces``, every die).
+function doThrow(faces) {
+  if (gameOver() || scoring() || state.busy) return;
+  const n = state.info.dice;
+  let t = currentTurn();
+  if (!t) {
+    t = { throws: [], keeps: [] };
+    turns().push(t);
+    state.dice = faces ? [...faces] : Array.from({ length: n }, rollDie);
+    state.held = Array(n).fill(false);
+  } else {
+    const kept = keptFaces();
+    if (kept.length === n) {
+      scoreNow();
+      return;
+    }
+    if (t.keeps.length < t.throws.length) {
+      t.keeps.push(sorted(kept));
+      reviewSoon();
+    }
+    if (faces) {
+      // the kept dice stay where they are; the other places take the remaining faces
+      const rest = [...faces];
+      for (const k of kept) rest.splice(rest.indexOf(k), 1);
+      state.dice = state.dice.map((d, i) => (state.held[i] ? d : rest.shift()));
+    } else {
+      state.dice = state.dice.map((d, i) => (state.held[i] ? d : rollDie()));
+    }
+  }
+  t.throws.push(sorted(state.dice));
+  if (scoring()) state.held = state.held.map(() => false);
+  refresh();
+}
+
+function enterThrow(text) {
+  showError("");
+  const faces = text.trim().split(/[\s,]+/).filter(Boolean).map(Number);
+  const n = state.info.dice;
+  if (faces.length !== n || faces.some((f) => !Number.isInteger(f))) {
+    showError(`type ${n} dice, faces 1 to ${state.info.faces}, e.g. ${"3 ".repeat(n).trim()}`);
+    return;
+  }
+  const bad = faces.find((f) => f < 1 || f > state.info.faces);
+  if (bad !== undefined) {
+    showError(`a die shows ${bad}: faces go from 1 to ${state.info.faces}`);
+    return;
+  }
+  if (throwsMade() > 0) {
+    const rest = [...faces];
+    for (const k of keptFaces()) {
+      const at = rest.indexOf(k);
+      if (at < 0) {
+        showError(`the kept dice (${keptFaces().join(" ")}) must be part of the throw`);
+        return;
+      }
+      rest.splice(at, 1);
+    }
+  }
+  $("enter-dice").value = "";
+  doThrow(faces);
+}
+
+function scoreNow() {
+  const t = currentTurn();
+  if (!t || scoring() || state.busy) return;
+  t.keeps.push(sorted(state.dice));
+  state.held = state.held.map(() => false);
+  reviewSoon();
+  refresh();
+}
+
+function chooseBox(id) {
+  if (!scoring() || state.busy || !adviceIsCurrent() || id in filled()) return;
+  const option = state.advice.options.find((o) => o.box === id);
+  if (!option) return;
+  const t = currentTurn();
+  t.box = id;
+  t.points = option.points;
+  t.extra_bonus = option.extra_bonus;
+  if (gameOver()) {
+    state.record.finished = true;
+    state.record.final_score = totals().total;
+  }
+  Object.assign(state, { dice: [], held: [], advice: null });
+  reviewSoon();
+  render();
+}
+
+function adviceIsCurrent() {
+  const a = state.advice;
+  return a && sameFaces(a.dice, state.dice) && a.rerolls_left === rerollsLeft();
+}
+
+function followKeep(option) {
+  if (option.stops) {
+    scoreNow();
+    return;
+  }
+  const want = [...option.keep];
+  state.held = state.dice.map((d) => {
+    const at = want.indexOf(d);
+    if (at < 0) return false;
+    want.splice(at, 1);
+    return true;
+  });
+  render();
+}
+
+function toggleHold(i) {
+  if (throwsMade() === 0 || scoring() || gameOver()) return;
+  state.held[i] = !state.held[i];
+  render();
+}
+
+// Correct a die of the last throw (a mistyped or misread real die).
+function adjustDie(i, step) {
+  const t = currentTurn();
+  if (!t || state.busy) return;
+  const f = state.info.faces;
+  state.dice[i] = ((state.dice[i] - 1 + step + f) % f) + 1;
+  t.throws[t.throws.length - 1] = sorted(state.dice);
+  if (t.keeps.length === t.throws.length) t.keeps.pop(); // a stop made with other dice
+  refresh();
+}
+
+// Ask for advice on the position shown, then draw everything.
+async function refresh() {
+  render();
+  if (throwsMade() === 0 || gameOver()) return;
+  const number = ++state.request;
+  const body = {
+    rules: state.rulesId,
+    dice: state.dice,
+    rerolls_left: rerollsLeft(),
+    filled: filled(),
+    extra_bonuses: extraBonuses(),
+  };
+  state.busy = true;
+  render();
+  try {
+    const advice = await api("/api/advice", body);
+    if (number === state.request) {
+      state.advice = advice;
+      showError("");
+    }
+  } catch (err) {
+    if (number === state.request) {
+      state.advice = null;
+      showError(err.message);
+    }
+  } finally {
+    if (number === state.request) state.busy = false;
+    render();
+  }
+}
+
+// Price every decision so far (play.py's review, on the server).
+async function reviewSoon() {
+  const number = ++state.reviewRequest;
+  const record = JSON.parse(JSON.stringify(state.record));
+  try {
+    const review = await api("/api/review", { rules: state.rulesId, record });
+    if (number === state.reviewRequest) state.review = review;
+  } catch (err) {
+    if (number === state.reviewRequest) showError(`review: ${err.message}`);
+  }
+  renderReview();
+}
+
+// Continue (or just review) a game from a record file.
+async function openRecord(file) {
+  showError("");
+  let record;
+  try {
+    record = JSON.parse(await file.text());
+  } catch (err) {
+    showError(`${file.name}: not a JSON file`);
+    return;
+  }
+  if (!record || typeof record !== "object" || record.format !== "dicelab-game") {
+    showError(`${file.name}: not a dicelab game record`);
+    return;
+  }
+  const wanted = [record.rules_source, record.rules].find(
+    (x) => typeof x === "string" && [...$("rules-select").options].some((o) => o.value === x));
+  if (!wanted) {
+    showError(`${file.name}: the rules ${JSON.stringify(record.rules)} are not loaded here; `
+      + "upload the rules file first");
+    return;
+  }
+  try {
+    const review = await api("/api/review", { rules: wanted, record });
+    await chooseRules(wanted);
+    state.record = record;
+    state.record.dice = "real";
+    state.review = review;
+    const t = currentTurn();
+    state.dice = t && t.throws.length ? [...t.throws[t.throws.length - 1]] : [];
+    const keep = t && t.keeps.length === t.throws.length && !stopped(t) ? [...t.keeps.pop()] : [];
+    state.held = state.dice.map((d) => {
+      const at = keep.indexOf(d);
+      if (at < 0) return false;
+      keep.splice(at, 1);
+      return true;
+    });
+    state.advice = null;
+    refresh();
+  } catch (err) {
+    showError(`${file.name}: ${err.message}`);
+  }
+}
+
+// -- drawing -------------------------------------------------------------------------
+function render() {
+  if (!state.info || !state.record) return;
+  renderCounter();
+  renderDice();
+  renderOptions();
+  renderScorecard();
+  renderReview();
+}
+
+function renderCounter() {
+  const n = boxes().length;
+  const k = throwsMade();
+  const counter = $("roll-counter");
+  const hint = $("hint");
+  if (gameOver()) {
+    counter.textContent = "Game over";
+    hint.textContent = "Start a new game, or change the rules.";
+  } else if (k === 0) {
+    counter.textContent = `Turn ${turnNumber()} of ${n} · Roll 1 of ${rolls()}`;
+    hint.textContent = "Roll the virtual dice, or throw real ones and type what they show.";
+  } else if (scoring()) {
+    counter.textContent = `Turn ${turnNumber()} of ${n} · Roll ${k} of ${rolls()} · choose a box`;
+    hint.textContent = "Click a box in the scorecard or an option below.";
+  } else {
+    const left = rerollsLeft();
+    counter.textContent = `Turn ${turnNumber()} of ${n} · Roll ${k} of ${rolls()}`;
+    hint.textContent = `${left} reroll${left > 1 ? "s" : ""} left: `
+      + "click the dice to keep, then roll again, or score now.";
+  }
+  counter.dataset.turn = gameOver() ? "" : String(turnNumber());
+  counter.dataset.roll = String(k);
+  const canThrow = !gameOver() && !scoring() && !state.busy;
+  $("roll").disabled = !canThrow;
+  $("roll").textContent = k === 0 ? "Roll" : `Roll again (roll ${k + 1} of ${rolls()})`;
+  $("enter-throw").disabled = !canThrow;
+  $("enter-dice").disabled = !canThrow;
+  $("score-now").disabled = k === 0 || scoring() || gameOver() || state.busy;
+}
+
+function dieFace(face) {
+  const el = document.createElement("span");
+  el.className = "face";
+  if (face && state.info.faces <= 6) {
+    el.classList.add("pips");
+    for (let k = 0; k < 9; k++) {
+      const pip = document.createElement("i");
+      if (PIPS[face].includes(k)) pip.className = "on";
+      el.appendChild(pip);
+    }
+  } else {
+    el.classList.add("number");
+    el.textContent = face ? String(face) : "?";
+  }
+  return el;
+}
+
+function renderDice() {
+  const box = $("dice");
+  box.innerHTML = "";
+  for (let i = 0; i < state.info.dice; i++) {
+    const face = state.dice[i];
+    const slot = document.createElement("div");
+    slot.className = "slot";
+    const die = document.createElement("button");
+    die.type = "button";
+    die.className = "die";
+    die.id = `die-${i}`;
+    die.dataset.face = face ? String(face) : "";
+    die.setAttribute("aria-label", face ? `die ${i + 1}: ${face}` : `die ${i + 1}: not thrown`);
+    die.setAttribute("aria-pressed", state.held[i] ? "true" : "false");
+    if (state.held[i]) die.classList.add("held");
+    if (!face) die.classList.add("blank");
+    die.disabled = !face || scoring() || gameOver();
+    die.appendChild(dieFace(face));
+    die.addEventListener("click", () => toggleHold(i));
+    slot.appendChild(die);
+    const tag = document.createElement("div");
+    tag.className = "tag";
+    tag.textContent = state.held[i] ? "kept" : "";
+    slot.appendChild(tag);
+    const adj = document.createElement("div");
+    adj.className = "adjust";
+    for (const [label, step] of [["▲", 1], ["▼", -1]]) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.textContent = label;
+      b.title = step > 0 ? "one face up" : "one face down";
+      b.disabled = !face || gameOver();
+      b.addEventListener("click", () => adjustDie(i, step));
+      adj.appendChild(b);
+    }
+    slot.appendChild(adj);
+    box.appendChild(slot);
+  }
+}
+
+function renderOptions() {
+  const box = $("options");
+  const expectedNow = $("expected-now");
+  box.innerHTML = "";
+  if (gameOver()) {
+    expectedNow.textContent = "";
+    box.innerHTML = '<p class="muted">The game is over.</p>';
+    return;
+  }
+  if (throwsMade() === 0) {
+    const ds = state.review && state.review.decisions;
+    const now = ds && ds.length ? ds[ds.length - 1].chosen_value : state.expected;
+    expectedNow.textContent = now === null ? "" : `(expected final score now: ${fmt(now)})`;
+    box.innerHTML = '<p class="muted">Roll to see the options.</p>';
+    return;
+  }
+  const a = adviceIsCurrent() ? state.advice : null;
+  if (!a) {
+    expectedNow.textContent = "";
+    box.innerHTML = `<p class="muted">${state.busy ? "Thinking…" : "No advice."}</p>`;
+    return;
+  }
+  expectedNow.textContent = `(expected final score now: ${fmt(a.expected_final_score)})`;
+  if (!$("show-advice").checked) {
+    box.innerHTML = '<p class="muted">Advice hidden: choose, and the review shows the cost.</p>';
+    return;
+  }
+  const table = document.createElement("table");
+  table.className = "options";
+  table.innerHTML = '<thead><tr><th>option</th><th class="num">expected final score</th>'
+    + '<th class="num">cost</th></tr></thead>';
+  const body = document.createElement("tbody");
+  for (const o of a.options) {
+    const tr = document.createElement("tr");
+    tr.className = "option" + (o.best ? " best" : "");
+    tr.dataset.kind = o.kind;
+    tr.dataset.cost = String(o.cost);
+    if (o.box) tr.dataset.box = o.box;
+    if (o.keep) tr.dataset.keep = o.keep.join(" ");
+    tr.tabIndex = 0;
+    tr.title = o.kind === "box" ? "click to fill this box"
+      : o.stops ? "click to stop rolling and choose a box" : "click to keep these dice";
+    const cost = o.best ? "best" : `−${fmt(o.cost)}`;
+    tr.innerHTML = `<td>${escapeHtml(o.label)}</td><td class="num">${fmt(o.expected_final_score)}`
+      + `</td><td class="num cost">${cost}</td>`;
+    const act = () => (o.kind === "keep" ? followKeep(o) : chooseBox(o.box));
+    tr.addEventListener("click", act);
+    tr.addEventListener("keydown", (e) => { if (e.key === "Enter") act(); });
+    body.appendChild(tr);
+  }
+  table.appendChild(body);
+  box.appendChild(table);
+}
+
+function renderScorecard() {
+  const table = $("scorecard");
+  table.innerHTML = "";
+  const a = scoring() && adviceIsCurrent() ? state.advice : null;
+  const candidates = {};
+  if (a) for (const o of a.options) candidates[o.box] = o;
+  const f = filled();
+  const t = totals();
+  const cats = boxes();
+  const lastUpper = cats.map((c) => c.upper).lastIndexOf(true);
+  const row = (cells, cls) => {
+    const tr = document.createElement("tr");
+    if (cls) tr.className = cls;
+    tr.innerHTML = cells;
+    table.appendChild(tr);
+    return tr;
+  };
+  cats.forEach((c, i) => {
+    let cell;
+    const tr = row("", "box");
+    tr.dataset.box = c.id;
+    if (c.id in f) {
+      tr.classList.add("filled");
+      cell = `<td class="num points">${f[c.id]}</td>`;
+    } else if (candidates[c.id]) {
+      const o = candidates[c.id];
+      tr.classList.add("candidate");
+      if (o.best && $("show-advice").checked) tr.classList.add("best");
+      tr.tabIndex = 0;
+      tr.title = `fill ${c.name} with ${o.points}`;
+      tr.addEventListener("click", () => chooseBox(c.id));
+      tr.addEventListener("keydown", (e) => { if (e.key === "Enter") chooseBox(c.id); });
+      const bonus = o.extra_bonus ? ` +${o.extra_bonus}` : "";
+      cell = `<td class="num points maybe">${o.points}${bonus}</td>`;
+    } else {
+      cell = '<td class="num points"></td>';
+    }
+    tr.innerHTML = `<td title="${escapeHtml(c.scores)}">${escapeHtml(c.name)}`
+      + `<span class="scores">${escapeHtml(c.scores)}</span></td>${cell}`;
+    if (i === lastUpper) {
+      const bonus = state.info.upper_bonus;
+      row(`<td>Upper total</td><td class="num" id="upper-total">${t.upper}`
+        + `${bonus ? ` / ${bonus.threshold}` : ""}</td>`, "sum");
+      if (bonus) {
+        const text = t.bonusEarned ? String(t.bonusEarned)
+          : `<span class="muted">${Math.max(0, bonus.threshold - t.upper)} to go</span>`;
+        row(`<td>Bonus (${bonus.points} at ${bonus.threshold})</td>`
+          + `<td class="num" id="upper-bonus">${text}</td>`, "sum");
+      }
+    }
+  });
+  if (state.info.extra_bonus) {
+    row(`<td>Extra bonuses (${extraBonuses()} × ${state.info.extra_bonus.points})</td>`
+      + `<td class="num">${t.extraPoints}</td>`, "sum");
+  }
+  row(`<td>Total</td><td class="num" id="total">${t.total}</td>`, "sum total");
+}
+
+function renderReview() {
+  if (!state.info || !state.record) return;
+  const table = $("review");
+  table.innerHTML = "";
+  const r = state.review;
+  const ds = r ? r.decisions : [];
+  $("review-total").textContent = ds.length
+    ? `${ds.length} decision${ds.length > 1 ? "s" : ""}, total cost ${fmt(r.total_cost)}`
+      + " expected points"
+    : "Each decision and what it cost against the best one appear here.";
+  $("review-total").dataset.cost = r ? String(r.total_cost) : "0";
+  if (ds.length) {
+    table.innerHTML = '<thead><tr><th class="num">turn</th><th class="num">roll</th>'
+      + '<th>dice</th><th>your choice</th><th>best</th><th class="num">cost</th></tr></thead>';
+    const body = document.createElement("tbody");
+    for (const d of [...ds].reverse()) {
+      const tr = document.createElement("tr");
+      const bad = d.cost > 1e-9;
+      tr.className = bad ? "costly" : "good";
+      tr.innerHTML = `<td class="num">${d.turn}</td><td class="num">${d.throw}</td>`
+        + `<td class="dice-cell">${d.dice.join(" ")}</td><td>${escapeHtml(d.chosen)}</td>`
+        + `<td>${bad ? escapeHtml(d.best) : "✓"}</td><td class="num">${fmt(d.cost)}</td>`;
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+  }
+  const summary = $("summary");
+  if (gameOver() && r && r.finished) {
+    summary.innerHTML = `<strong>Final score: <span id="final-score">${r.score}</span></strong>`
+      + `<br>With optimal play a game scores ${fmt(r.expected_score)} on average. `
+      + `Your decisions cost ${fmt(r.total_cost)} expected points in all `
+      + `(${r.mistakes} of ${ds.length} were not the best); `
+      + `the dice gave you ${r.luck >= 0 ? "+" : "−"}${fmt(Math.abs(r.luck))} (luck).`;
+    summary.hidden = false;
+  } else {
+    summary.hidden = true;
+  }
+  $("download").hidden = turns().length === 0;
+}
+
+function downloadRecord() {
+  const blob = new Blob([JSON.stringify(state.record, null, 1)], { type: "application/json" });
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = `dicelab-${state.rulesId}-game.json`;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+// -- wiring --------------------------------------------------------------------------
+function wire() {
+  $("rules-select").addEventListener("change", (e) => chooseRules(e.target.value)
+    .catch((err) => showError(err.message)));
+  $("rules-file").addEventListener("change", (e) => {
+    const file = e.target.files[0];
+    e.target.value = "";
+    if (file) uploadRules(file);
+  });
+  $("record-file").addEventListener("change", (e) => {
+    const file = e.target.files[0];
+    e.target.value = "";
+    if (file) openRecord(file);
+  });
+  $("new-game").addEventListener("click", newGame);
+  $("roll").addEventListener("click", () => doThrow(null));
+  $("score-now").addEventListener("click", scoreNow);
+  $("enter-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    enterThrow($("enter-dice").value);
+  });
+  $("show-advice").addEventListener("change", render);
+  $("download").addEventListener("click", downloadRecord);
+}
+
+async function start() {
+  wire();
+  const wanted = new URLSearchParams(location.search).get("rules") || "yahtzee";
+  try {
+    await loadRulesList(wanted);
+    await chooseRules(wanted);
+  } catch (err) {
+    showError(err.message);
+  }
+}
+
+start();

@@ -1,0 +1,172 @@
+"""Rule sets and solved tables kept in memory by the web server.
+
+Built-in rule sets are always available; uploaded ones are kept (a bounded number,
+the oldest dropped first) under an id made from their fingerprint, so uploading
+the same rules twice gives the same id. Tables are solved or loaded from the disk
+cache once per fingerprint and kept in memory; concurrent requests for a table
+that is being solved wait for that one solve instead of starting their own.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from math import comb
+
+from dicelab import tables
+from dicelab.errors import UserError
+from dicelab.rules import Rules, _resolve, builtin_names, load_rules, parse_rules
+from dicelab.solve.expected import OBJECTIVE, ExpectedTable, expected_table
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+#: Largest uploaded rules file, in characters.
+MAX_UPLOAD_CHARS = 64_000
+#: Uploaded rule sets kept; the oldest is dropped first.
+MAX_UPLOADS = 32
+#: Solved tables kept in memory; the least recently used is dropped first.
+MAX_TABLES = 8
+#: Largest table (turn-start states, before pruning) the server solves itself.
+MAX_STATES = 2**15 * 64 * 2
+#: Largest solve (states times keeps) the server does itself: about official Yatzy.
+MAX_WORK = 2_000_000_000
+
+
+class NotFound(UserError):
+    """A rule set name the server does not know."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A rule set the server knows, with where it came from."""
+
+    id: str
+    rules: Rules
+    source: str  # "builtin" or "upload"
+
+
+def solve_size(rules: Rules) -> tuple[int, int]:
+    """Upper bounds of the states and of the work of a solve, without compiling."""
+    n_keeps = comb(rules.dice + rules.faces, rules.faces)
+    n_upper = rules.bonus_threshold + 1 if rules.bonus_threshold > 0 else 1
+    n_flag = 2 if rules.extra_bonus > 0 else 1
+    states = (1 << rules.n_categories) * n_upper * n_flag
+    return states, states * n_keeps
+
+
+def parse_upload(text: str) -> Rules:
+    """Rules from the text of an uploaded TOML file.
+
+    ``extends`` may only name a built-in rule set: an upload must never make the
+    server read a file of its own.
+    """
+    if len(text) > MAX_UPLOAD_CHARS:
+        raise UserError(f"rules file: {len(text)} characters, at most {MAX_UPLOAD_CHARS}")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"uploaded rules: not valid TOML: {exc}") from None
+    parent = data.pop("extends", None)
+    if parent is not None:
+        names = builtin_names()
+        if not isinstance(parent, str) or parent not in names:
+            raise UserError(
+                f"uploaded rules: extends: {parent!r} is not a built-in rule set "
+                f"(an uploaded file may extend only: {', '.join(names)})"
+            )
+        _, merged = _resolve(parent, None)
+        for key, value in data.items():
+            if isinstance(value, dict) and isinstance(merged.get(key), dict):
+                merged[key] = {**merged[key], **value}
+            else:
+                merged[key] = value
+        data = merged
+    return parse_rules(data, "uploaded rules")
+
+
+class Store:
+    """The rule sets and tables of one server."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._builtin: dict[str, Entry] = {}
+        self._uploads: OrderedDict[str, Entry] = OrderedDict()
+        self._tables: OrderedDict[str, ExpectedTable] = OrderedDict()
+        self._solving: dict[str, threading.Lock] = {}
+
+    # -- rule sets -------------------------------------------------------------------
+    def builtin(self) -> list[Entry]:
+        """Every built-in rule set, by name."""
+        return [self.get(name) for name in builtin_names()]
+
+    def uploads(self) -> list[Entry]:
+        """The uploaded rule sets still kept, oldest first."""
+        with self._lock:
+            return list(self._uploads.values())
+
+    def get(self, name: str) -> Entry:
+        """A rule set by built-in name or upload id."""
+        with self._lock:
+            if name in self._builtin:
+                return self._builtin[name]
+            if name in self._uploads:
+                return self._uploads[name]
+        if name in builtin_names():
+            entry = Entry(id=name, rules=load_rules(name), source="builtin")
+            with self._lock:
+                self._builtin[name] = entry
+            return entry
+        raise NotFound(
+            f"unknown rules {name[:80]!r}: expected a built-in name "
+            f"({', '.join(builtin_names())}) or the id of an uploaded rules file"
+        )
+
+    def upload(self, text: str) -> Entry:
+        """Check and keep an uploaded rules file; refuse rules too large to solve here."""
+        rules = parse_upload(text)
+        states, work = solve_size(rules)
+        if (states > MAX_STATES or work > MAX_WORK) and not self._cached(rules):
+            raise UserError(
+                f"uploaded rules: {rules.n_categories} boxes with {rules.dice} dice of "
+                f"{rules.faces} faces are too large to solve inside the web server; "
+                f"solve them once with `dicelab solve FILE` and upload the file again"
+            )
+        entry = Entry(id="upload-" + rules.fingerprint()[:12], rules=rules, source="upload")
+        with self._lock:
+            self._uploads.pop(entry.id, None)
+            self._uploads[entry.id] = entry
+            while len(self._uploads) > MAX_UPLOADS:
+                self._uploads.popitem(last=False)
+        return entry
+
+    @staticmethod
+    def _cached(rules: Rules) -> bool:
+        return tables.table_path(rules, OBJECTIVE).exists()
+
+    # -- tables ----------------------------------------------------------------------
+    def table(self, rules: Rules) -> ExpectedTable:
+        """The expected-score table of a rule set: from memory, disk or a fresh solve."""
+        key = rules.fingerprint()
+        with self._lock:
+            found = self._tables.get(key)
+            if found is not None:
+                self._tables.move_to_end(key)
+                return found
+            gate = self._solving.setdefault(key, threading.Lock())
+        with gate:
+            with self._lock:
+                found = self._tables.get(key)
+            if found is not None:
+                return found
+            table = expected_table(rules)
+            with self._lock:
+                self._tables[key] = table
+                while len(self._tables) > MAX_TABLES:
+                    self._tables.popitem(last=False)
+                self._solving.pop(key, None)
+            return table
