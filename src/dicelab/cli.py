@@ -295,6 +295,20 @@ def simulate_command(
     )  # fmt: skip
 
 
+@app.command("serve")
+def serve_command(
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(8000, "--port", help="Port to listen on."),
+) -> None:
+    """Serve the play-along web page and its JSON API (docs at /docs)."""
+    from dicelab.web.app import run
+
+    if not 0 <= port <= 65535:
+        fail(f"port: got {port}, expected 0 to 65535")
+    typer.echo(f"dicelab: the page is at http://{host}:{port}/ (API docs at /docs)")
+    run(host=host, port=port)
+
+
 def main() -> None:
     """Run the command line; user mistakes end in one line and exit code 2."""
     try:
