@@ -1,7 +1,7 @@
 """Games per second of the best scoring of known rolls (``dicelab assign``).
 
 Run ``python benchmarks/bench_assign.py``. Solves 10,000 random games of the
-contest rules (``uva10149``) as one batch, and times the whole text path too
+contest rules (``uva10149``, or ``--rules NAME``) as one batch, and times the whole text path too
 (read the contest format, solve, write the answer lines). Each figure is the
 median of several runs after one warm-up run (which also compiles the kernels).
 """
@@ -15,6 +15,7 @@ import time
 import numba
 import numpy as np
 
+from dicelab.rules import load_rules
 from dicelab.solve.hindsight import assign, format_lines, parse_games
 
 
@@ -38,9 +39,12 @@ def main() -> None:
     args = parser.parse_args()
     runs = max(5, args.runs)
 
+    rules = load_rules(args.rules)
     rng = np.random.default_rng(args.seed)
-    games = rng.integers(1, 7, size=(args.games, 13, 5))
-    text = "".join(" ".join(map(str, roll)) + "\n" for roll in games.reshape(-1, 5).tolist())
+    shape = (args.games, rules.n_categories, rules.dice)
+    games = rng.integers(1, rules.faces + 1, size=shape)
+    rolls = games.reshape(-1, rules.dice).tolist()
+    text = "".join(" ".join(map(str, roll)) + "\n" for roll in rolls)
     print(f"{args.games} random games, rules {args.rules}, {numba.get_num_threads()} threads")
 
     t = median_time(lambda: assign(games, args.rules), runs)

@@ -324,6 +324,27 @@ def test_brute_force_across_lane_blocks():
     assert result.total.tolist() == [brute_force(rules, g) for g in games]
 
 
+def test_batch_mixing_games_with_and_without_all_same_rolls():
+    rules = parse_rules(
+        {
+            "name": "mixed6",
+            "dice": 5,
+            "faces": 6,
+            "rolls": 3,
+            "upper_bonus": {"threshold": 12, "points": 35},
+            "extra_yahtzee": {"category": "yahtzee", "bonus": 100, "joker": "free"},
+            "categories": [POOL[0], POOL[3], POOL[6], POOL[11], POOL[14], YAHTZEE_BOX],
+        }
+    )
+    rng = np.random.default_rng(11)
+    games = rng.integers(1, 7, size=(60, 6, 5))
+    for g in range(0, 60, 2):
+        picks = rng.choice(6, size=rng.integers(1, 4), replace=False)
+        games[g, picks] = rng.choice([1, 4, 6], size=(len(picks), 1))
+    games = games.tolist()
+    assert assign(games, rules).total.tolist() == [brute_force(rules, g) for g in games]
+
+
 def test_forced_joker_takes_the_face_box():
     rules = {
         "name": "joker5",

@@ -19,6 +19,8 @@ Two exact methods share the work:
   only once the all-same box holds its points), so roll ``i`` fills a box at turn
   ``i`` and the programme runs over (filled boxes, all-same flag, capped upper
   total), with the same bonus and joker rules as the expected-score solver.
+  Those rules only touch all-same rolls, so only games that have one take this
+  slower path.
 
 >>> from dicelab.solve.hindsight import best_assignment
 >>> best_assignment([[1, 2, 3, 4, 5]] * 13).total
@@ -595,16 +597,21 @@ def assign(games, rules: Rules | CompiledRules | str = DEFAULT_RULES) -> Assignm
     faces = _as_faces(games, game)
     n_games, n_cat = faces.shape[:2]
     idx = roll_indices(faces, game.space)
-    if n_games == 0:
-        roll_of_box = scores = np.zeros((0, n_cat), np.int64)
-        extra = total = np.zeros(0, np.int64)
-    elif needs_order(r):
-        roll_of_box, scores, extra, total = _solve_ordered(idx, game)
-    else:
-        roll_of_box, total = _solve_subsets(idx, game)
-        played = np.take_along_axis(idx, roll_of_box, axis=1)
-        scores = game.score[np.arange(n_cat)[None, :], played]
-        extra = np.zeros(n_games, dtype=np.int64)
+    roll_of_box = np.zeros((n_games, n_cat), np.int64)
+    scores = np.zeros((n_games, n_cat), np.int64)
+    extra = np.zeros(n_games, np.int64)
+    total = np.zeros(n_games, np.int64)
+    # bonus and joker rules only touch all-same rolls: other games take the fast path
+    ordered = (game.roll_face[idx] >= 0).any(axis=1) if needs_order(r) else np.zeros(n_games, bool)
+    plain = ~ordered
+    if plain.any():
+        rob, total[plain] = _solve_subsets(idx[plain], game)
+        roll_of_box[plain] = rob
+        played = np.take_along_axis(idx[plain], rob, axis=1)
+        scores[plain] = game.score[np.arange(n_cat)[None, :], played]
+    if ordered.any():
+        rob, sc, ex, tot = _solve_ordered(idx[ordered], game)
+        roll_of_box[ordered], scores[ordered], extra[ordered], total[ordered] = rob, sc, ex, tot
     upper_total = scores[:, np.array(r.upper_mask, dtype=bool)].sum(axis=1)
     t = r.bonus_threshold
     bonus = np.where((upper_total >= t) & (t > 0), r.bonus_points, 0).astype(np.int64)
