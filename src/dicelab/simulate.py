@@ -38,7 +38,7 @@ def _best_keeps_arg(A, arg, sub, n_keeps, faces):
     """Best keep inside every set of dice, as in ``best_keeps``, remembering which.
 
     ``arg[k]`` is the keep (inside ``k``) that reaches ``A[k]``; on equal values
-    the larger keep wins, so a roll whose dice are all worth keeping is kept.
+    the larger keep wins. For a full roll, keeping it all means scoring now.
     """
     for k in range(n_keeps):
         arg[k] = k
@@ -51,14 +51,19 @@ def _best_keeps_arg(A, arg, sub, n_keeps, faces):
 
 @njit(cache=True)
 def _play_game(
-    draws, V, A, cand, arg, keep_size, score, joker_score, roll_face, upper,
+    draws, V, A, cand, arg, stop, keep_size, score, joker_score, roll_face, upper,
     upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
     add, sub, size_start, roll_prob, dice, faces, rerolls, bonus_points, out,
 ):  # fmt: skip
-    """One game with optimal choices; writes score, bonus, extra bonuses, all-same."""
+    """One game with optimal choices; writes score, bonus, extra bonuses, all-same.
+
+    As in the advice, keeping every die ends the rolling: before each reroll a
+    full roll is valued as its best box now, and its sub-keeps as usual.
+    """
     n_cat = score.shape[0]
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
+    n_rolls = n_keeps - roll0
     full = (1 << n_cat) - 1
     mask = 0
     u = 0
@@ -72,8 +77,12 @@ def _play_game(
             mask, u, 1, y, 0, V, A, cand, roll0, score, joker_score, roll_face, upper,
             upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
         )  # fmt: skip
+        for r in range(n_rolls):
+            stop[r] = A[roll0 + r, 0]
         for n in range(1, rerolls + 1):
             keep_values(A, add, size_start, dice, faces, 1)
+            for r in range(n_rolls):  # keeping every die stops the rolling
+                A[roll0 + r, 0] = stop[r]
             _best_keeps_arg(A, arg[n], sub, n_keeps, faces)
         r = 0
         for _ in range(dice):
@@ -82,7 +91,7 @@ def _play_game(
         for n in range(rerolls, 0, -1):
             k = arg[n, r]
             if k == r:
-                continue
+                break
             r = k
             for _ in range(dice - keep_size[k]):
                 r = add[r, draws[pos]]
@@ -138,10 +147,11 @@ def _play_block(
         A = np.empty((n_keeps, 1))
         cand = np.empty((values.shape[0] * values.shape[1], 1))
         arg = np.zeros((rerolls + 1, n_keeps), np.int64)
+        stop = np.empty(n_keeps - size_start[dice])
         out = np.zeros(4, np.int64)
         for g in range(p * per, min(n_games, (p + 1) * per)):
             _play_game(
-                draws[g], V, A, cand, arg, keep_size, score, joker_score, roll_face, upper,
+                draws[g], V, A, cand, arg, stop, keep_size, score, joker_score, roll_face, upper,
                 upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
                 index, add, sub, size_start, roll_prob, dice, faces, rerolls, bonus_points, out,
             )  # fmt: skip
