@@ -1,0 +1,436 @@
+"""The web server's JSON API: every endpoint, values checked against the tables,
+and bad input (including random garbage) answered with a 4xx and a message."""
+
+import json
+import threading
+import warnings
+from urllib.parse import quote
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from dicelab.advisor import Position, advise
+from dicelab.play import Game, review
+from dicelab.rules import builtin_names, load_rules
+from dicelab.solve.expected import expected_table
+from dicelab.web import store as store_module
+from dicelab.web.app import create_app
+from dicelab.web.store import Store
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    from fastapi.testclient import TestClient
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+YAHTZEE_START = 254.5896095
+UPLOAD = """
+extends = "yahtzee"
+name = "yahtzee-60"
+title = "Yahtzee with the bonus at 60"
+
+[upper_bonus]
+threshold = 60
+points = 35
+"""
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(), raise_server_exceptions=False) as c:
+        yield c
+
+
+def advice(client, **body):
+    body.setdefault("rules", "yahtzee")
+    return client.post("/api/advice", json=body)
+
+
+def error(response, status):
+    assert response.status_code == status, response.text
+    detail = response.json()["detail"]
+    assert isinstance(detail, str) and detail
+    return detail
+
+
+# -- rules ---------------------------------------------------------------------------
+def test_rules_lists_every_builtin(client):
+    data = client.get("/api/rules").json()
+    builtin = [r for r in data["rules"] if r["source"] == "builtin"]
+    assert [r["id"] for r in builtin] == builtin_names()
+    yahtzee = next(r for r in builtin if r["id"] == "yahtzee")
+    assert (yahtzee["dice"], yahtzee["faces"], yahtzee["rolls"], yahtzee["boxes"]) == (5, 6, 3, 13)
+
+
+def test_rules_scorecard(client):
+    info = client.get("/api/rules/yatzy").json()
+    rules = load_rules("yatzy")
+    assert info["fingerprint"] == rules.fingerprint()
+    assert [c["id"] for c in info["categories"]] == [c.id for c in rules.categories]
+    assert sum(c["upper"] for c in info["categories"]) == 6
+    assert info["upper_bonus"] == {"threshold": 63, "points": 50}
+    assert info["extra_bonus"] is None
+    y = client.get("/api/rules/yahtzee").json()["extra_bonus"]
+    assert (y["box"], y["points"], y["joker"]) == ("yahtzee", 100, "free")
+
+
+def test_unknown_rules_is_404(client):
+    detail = error(client.get("/api/rules/kniffel-deluxe"), 404)
+    assert "unknown rules 'kniffel-deluxe'" in detail and "yahtzee" in detail
+    error(advice(client, rules="kniffel-deluxe", dice=[1, 2, 3, 4, 5], rerolls_left=2), 404)
+    error(client.get("/api/rules/kniffel-deluxe/expected"), 404)
+
+
+@pytest.mark.parametrize(("name", "value"), [("yahtzee", YAHTZEE_START), ("yazy", 165.7573)])
+def test_expected_score(client, name, value):
+    data = client.get(f"/api/rules/{name}/expected").json()
+    assert data["expected_score"] == pytest.approx(value, abs=1e-4)
+
+
+# -- advice --------------------------------------------------------------------------
+def test_advice_first_roll_keeps_the_sixes(client):
+    data = advice(client, dice=[3, 3, 6, 5, 6], rerolls_left=2).json()
+    assert (data["turn"], data["turns"], data["roll"], data["rolls"]) == (1, 13, 1, 3)
+    best = data["options"][0]
+    assert best["kind"] == "keep" and best["keep"] == [6, 6] and best["best"]
+    assert best["cost"] == 0
+    assert data["expected_final_score"] == best["expected_final_score"]
+    values = [o["expected_final_score"] for o in data["options"]]
+    assert values == sorted(values, reverse=True)
+    for o in data["options"]:
+        assert o["cost"] == pytest.approx(best["expected_final_score"] - o["expected_final_score"])
+        assert o["best"] == (o["cost"] <= 1e-9)
+
+
+def test_advice_last_roll_full_house(client):
+    data = advice(client, dice=[2, 2, 2, 6, 6], rerolls_left=0).json()
+    assert data["roll"] == 3
+    best = data["options"][0]
+    assert (best["kind"], best["box"], best["points"]) == ("box", "full_house", 25)
+    assert {o["box"] for o in data["options"]} == {c.id for c in load_rules("yahtzee").categories}
+
+
+def test_first_roll_values_average_to_the_game_value(client):
+    """Over every first roll, the best option's value averages to the table's value."""
+    table = expected_table("yahtzee")
+    space = table.game.space
+    total = 0.0
+    for roll, prob in zip(space.rolls, space.roll_prob, strict=True):
+        dice = list(space.faces_of(int(roll)))
+        data = advice(client, dice=dice, rerolls_left=2).json()
+        total += prob * data["expected_final_score"]
+    assert total == pytest.approx(YAHTZEE_START, abs=1e-6)
+
+
+def test_box_values_follow_the_table(client):
+    """A box's value is its points plus the table's value of the next turn start."""
+    table = expected_table("yahtzee")
+    ids = [c.id for c in table.rules.categories]
+    filled = {"ones": 3, "twos": 6, "full_house": 25}
+    data = advice(client, dice=[4, 4, 4, 4, 1], rerolls_left=0, filled=filled).json()
+    assert data["turn"] == 4 and data["upper_total"] == 9 and data["score_so_far"] == 34
+    for o in data["options"]:
+        mask = sum(1 << ids.index(b) for b in [*filled, o["box"]])
+        upper = 9 + (o["points"] if ids.index(o["box"]) < 6 else 0)
+        expect = 34 + o["points"] + table.value(mask, upper, 0)
+        assert o["expected_final_score"] == pytest.approx(expect, abs=1e-9)
+    assert data["options"][0]["box"] == "fours"
+
+
+def test_advice_matches_the_library(client):
+    table = expected_table("yacht")
+    pos = Position(dice=(1, 1, 5, 5, 5), rerolls_left=1, filled={"choice": 22, "fives": 10})
+    lib = advise(table, pos).to_dict()
+    data = advice(
+        client, rules="yacht", dice=[1, 1, 5, 5, 5], rerolls_left=1,
+        filled={"choice": 22, "fives": 10},
+    ).json()  # fmt: skip
+    assert [o["label"] for o in data["options"]] == [o["label"] for o in lib["options"]]
+    assert data["expected_final_score"] == pytest.approx(lib["expected_final_score"])
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "words"),
+    [
+        ({"dice": [1, 2, 3, 4, 5, 6, 1], "rerolls_left": 2}, 400, "dice: got 7, expected 5"),
+        ({"dice": [1, 2, 3, 4, 9], "rerolls_left": 2}, 400, "die 9"),
+        ({"dice": [1, 2, 3, 4, 0], "rerolls_left": 2}, 400, "die 0"),
+        ({"dice": [1, 2, 3, 4, 5], "rerolls_left": 3}, 400, "rerolls left"),
+        ({"dice": [1, 2, 3, 4, 5], "rerolls_left": 0, "filled": {"ones": 7}}, 400, "ones"),
+        ({"dice": [1, 2, 3, 4, 5], "rerolls_left": 0, "filled": {"seven": 7}}, 400, "unknown box"),
+        (
+            {"dice": [1, 2, 3, 4, 5], "rerolls_left": 0, "filled": {"ones": None},
+             "upper_total": 7},
+            400, "upper total",
+        ),  # fmt: skip
+        (
+            {"dice": [1, 2, 3, 4, 5], "rerolls_left": 0, "filled": {"ones": 3},
+             "upper_total": 4},
+            400, "upper total",
+        ),  # fmt: skip
+        ({"dice": [1, 2, 3, 4, 5], "rerolls_left": 0, "extra_bonuses": 2}, 400, "extra"),
+        ({"dice": [1, 2, 3, 4, 5], "rerolls_left": "two"}, 422, "rerolls_left"),
+        ({"dice": [1, 2, 3, 4, 5.5], "rerolls_left": 1}, 422, "dice"),
+        ({"dice": [1, 2, 3, 4, True], "rerolls_left": 1}, 422, "dice"),
+        ({"dice": "33656", "rerolls_left": 1}, 422, "dice"),
+        ({"rerolls_left": 1}, 422, "dice"),
+        ({"dice": [1, 2, 3, 4, 5], "rerolls_left": 1, "colour": "red"}, 422, "colour"),
+        ({"dice": [1, 2, 3, 4, 5], "rerolls_left": -1}, 422, "rerolls_left"),
+    ],
+)
+def test_bad_advice_requests(client, body, status, words):
+    assert words in error(advice(client, **body), status)
+
+
+def test_full_card_is_an_error(client):
+    rules = load_rules("yazy")
+    table = expected_table("yazy")
+    filled = {c.id: 0 for c in rules.categories}
+    with pytest.raises(Exception, match="every box is filled"):
+        advise(table, Position(dice=(1, 1, 1, 1, 1), rerolls_left=0, filled=filled))
+    data = advice(client, rules="yazy", dice=[1, 1, 1, 1, 1], rerolls_left=0, filled=filled)
+    assert "every box is filled" in error(data, 400)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b"", b"garbage", b"[1, 2, 3]", b"null", b'{"dice": [1,2', b"\xff\xfe", b'"text"'],
+)
+def test_garbage_bodies(client, raw):
+    for path in ("/api/advice", "/api/review", "/api/rules"):
+        r = client.post(path, content=raw, headers={"content-type": "application/json"})
+        error(r, 422)
+
+
+def test_body_size_limit(client):
+    big = json.dumps({"dice": [1] * 100_000, "rerolls_left": 1}).encode()
+    r = client.post("/api/advice", content=big, headers={"content-type": "application/json"})
+    assert "request body" in error(r, 413)
+
+    def chunks():
+        yield b'{"toml": "'
+        for _ in range(40):
+            yield b"x" * 8192
+        yield b'"}'
+
+    r = client.post("/api/rules", content=chunks(), headers={"content-type": "application/json"})
+    assert "request body" in error(r, 413)
+
+
+# -- uploads ---------------------------------------------------------------------------
+def test_upload_then_advise(client):
+    r = client.post("/api/rules", json={"toml": UPLOAD})
+    assert r.status_code == 201, r.text
+    info = r.json()
+    assert info["id"].startswith("upload-") and info["source"] == "upload"
+    assert info["upper_bonus"] == {"threshold": 60, "points": 35}
+    assert client.post("/api/rules", json={"toml": UPLOAD}).json()["id"] == info["id"]
+    listed = [r["id"] for r in client.get("/api/rules").json()["rules"]]
+    assert info["id"] in listed
+    assert client.get(f"/api/rules/{info['id']}").json()["title"] == "Yahtzee with the bonus at 60"
+    ex = client.get(f"/api/rules/{info['id']}/expected").json()["expected_score"]
+    assert ex > YAHTZEE_START  # an easier bonus is worth more
+    data = advice(client, rules=info["id"], dice=[3, 3, 6, 5, 6], rerolls_left=2).json()
+    assert data["rules"] == info["id"] and data["options"][0]["best"]
+
+
+@pytest.mark.parametrize(
+    ("toml", "words"),
+    [
+        ('extends = "/etc/passwd"', "not a built-in rule set"),
+        ('extends = "../rules/yahtzee.toml"', "not a built-in rule set"),
+        ("extends = 3", "not a built-in rule set"),
+        ("name = [", "not valid TOML"),
+        ('extends = "yahtzee"\ncolour = "red"', "colour: unknown field"),
+        ('extends = "yahtzee"\ndice = 0', "dice"),
+        ("", "required"),
+    ],
+)
+def test_bad_uploads(client, toml, words):
+    assert words in error(client.post("/api/rules", json={"toml": toml}), 400)
+
+
+def test_upload_too_large_to_solve(client):
+    faces = [f'[[categories]]\nid = "f{i}"\nkind = "face"\nface = {i}\n' for i in range(1, 7)]
+    chances = [f'[[categories]]\nid = "c{i}"\nkind = "chance"\n' for i in range(12)]
+    head = 'name = "big"\ndice = 5\nfaces = 6\nrolls = 3\n'
+    head += "upper_bonus = {threshold = 63, points = 35}"
+    toml = "\n".join([head, *faces, *chances])
+    assert "too large to solve" in error(client.post("/api/rules", json={"toml": toml}), 400)
+
+
+def test_upload_text_limit(client):
+    error(client.post("/api/rules", json={"toml": "#" * 70_000}), 422)
+
+
+# -- review ----------------------------------------------------------------------------
+def played_record(turns=3):
+    """A game of real dice: (first throw, keep, second throw, box) per turn."""
+    table = expected_table("yahtzee")
+    game = Game(table, dice="real")
+    plan = [
+        ([3, 3, 6, 5, 6], [6, 6], [1, 2, 6, 6, 6], "sixes"),
+        ([1, 2, 6, 6, 6], [], [2, 2, 2, 6, 6], "chance"),
+        ([2, 2, 2, 6, 6], [2, 2, 2], [2, 2, 2, 1, 5], "three_of_a_kind"),
+    ]
+    for first, keep, second, box in plan[:turns]:
+        game.roll(first)
+        game.keep(keep)
+        game.roll(second)
+        game.fill(box)
+    return table, game.record
+
+
+def test_review_matches_the_library(client):
+    table, record = played_record()
+    r = client.post("/api/review", json={"rules": "yahtzee", "record": record})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    lib = review(table, record).to_dict()
+    assert data["total_cost"] == pytest.approx(lib["total_cost"])
+    assert [d["chosen"] for d in data["decisions"]] == [d["chosen"] for d in lib["decisions"]]
+    assert data["mistakes"] == lib["mistakes"] >= 1
+    assert not data["finished"]
+    without_rules = client.post("/api/review", json={"record": record}).json()
+    assert without_rules["total_cost"] == pytest.approx(data["total_cost"])
+
+
+def test_review_box_filled_twice(client):
+    _, record = played_record(2)
+    record["turns"][1]["box"] = record["turns"][0]["box"]
+    record["turns"][1].pop("points")
+    detail = error(client.post("/api/review", json={"record": record}), 400)
+    assert "sixes" in detail and "already filled" in detail
+
+
+def test_review_other_rules(client):
+    _, record = played_record(1)
+    detail = error(client.post("/api/review", json={"rules": "yatzy", "record": record}), 400)
+    assert "other rules" in detail
+
+
+# -- documentation and page ------------------------------------------------------------
+def test_openapi_documents_the_api(client):
+    spec = client.get("/openapi.json").json()
+    for path in ("/api/rules", "/api/rules/{rules_id}", "/api/rules/{rules_id}/expected",
+                 "/api/advice", "/api/review"):  # fmt: skip
+        assert path in spec["paths"]
+    post = spec["paths"]["/api/advice"]["post"]
+    assert post["summary"] and post["description"]
+    assert "400" in post["responses"] and "422" in post["responses"]
+    fields = spec["components"]["schemas"]["AdviceRequest"]["properties"]
+    assert fields["rerolls_left"]["description"]
+    assert client.get("/docs").status_code == 200
+
+
+def test_page_and_static_files(client):
+    page = client.get("/")
+    assert page.status_code == 200 and 'id="roll-counter"' in page.text
+    for name in ("app.js", "style.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    error(client.get("/static/nothing.js"), 404)
+    error(client.get("/api/nothing"), 404)
+    error(client.delete("/api/rules"), 405)
+
+
+# -- the table store -------------------------------------------------------------------
+def test_store_solves_each_rule_set_once(monkeypatch):
+    calls = []
+    real = store_module.expected_table
+
+    def counting(rules):
+        calls.append(rules.name)
+        return real(rules)
+
+    monkeypatch.setattr(store_module, "expected_table", counting)
+    store = Store()
+    rules = store.get("yazy").rules
+    threads = [threading.Thread(target=store.table, args=(rules,)) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert calls == ["yazy"]
+
+
+# -- garbage ---------------------------------------------------------------------------
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**20), 10**20)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=8) | st.dictionaries(st.text(max_size=12), inner,
+                                                                 max_size=6),
+    max_leaves=25,
+)  # fmt: skip
+DIE = st.integers(-2, 8)
+ADVICE = st.fixed_dictionaries(
+    {},
+    optional={
+        "rules": st.sampled_from(["yahtzee", "yazy", "nope", ""]) | JSON,
+        "dice": st.lists(DIE, max_size=8) | JSON,
+        "rerolls_left": st.integers(-1, 4) | JSON,
+        "filled": st.dictionaries(
+            st.sampled_from(["ones", "sixes", "yahtzee", "chance", "full_house", "x"]),
+            st.none() | st.integers(-1, 60), max_size=6,
+        ) | JSON,
+        "upper_total": st.none() | st.integers(-5, 200) | JSON,
+        "extra_bonuses": st.integers(-1, 5) | JSON,
+    },
+)  # fmt: skip
+TURN = st.fixed_dictionaries(
+    {"throws": st.lists(st.lists(DIE, min_size=4, max_size=6), max_size=4) | JSON},
+    optional={
+        "keeps": st.lists(st.lists(DIE, max_size=6), max_size=3) | JSON,
+        "box": st.sampled_from(["ones", "chance", "yahtzee", "13", "Full house", "x"]) | JSON,
+        "points": JSON,
+        "extra_bonus": JSON,
+    },
+)
+RECORD = st.fixed_dictionaries(
+    {
+        "format": st.just("dicelab-game"),
+        "version": st.just(1),
+        "fingerprint": st.just(load_rules("yahtzee").fingerprint()),
+        "dice": st.sampled_from(["real", "virtual"]),
+        "turns": st.lists(TURN, max_size=4),
+    },
+    optional={"rules": st.just("yahtzee") | JSON, "seed": JSON, "final_score": JSON},
+)
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def no_crash(response):
+    assert response.status_code < 500, response.text
+    if response.status_code >= 400:
+        assert isinstance(response.json()["detail"], str)
+
+
+@FUZZ
+@given(body=ADVICE | JSON)
+def test_fuzz_advice(client, body):
+    no_crash(client.post("/api/advice", json=body))
+
+
+@FUZZ
+@given(record=RECORD | JSON, rules=st.none() | st.sampled_from(["yahtzee", "zz"]))
+def test_fuzz_review(client, record, rules):
+    body = {"record": record} if rules is None else {"record": record, "rules": rules}
+    no_crash(client.post("/api/review", json=body))
+
+
+@FUZZ
+@given(toml=st.text(max_size=200) | st.sampled_from([UPLOAD, UPLOAD.replace("60", "x")]))
+def test_fuzz_upload(client, toml):
+    no_crash(client.post("/api/rules", json={"toml": toml}))
+
+
+@FUZZ
+@given(raw=st.binary(max_size=200), path=st.sampled_from(["/api/advice", "/api/review"]))
+def test_fuzz_raw_bytes(client, raw, path):
+    no_crash(client.post(path, content=raw, headers={"content-type": "application/json"}))
+
+
+@FUZZ
+@given(name=st.text(min_size=1, max_size=40))
+def test_fuzz_rules_names(client, name):
+    no_crash(client.get("/api/rules/" + quote(name, safe="")))
