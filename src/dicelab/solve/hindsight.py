@@ -846,7 +846,10 @@ def run_assign(
     """
     game = _compiled(rules)
     if source is None or str(source) == "-":
-        text = sys.stdin.read()
+        try:
+            text = sys.stdin.read()
+        except UnicodeDecodeError as exc:
+            raise UserError(f"standard input is not text: {exc}") from None
     else:
         try:
             text = Path(source).read_text("utf-8")
