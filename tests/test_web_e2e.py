@@ -1,0 +1,252 @@
+"""The play-along page in a real browser (Debian's headless Chromium via Playwright).
+
+A server runs in a thread on a free 127.0.0.1 port; the tests click through the
+page as a player would and check what it shows against the advice of the library.
+"""
+
+import json
+import os
+import re
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from dicelab.advisor import Position, advise
+from dicelab.play import Game, review
+from dicelab.solve.expected import expected_table
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"no browser at {CHROMIUM}"),
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+]
+sync_api = pytest.importorskip("playwright.sync_api")
+uvicorn = pytest.importorskip("uvicorn")
+
+TIMEOUT = 20_000  # milliseconds for any one wait
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    from dicelab.web.app import create_app
+
+    port = free_port()
+    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not srv.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the test server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 950})
+    pg = context.new_page()
+    pg.set_default_timeout(TIMEOUT)
+    problems = []
+    pg.on("pageerror", lambda e: problems.append(str(e)))
+    pg.goto(server + "/?seed=11")
+    expect(pg.locator("#roll-counter")).to_have_text(re.compile("Turn 1 of 13"))
+    expect(pg.locator("#expected-now")).to_contain_text("254.59")
+    yield pg
+    context.close()
+    assert not problems, problems
+
+
+def expect(locator):
+    return sync_api.expect(locator)
+
+
+def counter(pg):
+    return pg.locator("#roll-counter")
+
+
+def throw(pg, dice):
+    pg.fill("#enter-dice", dice)
+    pg.click("#enter-throw")
+
+
+def test_a_turn_with_real_dice(page):
+    pg = page
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")
+    throw(pg, "3 3 6 5 6")
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")
+    best = pg.locator("tr.option.best")
+    expect(best).to_have_count(1)
+    expect(best).to_have_attribute("data-keep", "6 6")
+    expect(best.locator(".cost")).to_have_text("best")
+    # the options and their costs are those of the library
+    table = expected_table("yahtzee")
+    lib = advise(table, Position(dice=(3, 3, 6, 5, 6), rerolls_left=2))
+    rows = pg.locator("tr.option")
+    expect(rows).to_have_count(len(lib.options))
+    second = lib.options[1]
+    expect(rows.nth(1).locator(".cost")).to_have_text(f"−{second.cost:.2f}")
+    # follow the advice: the sixes are kept, then the other dice are thrown again
+    best.click()
+    expect(pg.locator(".die[aria-pressed=true]")).to_have_count(2)
+    throw(pg, "6 6 1 1 2")
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 2 of 3")
+    expect(pg.locator("#review-total")).to_contain_text("1 decision, total cost 0.00")
+    # stop rolling and take the best box
+    pg.click("#score-now")
+    expect(counter(pg)).to_contain_text("Roll 2 of 3 · choose a box")
+    lib = advise(table, Position(dice=(1, 1, 2, 6, 6), rerolls_left=0))
+    cell = pg.locator(f"#scorecard tr.candidate[data-box={lib.best.box}]")
+    expect(cell).to_have_class(re.compile("best"))
+    cell.click()
+    expect(counter(pg)).to_have_text("Turn 2 of 13 · Roll 1 of 3")
+    expect(pg.locator(f"#scorecard tr.filled[data-box={lib.best.box}] .points")).to_have_text(
+        str(lib.best.points)
+    )
+    expect(pg.locator("#total")).to_have_text(str(lib.best.points))
+    expect(pg.locator("#review tbody tr")).to_have_count(3)
+
+
+def test_virtual_dice_and_costs_in_the_review(page):
+    pg = page
+    pg.click("#roll")
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")
+    faces = [int(pg.locator(f"#die-{i}").get_attribute("data-face")) for i in range(5)]
+    assert all(1 <= f <= 6 for f in faces)
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    # keep nothing on purpose when it is not the best
+    nothing = pg.locator('tr.option[data-keep=""]')
+    worst_cost = float(nothing.get_attribute("data-cost"))
+    pg.click("#roll")
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 2 of 3")
+    review = pg.locator("#review-total")
+    expect(review).to_contain_text("1 decision")
+    assert float(review.get_attribute("data-cost")) == pytest.approx(worst_cost, abs=1e-9)
+    pg.click("#roll")
+    expect(counter(pg)).to_have_text(re.compile("Roll 3 of 3 · choose a box"))
+    expect(pg.locator("#roll")).to_be_disabled()
+    expect(pg.locator("#score-now")).to_be_disabled()
+    expect(pg.locator("tr.option[data-kind=box]").first).to_be_visible()
+
+
+def test_typing_mistakes_are_explained(page):
+    pg = page
+    throw(pg, "1 2 3 4 9")
+    expect(pg.locator("#error")).to_contain_text("faces go from 1 to 6")
+    throw(pg, "1 2 3")
+    expect(pg.locator("#error")).to_contain_text("type 5 dice")
+    throw(pg, "2 2 5 5 6")
+    expect(pg.locator("#error")).to_be_hidden()
+    pg.click("#die-0")
+    pg.click("#die-1")
+    throw(pg, "1 3 4 5 6")
+    expect(pg.locator("#error")).to_contain_text("the kept dice (2 2) must be part of the throw")
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")
+
+
+def test_a_whole_game_ends_with_a_summary(page):
+    pg = page
+    for turn in range(1, 14):
+        expect(counter(pg)).to_have_text(f"Turn {turn} of 13 · Roll 1 of 3")
+        pg.click("#roll")
+        expect(pg.locator("tr.option.best")).to_have_count(1)
+        pg.click("#score-now")
+        expect(pg.locator("#scorecard tr.candidate").first).to_be_visible()
+        pg.locator("tr.option.best").first.click()
+    expect(counter(pg)).to_have_text("Game over")
+    summary = pg.locator("#summary")
+    expect(summary).to_be_visible()
+    expect(summary).to_contain_text("254.59")
+    total = pg.locator("#total").inner_text()
+    expect(pg.locator("#final-score")).to_have_text(total)
+    expect(pg.locator("#review tbody tr")).to_have_count(26)
+    # the record the page keeps is the record of `dicelab play`: the library agrees
+    with pg.expect_download() as dl:
+        pg.click("#download")
+    record = json.loads(Path(dl.value.path()).read_text(encoding="utf-8"))
+    lib = review(expected_table("yahtzee"), record)
+    assert lib.finished and lib.score == int(total)
+    assert f"{lib.total_cost:.2f}" in pg.locator("#review-total").inner_text()
+
+
+UPLOAD = """extends = "yahtzee"
+name = "yahtzee-50"
+title = "Yahtzee, bonus at 50"
+
+[upper_bonus]
+threshold = 50
+points = 35
+"""
+
+
+def test_upload_a_rules_file(page):
+    pg = page
+    pg.set_input_files(
+        "#rules-file",
+        files=[{"name": "easy.toml", "mimeType": "text/plain", "buffer": UPLOAD.encode()}],
+    )
+    expect(pg.locator("#rules-title")).to_have_text("Yahtzee, bonus at 50")
+    expect(pg.locator("#rules-select")).to_have_value(re.compile("^upload-"))
+    expect(pg.locator("#upper-total")).to_have_text("0 / 50")
+    expect(pg.locator("#expected-now")).to_contain_text("expected final score now")
+    throw(pg, "3 3 6 5 6")
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    # a broken file is refused with the reason
+    pg.set_input_files(
+        "#rules-file",
+        files=[{"name": "bad.toml", "mimeType": "text/plain", "buffer": b'extends = "/etc/x"'}],
+    )
+    expect(pg.locator("#error")).to_contain_text("bad.toml")
+    expect(pg.locator("#error")).to_contain_text("not a built-in rule set")
+
+
+def test_other_built_in_rules(page):
+    pg = page
+    pg.select_option("#rules-select", "yazy")
+    expect(pg.locator("#rules-title")).to_contain_text("Yazy")
+    expect(counter(pg)).to_have_text("Turn 1 of 11 · Roll 1 of 3")
+    expect(pg.locator("#expected-now")).to_contain_text("165.76")
+    expect(pg.locator("#upper-bonus")).to_have_count(0)
+
+
+def test_resume_from_a_game_record(page, tmp_path):
+    pg = page
+    game = Game(expected_table("yahtzee"), dice="real")
+    game.roll([2, 2, 2, 6, 6])
+    game.fill("full_house")
+    game.roll([1, 1, 4, 5, 6])
+    game.keep([1, 1])
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(game.record))
+    pg.set_input_files("#record-file", str(path))
+    expect(counter(pg)).to_have_text("Turn 2 of 13 · Roll 1 of 3")
+    expect(pg.locator(".die[aria-pressed=true]")).to_have_count(2)
+    expect(pg.locator("#scorecard tr.filled[data-box=full_house] .points")).to_have_text("25")
+    pg.click("#roll")
+    expect(counter(pg)).to_have_text("Turn 2 of 13 · Roll 2 of 3")
+    expect(pg.locator("#review tbody tr")).to_have_count(3)
