@@ -1,0 +1,195 @@
+"""Turn-start states with a points axis: the layout shared by the total-score objectives.
+
+The expected score needs one value per turn-start state (filled boxes, flag,
+capped upper total). Objectives about the final total (reach a target, beat an
+opponent, the whole distribution) also need the points: scored so far, or still
+needed. A :class:`PointsLayout` gives every reachable state a *row*, a range of
+points ``lo..hi`` stored contiguously; rows are laid out layer by layer (fewest
+filled boxes first), so one layer is one slice of the flat array.
+
+The ranges come from bounds that hold in every game:
+
+* points still to come are at most the best score of each open box, the extra
+  bonuses still possible and the upper bonus if the open upper boxes can still
+  reach the threshold (:meth:`PointsLayout.most_to_come`);
+* points so far are at least the upper total ``u``, and at most ``u`` plus the
+  best of the filled lower boxes while the total is below the threshold (the
+  upper part is then known exactly), plus the extra bonuses already possible.
+
+Scoring in a box never leaves these bounds, so a row's points always land inside
+the next state's row; outside a row the value is one of two constants (for a
+target: 1 below, 0 above), which keeps rows short.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from dicelab.rules.compiled import CompiledRules
+
+
+def layers(n_categories: int) -> list[np.ndarray]:
+    """Masks grouped by number of filled boxes, fewest first."""
+    masks = np.arange(1 << n_categories, dtype=np.int64)
+    pop = np.zeros_like(masks)
+    for c in range(n_categories):
+        pop += (masks >> c) & 1
+    return [masks[pop == k] for k in range(n_categories + 1)]
+
+
+def box_best(game: CompiledRules) -> np.ndarray:
+    """Most points each box can give, joker scoring included."""
+    return np.maximum(game.score.max(axis=1), game.joker_score.max(axis=1)).astype(np.int64)
+
+
+def max_score(game: CompiledRules) -> int:
+    """A bound on the final score: every box at its best, every bonus earned."""
+    bounds = StateBounds(game)
+    return int(bounds.to_come[0, 0, 0])
+
+
+class StateBounds:
+    """Bounds on the points to come and so far, for every (mask, flag, upper total).
+
+    Arrays have shape ``(2**boxes, n_flag, n_upper)``; ``reachable`` marks the
+    states a game can be in.
+    """
+
+    def __init__(self, game: CompiledRules) -> None:
+        self.game = game
+        n = game.n_categories
+        best = box_best(game)
+        masks = np.arange(1 << n, dtype=np.int64)
+        bits = ((masks[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
+        upper = game.upper.astype(bool)
+        filled_n = bits.sum(axis=1)
+        open_n = n - filled_n
+        open_best = (~bits * best).sum(axis=1)
+        open_upper = (~bits * (best * upper)).sum(axis=1)
+        filled_upper = (bits * (best * upper)).sum(axis=1)
+        filled_lower = (bits * (best * ~upper)).sum(axis=1)
+        thr = game.threshold
+        bonus = game.rules.bonus_points if thr > 0 else 0
+        extra = int(game.rules.extra_bonus) if game.yahtzee >= 0 else 0
+        u = np.arange(game.n_upper, dtype=np.int64)
+        shape = (1 << n, game.n_flag, game.n_upper)
+
+        to_come = np.zeros(shape, dtype=np.int64)
+        so_far = np.zeros(shape, dtype=np.int64)
+        y_open = ~bits[:, game.yahtzee] if game.yahtzee >= 0 else np.zeros(1 << n, bool)
+        for y in range(game.n_flag):
+            if extra and y == 1:
+                extra_left = extra * open_n
+                extra_done = extra * np.maximum(filled_n - 1, 0)
+            elif extra:
+                extra_left = np.where(y_open, extra * np.maximum(open_n - 1, 0), 0)
+                extra_done = np.zeros_like(open_n)
+            else:
+                extra_left = extra_done = np.zeros_like(open_n)
+            reach_bonus = (u[None, :] + open_upper[:, None] >= thr) if thr > 0 else False
+            to_come[:, y, :] = (open_best + extra_left)[:, None] + bonus * reach_bonus
+            if thr > 0:
+                upper_part = np.where(u[None, :] < thr, u[None, :], filled_upper[:, None])
+            else:
+                upper_part = np.broadcast_to(filled_upper[:, None], (1 << n, game.n_upper))
+            so_far[:, y, :] = upper_part + (filled_lower + extra_done)[:, None]
+        reachable = np.zeros(shape, dtype=bool)
+        reachable[:, 0, :] = game.upper_reach
+        if game.n_flag == 2:
+            reachable[:, 1, :] = game.upper_reach & ~y_open[:, None]
+        self.to_come = to_come
+        self.so_far_hi = so_far
+        self.so_far_lo = np.broadcast_to(u[None, None, :], shape).copy()
+        self.reachable = reachable
+        self.bonus = bonus
+
+    def bonus_of(self, u: np.ndarray | int) -> np.ndarray | int:
+        """Upper bonus paid at the end for a capped upper total ``u``."""
+        thr = self.game.threshold
+        if thr == 0:
+            return np.zeros_like(u) if isinstance(u, np.ndarray) else 0
+        return np.where(u >= thr, self.bonus, 0) if isinstance(u, np.ndarray) else (
+            self.bonus if u >= thr else 0
+        )
+
+
+@dataclass
+class PointsLayout:
+    """Rows of points for every reachable state, stored layer by layer.
+
+    Attributes
+    ----------
+    lo, hi : ndarray, shape (2**boxes, n_flag, n_upper)
+        The points range of each row (empty when ``hi < lo``).
+    off : ndarray, same shape
+        Where each row starts in the flat array (-1 for unreachable states).
+    block : ndarray, shape (2**boxes, n_flag + 1)
+        The rows of mask ``m`` with flag ``y`` span ``block[m, y]:block[m, y + 1]``.
+    layer_start : ndarray, shape (boxes + 2,)
+        Layer ``k`` (``k`` boxes filled) spans ``layer_start[k]:layer_start[k + 1]``.
+    """
+
+    game: CompiledRules
+    lo: np.ndarray
+    hi: np.ndarray
+    off: np.ndarray
+    block: np.ndarray
+    layer_start: np.ndarray
+
+    @property
+    def size(self) -> int:
+        """Number of (state, points) values."""
+        return int(self.layer_start[-1])
+
+    def layer_size(self, k: int) -> int:
+        """Number of values in layer ``k``."""
+        return int(self.layer_start[k + 1] - self.layer_start[k])
+
+
+def build_layout(game: CompiledRules, lo: np.ndarray, hi: np.ndarray) -> PointsLayout:
+    """Lay rows out layer by layer, mask by mask, flag then upper total."""
+    bounds = StateBounds(game)
+    lo = np.where(bounds.reachable, lo, 1).astype(np.int64)
+    hi = np.where(bounds.reachable, hi, 0).astype(np.int64)
+    lengths = np.maximum(hi - lo + 1, 0)
+    off = np.full(lo.shape, -1, dtype=np.int64)
+    block = np.zeros((lo.shape[0], lo.shape[1] + 1), dtype=np.int64)
+    layer_start = [0]
+    pos = 0
+    for layer in layers(game.n_categories):
+        sub = lengths[layer].reshape(len(layer), -1)
+        flat = np.cumsum(sub.ravel())
+        starts = pos + np.concatenate([[0], flat[:-1]]).reshape(sub.shape)
+        off[layer] = starts.reshape((len(layer),) + lo.shape[1:])
+        per_flag = lengths[layer].sum(axis=2)
+        block[layer, 0] = starts[:, 0]
+        block[layer, 1:] = starts[:, :1] + np.cumsum(per_flag, axis=1)
+        pos += int(sub.sum())
+        layer_start.append(pos)
+    off[~bounds.reachable] = -1
+    return PointsLayout(game, lo, hi, off, block, np.array(layer_start, dtype=np.int64))
+
+
+def needed_layout(game: CompiledRules) -> PointsLayout:
+    """Rows of points still needed, ``1..most to come`` (the all-targets table)."""
+    bounds = StateBounds(game)
+    return build_layout(game, np.ones_like(bounds.to_come), bounds.to_come)
+
+
+def so_far_layout(game: CompiledRules, low: int | None = None, high: int | None = None):
+    """Rows of points scored so far, for a utility constant up to ``low`` and from ``high``.
+
+    A state whose best finish cannot pass ``low`` or which already has ``high``
+    points has a known value and needs no row. ``None`` means no such bound.
+    """
+    b = StateBounds(game)
+    lo = b.so_far_lo
+    hi = b.so_far_hi
+    if low is not None:
+        lo = np.maximum(lo, low + 1 - b.to_come)
+    if high is not None:
+        hi = np.minimum(hi, high - 1)
+    return build_layout(game, lo, hi)

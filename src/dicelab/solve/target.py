@@ -1,0 +1,553 @@
+"""Objectives on the final total: reach a target, beat an opponent, any utility.
+
+All of them maximise the expected *utility* of the final score, ``E[U(score)]``:
+
+* target ``S``: ``U(x) = 1`` if ``x >= S`` else 0, so the value is ``P(score >= S)``;
+* beat an opponent whose final score ``Y`` has a known distribution:
+  ``U(x) = P(Y < x) + P(Y = x) / 2`` (ties count as half a win).
+
+The value then depends on the points as well as on the state, so each state has
+a row of points (see :mod:`dicelab.solve.points`) and the turn is solved for all
+points of a row at once: the points are the *lanes* of the same keep recursions
+as the expected-score solver (:func:`dicelab.solve.kernels.throws_and_start`);
+only the final throw differs, where scoring ``g`` points in a box moves a lane
+``t`` to ``t + g`` (points so far) or ``t - g`` (points still needed).
+
+Two tables are kept:
+
+* the *target table* ``P(points to come >= s)`` for every state and every ``s``
+  (one solve answers every target, and plays to any of them);
+* a *utility table* over points so far, for one utility (a win table, a single
+  target); its rows are cut where the utility is constant.
+
+>>> from dicelab.solve.target import solve_utility, step_utility
+>>> table = solve_utility("yazy", step_utility("yazy", 280))
+>>> table.start_value > 0
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import get_num_threads, njit, prange
+
+from dicelab.errors import UserError
+from dicelab.rules import Rules, load_rules
+from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.solve.expected import kernel_args, space_args
+from dicelab.solve.kernels import (
+    NEG,
+    best_keeps,
+    box_rule,
+    keep_values,
+    next_flag,
+    throws_and_start,
+)
+from dicelab.solve.points import (
+    PointsLayout,
+    StateBounds,
+    layers,
+    max_score,
+    needed_layout,
+    so_far_layout,
+)
+
+#: Largest table (in bytes) these objectives may allocate.
+MAX_TABLE_BYTES = 8 * 2**30
+
+Progress = Callable[[int, int], None]
+
+#: Lane direction: points so far grow with a score, points needed shrink.
+SO_FAR = 1
+NEEDED = -1
+
+
+# -- kernels -----------------------------------------------------------------------
+@njit(cache=True)
+def fill_after(dst, nl, mask, y, f0, c, pts, gain, T, lo, hi, off, sign, below, above,
+               upper, threshold, yahtzee, n_flag):  # fmt: skip
+    """Value of every lane after scoring ``pts`` (``gain`` with extras) in box ``c``.
+
+    Lanes ``f0 .. f0 + nl`` of the rows of ``(mask, y)``; a lane at points ``t``
+    reads the next state's row at ``t + sign * gain``, or ``below`` / ``above``
+    outside that row.
+    """
+    m2 = mask | (1 << c)
+    y2 = next_flag(c, y, pts, yahtzee, n_flag)
+    shift = upper[c] and threshold > 0
+    for u in range(lo.shape[2]):
+        r0 = off[mask, y, u]
+        length = hi[mask, y, u] - lo[mask, y, u] + 1
+        if r0 < 0 or length <= 0:
+            continue
+        a = max(r0, f0)
+        b = min(r0 + length, f0 + nl)
+        if a >= b:
+            continue
+        u2 = u
+        if shift:
+            u2 = min(u + pts, threshold)
+        # lane i holds points t = base + i in the next row's terms
+        base = lo[mask, y, u] - r0 + sign * gain
+        r2 = off[m2, y2, u2]
+        lo2 = lo[m2, y2, u2]
+        hi2 = hi[m2, y2, u2]
+        s1 = min(max(lo2 - base, a), b)
+        s2 = min(max(hi2 - base + 1, s1), b)
+        for i in range(a, s1):
+            dst[i - f0] = below
+        src = r2 + base - lo2
+        for i in range(s1, s2):
+            dst[i - f0] = T[src + i]
+        for i in range(s2, b):
+            dst[i - f0] = above
+
+
+@njit(cache=True)
+def final_rolls(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, cand, tmp, roll0,
+                score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
+                joker, extra_bonus, n_flag, values, index):  # fmt: skip
+    """Best box for every final roll and lane: fills ``A[roll0 + r, :nl]``.
+
+    As :func:`dicelab.solve.kernels.final_roll_values`, with lanes over points: the
+    distinct scores of each open box are valued once (``cand``), each ordinary
+    roll takes the best of its boxes, all-same rolls follow the joker rules.
+    """
+    n_cat, n_rolls = score.shape
+    open_boxes = np.empty(n_cat, np.int64)
+    first_row = np.empty(n_cat, np.int64)
+    n_open = 0
+    pos = 0
+    for c in range(n_cat):
+        if (mask >> c) & 1 == 1:
+            continue
+        open_boxes[n_open] = c
+        first_row[n_open] = pos
+        n_open += 1
+        n_vals = 1
+        while n_vals < values.shape[1] and values[c, n_vals] != values[c, n_vals - 1]:
+            n_vals += 1
+        for j in range(n_vals):
+            pts = values[c, j]
+            fill_after(cand[pos + j], nl, mask, y, f0, c, pts, pts, T, lo, hi, off, sign,
+                       below, above, upper, threshold, yahtzee, n_flag)  # fmt: skip
+        pos += n_vals
+    for r in range(n_rolls):
+        row = A[roll0 + r, :nl]
+        if roll_face[r] >= 0:
+            continue
+        c = open_boxes[0]
+        crow = cand[first_row[0] + index[c, r], :nl]
+        for i in range(nl):
+            row[i] = crow[i]
+        for t in range(1, n_open):
+            c = open_boxes[t]
+            crow = cand[first_row[t] + index[c, r], :nl]
+            for i in range(nl):
+                a = row[i]
+                b = crow[i]
+                row[i] = a if a > b else b
+    for r in range(n_rolls):
+        face = roll_face[r]
+        if face < 0:
+            continue
+        row = A[roll0 + r, :nl]
+        for i in range(nl):
+            row[i] = NEG
+        allowed, active, extra = box_rule(
+            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
+        )
+        for c in range(n_cat):
+            if (allowed >> c) & 1 == 0:
+                continue
+            pts = joker_score[c, r] if active else score[c, r]
+            fill_after(tmp, nl, mask, y, f0, c, pts, pts + int(extra), T, lo, hi, off, sign,
+                       below, above, upper, threshold, yahtzee, n_flag)  # fmt: skip
+            for i in range(nl):
+                if tmp[i] > row[i]:
+                    row[i] = tmp[i]
+
+
+@njit(cache=True)
+def plan_layer(masks, block, n_flag, width):
+    """Cut the rows of a layer into batches of at most ``width`` lanes of one block."""
+    n = 0
+    for m in masks:
+        for y in range(n_flag):
+            size = block[m, y + 1] - block[m, y]
+            n += (size + width - 1) // width
+    b_mask = np.empty(n, np.int64)
+    b_y = np.empty(n, np.int64)
+    b_f0 = np.empty(n, np.int64)
+    b_nl = np.empty(n, np.int64)
+    j = 0
+    for m in masks:
+        for y in range(n_flag):
+            start = block[m, y]
+            end = block[m, y + 1]
+            while start < end:
+                b_mask[j] = m
+                b_y[j] = y
+                b_f0[j] = start
+                b_nl[j] = min(width, end - start)
+                start += width
+                j += 1
+    return b_mask, b_y, b_f0, b_nl
+
+
+@njit(cache=True, parallel=True)
+def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign, below,
+                above, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
+                yahtzee, joker, extra_bonus, n_flag, values, index, add, sub, size_start,
+                roll_prob, dice, faces, rerolls):  # fmt: skip
+    """Fill the lanes of a list of batches; each worker reuses its own buffers."""
+    n_keeps = add.shape[0]
+    roll0 = size_start[dice]
+    n_batches = b_mask.shape[0]
+    for w in prange(n_workers):
+        A = np.empty((n_keeps, width))
+        cand = np.empty((values.shape[0] * values.shape[1], width))
+        tmp = np.empty(width)
+        out = np.empty(width)
+        for b in range(w, n_batches, n_workers):
+            nl = b_nl[b]
+            f0 = b_f0[b]
+            final_rolls(
+                b_mask[b], b_y[b], f0, nl, T, lo, hi, off, sign, below, above, A, cand, tmp,
+                roll0, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
+                yahtzee, joker, extra_bonus, n_flag, values, index,
+            )  # fmt: skip
+            throws_and_start(A, out, add, sub, size_start, roll_prob, dice, faces, rerolls, nl)
+            for i in range(nl):
+                T[f0 + i] = out[i]
+
+
+@njit(cache=True)
+def turn_lanes(mask, y, f0, nl, T, lo, hi, off, sign, below, above, score, joker_score,
+               roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus,
+               n_flag, values, index, add, sub, size_start, roll_prob, dice, faces,
+               rerolls):  # fmt: skip
+    """Every value inside one turn for a few lanes, for advice.
+
+    Returns ``(K, start)`` shaped as :func:`dicelab.solve.kernels.turn_detail`, with a
+    last axis over the lanes.
+    """
+    n_keeps = add.shape[0]
+    roll0 = size_start[dice]
+    A = np.empty((n_keeps, nl))
+    cand = np.empty((values.shape[0] * values.shape[1], nl))
+    tmp = np.empty(nl)
+    final_rolls(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, cand, tmp, roll0,
+                score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
+                joker, extra_bonus, n_flag, values, index)  # fmt: skip
+    from_keeps = np.full((rerolls + 1, n_keeps, nl), np.nan)
+    for k in range(roll0, n_keeps):
+        from_keeps[0, k] = A[k]
+    for n in range(1, rerolls + 1):
+        keep_values(A, add, size_start, dice, faces, nl)
+        for k in range(n_keeps):
+            from_keeps[n, k] = A[k]
+        best_keeps(A, sub, n_keeps, faces, nl)
+    start = np.zeros(nl)
+    for r in range(roll_prob.shape[0]):
+        for i in range(nl):
+            start[i] += roll_prob[r] * A[roll0 + r, i]
+    return from_keeps, start
+
+
+# -- tables ------------------------------------------------------------------------
+@dataclass
+class PointsTable:
+    """Values over (state, points) for one objective.
+
+    ``values[layout.off[mask, y, u] + t - layout.lo[mask, y, u]]`` is the value of the
+    state at points ``t`` (so far, or still needed: see ``sign``); outside a row the
+    value is ``below`` or ``above``.
+    """
+
+    game: CompiledRules
+    layout: PointsLayout
+    values: np.ndarray
+    sign: int
+    below: float
+    above: float
+    seconds: float = 0.0
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def rules(self) -> Rules:
+        return self.game.rules
+
+    def value(self, filled: int, upper_total: int, flag: int, points: int) -> float:
+        """Value of a turn start with ``points`` so far (or still needed)."""
+        g = self.game
+        if not 0 <= filled <= g.full_mask:
+            raise UserError(f"filled boxes: mask {filled} is outside 0..{g.full_mask}")
+        u = min(upper_total, g.threshold) if g.threshold > 0 else 0
+        y = flag if g.n_flag == 2 else 0
+        lay = self.layout
+        r0 = lay.off[filled, y, u]
+        if r0 < 0:
+            raise UserError(
+                f"the position (filled mask {filled}, upper total {upper_total}, "
+                f"flag {flag}) cannot occur in a game"
+            )
+        lo, hi = lay.lo[filled, y, u], lay.hi[filled, y, u]
+        if points < lo:
+            return self.below
+        if points > hi:
+            return self.above
+        return float(self.values[r0 + points - lo])
+
+    @property
+    def start_value(self) -> float:
+        """Value of the whole game (no points yet, or for a utility table)."""
+        return self.value(0, 0, 0, 0)
+
+    @property
+    def n_values(self) -> int:
+        return int(self.values.shape[0])
+
+
+def _game(rules: Rules | CompiledRules | str) -> CompiledRules:
+    if isinstance(rules, str):
+        rules = load_rules(rules)
+    return rules if isinstance(rules, CompiledRules) else compile_rules(rules)
+
+
+def solve_points(
+    game: CompiledRules,
+    layout: PointsLayout,
+    sign: int,
+    below: float,
+    above: float,
+    terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    progress: Progress | None = None,
+    width: int = 128,
+    chunk: int = 256,
+) -> np.ndarray:
+    """Solve every row of a layout backwards, layer by layer.
+
+    ``terminal(points, u)`` gives the values of the full-sheet rows (points of
+    each lane and the capped upper total).
+    """
+    need = 8 * layout.size
+    if need > MAX_TABLE_BYTES:
+        raise UserError(
+            f"{game.rules.name}: this table would need {need / 2**30:.1f} GiB "
+            f"(at most {MAX_TABLE_BYTES / 2**30:.0f} GiB)"
+        )
+    T = np.empty(layout.size, dtype=np.float64)
+    full = game.full_mask
+    for y in range(game.n_flag):
+        for u in range(game.n_upper):
+            r0 = layout.off[full, y, u]
+            n = layout.hi[full, y, u] - layout.lo[full, y, u] + 1
+            if r0 < 0 or n <= 0:
+                continue
+            pts = np.arange(layout.lo[full, y, u], layout.hi[full, y, u] + 1)
+            T[r0 : r0 + n] = terminal(pts, np.full(n, u))
+    rargs = kernel_args(game)
+    sargs = space_args(game)
+    total = layout.size
+    done = layout.layer_size(game.n_categories)
+    workers = max(1, get_num_threads())
+    for k, layer in reversed(list(enumerate(layers(game.n_categories)[:-1]))):
+        for lo_i in range(0, len(layer), chunk):
+            part = layer[lo_i : lo_i + chunk]
+            plan = plan_layer(part, layout.block, game.n_flag, width)
+            solve_layer(
+                *plan, width, workers, T, layout.lo, layout.hi, layout.off, sign, below, above,
+                *rargs, *sargs,
+            )  # fmt: skip
+            if progress is not None:
+                done += int(plan[3].sum())
+                progress(done, total)
+    return T
+
+
+# -- the target table (every target at once) ----------------------------------------
+OBJECTIVE_TARGET = "target"
+
+
+@dataclass
+class TargetTable(PointsTable):
+    """``P(points to come >= s)`` under the best play for that ``s``, for every state.
+
+    Row points are the points still needed (``1 .. most to come``); none needed is
+    certain success, more than can come is certain failure.
+    """
+
+    def probability(self, target: int) -> float:
+        """Best probability of a final score of at least ``target``."""
+        check_target(self.game, target)
+        return self.value(0, 0, 0, target)
+
+    @property
+    def best_score(self) -> int:
+        return max_score(self.game)
+
+    def curve(self) -> np.ndarray:
+        """Best ``P(score >= S)`` for ``S = 0 .. best score``."""
+        top = self.best_score
+        return np.array([1.0] + [self.value(0, 0, 0, s) for s in range(1, top + 1)])
+
+
+def check_target(game: CompiledRules, target: int) -> None:
+    """A target must be a whole number from 0 to the best possible score."""
+    top = max_score(game)
+    if isinstance(target, bool) or not isinstance(target, (int, np.integer)):
+        raise UserError(f"target: expected a whole number of points, got {target!r}")
+    if target < 0:
+        raise UserError(f"target: got {target}, expected a score of at least 0")
+    if target > top:
+        raise UserError(
+            f"target: got {target}, but the best possible score in {game.rules.name} is {top}"
+        )
+
+
+def solve_target(
+    rules: Rules | CompiledRules | str,
+    progress: Progress | None = None,
+    width: int = 128,
+) -> TargetTable:
+    """Solve for the best ``P(final score >= S)``, every ``S`` at once."""
+    game = _game(rules)
+    layout = needed_layout(game)
+    bounds = StateBounds(game)
+    start = time.perf_counter()
+
+    def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:
+        return (points <= bounds.bonus_of(u)).astype(np.float64)
+
+    T = solve_points(game, layout, NEEDED, 1.0, 0.0, terminal, progress, width)
+    seconds = time.perf_counter() - start
+    return TargetTable(game, layout, T, NEEDED, 1.0, 0.0, seconds=seconds)
+
+
+def target_table(
+    rules: Rules | str,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+) -> TargetTable:
+    """The target table of a rule set, from the cache when it holds one.
+
+    As :func:`dicelab.solve.expected.expected_table`: a cached table is used only
+    when rules, objective, engine version and checksum match.
+    """
+    from dicelab import tables
+
+    if isinstance(rules, str):
+        rules = load_rules(rules)
+    path = tables.table_path(rules, OBJECTIVE_TARGET)
+    expect = {"rules": rules.normalised(), "objective": OBJECTIVE_TARGET}
+    if use_cache:
+        found = tables.load_table(path, expect)
+        if found is not None:
+            values, header = found
+            game = compile_rules(rules)
+            layout = needed_layout(game)
+            if values.shape == (layout.size,):
+                meta = {"cached": True, "path": str(path), "solve_seconds": header.get("seconds")}
+                return TargetTable(game, layout, values, NEEDED, 1.0, 0.0, meta=meta)
+    table = solve_target(rules, progress=progress)
+    table.meta = {"cached": False, "path": None}
+    if use_cache:
+        meta = dict(expect, seconds=table.seconds)
+        tables.save_table(path, table.values, meta)
+        table.meta["path"] = str(path)
+    return table
+
+
+# -- utility tables -----------------------------------------------------------------
+@dataclass
+class Utility:
+    """A utility of the final score: ``values[x]`` for ``x = 0 .. len - 1``.
+
+    Scores beyond the last entry take the last value.
+    """
+
+    values: np.ndarray
+    name: str = "utility"
+
+    def __post_init__(self) -> None:
+        v = np.asarray(self.values, dtype=np.float64)
+        if v.ndim != 1 or v.size == 0 or not np.all(np.isfinite(v)):
+            raise UserError("utility: expected a non-empty list of finite numbers")
+        self.values = v
+
+    def at(self, x: np.ndarray) -> np.ndarray:
+        return self.values[np.clip(x, 0, self.values.size - 1)]
+
+    @property
+    def flat_below(self) -> int:
+        """Largest ``x`` with ``U`` constant on ``0 .. x``."""
+        v = self.values
+        diff = np.flatnonzero(v != v[0])
+        return int(diff[0] - 1) if diff.size else v.size - 1
+
+    @property
+    def flat_from(self) -> int:
+        """Smallest ``x`` with ``U`` constant from ``x`` on."""
+        v = self.values
+        diff = np.flatnonzero(v != v[-1])
+        return int(diff[-1] + 1) if diff.size else 0
+
+    def key(self) -> str:
+        """Checksum of the values, naming a cached table."""
+        return hashlib.sha256(self.values.tobytes()).hexdigest()[:24]
+
+
+def step_utility(rules: Rules | CompiledRules | str, target: int) -> Utility:
+    """``U(x) = 1`` for ``x >= target``: the value is ``P(score >= target)``."""
+    game = _game(rules)
+    check_target(game, target)
+    v = np.zeros(max(target, 0) + 1)
+    v[target:] = 1.0
+    return Utility(v, name=f"target {target}")
+
+
+def win_utility(opponent_pmf: np.ndarray) -> Utility:
+    """``U(x) = P(opp < x) + P(opp = x) / 2`` for an opponent's score distribution."""
+    p = np.asarray(opponent_pmf, dtype=np.float64)
+    below = np.concatenate([[0.0], np.cumsum(p)[:-1]])
+    v = np.concatenate([below + p / 2, [below[-1] + p[-1]]])
+    return Utility(v, name="win")
+
+
+@dataclass
+class UtilityTable(PointsTable):
+    """Best expected utility of the final score, over states and points so far."""
+
+    utility: Utility | None = None
+
+
+def solve_utility(
+    rules: Rules | CompiledRules | str,
+    utility: Utility,
+    progress: Progress | None = None,
+    width: int = 128,
+) -> UtilityTable:
+    """Solve for the best expected utility of the final score."""
+    game = _game(rules)
+    low = utility.flat_below
+    high = max(utility.flat_from, low + 1)
+    layout = so_far_layout(game, low, high)
+    bounds = StateBounds(game)
+    below = float(utility.at(np.array([low]))[0])
+    above = float(utility.at(np.array([high]))[0])
+    start = time.perf_counter()
+
+    def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:
+        return utility.at(points + bounds.bonus_of(u))
+
+    T = solve_points(game, layout, SO_FAR, below, above, terminal, progress, width)
+    seconds = time.perf_counter() - start
+    return UtilityTable(
+        game, layout, T, SO_FAR, below, above, seconds=seconds, utility=utility
+    )
