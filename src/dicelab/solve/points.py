@@ -24,7 +24,6 @@ target: 1 below, 0 above), which keeps rows short.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -111,8 +110,10 @@ class StateBounds:
         thr = self.game.threshold
         if thr == 0:
             return np.zeros_like(u) if isinstance(u, np.ndarray) else 0
-        return np.where(u >= thr, self.bonus, 0) if isinstance(u, np.ndarray) else (
-            self.bonus if u >= thr else 0
+        return (
+            np.where(u >= thr, self.bonus, 0)
+            if isinstance(u, np.ndarray)
+            else (self.bonus if u >= thr else 0)
         )
 
 

@@ -357,7 +357,7 @@ def solve_points(
     total = layout.size
     done = layout.layer_size(game.n_categories)
     workers = max(1, get_num_threads())
-    for k, layer in reversed(list(enumerate(layers(game.n_categories)[:-1]))):
+    for layer in reversed(layers(game.n_categories)[:-1]):
         for lo_i in range(0, len(layer), chunk):
             part = layer[lo_i : lo_i + chunk]
             plan = plan_layer(part, layout.block, game.n_flag, width)
@@ -548,6 +548,4 @@ def solve_utility(
 
     T = solve_points(game, layout, SO_FAR, below, above, terminal, progress, width)
     seconds = time.perf_counter() - start
-    return UtilityTable(
-        game, layout, T, SO_FAR, below, above, seconds=seconds, utility=utility
-    )
+    return UtilityTable(game, layout, T, SO_FAR, below, above, seconds=seconds, utility=utility)
