@@ -299,14 +299,20 @@ def simulate_command(
 def serve_command(
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
     port: int = typer.Option(8000, "--port", help="Port to listen on."),
+    log_level: str = typer.Option(
+        "info", "--log-level", help="Server log level (warning: no line per request)."
+    ),
 ) -> None:
     """Serve the play-along web page and its JSON API (docs at /docs)."""
     from dicelab.web.app import run
 
     if not 0 <= port <= 65535:
         fail(f"port: got {port}, expected 0 to 65535")
+    levels = ("critical", "error", "warning", "info", "debug")
+    if log_level not in levels:
+        fail(f"log level: got {log_level!r}, expected one of: {', '.join(levels)}")
     typer.echo(f"dicelab: the page is at http://{host}:{port}/ (API docs at /docs)")
-    run(host=host, port=port)
+    run(host=host, port=port, log_level=log_level)
 
 
 def main() -> None:
