@@ -558,7 +558,10 @@ def review(table: ExpectedTable, record: dict) -> Review:
     decisions: list[Decision] = []
     for step in _replay(game, record):
         advice = advise(table, step.position)
-        chosen = _chosen(advice, step, table.rules)
+        try:
+            chosen = _chosen(advice, step, table.rules)
+        except UserError as exc:
+            raise UserError(f"game record, turn {step.turn + 1}: {exc}") from None
         rank = 1 + advice.options.index(chosen)
         decisions.append(
             Decision(

@@ -1,0 +1,161 @@
+"""The advise, play and review commands: output, files, and one-line errors."""
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from dicelab.cli import main
+from dicelab.solve.expected import expected_table
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _solved():
+    expected_table("yahtzee")  # solved once into the test cache
+
+
+def cli(capsys, monkeypatch, *args, stdin=""):
+    """Run the command line in this process; returns (exit code, stdout, stderr)."""
+    monkeypatch.setattr(sys, "argv", ["dicelab", *args])
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = 0
+    try:
+        main()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_advise_table(capsys, monkeypatch):
+    code, out, _ = cli(capsys, monkeypatch, "advise", "yahtzee", "--dice", "3", "3", "6", "5", "6")
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    assert "keep 6 6" in rows[0]
+    assert "2 rerolls left" in out
+
+
+def test_advise_json_with_scorecard(capsys, monkeypatch):
+    code, out, _ = cli(
+        capsys, monkeypatch, "advise", "yahtzee", "--dice", "22266", "--rerolls", "0",
+        "--filled", "ones=3,sixes=18", "--filled", "yahtzee=50", "--bonuses", "1", "--json",
+    )  # fmt: skip
+    assert code == 0
+    data = json.loads(out)
+    assert data["score_so_far"] == 3 + 18 + 50 + 100
+    assert data["upper_total"] == 21
+    assert data["options"][0]["box"] == "full_house"
+    assert data["options"][0]["cost"] == 0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--dice", "3", "3", "6", "5", "6", "6", "1"], "dice: got 7"),
+        (["--dice", "3", "3", "6", "5", "9"], "9 is not a face"),
+        (["--dice", "33656", "--filled", "ones=3,ones=2"], "given twice"),
+        (["--dice", "33656", "--filled", "ones=3", "--filled", "ones=3"], "given twice"),
+        (["--dice", "33656", "--filled", "ones=?,twos=?", "--upper", "50"], "cannot make"),
+        (["--dice", "33656", "--filled", "ones=2", "--upper", "3"], "upper total"),
+        (["--dice", "33656", "--filled", "ones=x"], "not a whole number"),
+        (["--dice", "33656", "--rerolls", "5"], "rerolls left"),
+        (["--dice", "3 3 a 5 6"], "not a number"),
+    ],
+)
+def test_advise_bad_input_one_line(capsys, monkeypatch, args, message):
+    code, out, err = cli(capsys, monkeypatch, "advise", "yahtzee", *args)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("error: ") and message in err
+
+
+def test_unknown_rules_one_line(capsys, monkeypatch):
+    code, _, err = cli(capsys, monkeypatch, "advise", "no-such-rules", "--dice", "33656")
+    assert code == 2 and err.startswith("error: unknown rules") and err.count("\n") == 1
+
+
+def test_play_review_round_trip(capsys, monkeypatch, tmp_path):
+    path = tmp_path / "game.json"
+    code, out, _ = cli(
+        capsys, monkeypatch, "play", "yahtzee", "--seed", "4", "--record", str(path),
+        stdin="\n" * 60,
+    )  # fmt: skip
+    assert code == 0
+    assert "game over" in out
+    record = json.loads(path.read_text())
+    assert record["finished"] and len(record["turns"]) == 13
+    code, out, _ = cli(capsys, monkeypatch, "review", str(path), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["finished"] and data["mistakes"] == 0
+    assert data["score"] == record["final_score"]
+
+
+def test_play_with_mistakes_then_input_ends(capsys, monkeypatch, tmp_path):
+    path = tmp_path / "game.json"
+    # turn 1: keep nothing twice, then take the first box; turn 2: input ends
+    code, out, _ = cli(
+        capsys, monkeypatch, "play", "yahtzee", "--seed", "2", "--record", str(path),
+        "--hide-advice", stdin="none\nnone\nchance\n",
+    )  # fmt: skip
+    assert code == 1
+    assert "unfinished game is saved" in out
+    record = json.loads(path.read_text())
+    assert not record["finished"]
+    assert record["turns"][0]["keeps"] == [[], []]
+    assert record["turns"][0]["box"] == "chance"
+    code, out, _ = cli(capsys, monkeypatch, "review", str(path), "--mistakes")
+    assert code == 0
+    assert "unfinished game" in out
+
+
+def test_play_real_dice(capsys, monkeypatch, tmp_path):
+    path = tmp_path / "game.json"
+    typed = "3 3 6 5 6\n6 6\n6 6 1\n8\nall\nsixes\nq\n"
+    code, out, _ = cli(
+        capsys, monkeypatch, "play", "yahtzee", "--dice", "real", "--record", str(path),
+        stdin=typed,
+    )  # fmt: skip
+    assert code == 0
+    assert "not a face" in out  # the bad entry is refused, the game goes on
+    record = json.loads(path.read_text())
+    assert record["dice"] == "real" and record["seed"] is None
+    assert record["turns"][0] == {
+        "throws": [[3, 3, 5, 6, 6], [1, 6, 6, 6, 6]],
+        "keeps": [[6, 6], [1, 6, 6, 6, 6]],
+        "box": "sixes",
+        "points": 24,
+        "extra_bonus": 0,
+    }
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [("{broken", "broken JSON"), ('{"format": "other"}', "not a dicelab game record")],
+)
+def test_review_broken_file_one_line(capsys, monkeypatch, tmp_path, content, message):
+    path = tmp_path / "game.json"
+    path.write_text(content)
+    code, _, err = cli(capsys, monkeypatch, "review", str(path))
+    assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_play_and_review_in_a_real_process(tmp_path):
+    path = tmp_path / "game.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "dicelab.cli", "play", "yahtzee", "--seed", "8", "--record",
+         str(path), "--hide-advice"],
+        input="\n" * 60, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert "game over" in run.stdout
+    bad = tmp_path / "bad.json"
+    bad.write_text(path.read_text().replace('"points": ', '"points": 1'))
+    run = subprocess.run(
+        [sys.executable, "-m", "dicelab.cli", "review", str(bad)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 2
+    assert run.stderr.startswith("error: game record, turn 1") and run.stderr.count("\n") == 1
+    assert "Traceback" not in run.stderr
