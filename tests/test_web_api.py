@@ -98,6 +98,8 @@ def test_advice_first_roll_keeps_the_sixes(client):
     assert data["expected_final_score"] == best["expected_final_score"]
     values = [o["expected_final_score"] for o in data["options"]]
     assert values == sorted(values, reverse=True)
+    stops = [o for o in data["options"] if o["stops"]]
+    assert len(stops) == 1 and stops[0]["keep"] == [3, 3, 5, 6, 6]
     for o in data["options"]:
         assert o["cost"] == pytest.approx(best["expected_final_score"] - o["expected_final_score"])
         assert o["best"] == (o["cost"] <= 1e-9)
@@ -233,6 +235,16 @@ def test_upload_then_advise(client):
     assert ex > YAHTZEE_START  # an easier bonus is worth more
     data = advice(client, rules=info["id"], dice=[3, 3, 6, 5, 6], rerolls_left=2).json()
     assert data["rules"] == info["id"] and data["options"][0]["best"]
+
+
+def test_upload_title(client):
+    toml = 'extends = "yacht"\nname = "yacht-2"\nrolls = 2\n'
+    info = client.post("/api/rules", json={"toml": toml}).json()
+    assert info["title"] == "yacht-2 (based on yacht)" and info["description"] == ""
+    assert info["rolls"] == 2
+    data = advice(client, rules=info["id"], dice=[1, 1, 5, 5, 5], rerolls_left=1).json()
+    assert (data["roll"], data["rolls"]) == (1, 2)
+    error(advice(client, rules=info["id"], dice=[1, 1, 5, 5, 5], rerolls_left=2), 400)
 
 
 @pytest.mark.parametrize(

@@ -154,6 +154,23 @@ def test_virtual_dice_and_costs_in_the_review(page):
     expect(pg.locator("tr.option[data-kind=box]").first).to_be_visible()
 
 
+def test_keeping_every_die_stops_the_rolling(page):
+    pg = page
+    throw(pg, "2 2 2 6 6")
+    stop = pg.locator('tr.option[data-keep="2 2 2 6 6"]')
+    expect(stop).to_contain_text("keep all")
+    stop.click()
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3 · choose a box")
+    expect(pg.locator("tr.option.best")).to_have_attribute("data-box", "full_house")
+    # holding every die and rolling means the same
+    pg.click("#new-game")
+    throw(pg, "2 2 2 6 6")
+    for i in range(5):
+        pg.click(f"#die-{i}")
+    pg.click("#roll")
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3 · choose a box")
+
+
 def test_typing_mistakes_are_explained(page):
     pg = page
     throw(pg, "1 2 3 4 9")

@@ -134,6 +134,9 @@ class OptionOut(BaseModel):
     box_name: str | None
     points: int | None = Field(description="Points the box takes (kind box).")
     extra_bonus: int = Field(description="Extra all-same bonus earned with it (kind box).")
+    stops: bool = Field(
+        False, description="A keep of every die: no more rolling, a box is chosen next."
+    )
     expected_final_score: float
     cost: float = Field(description="Expected points lost against the best option.")
     best: bool = Field(description="True for the best option and any that tie with it.")

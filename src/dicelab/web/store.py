@@ -80,6 +80,9 @@ def parse_upload(text: str) -> Rules:
                 f"(an uploaded file may extend only: {', '.join(names)})"
             )
         _, merged = _resolve(parent, None)
+        # the base's title and description describe the base, not this file
+        merged["title"] = f"{data.get('name', parent)} (based on {parent})"
+        merged.pop("description", None)
         for key, value in data.items():
             if isinstance(value, dict) and isinstance(merged.get(key), dict):
                 merged[key] = {**merged[key], **value}
