@@ -14,6 +14,7 @@ from dicelab.advisor import Position, advise
 from dicelab.play import Game, review
 from dicelab.rules import builtin_names, load_rules
 from dicelab.solve.expected import expected_table
+from dicelab.web import models as m
 from dicelab.web import store as store_module
 from dicelab.web.app import create_app
 from dicelab.web.store import Store
@@ -98,6 +99,7 @@ def test_advice_first_roll_keeps_the_sixes(client):
     assert data["expected_final_score"] == best["expected_final_score"]
     values = [o["expected_final_score"] for o in data["options"]]
     assert values == sorted(values, reverse=True)
+    m.AdviceOut.model_validate(data)  # the documented shape
     stops = [o for o in data["options"] if o["stops"]]
     assert len(stops) == 1 and stops[0]["keep"] == [3, 3, 5, 6, 6]
     for o in data["options"]:
@@ -270,6 +272,8 @@ def test_upload_too_large_to_solve(client):
     head += "upper_bonus = {threshold = 63, points = 35}"
     toml = "\n".join([head, *faces, *chances])
     assert "too large to solve" in error(client.post("/api/rules", json={"toml": toml}), 400)
+    many_dice = 'name = "d"\ndice = 12\nfaces = 20\nrolls = 3\n' + chances[0]
+    assert "too large to solve" in error(client.post("/api/rules", json={"toml": many_dice}), 400)
 
 
 def test_upload_text_limit(client):

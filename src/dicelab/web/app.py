@@ -8,6 +8,7 @@ becomes 422, a body over the size limit 413. A 500 means a bug in dicelab.
 
 from __future__ import annotations
 
+import json
 from importlib import resources
 from typing import Any
 
@@ -15,6 +16,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dicelab.advisor import TIE, Position, advise
@@ -47,6 +49,21 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": m.ErrorOut, "description": "Unknown rule set."},
     422: {"model": m.ErrorOut, "description": "The body does not fit the request model."},
 }
+
+
+class FastJSON(JSONResponse):
+    """JSON without a second validation pass; NumPy scalars written as numbers."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(
+            content, allow_nan=False, separators=(",", ":"), default=_plain
+        ).encode("utf-8")
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 class BodyLimit:
@@ -244,15 +261,17 @@ def create_app(store: Store | None = None) -> FastAPI:
         responses=ERRORS,
         summary="Every option of a position, ranked",
     )
-    def post_advice(body: m.AdviceRequest) -> dict:
+    async def post_advice(body: m.AdviceRequest) -> FastJSON:
         """Rank the keeps (rerolls left) or the boxes (after the last throw).
 
         Each option has its expected final score under optimal play from then on
         and its cost: how many expected points it gives up against the best one.
         """
+        # Advice from a table in memory takes about a millisecond: it runs on the
+        # event loop, and only a table still to be loaded or solved goes to a thread.
         entry = store.get(body.rules)
         rules = entry.rules
-        table = store.table(rules)
+        table = store.loaded(rules) or await run_in_threadpool(store.table, rules)
         position = Position(
             dice=tuple(body.dice),
             rerolls_left=body.rerolls_left,
@@ -265,14 +284,14 @@ def create_app(store: Store | None = None) -> FastAPI:
         for option, o in zip(out["options"], advice.options, strict=True):
             option["box_name"] = o.box_name
             option["best"] = o.cost <= TIE
-        return {
-            **out,
-            "rules": entry.id,
-            "turn": len(body.filled) + 1,
-            "turns": rules.n_categories,
-            "roll": rules.rolls - body.rerolls_left,
-            "rolls": rules.rolls,
-        }
+        out.update(
+            rules=entry.id,
+            turn=len(body.filled) + 1,
+            turns=rules.n_categories,
+            roll=rules.rolls - body.rerolls_left,
+            rolls=rules.rolls,
+        )
+        return FastJSON(out)
 
     @app.post(
         "/api/review",

@@ -35,6 +35,8 @@ MAX_TABLES = 8
 MAX_STATES = 2**15 * 64 * 2
 #: Largest solve (states times keeps) the server does itself: about official Yatzy.
 MAX_WORK = 2_000_000_000
+#: Most distinct keeps (sub-multisets of the dice) of a rule set the server solves.
+MAX_KEEPS = 5005
 
 
 class NotFound(UserError):
@@ -50,13 +52,13 @@ class Entry:
     source: str  # "builtin" or "upload"
 
 
-def solve_size(rules: Rules) -> tuple[int, int]:
-    """Upper bounds of the states and of the work of a solve, without compiling."""
+def solve_size(rules: Rules) -> tuple[int, int, int]:
+    """Upper bounds of the states, the keeps and the work of a solve, without compiling."""
     n_keeps = comb(rules.dice + rules.faces, rules.faces)
     n_upper = rules.bonus_threshold + 1 if rules.bonus_threshold > 0 else 1
     n_flag = 2 if rules.extra_bonus > 0 else 1
     states = (1 << rules.n_categories) * n_upper * n_flag
-    return states, states * n_keeps
+    return states, n_keeps, states * n_keeps
 
 
 def parse_upload(text: str) -> Rules:
@@ -132,8 +134,9 @@ class Store:
     def upload(self, text: str) -> Entry:
         """Check and keep an uploaded rules file; refuse rules too large to solve here."""
         rules = parse_upload(text)
-        states, work = solve_size(rules)
-        if (states > MAX_STATES or work > MAX_WORK) and not self._cached(rules):
+        states, keeps, work = solve_size(rules)
+        too_large = states > MAX_STATES or keeps > MAX_KEEPS or work > MAX_WORK
+        if too_large and not self._cached(rules):
             raise UserError(
                 f"uploaded rules: {rules.n_categories} boxes with {rules.dice} dice of "
                 f"{rules.faces} faces are too large to solve inside the web server; "
@@ -152,6 +155,15 @@ class Store:
         return tables.table_path(rules, OBJECTIVE).exists()
 
     # -- tables ----------------------------------------------------------------------
+    def loaded(self, rules: Rules) -> ExpectedTable | None:
+        """The table of a rule set if it is in memory, without waiting for a solve."""
+        key = rules.fingerprint()
+        with self._lock:
+            found = self._tables.get(key)
+            if found is not None:
+                self._tables.move_to_end(key)
+            return found
+
     def table(self, rules: Rules) -> ExpectedTable:
         """The expected-score table of a rule set: from memory, disk or a fresh solve."""
         key = rules.fingerprint()
