@@ -1,8 +1,13 @@
 """The web server's JSON API: every endpoint, values checked against the tables,
 and bad input (including random garbage) answered with a 4xx and a message."""
 
+import http.client
 import json
+import socket
+import subprocess
+import sys
 import threading
+import time
 import warnings
 from urllib.parse import quote
 
@@ -348,6 +353,39 @@ def test_page_and_static_files(client):
     error(client.get("/static/nothing.js"), 404)
     error(client.get("/api/nothing"), 404)
     error(client.delete("/api/rules"), 405)
+
+
+# -- the command ------------------------------------------------------------------------
+def test_serve_command_starts_and_answers():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    cmd = [sys.executable, "-m", "dicelab.cli", "serve", "--port", str(port),
+           "--log-level", "warning"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, proc.stderr.read().decode()
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+                conn.request("GET", "/api/health")
+                assert json.loads(conn.getresponse().read()) == {"status": "ok"}
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not start"
+                time.sleep(0.1)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_serve_command_bad_options():
+    for args in (["--port", "70000"], ["--log-level", "loud"]):
+        out = subprocess.run(
+            [sys.executable, "-m", "dicelab.cli", "serve", *args], capture_output=True, text=True
+        )
+        assert out.returncode == 2 and "Traceback" not in out.stderr
 
 
 # -- the table store -------------------------------------------------------------------
