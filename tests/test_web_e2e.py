@@ -267,3 +267,31 @@ def test_resume_from_a_game_record(page, tmp_path):
     pg.click("#roll")
     expect(counter(pg)).to_have_text("Turn 2 of 13 · Roll 2 of 3")
     expect(pg.locator("#review tbody tr")).to_have_count(3)
+
+
+def test_open_a_record_of_uploaded_rules(page, tmp_path):
+    """A record names its rules by fingerprint: an uploaded file's game opens after upload."""
+    from dicelab.rules import parse_rules
+    from dicelab.web.store import parse_upload
+
+    pg = page
+    upload = UPLOAD.replace("50", "55")  # rules no other test uploads
+    rules = parse_upload(upload)
+    table = expected_table(parse_rules(rules.model_dump(mode="json"), "test"))
+    game = Game(table, dice="real", rules_source="easy.toml")
+    game.roll([5, 5, 5, 5, 2])
+    game.fill("fives")
+    path = tmp_path / "easy-game.json"
+    path.write_text(json.dumps(game.record))
+    pg.set_input_files("#record-file", str(path))
+    expect(pg.locator("#error")).to_contain_text("upload their rules file first")
+    pg.set_input_files(
+        "#rules-file",
+        files=[{"name": "easy.toml", "mimeType": "text/plain", "buffer": upload.encode()}],
+    )
+    expect(pg.locator("#rules-title")).to_have_text("Yahtzee, bonus at 55")
+    pg.set_input_files("#record-file", str(path))
+    expect(pg.locator("#error")).to_be_hidden()
+    expect(counter(pg)).to_have_text("Turn 2 of 13 · Roll 1 of 3")
+    expect(pg.locator("#scorecard tr.filled[data-box=fives] .points")).to_have_text("20")
+    expect(pg.locator("#upper-total")).to_have_text("20 / 55")

@@ -123,6 +123,7 @@ def _summary(entry: Entry) -> dict:
         "faces": r.faces,
         "rolls": r.rolls,
         "boxes": r.n_categories,
+        "fingerprint": r.fingerprint(),
     }
 
 
@@ -143,7 +144,6 @@ def _info(entry: Entry) -> dict:
     return {
         **_summary(entry),
         "description": " ".join(r.description.split()),
-        "fingerprint": r.fingerprint(),
         "upper_bonus": bonus,
         "extra_bonus": extra,
         "categories": [

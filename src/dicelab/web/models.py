@@ -106,11 +106,11 @@ class RulesSummary(BaseModel):
     faces: int
     rolls: int = Field(description="Throws per turn: the first roll and the rerolls.")
     boxes: int
+    fingerprint: str = Field(description="SHA-256 of everything that changes results.")
 
 
 class RulesInfo(RulesSummary):
     description: str
-    fingerprint: str = Field(description="SHA-256 of everything that changes results.")
     upper_bonus: UpperBonusInfo | None
     extra_bonus: ExtraBonusInfo | None
     categories: list[Box]

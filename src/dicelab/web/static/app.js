@@ -18,6 +18,7 @@ const state = {
   review: null,        // the last review of the record (POST /api/review)
   busy: false,
   request: 0,          // number of the latest advice request
+  rulesList: [],       // the rule sets the server knows (GET /api/rules)
   reviewRequest: 0,
 };
 
@@ -117,6 +118,7 @@ function keptFaces() {
 // -- rules ---------------------------------------------------------------------------
 async function loadRulesList(selectId) {
   const data = await api("/api/rules");
+  state.rulesList = data.rules;
   const select = $("rules-select");
   select.innerHTML = "";
   for (const source of ["builtin", "upload"]) {
@@ -397,13 +399,15 @@ async function openRecord(file) {
     showError(`${file.name}: not a dicelab game record`);
     return;
   }
-  const wanted = [record.rules_source, record.rules].find(
-    (x) => typeof x === "string" && [...$("rules-select").options].some((o) => o.value === x));
-  if (!wanted) {
-    showError(`${file.name}: the rules ${JSON.stringify(record.rules)} are not loaded here; `
-      + "upload the rules file first");
+  // the rule set the game was played under, known by its fingerprint
+  await loadRulesList(state.rulesId);
+  const match = state.rulesList.find((r) => r.fingerprint === record.fingerprint);
+  if (!match) {
+    showError(`${file.name}: the game was played under rules ${JSON.stringify(record.rules)} `
+      + "that are not loaded here; upload their rules file first");
     return;
   }
+  const wanted = match.id;
   try {
     const review = await api("/api/review", { rules: wanted, record });
     await chooseRules(wanted);
