@@ -44,6 +44,8 @@ def free_port() -> int:
 def server():
     from dicelab.web.app import create_app
 
+    for name in ("yahtzee", "yazy"):  # solved before any timed wait in the browser
+        expected_table(name)
     port = free_port()
     config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
     srv = uvicorn.Server(config)
@@ -295,3 +297,22 @@ def test_open_a_record_of_uploaded_rules(page, tmp_path):
     expect(counter(pg)).to_have_text("Turn 2 of 13 · Roll 1 of 3")
     expect(pg.locator("#scorecard tr.filled[data-box=fives] .points")).to_have_text("20")
     expect(pg.locator("#upper-total")).to_have_text("20 / 55")
+
+
+def test_extra_yahtzee_bonus(page):
+    pg = page
+    throw(pg, "5 5 5 5 5")
+    pg.click("#score-now")
+    pg.locator("#scorecard tr.candidate[data-box=yahtzee]").click()
+    expect(counter(pg)).to_have_text("Turn 2 of 13 · Roll 1 of 3")
+    throw(pg, "6 6 6 6 6")
+    pg.click("#score-now")
+    sixes = pg.locator("#scorecard tr.candidate[data-box=sixes] .points")
+    expect(sixes).to_have_text("30 +100")
+    pg.locator("#scorecard tr.candidate[data-box=sixes]").click()
+    expect(pg.locator("#scorecard tr.sum", has_text="Extra bonuses")).to_contain_text("1 × 100")
+    expect(pg.locator("#total")).to_have_text(str(50 + 30 + 100))
+    # the next advice counts the bonus already earned
+    throw(pg, "1 2 3 4 5")
+    expect(pg.locator("#expected-now")).to_contain_text("expected final score now")
+    expect(pg.locator("#error")).to_be_hidden()
