@@ -107,6 +107,8 @@ def _validation_message(exc: RequestValidationError) -> str:
     if not errors:
         return "invalid request"
     first = errors[0]
+    if first.get("type") == "json_invalid":
+        return "the body is not valid JSON"
     loc = ".".join(str(p) for p in first.get("loc", ()) if p != "body")
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return f"{loc or 'body'}: {first.get('msg', 'invalid')}{more}"
