@@ -114,6 +114,8 @@ class Game:
             raise UserError(f"dice: got {dice!r}, expected 'virtual' or 'real'")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
             raise UserError(f"seed: got {seed!r}, expected a whole number 0 or more")
+        if dice == "real" and seed is not None:
+            raise UserError("a seed is for virtual dice; real dice are typed in")
         if dice == "virtual" and seed is None:
             seed = secrets.randbelow(2**31)
         self.table = table
