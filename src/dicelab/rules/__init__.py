@@ -21,7 +21,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["Rules", "builtin_names", "load_rules", "parse_rules"]
+__all__ = ["Rules", "builtin_names", "load_rules", "parse_rules", "rules_from_text"]
 
 
 def builtin_names() -> list[str]:
@@ -98,26 +98,53 @@ def _read_source(text: str, base: Path | None = None) -> tuple[str, str, Path | 
 
 
 def _resolve(text: str, base: Path | None, depth: int = 0) -> tuple[str, dict]:
-    """Read rules data, applying ``extends`` (a base rule set the file changes)."""
+    """Read rules data from a name or path, applying ``extends``."""
     source, raw, folder = _read_source(text, base)
+    return source, _data_from_text(raw, source, folder, True, depth)
+
+
+def _data_from_text(
+    raw: str, source: str, folder: Path | None, allow_files: bool, depth: int = 0
+) -> dict:
+    """Parse TOML and merge it into the rule set it ``extends``, if any."""
     try:
         data = tomllib.loads(raw)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{source}: not valid TOML: {exc}") from None
     parent = data.pop("extends", None)
     if parent is None:
-        return source, data
+        return data
+    names = builtin_names()
+    if not allow_files and parent not in names:
+        raise UserError(
+            f"{source}: extends: {parent!r} is not a built-in rule set "
+            f"(expected one of: {', '.join(names)})"
+        )
     if not isinstance(parent, str):
         raise UserError(f"{source}: extends: expected the name or path of a rule set")
     if depth >= 8:
         raise UserError(f"{source}: extends: rule sets extend each other in a loop")
     _, merged = _resolve(parent, folder, depth + 1)
+    # the base's title and description describe the base, not this file
+    base_name = merged.get("name", parent)
+    merged["title"] = f"{data.get('name', base_name)} (based on {base_name})"
+    merged.pop("description", None)
     for key, value in data.items():
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
             merged[key] = {**merged[key], **value}
         else:
             merged[key] = value
-    return source, merged
+    return merged
+
+
+def rules_from_text(text: str, source: str = "rules", allow_files: bool = False) -> Rules:
+    """Rules from the text of a TOML file (an upload, say).
+
+    ``extends`` may name a built-in rule set; a path only with ``allow_files``
+    (relative to the current folder), so that text from elsewhere cannot make the
+    caller read its files.
+    """
+    return parse_rules(_data_from_text(text, source, None, allow_files), source)
 
 
 def load_rules(name_or_path: str | Path) -> Rules:

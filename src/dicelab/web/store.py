@@ -9,7 +9,6 @@ that is being solved wait for that one solve instead of starting their own.
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -17,13 +16,8 @@ from math import comb
 
 from dicelab import tables
 from dicelab.errors import UserError
-from dicelab.rules import Rules, _resolve, builtin_names, load_rules, parse_rules
+from dicelab.rules import Rules, builtin_names, load_rules, rules_from_text
 from dicelab.solve.expected import OBJECTIVE, ExpectedTable, expected_table
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 #: Largest uploaded rules file, in characters.
 MAX_UPLOAD_CHARS = 64_000
@@ -69,29 +63,7 @@ def parse_upload(text: str) -> Rules:
     """
     if len(text) > MAX_UPLOAD_CHARS:
         raise UserError(f"rules file: {len(text)} characters, at most {MAX_UPLOAD_CHARS}")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise UserError(f"uploaded rules: not valid TOML: {exc}") from None
-    parent = data.pop("extends", None)
-    if parent is not None:
-        names = builtin_names()
-        if not isinstance(parent, str) or parent not in names:
-            raise UserError(
-                f"uploaded rules: extends: {parent!r} is not a built-in rule set "
-                f"(an uploaded file may extend only: {', '.join(names)})"
-            )
-        _, merged = _resolve(parent, None)
-        # the base's title and description describe the base, not this file
-        merged["title"] = f"{data.get('name', parent)} (based on {parent})"
-        merged.pop("description", None)
-        for key, value in data.items():
-            if isinstance(value, dict) and isinstance(merged.get(key), dict):
-                merged[key] = {**merged[key], **value}
-            else:
-                merged[key] = value
-        data = merged
-    return parse_rules(data, "uploaded rules")
+    return rules_from_text(text, "uploaded rules", allow_files=False)
 
 
 class Store:
