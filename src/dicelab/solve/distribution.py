@@ -1,0 +1,577 @@
+"""The exact distribution of the final score under a strategy.
+
+A strategy here is *table-driven*: a turn-start value table ``V[mask, flag, upper]``
+(the expected-score optimum by default, or any other table of the same shape)
+ranks every choice inside a turn, a keep by the mean of what it leads to and a
+box by its points plus the value of the next state, exactly as the expected-score
+solver does. Options within ``TIE`` of each other are ties (values that are equal
+in exact arithmetic differ in their last bits); a tie goes to the box that comes
+first on the scorecard, and to a keep over any smaller keep inside it.
+
+The computation runs forward, layer by layer (boxes filled so far):
+
+1. for every state of a layer, the turn's outcome distribution (box, points,
+   extra bonus) is found by pushing probability down the keep structure, the
+   reverse of the keep-value recursion: a keep's mass flows to the keep with one
+   more die of each face, ``1 / faces`` each;
+2. the distribution of the points so far, a row per state (see
+   :mod:`dicelab.solve.points`), is carried to the next layer, shifted by the
+   points of each outcome.
+
+Only two layers of rows and one layer of outcomes are held at once.
+
+>>> from dicelab.solve.distribution import score_distribution
+>>> d = score_distribution("yazy")
+>>> round(d.mean, 4)
+165.7573
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numba import get_num_threads, njit, prange
+
+from dicelab.errors import UserError
+from dicelab.rules import Rules, load_rules
+from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.solve.expected import ExpectedTable, expected_table, kernel_args, space_args
+from dicelab.solve.kernels import box_rule, keep_values, next_flag
+from dicelab.solve.points import StateBounds, layers
+
+Progress = Callable[[int, int], None]
+
+PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
+
+#: Options whose values agree within this margin are ties (as in the advisor):
+#: values equal in exact arithmetic differ in the last bits of floating point.
+TIE = 1e-9
+
+
+# -- one turn: the outcome distribution of a state -------------------------------------
+@njit(cache=True)
+def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, score, joker_score, roll_face,
+                  upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
+                  values, index):  # fmt: skip
+    """Box chosen for every final roll and lane (``choice``) and its value (``A``)."""
+    n_cat, n_rolls = score.shape
+    open_boxes = np.empty(n_cat, np.int64)
+    first_row = np.empty(n_cat, np.int64)
+    n_open = 0
+    pos = 0
+    for c in range(n_cat):
+        if (mask >> c) & 1 == 1:
+            continue
+        open_boxes[n_open] = c
+        first_row[n_open] = pos
+        n_open += 1
+        n_vals = 1
+        while n_vals < values.shape[1] and values[c, n_vals] != values[c, n_vals - 1]:
+            n_vals += 1
+        src = V[mask | (1 << c), next_flag(c, y, 1, yahtzee, n_flag)]
+        src0 = V[mask | (1 << c), next_flag(c, y, 0, yahtzee, n_flag)]
+        for j in range(n_vals):
+            pts = values[c, j]
+            row = src if pts > 0 else src0
+            for i in range(nl):
+                u2 = ul[i]
+                if upper[c] and threshold > 0:
+                    u2 = min(u2 + pts, threshold)
+                cand[pos + j, i] = pts + row[u2]
+        pos += n_vals
+    for r in range(n_rolls):
+        if roll_face[r] >= 0:
+            continue
+        best_v = A[roll0 + r]
+        best = choice[r]
+        c = open_boxes[0]
+        crow = cand[first_row[0] + index[c, r]]
+        for i in range(nl):
+            best_v[i] = crow[i]
+            best[i] = c
+        for t in range(1, n_open):
+            c = open_boxes[t]
+            crow = cand[first_row[t] + index[c, r]]
+            for i in range(nl):
+                if crow[i] > best_v[i] + TIE:
+                    best_v[i] = crow[i]
+                    best[i] = c
+    for r in range(n_rolls):
+        face = roll_face[r]
+        if face < 0:
+            continue
+        allowed, active, extra = box_rule(
+            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
+        )
+        for i in range(nl):
+            best = -1
+            best_v = 0.0
+            for c in range(n_cat):
+                if (allowed >> c) & 1 == 0:
+                    continue
+                pts = joker_score[c, r] if active else score[c, r]
+                y2 = next_flag(c, y, pts, yahtzee, n_flag)
+                u2 = ul[i]
+                if upper[c] and threshold > 0:
+                    u2 = min(u2 + pts, threshold)
+                v = pts + extra + V[mask | (1 << c), y2, u2]
+                if best < 0 or v > best_v + TIE:
+                    best = c
+                    best_v = v
+            choice[r, i] = best
+            A[roll0 + r, i] = best_v
+
+
+@njit(cache=True)
+def _best_keeps_chosen(A, arg, sub, n_keeps, faces, nl):
+    """As :func:`dicelab.solve.kernels.best_keeps`, also recording which keep is best."""
+    for k in range(n_keeps):
+        for i in range(nl):
+            arg[k, i] = k
+        for f in range(faces):
+            s = sub[k, f]
+            if s < 0:
+                continue
+            for i in range(nl):
+                if A[s, i] > A[k, i] + TIE:
+                    A[k, i] = A[s, i]
+                    arg[k, i] = arg[s, i]
+
+
+@njit(cache=True)
+def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f, scratch_i, score,
+                  joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
+                  extra_bonus, n_flag, values, index, add, sub, size_start, roll_prob, dice,
+                  faces, rerolls):  # fmt: skip
+    """Probability of every (box, points, extra) outcome of a turn, for ``nl`` lanes.
+
+    Adds into ``Q[q0 + i * n_slots + slot]`` for lane ``i``, where ``slot`` is the
+    outcome's position among the state's ``n_slots`` (``slot_of[c, points] * n_e``
+    plus the extra earned, after the ``box_slots`` of the open boxes before ``c``).
+    """
+    n_cat, n_rolls = score.shape
+    n_keeps = add.shape[0]
+    roll0 = size_start[dice]
+    A = scratch_f[0]
+    M = scratch_f[1]
+    mass = scratch_f[2]
+    cand = scratch_f[3]
+    arg = scratch_i[0]
+    choice = scratch_i[1]
+    keeps = scratch_i[2:]
+    _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, score, joker_score, roll_face,
+                  upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
+                  values, index)  # fmt: skip
+    for n in range(rerolls):
+        keep_values(A, add, size_start, dice, faces, nl)
+        _best_keeps_chosen(A, arg, sub, n_keeps, faces, nl)
+        for r in range(n_rolls):
+            for i in range(nl):
+                keeps[n, r, i] = arg[roll0 + r, i]
+    for r in range(n_rolls):
+        for i in range(nl):
+            mass[r, i] = roll_prob[r]
+    inv = 1.0 / faces
+    for n in range(rerolls - 1, -1, -1):
+        for k in range(n_keeps):
+            for i in range(nl):
+                M[k, i] = 0.0
+        for r in range(n_rolls):
+            for i in range(nl):
+                M[keeps[n, r, i], i] += mass[r, i]
+        for k in range(roll0):
+            for f in range(faces):
+                dst = add[k, f]
+                for i in range(nl):
+                    M[dst, i] += M[k, i] * inv
+        for r in range(n_rolls):
+            for i in range(nl):
+                mass[r, i] = M[roll0 + r, i]
+    base = np.zeros(n_cat, np.int64)
+    pos = 0
+    for c in range(n_cat):
+        if (mask >> c) & 1 == 0:
+            base[c] = pos
+            pos += box_slots[c]
+    for r in range(n_rolls):
+        face = roll_face[r]
+        allowed, active, extra = box_rule(
+            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
+        )
+        e = 1 if extra > 0 else 0
+        for i in range(nl):
+            c = choice[r, i]
+            pts = joker_score[c, r] if active else score[c, r]
+            slot = base[c] + slot_of[c, pts] * n_e + e
+            Q[q0 + i * pos + slot] += mass[r, i]
+
+
+@njit(cache=True, parallel=True)
+def layer_outcomes(masks, n_workers, V, Q, qoff, lanes, n_lanes, slot_of, box_slots, n_e, score,
+                   joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
+                   extra_bonus, n_flag, values, index, add, sub, size_start, roll_prob, dice,
+                   faces, rerolls):  # fmt: skip
+    """Turn outcomes of every state of a layer; blocks are shared among workers."""
+    n_keeps = add.shape[0]
+    width = lanes.shape[1]
+    rows = max(n_keeps, values.shape[0] * values.shape[1])
+    nb = masks.shape[0] * n_flag
+    for w in prange(n_workers):
+        scratch_f = np.empty((4, rows, width))
+        scratch_i = np.empty((2 + rerolls, n_keeps, width), np.int64)
+        for b in range(w, nb, n_workers):
+            m = masks[b // n_flag]
+            y = b % n_flag
+            if y == 1 and (m >> yahtzee) & 1 == 0:
+                continue
+            nl = n_lanes[m]
+            turn_outcomes(m, y, lanes[m], nl, V, Q, qoff[m, y], slot_of, box_slots, n_e, scratch_f,
+                          scratch_i, score, joker_score, roll_face, upper, upper_box_of_face,
+                          threshold, yahtzee, joker, extra_bonus, n_flag, values, index, add,
+                          sub, size_start, roll_prob, dice, faces, rerolls)  # fmt: skip
+
+
+# -- the points so far, carried to the next layer ----------------------------------------
+@njit(cache=True, parallel=True, fastmath=True)
+def carry_layer(mode, next_masks, F, F_next, lo, hi, off, nlo, nhi, noff, Q, qoff, lanes,
+                n_lanes, box_slots, slot_pts, n_e, extra_bonus, upper, threshold, yahtzee,
+                n_flag, all_same, scored_same):  # fmt: skip
+    """Carry the points-so-far rows of a layer to the next one, pulled by each next mask.
+
+    Every turn outcome with a positive chance moves a row ``lo..hi`` of state ``X``
+    to ``lo + g .. hi + g`` of the next state. With ``mode`` 0 only the ranges of
+    the next rows are found (``nlo``, ``nhi``), so that they hold just the points
+    that can occur; with ``mode`` 1 the probabilities are added into ``F_next``
+    (rows at ``noff``). One worker handles each next mask and alone writes its
+    rows. The chance of scoring the all-same box with points is added to
+    ``scored_same[j]`` for next mask ``j``.
+    """
+    n_cat = upper.shape[0]
+    n_upper = lo.shape[2]
+    extra = int(extra_bonus)
+    for j in prange(next_masks.shape[0]):
+        Y = next_masks[j]
+        if mode == 0:
+            for y in range(n_flag):
+                for u in range(n_upper):
+                    nlo[Y, y, u] = 1 << 40
+                    nhi[Y, y, u] = -1
+        for c in range(n_cat):
+            if (Y >> c) & 1 == 0:
+                continue
+            X = Y ^ (1 << c)
+            base = 0
+            width = 0
+            for c2 in range(n_cat):
+                if (X >> c2) & 1 == 0:
+                    if c2 < c:
+                        base += box_slots[c2]
+                    width += box_slots[c2]
+            n_slots = box_slots[c]
+            ny = 2 if (n_flag == 2 and (X >> yahtzee) & 1 == 1) else 1
+            nl = n_lanes[X]
+            for y in range(ny):
+                q0 = qoff[X, y]
+                for i in range(nl):
+                    u = lanes[X, i]
+                    lo0 = lo[X, y, u]
+                    length = hi[X, y, u] - lo0 + 1
+                    if length <= 0:
+                        continue
+                    r0 = off[X, y, u]
+                    for s in range(n_slots):
+                        q = Q[q0 + i * width + base + s]
+                        if q == 0.0:
+                            continue
+                        pts = slot_pts[c, s // n_e]
+                        gain = pts + (s % n_e) * extra
+                        y2 = next_flag(c, y, pts, yahtzee, n_flag)
+                        u2 = u
+                        if upper[c] and threshold > 0:
+                            u2 = min(u + pts, threshold)
+                        if mode == 0:
+                            nlo[Y, y2, u2] = min(nlo[Y, y2, u2], lo0 + gain)
+                            nhi[Y, y2, u2] = max(nhi[Y, y2, u2], lo0 + length - 1 + gain)
+                            continue
+                        d0 = noff[Y, y2, u2] + lo0 + gain - nlo[Y, y2, u2]
+                        for t in range(length):
+                            F_next[d0 + t] += q * F[r0 + t]
+                        if c == all_same and pts > 0:
+                            total = 0.0
+                            for t in range(length):
+                                total += F[r0 + t]
+                            scored_same[j] += q * total
+
+
+# -- results -----------------------------------------------------------------------------
+@dataclass
+class ScoreDistribution:
+    """The distribution of the final score of a strategy.
+
+    Attributes
+    ----------
+    pmf : ndarray
+        ``pmf[x]`` is the probability of a final score of exactly ``x``.
+    p_bonus : float or None
+        Probability of earning the upper bonus (``None`` if the rules have none).
+    p_all_same : float or None
+        Probability that the all-dice-alike box (Yahtzee, Yatzy, Yacht) ends with
+        points (``None`` if the rules have no such box).
+    """
+
+    rules: Rules
+    pmf: np.ndarray
+    p_bonus: float | None
+    p_all_same: float | None
+    all_same_box: str | None = None
+    strategy: str = "expected-score optimum"
+    seconds: float = 0.0
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def scores(self) -> np.ndarray:
+        return np.arange(self.pmf.size)
+
+    @property
+    def total(self) -> float:
+        """Sum of the probabilities (1 up to rounding)."""
+        return float(self.pmf.sum())
+
+    @property
+    def mean(self) -> float:
+        return float(np.dot(self.scores, self.pmf))
+
+    @property
+    def sd(self) -> float:
+        m = self.mean
+        return float(np.sqrt(np.dot((self.scores - m) ** 2, self.pmf)))
+
+    @property
+    def p_at_least(self) -> np.ndarray:
+        """``p_at_least[s] = P(score >= s)`` for ``s = 0 .. best score``."""
+        return np.cumsum(self.pmf[::-1])[::-1]
+
+    @property
+    def lowest(self) -> int:
+        return int(np.flatnonzero(self.pmf > 0)[0])
+
+    @property
+    def highest(self) -> int:
+        return int(np.flatnonzero(self.pmf > 0)[-1])
+
+    def percentile(self, q: float) -> int:
+        """Smallest score ``x`` with ``P(score <= x) >= q / 100``."""
+        if not 0 <= q <= 100:
+            raise UserError(f"percentile: got {q}, expected 0 to 100")
+        cdf = np.cumsum(self.pmf) / self.total
+        return int(np.searchsorted(cdf, q / 100 - 1e-12))
+
+    def percentiles(self) -> dict[int, int]:
+        return {q: self.percentile(q) for q in PERCENTILES}
+
+    def to_dict(self) -> dict:
+        """Every figure as plain data (the ``--json`` output)."""
+        lo, hi = self.lowest, self.highest
+        return {
+            "rules": self.rules.name,
+            "strategy": self.strategy,
+            "mean": self.mean,
+            "sd": self.sd,
+            "total_probability": self.total,
+            "percentiles": {str(q): v for q, v in self.percentiles().items()},
+            "p_bonus": self.p_bonus,
+            "all_same_box": self.all_same_box,
+            "p_all_same": self.p_all_same,
+            "min_score": lo,
+            "max_score": hi,
+            "pmf": self.pmf[lo : hi + 1].tolist(),
+            "p_at_least": self.p_at_least[lo : hi + 1].tolist(),
+            "seconds": round(self.seconds, 4),
+        }
+
+
+def all_same_box(rules: Rules) -> int:
+    """Index of the all-dice-alike box (the extra-bonus box, else the first one), or -1."""
+    if rules.yahtzee_index >= 0:
+        return rules.yahtzee_index
+    for i, cat in enumerate(rules.categories):
+        if getattr(cat, "kind", "") == "of_a_kind" and cat.count == rules.dice:
+            return i
+    return -1
+
+
+def _slots(game: CompiledRules) -> tuple[np.ndarray, np.ndarray, int]:
+    """Outcome slots: ``slot_of[c, points]`` (-1 if impossible), ``slot_pts[c, s]``, ``n_e``."""
+    n = game.n_categories
+    top = int(max(game.score.max(), game.joker_score.max()))
+    slot_of = np.full((n, top + 1), -1, dtype=np.int64)
+    slot_pts = np.zeros((n, top + 1), dtype=np.int64)
+    for c in range(n):
+        vals = np.unique(np.concatenate([game.score[c], game.joker_score[c]]))
+        slot_of[c, vals] = np.arange(vals.size)
+        slot_pts[c, : vals.size] = vals
+    n_e = 2 if (game.rules.extra_bonus > 0 and game.yahtzee >= 0) else 1
+    return slot_of, slot_pts, n_e
+
+
+def score_distribution(
+    rules: Rules | CompiledRules | str,
+    values: ExpectedTable | np.ndarray | None = None,
+    progress: Progress | None = None,
+    strategy: str | None = None,
+    use_cache: bool = True,
+) -> ScoreDistribution:
+    """The exact distribution of the final score of a table-driven strategy.
+
+    Parameters
+    ----------
+    rules : Rules, CompiledRules or str
+        The rule set.
+    values : ExpectedTable or ndarray, optional
+        The turn-start value table that ranks the choices, shape
+        ``(2**boxes, n_flag, n_upper)``; the expected-score optimum by default.
+    progress : callable, optional
+        ``progress(done, total)`` in layers.
+    strategy : str, optional
+        A name for the strategy, shown in reports.
+    use_cache : bool
+        Whether the default table may come from (and go to) the cache.
+    """
+    if isinstance(rules, str):
+        rules = load_rules(rules)
+    game = rules if isinstance(rules, CompiledRules) else compile_rules(rules)
+    if values is None:
+        values = expected_table(game.rules, use_cache=use_cache)
+        strategy = strategy or "expected-score optimum"
+    V = values.values if isinstance(values, ExpectedTable) else np.asarray(values, np.float64)
+    shape = (1 << game.n_categories, game.n_flag, game.n_upper)
+    if V.shape != shape:
+        raise UserError(f"strategy table: expected shape {shape}, got {V.shape}")
+    start_time = time.perf_counter()
+    n = game.n_categories
+    bounds = StateBounds(game)
+    reach = game.upper_reach
+    lanes = np.zeros((1 << n, game.n_upper), dtype=np.int64)
+    n_lanes = reach.sum(axis=1).astype(np.int64)
+    for m in range(1 << n):
+        us = np.flatnonzero(reach[m])
+        lanes[m, : us.size] = us
+    slot_of, slot_pts, n_e = _slots(game)
+    box_slots = (slot_of >= 0).sum(axis=1) * n_e
+    bits = ((np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
+    block_slots = (~bits * box_slots).sum(axis=1)
+    same = all_same_box(game.rules)
+    rargs = kernel_args(game)
+    sargs = space_args(game)
+    workers = max(1, get_num_threads())
+    all_layers = layers(n)
+    shape = (1 << n, game.n_flag, game.n_upper)
+    # rows of the current layer (lo, hi, off) and of the next one
+    rows = [np.ones(shape, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.int64)]
+    nrows = [np.ones(shape, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.int64)]
+    rows[0][0, 0, 0] = 0
+    F = np.ones(1)
+    p_same = 0.0
+    peak_values = 1
+    for k in range(n):
+        masks = all_layers[k]
+        flags = np.array([game.flags_of(int(m)) for m in masks])
+        sizes = block_slots[masks] * n_lanes[masks]
+        qoff = np.zeros((1 << n, game.n_flag), dtype=np.int64)
+        pos = 0
+        for i, m in enumerate(masks):
+            for y in range(flags[i]):
+                qoff[m, y] = pos
+                pos += sizes[i]
+        Q = np.zeros(pos)
+        layer_outcomes(
+            masks, workers, V, Q, qoff, lanes, n_lanes, slot_of, box_slots, n_e, *rargs, *sargs
+        )
+        nxt = all_layers[k + 1]
+        scored = np.zeros(len(nxt))
+        args = (
+            Q, qoff, lanes, n_lanes, box_slots, slot_pts, n_e, float(game.rules.extra_bonus),
+            game.upper, game.threshold, game.yahtzee, game.n_flag, same, scored,
+        )  # fmt: skip
+        carry_layer(0, nxt, F, F, *rows, *nrows, *args)
+        nlo, nhi, noff = nrows
+        lengths = np.maximum(nhi[nxt] - nlo[nxt] + 1, 0)
+        ends = np.cumsum(lengths.ravel())
+        noff[nxt] = (ends - lengths.ravel()).reshape(lengths.shape)
+        F_next = np.zeros(int(ends[-1]) if ends.size else 0)
+        peak_values = max(peak_values, F.size + F_next.size + Q.size)
+        carry_layer(1, nxt, F, F_next, *rows, *nrows, *args)
+        p_same += float(scored.sum())
+        del Q
+        F = F_next
+        rows, nrows = nrows, rows
+        if progress is not None:
+            progress(k + 1, n)
+    full = game.full_mask
+    lo, hi, off = rows
+    top = int(bounds.so_far_hi[full].max() + bounds.bonus)
+    pmf = np.zeros(top + 1)
+    p_bonus = 0.0
+    for y in range(game.n_flag):
+        for u in np.flatnonzero(reach[full]):
+            if hi[full, y, u] < lo[full, y, u]:
+                continue
+            row = F[off[full, y, u] : off[full, y, u] + hi[full, y, u] - lo[full, y, u] + 1]
+            b = int(bounds.bonus_of(int(u)))
+            pmf[lo[full, y, u] + b : hi[full, y, u] + b + 1] += row
+            if b > 0:
+                p_bonus += float(row.sum())
+    seconds = time.perf_counter() - start_time
+    names = [c.label for c in game.rules.categories]
+    return ScoreDistribution(
+        rules=game.rules,
+        pmf=pmf,
+        p_bonus=p_bonus if game.threshold > 0 else None,
+        p_all_same=p_same if same >= 0 else None,
+        all_same_box=names[same] if same >= 0 else None,
+        strategy=strategy or "table-driven strategy",
+        seconds=seconds,
+        meta={"peak_values": peak_values},
+    )
+
+
+# -- a picture ---------------------------------------------------------------------------
+def plot_distribution(dist: ScoreDistribution, path: str | Path) -> Path:
+    """Write a histogram of the final score with the mean and percentiles marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    lo, hi = dist.percentile(0.01), dist.percentile(99.99)
+    xs = np.arange(lo, hi + 1)
+    fig, ax = plt.subplots(figsize=(10, 5), dpi=110)
+    ax.bar(xs, dist.pmf[lo : hi + 1], width=1.0, color="#4c72b0", linewidth=0)
+    top = float(dist.pmf[lo : hi + 1].max())
+    ax.axvline(dist.mean, color="#c44e52", lw=2, label=f"mean {dist.mean:.2f}")
+    for q, x in dist.percentiles().items():
+        if q in (5, 25, 50, 75, 95):
+            ax.axvline(x, color="#555555", lw=1, ls="--")
+            ax.text(x, top * 1.02, f"p{q}\n{x}", ha="center", va="bottom", fontsize=8)
+    ax.set_xlim(lo - 1, hi + 1)
+    ax.set_ylim(0, top * 1.18)
+    ax.set_xlabel("final score")
+    ax.set_ylabel("probability")
+    ax.set_title(
+        f"{dist.rules.name}: final score under the {dist.strategy} "
+        f"(sd {dist.sd:.2f}, P(bonus) {dist.p_bonus or 0:.3f})"
+    )
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    try:
+        fig.savefig(path)
+    except (OSError, ValueError) as exc:
+        raise UserError(f"plot: cannot write {path}: {exc}") from None
+    finally:
+        plt.close(fig)
+    return path
