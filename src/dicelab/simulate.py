@@ -30,7 +30,7 @@ from dicelab.solve.kernels import box_rule, final_roll_values, keep_values, next
 #: Games per block of drawn dice; fixed, so that a seed always gives the same games.
 BLOCK = 8192
 PERCENTILES = (1, 5, 25, 50, 75, 95, 99)
-MAX_GAMES = 10**9
+MAX_GAMES = 20_000_000  # 16 bytes of results a game
 
 
 @njit(cache=True)
@@ -272,7 +272,7 @@ def simulate(
     keep_size = space.counts.sum(axis=1).astype(np.int64)
     rargs = kernel_args(g)
     sargs = space_args(g)
-    results = np.zeros((games, 4), dtype=np.int64)
+    results = np.zeros((games, 4), dtype=np.int32)
     parts = max(1, get_num_threads()) * 4
     streams = np.random.SeedSequence(seed).spawn((games + BLOCK - 1) // BLOCK)
     start = time.perf_counter()
