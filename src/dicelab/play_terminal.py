@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from dicelab.advice_report import load_table, parse_dice, show_advice, show_review
@@ -138,7 +139,7 @@ def _step(game: Game, console: Console, read, show: bool, top: int) -> None:
                     game.roll(parse_dice([_ask(read, f"{what}, type them: ")], rules.faces))
                     break
                 except UserError as exc:
-                    console.print(f"[red]{exc}[/red]")
+                    console.print(f"[red]{escape(str(exc))}[/red]")
         console.print(f"throw {throw}: [bold]{' '.join(map(str, game.dice))}[/bold]")
         return
     advice = game.advice()
@@ -151,7 +152,7 @@ def _step(game: Game, console: Console, read, show: bool, top: int) -> None:
             _apply(game, advice, text, console)
             return
         except UserError as exc:
-            console.print(f"[red]{exc}[/red]")
+            console.print(f"[red]{escape(str(exc))}[/red]")
             if text == "?":
                 console.print(HELP, style="dim")
 
