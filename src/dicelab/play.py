@@ -32,7 +32,8 @@ API
 
 >>> from dicelab.solve.expected import expected_table
 >>> game = Game(expected_table("yahtzee"), seed=1)
->>> game.roll(); game.phase
+>>> dice = game.roll()
+>>> game.phase
 'keep'
 """
 
