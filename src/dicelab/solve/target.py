@@ -29,9 +29,11 @@ True
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from numba import get_num_threads, njit, prange
@@ -549,3 +551,286 @@ def solve_utility(
     T = solve_points(game, layout, SO_FAR, below, above, terminal, progress, width)
     seconds = time.perf_counter() - start
     return UtilityTable(game, layout, T, SO_FAR, below, above, seconds=seconds, utility=utility)
+
+
+OBJECTIVE_UTILITY = "utility"
+
+
+def utility_table(
+    rules: Rules | str,
+    utility: Utility,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+) -> UtilityTable:
+    """The utility table of a rule set, from the cache when it holds one for this utility."""
+    from dicelab import tables
+
+    if isinstance(rules, str):
+        rules = load_rules(rules)
+    params = {"utility": utility.key()}
+    path = tables.table_path(rules, OBJECTIVE_UTILITY, params)
+    expect = {"rules": rules.normalised(), "objective": OBJECTIVE_UTILITY, "params": params}
+    if use_cache:
+        found = tables.load_table(path, expect)
+        if found is not None:
+            values, header = found
+            game = compile_rules(rules)
+            low = utility.flat_below
+            high = max(utility.flat_from, low + 1)
+            layout = so_far_layout(game, low, high)
+            if values.shape == (layout.size,):
+                below = float(utility.at(np.array([low]))[0])
+                above = float(utility.at(np.array([high]))[0])
+                meta = {"cached": True, "path": str(path), "solve_seconds": header.get("seconds")}
+                return UtilityTable(
+                    game, layout, values, SO_FAR, below, above, meta=meta, utility=utility
+                )
+    table = solve_utility(rules, utility, progress=progress)
+    table.meta = {"cached": False, "path": None}
+    if use_cache:
+        meta = dict(expect, seconds=table.seconds)
+        tables.save_table(path, table.values, meta)
+        table.meta["path"] = str(path)
+    return table
+
+
+# -- beating an opponent ----------------------------------------------------------------
+def read_opponent(path: str | Path) -> np.ndarray:
+    """An opponent's final-score distribution from a file, as ``pmf[score]``.
+
+    Accepted: the JSON written by ``dicelab distribution --json`` (``min_score`` and
+    ``pmf``), JSON ``{"pmf": {"score": probability, ...}}``, or text lines
+    ``score,probability`` (or separated by spaces; ``#`` starts a comment). The
+    probabilities must be non-negative and sum to 1 (within 1e-6).
+    """
+    path = Path(path)
+    name = f"opponent file {str(path)!r}"
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{name} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{name} cannot be read: {exc}") from None
+    pairs: dict[int, float] = {}
+
+    def put(score, prob, where: str) -> None:
+        if isinstance(score, str):
+            try:
+                score = int(score)
+            except ValueError:
+                raise UserError(f"{name}: {where}: score {score!r} is not a whole number") from None
+        if isinstance(score, float) and score.is_integer():
+            score = int(score)
+        if isinstance(score, bool) or not isinstance(score, int) or score < 0:
+            raise UserError(f"{name}: {where}: score {score!r} must be a whole number >= 0")
+        try:
+            p = float(prob)
+        except (TypeError, ValueError):
+            raise UserError(f"{name}: {where}: probability {prob!r} is not a number") from None
+        if not np.isfinite(p) or p < 0:
+            raise UserError(f"{name}: {where}: probability {prob!r} must be a number >= 0")
+        if score in pairs:
+            raise UserError(f"{name}: {where}: score {score} is given twice")
+        if score > 100_000:
+            raise UserError(f"{name}: {where}: score {score} is implausibly large")
+        pairs[score] = p
+
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{name}: not valid JSON: {exc}") from None
+        pmf = data.get("pmf") if isinstance(data, dict) else None
+        if isinstance(pmf, list):
+            first = data.get("min_score", 0)
+            if isinstance(first, bool) or not isinstance(first, int) or first < 0:
+                raise UserError(f"{name}: min_score must be a whole number >= 0")
+            for i, p in enumerate(pmf):
+                put(first + i, p, f"pmf[{i}]")
+        elif isinstance(pmf, dict):
+            for k, p in pmf.items():
+                put(k, p, f"pmf[{k!r}]")
+        else:
+            raise UserError(f"{name}: expected a 'pmf' list (with 'min_score') or mapping")
+    else:
+        for i, line in enumerate(text.splitlines(), start=1):
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            parts = line.replace(",", " ").replace(";", " ").split()
+            if len(parts) != 2:
+                raise UserError(f"{name}: line {i}: expected 'score,probability'")
+            if not pairs and i == 1 and not parts[0].lstrip("-").isdigit():
+                continue  # a header line
+            put(parts[0], parts[1], f"line {i}")
+    if not pairs:
+        raise UserError(f"{name}: no scores found")
+    total = sum(pairs.values())
+    if abs(total - 1.0) > 1e-6:
+        raise UserError(f"{name}: the probabilities sum to {total:.9g}, expected 1")
+    pmf = np.zeros(max(pairs) + 1)
+    for s, p in pairs.items():
+        pmf[s] = p
+    return pmf / total
+
+
+@dataclass
+class WinReport:
+    """Chances of beating an opponent: the best strategy and the expected-score one."""
+
+    rules: Rules
+    opponent: str
+    opponent_mean: float
+    opponent_sd: float
+    win_probability: float
+    expected_strategy_win_probability: float
+    seconds: float
+    table: UtilityTable | None = None
+
+    def to_dict(self) -> dict:
+        return {
+            "rules": self.rules.name,
+            "objective": "win",
+            "opponent": self.opponent,
+            "opponent_mean": self.opponent_mean,
+            "opponent_sd": self.opponent_sd,
+            "win_probability": self.win_probability,
+            "expected_strategy_win_probability": self.expected_strategy_win_probability,
+            "gain": self.win_probability - self.expected_strategy_win_probability,
+            "seconds": round(self.seconds, 4),
+            "cached": bool(self.table is not None and self.table.meta.get("cached")),
+            "table": None if self.table is None else self.table.meta.get("path"),
+        }
+
+
+def solve_win(
+    rules: Rules | str,
+    opponent: np.ndarray | str | Path | None = None,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+) -> WinReport:
+    """Maximise ``P(my score > opponent's) + P(tie) / 2`` against a score distribution.
+
+    ``opponent`` is a ``pmf[score]`` array, a file (see :func:`read_opponent`) or
+    ``None`` for the expected-score optimum's own distribution. The report puts the
+    best win probability beside that of the expected-score strategy.
+    """
+    from dicelab.solve.distribution import score_distribution
+
+    if isinstance(rules, str):
+        rules = load_rules(rules)
+    start = time.perf_counter()
+    mine = score_distribution(rules, use_cache=use_cache)
+    if opponent is None:
+        pmf = mine.pmf
+        label = "the expected-score optimum (same rules)"
+    elif isinstance(opponent, (str, Path)):
+        pmf = read_opponent(opponent)
+        label = str(opponent)
+    else:
+        pmf = np.asarray(opponent, dtype=np.float64)
+        label = "given distribution"
+    utility = win_utility(pmf)
+    table = utility_table(rules, utility, use_cache=use_cache, progress=progress)
+    scores = np.arange(mine.pmf.size)
+    plain = float(np.dot(mine.pmf, utility.at(scores)))
+    x = np.arange(pmf.size)
+    mean = float(np.dot(x, pmf))
+    sd = float(np.sqrt(np.dot((x - mean) ** 2, pmf)))
+    return WinReport(
+        rules=rules,
+        opponent=label,
+        opponent_mean=mean,
+        opponent_sd=sd,
+        win_probability=table.start_value,
+        expected_strategy_win_probability=plain,
+        seconds=time.perf_counter() - start,
+        table=table,
+    )
+
+
+# -- advice on the points axis ------------------------------------------------------------
+@dataclass
+class PointsTurnValues:
+    """The values inside one turn of a :class:`PointsTable` (a target or a utility).
+
+    The same questions as :class:`dicelab.solve.expected.TurnValues`, answered for a
+    state *and* its points (so far, or still needed): the values are probabilities
+    of reaching the target (or expected utilities).
+    """
+
+    table: PointsTable
+    filled: int
+    upper_total: int
+    flag: int
+    points: int
+    keep: np.ndarray
+    start_value: float
+
+    def keep_value(self, rerolls_left: int, keep: int) -> float:
+        """Value of keeping ``keep`` (a keep index) and rerolling the rest."""
+        if not 1 <= rerolls_left < self.keep.shape[0]:
+            raise UserError(
+                f"rerolls left: got {rerolls_left}, expected 1 to {self.keep.shape[0] - 1}"
+            )
+        return float(self.keep[rerolls_left, keep])
+
+    def roll_value(self, roll: int, rerolls_left: int) -> float:
+        """Value of a full roll (keep index) with ``rerolls_left`` rerolls to come."""
+        space = self.table.game.space
+        if rerolls_left == 0:
+            return float(self.keep[0, roll])
+        return float(max(self.keep[rerolls_left, k] for k in space.sub_keeps(roll)))
+
+    def box_options(self, roll: int) -> list[tuple[int, int, int, float]]:
+        """``(box, points, extra, value)`` for every box a final roll may go in."""
+        t = self.table
+        g = t.game
+        space = g.space
+        r = roll - int(space.size_start[space.dice])
+        allowed, active, extra = box_rule(
+            self.filled, self.flag, int(g.roll_face[r]), g.upper, g.upper_box_of_face,
+            g.yahtzee, g.joker_code, float(g.rules.extra_bonus),
+        )  # fmt: skip
+        out = []
+        for c in range(g.n_categories):
+            if not (allowed >> c) & 1:
+                continue
+            pts = int(g.joker_score[c, r] if active else g.score[c, r])
+            y2 = next_flag(c, self.flag, pts, g.yahtzee, g.n_flag)
+            up = self.upper_total + (pts if g.upper[c] else 0)
+            gain = pts + int(extra)
+            value = t.value(self.filled | (1 << c), up, y2, self.points + t.sign * gain)
+            out.append((c, pts, int(extra), value))
+        return out
+
+
+def points_turn_values(
+    table: PointsTable, filled: int, upper_total: int, flag: int, points: int
+) -> PointsTurnValues:
+    """All values inside the turn that starts in a state with ``points``.
+
+    For a :class:`TargetTable`, ``points`` is what is still needed ("play to
+    reach S": needed = S minus the points so far); for a utility table, the points
+    so far.
+    """
+    g = table.game
+    if filled == g.full_mask:
+        raise UserError("every box is filled: the game is over")
+    start = table.value(filled, upper_total, flag, points)  # validates the state
+    u = min(upper_total, g.threshold) if g.threshold > 0 else 0
+    y = flag if g.n_flag == 2 else 0
+    lay = table.layout
+    lo, hi = lay.lo[filled, y, u], lay.hi[filled, y, u]
+    n_keeps = g.space.n_keeps
+    rerolls = g.rules.rolls - 1
+    if not lo <= points <= hi:
+        keep = np.full((rerolls + 1, n_keeps), start)
+        return PointsTurnValues(table, filled, upper_total, y, points, keep, start)
+    f0 = int(lay.off[filled, y, u] + points - lo)
+    K, s = turn_lanes(
+        filled, y, f0, 1, table.values, lay.lo, lay.hi, lay.off, table.sign, table.below,
+        table.above, *kernel_args(g), *space_args(g),
+    )  # fmt: skip
+    return PointsTurnValues(table, filled, upper_total, y, points, K[:, :, 0], float(s[0]))
