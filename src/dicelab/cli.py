@@ -80,8 +80,16 @@ def solve(
     rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
+    objective: str | None = typer.Option(
+        None, "--objective", help="expected (default), target (P(score >= S)) or win."
+    ),
+    target: int | None = typer.Option(None, "--target", help="The score S to reach."),
+    exact: bool = typer.Option(False, "--exact", help="An exact fraction (small state spaces)."),
+    opponent: str | None = typer.Option(
+        None, "--opponent", help="Opponent's score distribution file (win; default: optimum)."
+    ),
 ) -> None:
-    """Solve a rule set for the maximum expected final score."""
+    """Solve a rule set: maximum expected score, best P(score >= S), or best chance to win."""
     import json
     import time
 
@@ -89,6 +97,16 @@ def solve(
     from dicelab.rules import load_rules
     from dicelab.solve.expected import expected_table
 
+    if objective is None:
+        objective = "target" if target is not None else "expected"
+    if objective != "expected" or exact or target is not None or opponent is not None:
+        from dicelab.objective_report import run_objective
+
+        run_objective(
+            rules, objective, target=target, exact=exact, opponent=opponent,
+            as_json=json_out, use_cache=not no_cache,
+        )  # fmt: skip
+        return
     r = load_rules(rules)
     start = time.perf_counter()
     with progress_bar(f"solving {r.name}", enabled=not json_out) as tick:
@@ -313,6 +331,23 @@ def serve_command(
         fail(f"log level: got {log_level!r}, expected one of: {', '.join(levels)}")
     typer.echo(f"dicelab: the page is at http://{host}:{port}/ (API docs at /docs)")
     run(host=host, port=port, log_level=log_level)
+
+
+@app.command("distribution")
+def distribution_command(
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    as_json: bool = typer.Option(False, "--json", help="Print every figure as JSON."),
+    plot: str | None = typer.Option(None, "--plot", help="Write a histogram (.png, .svg, .pdf)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
+) -> None:
+    """Exact distribution of the final score under the expected-score optimum."""
+    from pathlib import Path
+
+    from dicelab.objective_report import run_distribution
+
+    run_distribution(
+        rules, as_json=as_json, plot=Path(plot) if plot else None, use_cache=not no_cache
+    )
 
 
 def main() -> None:

@@ -1,0 +1,173 @@
+"""What ``dicelab solve --objective ...`` and ``dicelab distribution`` print.
+
+Kept apart from :mod:`dicelab.cli` so that the command functions stay thin: each
+``run_*`` function solves (through the cache), then prints one summary or one
+JSON object.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import typer
+
+from dicelab.errors import UserError
+from dicelab.report import progress_bar
+from dicelab.rules import load_rules
+
+OBJECTIVES = ("expected", "target", "win")
+
+
+def _odds(p: float) -> str:
+    return f" (1 in {1 / p:,.0f})" if 0 < p < 0.01 else ""
+
+
+def _fraction_text(value: Fraction) -> str:
+    return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value)
+
+
+def check_options(objective: str, target: int | None, exact: bool, opponent: str | None) -> None:
+    """Reject option combinations that mean nothing, in one line each."""
+    if objective not in OBJECTIVES:
+        raise UserError(f"objective: got {objective!r}, expected one of: {', '.join(OBJECTIVES)}")
+    if objective == "target" and target is None:
+        raise UserError("--objective target needs --target S (the score to reach)")
+    if objective != "target" and target is not None:
+        raise UserError("--target goes with --objective target")
+    if objective != "win" and opponent is not None:
+        raise UserError("--opponent goes with --objective win")
+    if objective == "win" and exact:
+        raise UserError("--exact is available for the expected and target objectives")
+
+
+def run_objective(
+    rules: str,
+    objective: str,
+    target: int | None = None,
+    exact: bool = False,
+    opponent: str | None = None,
+    as_json: bool = False,
+    use_cache: bool = True,
+) -> None:
+    """Solve for one objective and print the answer (see ``dicelab solve --help``)."""
+    check_options(objective, target, exact, opponent)
+    r = load_rules(rules)
+    if exact:
+        _run_exact(r, objective, target, as_json)
+    elif objective == "target":
+        _run_target(r, target, as_json, use_cache)
+    elif objective == "win":
+        _run_win(r, opponent, as_json, use_cache)
+    else:  # pragma: no cover - the plain objective is handled by the solve command
+        raise UserError("the expected objective needs no report here")
+
+
+def _run_exact(r, objective: str, target: int | None, as_json: bool) -> None:
+    from dicelab.solve.exact import exact_expected, exact_target
+
+    if objective == "target":
+        res = exact_target(r, int(target))
+        what = f"best P(score >= {target})"
+    else:
+        res = exact_expected(r)
+        what = "optimal expected score"
+    if as_json:
+        typer.echo(json.dumps(res.to_dict()))
+        return
+    typer.echo(f"{r.name}: {what}, exactly:")
+    typer.echo(_fraction_text(res.value))
+    digits = ".12e" if float(res.value) < 1e-3 else ".12f"
+    typer.echo(
+        f"= {float(res.value):{digits}} ({res.values_solved:,} values, "
+        f"exact arithmetic in {res.seconds:.2f} s)"
+    )
+
+
+def _run_target(r, target: int, as_json: bool, use_cache: bool) -> None:
+    from dicelab.rules.compiled import compile_rules
+    from dicelab.solve.distribution import score_distribution
+    from dicelab.solve.target import check_target, target_table
+
+    check_target(compile_rules(r), target)
+    start = time.perf_counter()
+    with progress_bar(f"solving {r.name} for every target", enabled=not as_json) as tick:
+        table = target_table(r, use_cache=use_cache, progress=tick)
+    best = table.probability(target)
+    plain = float(score_distribution(r, use_cache=use_cache).p_at_least[target])
+    seconds = time.perf_counter() - start
+    cached = bool(table.meta.get("cached"))
+    if as_json:
+        out = {
+            "rules": r.name,
+            "objective": "target",
+            "target": target,
+            "probability": best,
+            "expected_strategy_probability": plain,
+            "values": table.n_values,
+            "seconds": round(seconds, 4),
+            "solve_seconds": None if cached else round(table.seconds, 4),
+            "cached": cached,
+            "table": table.meta.get("path"),
+        }
+        typer.echo(json.dumps(out))
+        return
+    how = "from the cache" if cached else f"solved in {table.seconds:.1f} s"
+    typer.echo(f"{r.name}: best P(score >= {target}) = {best:.9g}{_odds(best)}")
+    typer.echo(f"  the expected-score strategy reaches it with {plain:.9g}{_odds(plain)}")
+    typer.echo(f"  (table of every target: {table.n_values:,} values, {how})")
+
+
+def _run_win(r, opponent: str | None, as_json: bool, use_cache: bool) -> None:
+    from dicelab.solve.target import solve_win
+
+    with progress_bar(f"solving {r.name} to beat the opponent", enabled=not as_json) as tick:
+        rep = solve_win(r, opponent=opponent, use_cache=use_cache, progress=tick)
+    if as_json:
+        typer.echo(json.dumps(rep.to_dict()))
+        return
+    typer.echo(
+        f"{r.name} against {rep.opponent} "
+        f"(mean {rep.opponent_mean:.2f}, sd {rep.opponent_sd:.2f}), ties count half:"
+    )
+    typer.echo(f"  best strategy to win:   {rep.win_probability:.6f}")
+    typer.echo(f"  expected-score strategy: {rep.expected_strategy_win_probability:.6f}")
+    typer.echo(
+        f"  gain {rep.win_probability - rep.expected_strategy_win_probability:+.6f} "
+        f"({rep.seconds:.1f} s)"
+    )
+
+
+def run_distribution(
+    rules: str, as_json: bool = False, plot: Path | None = None, use_cache: bool = True
+) -> None:
+    """Print the final-score distribution of the expected-score optimum."""
+    from dicelab.solve.distribution import plot_distribution, score_distribution
+
+    r = load_rules(rules)
+    with progress_bar(f"distribution of {r.name}", enabled=not as_json) as tick:
+        dist = score_distribution(r, progress=tick, use_cache=use_cache)
+    if plot is not None:
+        plot_distribution(dist, plot)
+    if as_json:
+        out = dist.to_dict()
+        if plot is not None:
+            out["plot"] = str(plot)
+        typer.echo(json.dumps(out))
+        return
+    typer.echo(f"{r.name}: final score under the {dist.strategy}")
+    typer.echo(f"  mean {dist.mean:.7f}   sd {dist.sd:.4f}   range {dist.lowest}..{dist.highest}")
+    pct = "  ".join(f"p{q} {x}" for q, x in dist.percentiles().items())
+    typer.echo(f"  percentiles: {pct}")
+    if dist.p_bonus is not None:
+        typer.echo(f"  P(upper bonus) {dist.p_bonus:.6f}")
+    if dist.p_all_same is not None:
+        typer.echo(f"  P({dist.all_same_box} scored) {dist.p_all_same:.6f}")
+    marks = [s for s in (100, 150, 200, 250, 300, 350, 400, 500) if s <= dist.highest]
+    tail = "  ".join(f">={s}: {dist.p_at_least[s]:.4g}" for s in marks)
+    typer.echo(f"  P(score >= s): {tail}")
+    typer.echo(f"  (total probability {dist.total:.15f}, {dist.seconds:.2f} s)")
+    if plot is not None:
+        typer.echo(f"  histogram written to {plot}")
