@@ -350,13 +350,28 @@ def distribution_command(
     )
 
 
+#: The command-line library's error base class (usage errors, bad option values).
+_CLI_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
 def main() -> None:
     """Run the command line; user mistakes end in one line and exit code 2."""
     try:
-        app()
+        code = app(standalone_mode=False)
     except UserError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)
+    except _CLI_ERROR as exc:
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            typer.echo(exc.format_message())
+        else:
+            message = " ".join(exc.format_message().split())
+            typer.echo(f"error: {message} (see --help)", err=True)
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover
