@@ -32,6 +32,7 @@ __all__ = [
     "parse_hand",
     "position_table",
     "print_summary",
+    "run_door",
     "summarize",
     "write_csv",
     "write_plot",
@@ -406,3 +407,39 @@ def print_summary(summary: dict, console) -> None:
             f"{_label(opening['main_line'])}: {opening['end']}",
         )
     console.print(table)
+
+
+def run_door(
+    hand: str = "1 2 3 4 5",
+    *,
+    second_hand: str | None = None,
+    target: int = 23,
+    bust: int = 24,
+    csv_path=None,
+    plot_path=None,
+    as_json: bool = False,
+) -> None:
+    """The ``dicelab door`` command: solve, write the files asked for, report."""
+    import json
+    import sys
+
+    from rich.console import Console
+
+    from dicelab.twoplayer import solve
+
+    game = DoorGame(
+        parse_hand(hand),
+        second_hand=None if second_hand is None else parse_hand(second_hand),
+        target=target,
+        bust=bust,
+    )
+    solution = solve(game, progress=sys.stderr.isatty())
+    if csv_path is not None:
+        write_csv(solution, csv_path)
+    if plot_path is not None:
+        write_plot(solution, plot_path)
+    summary = summarize(solution)
+    if as_json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print_summary(summary, Console())

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from dicelab.errors import UserError
 from dicelab.twoplayer import FIRST, SECOND, Outcome, Solution, Value
 
-__all__ = ["TicTacToe", "summarize", "print_summary"]
+__all__ = ["TicTacToe", "print_summary", "run_tictactoe", "summarize"]
 
 
 @dataclass(frozen=True)
@@ -157,3 +157,20 @@ def print_summary(summary: dict, console) -> None:
             cells.append(f"{move['value_for_first_player']} {move['moves_to_end']}")
         board.add_row(str(row + 1), *cells)
     console.print(board)
+
+
+def run_tictactoe(rows: int = 3, columns: int = 3, k: int = 3, *, as_json: bool = False) -> None:
+    """The ``dicelab tictactoe`` command: solve and report."""
+    import json
+    import sys
+
+    from rich.console import Console
+
+    from dicelab.twoplayer import solve
+
+    solution = solve(TicTacToe(rows, columns, k), progress=sys.stderr.isatty())
+    summary = summarize(solution)
+    if as_json:
+        print(json.dumps(summary, indent=2))
+    else:
+        print_summary(summary, Console())
