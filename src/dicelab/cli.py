@@ -354,6 +354,40 @@ def distribution_command(
 _CLI_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
+@app.command("door")
+def door_command(
+    hand: str = typer.Option("1 2 3 4 5", "--hand", help="Each player's cards, e.g. '1 2 3 4 5'."),
+    second_hand: str | None = typer.Option(
+        None, "--second-hand", help="The second player's cards, if not the same."
+    ),
+    target: int = typer.Option(23, "--target", help="Exact sum at which the second player wins."),
+    bust: int = typer.Option(24, "--bust", help="Sum at or above which the first player wins."),
+    csv: str | None = typer.Option(None, "--csv", help="Write the table of every position here."),
+    plot: str | None = typer.Option(None, "--plot", help="Draw that table to this file (.png)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """The door-lock card game: verdict, winning first moves, main lines of play."""
+    from dicelab.games.door import run_door
+
+    run_door(
+        hand, second_hand=second_hand, target=target, bust=bust, csv_path=csv,
+        plot_path=plot, as_json=as_json,
+    )
+
+
+@app.command("tictactoe")
+def tictactoe_command(
+    rows: int = typer.Option(3, "--rows", help="Rows of the board."),
+    columns: int = typer.Option(3, "--columns", help="Columns of the board."),
+    k: int = typer.Option(3, "--k", help="Marks in a row that win."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Tic-tac-toe solved exactly: verdict, number of positions, best first moves."""
+    from dicelab.games.tictactoe import run_tictactoe
+
+    run_tictactoe(rows, columns, k, as_json=as_json)
+
+
 def main() -> None:
     """Run the command line; user mistakes end in one line and exit code 2."""
     try:
