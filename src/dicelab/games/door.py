@@ -9,8 +9,9 @@ the default hands).
 
 A position is one int, so that large variants stay small in memory: bit ``i`` is
 the first player's ``i``-th card played, bit ``len(first_hand) + j`` the second
-player's ``j``-th card, and the bits above hold the table sum. Equal cards are
-played lowest copy first, so each position has exactly one code.
+player's ``j``-th card, the next bit is set when the second player is to move,
+and the bits above hold the table sum. Equal cards are played lowest copy first,
+so each position has exactly one code.
 """
 
 from __future__ import annotations
@@ -90,7 +91,8 @@ class DoorGame:
         self.target = target
         self.bust = bust
         first_size = len(self.first_hand)
-        self._sum_shift = first_size + len(self.second_hand)
+        self._mover_bit = 1 << (first_size + len(self.second_hand))
+        self._sum_shift = first_size + len(self.second_hand) + 1
         self._hand_masks = (
             (1 << first_size) - 1,
             ((1 << len(self.second_hand)) - 1) << first_size,
@@ -110,22 +112,22 @@ class DoorGame:
         return 0
 
     def to_move(self, position: int) -> int:
-        first_mask, second_mask = self._hand_masks
-        first_played = (position & first_mask).bit_count()
-        return FIRST if first_played == (position & second_mask).bit_count() else SECOND
+        return SECOND if position & self._mover_bit else FIRST
 
     def moves(self, position: int) -> list[int]:
-        return [
-            card
-            for card, bits in self._copies[self.to_move(position)].items()
-            if any(not position & bit for bit in bits)
-        ]
+        cards = []
+        for card, bits in self._copies[SECOND if position & self._mover_bit else FIRST].items():
+            for bit in bits:
+                if not position & bit:
+                    cards.append(card)
+                    break
+        return cards
 
     def play(self, position: int, card: int) -> int:
-        player = self.to_move(position)
+        player = SECOND if position & self._mover_bit else FIRST
         for bit in self._copies[player].get(card, ()):
             if not position & bit:
-                return position + bit + (card << self._sum_shift)
+                return (position + bit + (card << self._sum_shift)) ^ self._mover_bit
         who = "first" if player == FIRST else "second"
         raise UserError(f"the {who} player has no card {card} left to play")
 
@@ -135,7 +137,7 @@ class DoorGame:
             return Outcome.SECOND_WINS
         if total >= self.bust:
             return Outcome.FIRST_WINS
-        mask = self._hand_masks[self.to_move(position)]
+        mask = self._hand_masks[SECOND if position & self._mover_bit else FIRST]
         if position & mask == mask:
             return Outcome.DRAW
         return None
@@ -155,6 +157,7 @@ class DoorGame:
 
     def position(self, first_played=(), second_played=()) -> int:
         """The position in which each player has played the given cards."""
+        first_played, second_played = tuple(first_played), tuple(second_played)
         position = 0
         for player, cards in ((FIRST, first_played), (SECOND, second_played)):
             for card in sorted(cards):
@@ -163,7 +166,13 @@ class DoorGame:
                     who = "first" if player == FIRST else "second"
                     raise UserError(f"the {who} player's hand has no (further) card {card}")
                 position += free[0] + (card << self._sum_shift)
-        return position
+        first_count, second_count = len(first_played), len(second_played)
+        if first_count - second_count not in (0, 1):
+            raise UserError(
+                f"players alternate, first player first: {first_count} cards against "
+                f"{second_count} cannot happen"
+            )
+        return position | (self._mover_bit if first_count > second_count else 0)
 
 
 def _checked_hand(hand, name: str) -> tuple[int, ...]:
