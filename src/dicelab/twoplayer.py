@@ -244,8 +244,8 @@ def solve(game: Game, *, progress: bool = False) -> Solution:
         Value, remoteness and best moves of every reachable position.
     """
     with _progress_display(progress) as display:
-        index, mover, codes, offsets, children = _explore(game, display)
-        remoteness = _retrograde(mover, codes, offsets, children, display)
+        index, mover, codes, graph = _explore(game, display)
+        remoteness = _retrograde(mover, codes, *graph, display)
     return Solution(game, index, codes, remoteness)
 
 
@@ -253,7 +253,8 @@ def _explore(game: Game, display: _Display):
     """Visit every reachable position breadth first; record moves as integer ids.
 
     Position ``i`` has children ``children[offsets[i]:offsets[i + 1]]``; finished
-    positions get their code at once, the others stay unknown.
+    positions get their code at once, the others stay unknown. Only the inverted
+    graph (see :func:`_parents`) is returned, so the forward one is freed early.
     """
     start = game.start()
     index = {start: 0}
@@ -299,11 +300,15 @@ def _explore(game: Game, display: _Display):
         if not expanded % _PROGRESS_STEP:
             display.update(task, completed=expanded)
     display.update(task, completed=expanded, total=expanded)
-    return index, mover, codes, offsets, children
+    return index, mover, codes, _parents(offsets, children)
 
 
-def _parents(offsets: array, children: array) -> tuple[array, array]:
-    """Invert the move graph: the positions from which each position is reached."""
+def _parents(offsets: array, children: array) -> tuple[array, array, array]:
+    """Invert the move graph: the positions from which each position is reached.
+
+    Returns the parents of position ``i`` as ``parents[parent_offsets[i]:
+    parent_offsets[i + 1]]``, with those arrays, and each position's number of moves.
+    """
     n = len(offsets) - 1
     child_ids = np.frombuffer(children, dtype=np.intc) if len(children) else np.zeros(0, np.intc)
     out_degree = np.diff(np.frombuffer(offsets, dtype=np.int64))
@@ -313,22 +318,22 @@ def _parents(offsets: array, children: array) -> tuple[array, array]:
     parent_offsets_np = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(child_ids, minlength=n), out=parent_offsets_np[1:])
     parents = array("i")
-    parents.frombytes(parents_np.astype(np.intc, copy=False).tobytes())
+    parents.frombytes(memoryview(parents_np).cast("B"))
+    del parents_np
     parent_offsets = array("q")
-    parent_offsets.frombytes(parent_offsets_np.tobytes())
-    return parent_offsets, parents
+    parent_offsets.frombytes(memoryview(parent_offsets_np).cast("B"))
+    move_counts = array("i")
+    move_counts.frombytes(memoryview(out_degree.astype(np.intc)).cast("B"))
+    return parent_offsets, parents, move_counts
 
 
-def _retrograde(mover, codes, offsets, children, display: _Display) -> array:
+def _retrograde(mover, codes, parent_offsets, parents, remaining, display: _Display) -> array:
     """Settle wins and losses from the finished positions back; the rest are draws.
 
     Positions are settled in order of remoteness (a queue), so a win is found
     through its fastest winning move and a loss through its slowest losing one.
     """
     n = len(codes)
-    parent_offsets, parents = _parents(offsets, children)
-    remaining = array("i", (offsets[i + 1] - offsets[i] for i in range(n)))
-    del children
     remoteness = array("i", [-1]) * n
     queue = array("i", (i for i in range(n) if codes[i] == _WIN or codes[i] == _LOSS))
     for i in queue:
