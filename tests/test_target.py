@@ -1,0 +1,421 @@
+"""Target and utility objectives against an independent expectimax, and their commands.
+
+The brute force below shares nothing with the solvers but the category scoring
+functions: it throws ordered dice, keeps dice by position, tracks the raw upper
+total and applies the extra-bonus and joker rules as SPEC words them. Its values
+are vectors over a points axis (points still needed, or scored so far), so one
+run answers every target at once.
+"""
+
+import json
+from fractions import Fraction
+from functools import cache
+from itertools import product
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_bruteforce import tiny_rules
+from typer.testing import CliRunner
+
+from dicelab.cli import app
+from dicelab.errors import UserError
+from dicelab.rules import load_rules
+from dicelab.rules.compiled import compile_rules
+from dicelab.solve.distribution import score_distribution
+from dicelab.solve.expected import solve_expected
+from dicelab.solve.points import max_score
+from dicelab.solve.target import (
+    Utility,
+    points_turn_values,
+    read_opponent,
+    solve_target,
+    solve_utility,
+    solve_win,
+    step_utility,
+    target_table,
+    win_utility,
+)
+
+runner = CliRunner()
+
+
+class BruteForce:
+    """Plain expectimax over ordered dice with values on a points axis.
+
+    ``mode``: ``"needed"`` (lane ``s``: the chance of at least ``s`` more points),
+    ``"so_far"`` (lane ``a``: expected utility with ``a`` points so far) or
+    ``"expected"`` (one lane: expected points to come). With ``exact`` the values
+    are fractions.
+    """
+
+    def __init__(self, rules, mode, lanes=1, utility=None, exact=False):
+        self.rules = rules
+        self.cats = rules.categories
+        self.n = len(self.cats)
+        self.faces = rules.faces
+        self.dice_n = rules.dice
+        self.upper = [c.counts_for_bonus for c in self.cats]
+        self.ybox = rules.yahtzee_index
+        self.joker = rules.joker
+        self.extra_pts = rules.extra_bonus
+        self.threshold = rules.upper_bonus.threshold if rules.upper_bonus else 0
+        self.bonus = rules.upper_bonus.points if rules.upper_bonus else 0
+        self.mode = mode
+        self.lanes = lanes
+        self.at = np.arange(lanes)
+        self.utility = utility
+        self.exact = exact
+        self.throw = cache(self._throw)
+        self.state = cache(self._state)
+
+    def counts(self, dice):
+        c = [0] * self.faces
+        for d in dice:
+            c[d - 1] += 1
+        return tuple(c)
+
+    def joker_points(self, c, dice):
+        cat = self.cats[c]
+        natural = cat.points(self.counts(dice))
+        if self.upper[c] or natural > 0 or cat.kind in ("face", "chance"):
+            return natural
+        fixed = getattr(cat, "score", "all")
+        return fixed if isinstance(fixed, int) else sum(dice)
+
+    def choices(self, filled, yflag, dice):
+        n, cats = self.n, self.cats
+        open_boxes = [c for c in range(n) if not filled >> c & 1]
+        same = len(set(dice)) == 1
+        y_filled = self.ybox >= 0 and filled >> self.ybox & 1
+        normal = [(c, cats[c].points(self.counts(dice))) for c in open_boxes]
+        if not (same and y_filled):
+            return [(c, p, 0) for c, p in normal]
+        extra = self.extra_pts if yflag else 0
+        match = [c for c in range(n) if cats[c].kind == "face" and cats[c].face == dice[0]]
+        match_open = bool(match) and not filled >> match[0] & 1
+        if self.joker in ("free", "free-if-fifty"):
+            if match_open or (self.joker == "free-if-fifty" and not yflag):
+                return [(c, p, extra) for c, p in normal]
+            return [(c, self.joker_points(c, dice), extra) for c in open_boxes]
+        if self.joker == "forced":
+            if match_open:
+                return [(match[0], cats[match[0]].points(self.counts(dice)), extra)]
+            lower = [c for c in open_boxes if not self.upper[c]]
+            if lower:
+                return [(c, self.joker_points(c, dice), extra) for c in lower]
+        return [(c, p, extra) for c, p in normal]
+
+    def vector(self, values):
+        if self.exact:
+            return np.array([Fraction(v) for v in values], dtype=object)
+        return np.array(values, dtype=np.float64)
+
+    def terminal(self, up):
+        b = self.bonus if self.threshold and up >= self.threshold else 0
+        if self.mode == "needed":
+            return self.vector([1 if s <= b else 0 for s in range(self.lanes)])
+        if self.mode == "so_far":
+            u = self.utility
+            return self.vector([u[min(a + b, len(u) - 1)] for a in range(self.lanes)])
+        return self.vector([b])
+
+    def after(self, w, gain):
+        if self.mode == "needed":
+            return w[np.maximum(self.at - gain, 0)]
+        if self.mode == "so_far":
+            return w[np.minimum(self.at + gain, self.lanes - 1)]
+        return w + gain
+
+    def _state(self, filled, up, yflag):
+        if filled == (1 << self.n) - 1:
+            return self.terminal(up)
+        outcomes = list(product(range(1, self.faces + 1), repeat=self.dice_n))
+        total = sum(self.throw(filled, up, yflag, tuple(sorted(d)), self.rules.rolls - 1)
+                    for d in outcomes)  # fmt: skip
+        return total / len(outcomes)
+
+    def _throw(self, filled, up, yflag, dice, rerolls):
+        best = None
+        for c, pts, extra in self.choices(filled, yflag, dice):
+            up2 = up + (pts if self.upper[c] else 0)
+            y2 = (1 if pts > 0 else 0) if c == self.ybox else yflag
+            v = self.after(self.state(filled | 1 << c, up2, y2), pts + extra)
+            best = v if best is None else np.maximum(best, v)
+        if rerolls == 0:
+            return best
+        seen = set()
+        for bits in range(1 << self.dice_n):
+            kept = tuple(dice[i] for i in range(self.dice_n) if bits >> i & 1)
+            if kept in seen or len(kept) == self.dice_n:
+                continue
+            seen.add(kept)
+            outs = list(product(range(1, self.faces + 1), repeat=self.dice_n - len(kept)))
+            total = sum(self.throw(filled, up, yflag, tuple(sorted(kept + new)), rerolls - 1)
+                        for new in outs)  # fmt: skip
+            best = np.maximum(best, total / len(outs))
+        return best
+
+    def start(self):
+        return self.state(0, 0, 0)
+
+
+def small_rules():
+    """Tiny rules where the brute force runs in a fraction of a second."""
+    return tiny_rules().filter(lambda r: r.faces**r.dice * r.rolls <= 54)
+
+
+def generous_top(rules) -> int:
+    """More points than any game can score (every box at its best, every bonus)."""
+    bonus = rules.upper_bonus.points if rules.upper_bonus else 0
+    return 30 * rules.dice * len(rules.categories) + bonus + rules.extra_bonus * len(
+        rules.categories
+    )
+
+
+SLOW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SLOW
+@given(small_rules())
+def test_target_table_agrees_with_brute_force_for_every_target(rules):
+    table = solve_target(rules)
+    top = max_score(compile_rules(rules))
+    brute = BruteForce(rules, "needed", lanes=generous_top(rules) + 1).start()
+    for s in range(top + 1):
+        assert table.probability(s) == pytest.approx(brute[s], abs=1e-9)
+    # no game scores more than the bound the tables are cut at
+    assert np.all(brute[top + 1 :] == 0)
+
+
+@SLOW
+@given(small_rules(), st.data())
+def test_utility_agrees_with_brute_force(rules, data):
+    top = max_score(compile_rules(rules))
+    u = data.draw(st.lists(st.floats(-3, 3, allow_nan=False), min_size=1, max_size=top + 3))
+    table = solve_utility(rules, Utility(np.array(u)))
+    brute = BruteForce(rules, "so_far", lanes=top + 1, utility=u).start()
+    assert table.start_value == pytest.approx(brute[0], abs=1e-9)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_rules())
+def test_target_beats_expected_strategy_for_every_target(rules):
+    # the property the objective promises: for each S, no strategy (in particular
+    # the expected-score optimum) reaches S more often
+    table = solve_target(rules)
+    plain = score_distribution(rules, solve_expected(rules)).p_at_least
+    for s in range(plain.size):
+        assert table.probability(s) >= plain[s] - 1e-12
+
+
+@pytest.fixture(scope="module")
+def yazy_target():
+    return solve_target("yazy")
+
+
+def test_yazy_target_at_least_expected_strategy(yazy_target):
+    plain = score_distribution("yazy", solve_expected("yazy")).p_at_least
+    best = yazy_target.curve()
+    assert best.size == plain.size == 281
+    assert np.all(best >= plain - 1e-12)
+    assert best[0] == 1.0 and np.all(np.diff(best) <= 1e-15)
+    # and for some targets by a wide margin
+    assert (best - plain).max() > 0.05
+
+
+def test_single_target_equals_the_all_targets_table(yazy_target):
+    # two different lane layouts (points still needed, points so far) agree
+    for s in (1, 120, 166, 230, 279):
+        single = solve_utility("yazy", step_utility("yazy", s)).start_value
+        assert single == pytest.approx(yazy_target.probability(s), abs=1e-12)
+
+
+def test_yacht_perfect_score_in_floats():
+    # SPEC: best P(325) is about 3.610891364602e-15
+    p = solve_utility("yacht", step_utility("yacht", 325)).start_value
+    assert p == pytest.approx(3.610891364602e-15, rel=1e-11)
+
+
+def test_yacht_targets_beat_expected_strategy():
+    plain = score_distribution("yacht", solve_expected("yacht")).p_at_least
+    best = {s: solve_utility("yacht", step_utility("yacht", s)).start_value for s in (300, 310)}
+    for s, p in best.items():
+        assert p >= plain[s] - 1e-12
+    assert best[300] > 10 * plain[300]
+
+
+def test_bad_targets():
+    for bad in (-1, 326, 10_000):
+        with pytest.raises(UserError, match="target"):
+            step_utility("yacht", bad)
+    with pytest.raises(UserError, match="whole number"):
+        step_utility("yacht", 12.5)
+
+
+def test_target_table_cache(yazy_target):
+    first = target_table("yazy")
+    second = target_table("yazy")
+    assert second.meta["cached"] is True
+    assert np.array_equal(first.values, second.values)
+    assert second.probability(200) == pytest.approx(yazy_target.probability(200), abs=0)
+
+
+def test_play_to_reach_turn_values(yazy_target):
+    # keep values by enumeration of reroll outcomes, as for the expected score
+    s = yazy_target.game.space
+    tv = points_turn_values(yazy_target, 0b0000011, 0, 0, 150)
+    assert tv.start_value == pytest.approx(yazy_target.value(0b0000011, 0, 0, 150), abs=1e-12)
+    for dice in ([5, 5, 5], [6], [], [1, 2, 3, 4]):
+        keep = s.index(dice)
+        for n in (1, 2):
+            direct = sum(
+                float(p) * tv.roll_value(roll, n - 1) for roll, p in s.reroll_outcomes(keep).items()
+            )
+            assert tv.keep_value(n, keep) == pytest.approx(direct, abs=1e-12)
+    roll = s.index([6, 6, 6, 6, 6])
+    best = max(v for _, _, _, v in tv.box_options(roll))
+    assert tv.roll_value(roll, 0) == pytest.approx(best, abs=1e-12)
+    # a decided position: nothing more needed
+    done = points_turn_values(yazy_target, 0b1, 0, 0, 0)
+    assert done.start_value == 1.0
+
+
+# -- beating an opponent --------------------------------------------------------------
+def test_win_against_own_distribution():
+    rep = solve_win("yazy")
+    # the expected-score strategy against an independent copy of itself: exactly half
+    assert rep.expected_strategy_win_probability == pytest.approx(0.5, abs=1e-12)
+    assert 0.5 < rep.win_probability < 0.52
+    d = rep.to_dict()
+    assert d["gain"] == pytest.approx(rep.win_probability - 0.5, abs=1e-12)
+
+
+@SLOW
+@given(small_rules(), st.lists(st.floats(0, 1), min_size=1, max_size=60))
+def test_win_utility_against_brute_force(rules, weights):
+    w = np.array(weights) + 1e-3
+    pmf = w / w.sum()
+    u = win_utility(pmf)
+    # P(opp < x) + P(opp = x) / 2, checked directly
+    for x in range(pmf.size + 2):
+        direct = pmf[: min(x, pmf.size)].sum() + (pmf[x] / 2 if x < pmf.size else 0)
+        assert u.at(np.array([x]))[0] == pytest.approx(direct, abs=1e-12)
+    top = max_score(compile_rules(rules))
+    table = solve_utility(rules, u)
+    brute = BruteForce(rules, "so_far", lanes=top + 1, utility=list(u.values)).start()
+    assert table.start_value == pytest.approx(brute[0], abs=1e-9)
+
+
+def test_opponent_files(tmp_path):
+    j = tmp_path / "opp.json"
+    j.write_text(json.dumps({"min_score": 2, "pmf": [0.25, 0.5, 0.25]}))
+    assert read_opponent(j).tolist() == [0, 0, 0.25, 0.5, 0.25]
+    c = tmp_path / "opp.csv"
+    c.write_text("score,probability\n# a comment\n10,0.5\n20 0.5\n")
+    pmf = read_opponent(c)
+    assert pmf[10] == 0.5 and pmf[20] == 0.5 and pmf.sum() == 1.0
+    bad = {
+        "sum.csv": ("10,0.5\n20,0.4\n", "sum to"),
+        "neg.csv": ("10,-0.5\n20,1.5\n", ">= 0"),
+        "twice.csv": ("10,0.5\n10,0.5\n", "twice"),
+        "text.csv": ("10,0.5\nten,0.5\n", "line 2"),
+        "cols.csv": ("10,0.5,3\n", "line 1"),
+        "broken.json": ('{"pmf": [0.5, ', "not valid JSON"),
+        "nopmf.json": ('{"scores": [1]}', "pmf"),
+        "empty.csv": ("# nothing\n", "no scores"),
+    }
+    for name, (text, message) in bad.items():
+        p = tmp_path / name
+        p.write_text(text)
+        with pytest.raises(UserError, match=message):
+            read_opponent(p)
+    with pytest.raises(UserError, match="does not exist"):
+        read_opponent(tmp_path / "missing.csv")
+
+
+def test_opponent_from_distribution_json(tmp_path):
+    res = runner.invoke(app, ["distribution", "yazy", "--json"])
+    assert res.exit_code == 0, res.output
+    f = tmp_path / "yazy.json"
+    f.write_text(res.output)
+    pmf = read_opponent(f)
+    d = json.loads(res.output)
+    assert pmf.size == d["max_score"] + 1
+    assert float(np.dot(np.arange(pmf.size), pmf)) == pytest.approx(d["mean"], abs=1e-9)
+
+
+# -- the command line -------------------------------------------------------------------
+def test_cli_target_json():
+    args = ["solve", "yazy", "--objective", "target", "--target", "200", "--json"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.output)
+    assert d["objective"] == "target" and d["target"] == 200
+    assert d["probability"] >= d["expected_strategy_probability"]
+    assert 0.2 < d["probability"] < 0.25
+
+
+def test_cli_default_objective_keeps_its_keys():
+    res = runner.invoke(app, ["solve", "yazy", "--json"])
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.output)
+    assert set(d) == {
+        "rules", "objective", "expected_score", "states", "seconds", "solve_seconds",
+        "cached", "table",
+    }  # fmt: skip
+    assert d["objective"] == "expected"
+
+
+def test_cli_win_text():
+    res = runner.invoke(app, ["solve", "yazy", "--objective", "win"])
+    assert res.exit_code == 0, res.output
+    assert "best strategy to win" in res.output and "expected-score strategy" in res.output
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["solve", "yacht", "--target", "326"], "best possible score in yacht is 325"),
+        (["solve", "yacht", "--target", "-5"], "at least 0"),
+        (["solve", "yacht", "--objective", "target"], "needs --target"),
+        (["solve", "yacht", "--objective", "best"], "objective"),
+        (["solve", "yacht", "--objective", "win", "--exact"], "--exact"),
+        (["solve", "yacht", "--opponent", "x.csv"], "--opponent goes with"),
+    ],
+)
+def test_cli_bad_input_is_one_line_exit_2(args, message):
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-c", "from dicelab.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+
+
+def test_cli_broken_opponent_file(tmp_path):
+    import subprocess
+    import sys
+
+    f = tmp_path / "opp.csv"
+    f.write_text("100,0.7\n200,0.7\n")
+    out = subprocess.run(
+        [sys.executable, "-c", "from dicelab.cli import main; main()", "solve", "yazy",
+         "--objective", "win", "--opponent", str(f)],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert out.returncode == 2
+    assert out.stderr.strip().startswith("error: opponent file")
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_load_rules_for_target_bound():
+    # the bound used for targets: every box at its best and every bonus
+    assert max_score(compile_rules(load_rules("yacht"))) == 325
+    assert max_score(compile_rules(load_rules("yahtzee"))) == 1575
