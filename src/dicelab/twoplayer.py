@@ -122,6 +122,7 @@ class MoveValue:
 _UNKNOWN, _WIN, _LOSS, _DRAW = 0, 1, 2, 3
 _VALUE_OF_CODE = (None, Value.WIN, Value.LOSS, Value.DRAW)
 _PROGRESS_STEP = 1 << 14
+_START = object()  # stands for the game's start position in a default argument
 
 
 class Solution:
@@ -202,13 +203,13 @@ class Solution:
         best = min(key(judged.remoteness) for judged in keeping)
         return [judged.move for judged in keeping if key(judged.remoteness) == best]
 
-    def main_line(self, position: Any = None) -> list[Any]:
+    def main_line(self, position: Any = _START) -> list[Any]:
         """The moves of best play from ``position`` (default: the start) to the end.
 
         Where several moves are equally good, the first legal one is taken. A draw
         that never ends has no main line (an empty list).
         """
-        if position is None:
+        if position is _START:
             position = self.game.start()
         moves_left = self.remoteness(position)
         line: list[Any] = []
