@@ -1,0 +1,256 @@
+"""The score distribution against published figures, a brute force and simulated games.
+
+The brute force plays the strategy out over ordered dice: it values every option
+with a plain expectimax (or a given table), breaks ties as documented (boxes in
+scorecard order; keeps with fewer dice, then faces ascending) and adds up the
+probability of every final score.
+"""
+
+import json
+from functools import cache
+from itertools import product
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_target import BruteForce, small_rules
+from typer.testing import CliRunner
+
+from dicelab.cli import app
+from dicelab.errors import UserError
+from dicelab.rules.compiled import compile_rules
+from dicelab.simulate import simulate
+from dicelab.solve.distribution import ScoreDistribution, score_distribution
+from dicelab.solve.expected import solve_expected
+
+TIE = 1e-9
+runner = CliRunner()
+
+# SPEC, Part A: optimal expected scores and their published standard deviations
+PUBLISHED_SD = {"yahtzee": (59.6117, 4), "yatzy": (38.4964, 4), "yacht": (37.86, 2)}
+
+
+class PolicyBrute:
+    """A table-driven strategy played out exactly over ordered dice."""
+
+    def __init__(self, rules, table=None):
+        self.rules = rules
+        self.b = BruteForce(rules, "expected")
+        self.table = table
+        game = compile_rules(rules)
+        self.cap = game.threshold
+        self.flags = game.n_flag
+        same = rules.yahtzee_index
+        if same < 0:
+            kinds = [
+                i for i, c in enumerate(rules.categories)
+                if c.kind == "of_a_kind" and c.count == rules.dice
+            ]  # fmt: skip
+            same = kinds[0] if kinds else -1
+        self.same = same
+        self.throw = cache(self._throw)
+        self.outcomes = cache(self._outcomes)
+        self.remaining = cache(self._remaining)
+
+    def value(self, filled, up, y):
+        if self.table is not None:
+            yi = y if self.flags == 2 else 0
+            return float(self.table[filled, yi, min(up, self.cap) if self.cap else 0])
+        return float(self.b.state(filled, up, y)[0])
+
+    def boxes(self, filled, up, y, dice):
+        """The box chosen for final dice: the first within TIE of the running best."""
+        best = None
+        for c, pts, extra in self.b.choices(filled, y, dice):
+            up2 = up + (pts if self.b.upper[c] else 0)
+            y2 = (1 if pts > 0 else 0) if c == self.b.ybox else y
+            v = pts + extra + self.value(filled | 1 << c, up2, y2)
+            if best is None or v > best[0] + TIE:
+                best = (v, (c, pts, extra))
+        return best
+
+    def keeps(self, filled, up, y, dice, r):
+        """Every distinct keep with its value (before a reroll)."""
+        out = {}
+        faces = self.rules.faces
+        for bits in range(1 << len(dice)):
+            kept = tuple(dice[i] for i in range(len(dice)) if bits >> i & 1)
+            if kept in out:
+                continue
+            if len(kept) == len(dice):
+                out[kept] = self.throw(filled, up, y, dice, r - 1)[0]
+                continue
+            news = list(product(range(1, faces + 1), repeat=len(dice) - len(kept)))
+            out[kept] = sum(
+                self.throw(filled, up, y, tuple(sorted(kept + n)), r - 1)[0] for n in news
+            ) / len(news)
+        return out
+
+    def _throw(self, filled, up, y, dice, r):
+        """(value, choice) of a throw: a box, or a keep (fewer dice, faces ascending)."""
+        if r == 0:
+            return self.boxes(filled, up, y, dice)
+        options = self.keeps(filled, up, y, dice, r)
+        top = max(options.values())
+        chosen = min((k for k, v in options.items() if v >= top - TIE), key=lambda k: (len(k), k))
+        return options[chosen], chosen
+
+    def _outcomes(self, filled, up, y, dice, r):
+        """Probability of each (box, points, extra) from a throw on."""
+        _, choice = self.throw(filled, up, y, dice, r)
+        if r == 0:
+            return {choice: 1.0}
+        out = {}
+        faces = self.rules.faces
+        news = list(product(range(1, faces + 1), repeat=len(dice) - len(choice)))
+        for n in news:
+            nxt = tuple(sorted(choice + n))
+            for k, p in self.outcomes(filled, up, y, nxt, r - 1).items():
+                out[k] = out.get(k, 0.0) + p / len(news)
+        return out
+
+    def _remaining(self, filled, up, y):
+        """Probability of each (points to come, bonus earned, all-same box scored)."""
+        b = self.b
+        if filled == (1 << b.n) - 1:
+            got = bool(b.threshold) and up >= b.threshold
+            return {(b.bonus if got else 0, got, False): 1.0}
+        turn = {}
+        rolls = list(product(range(1, self.rules.faces + 1), repeat=self.rules.dice))
+        for d in rolls:
+            dice = tuple(sorted(d))
+            for k, p in self.outcomes(filled, up, y, dice, self.rules.rolls - 1).items():
+                turn[k] = turn.get(k, 0.0) + p / len(rolls)
+        out = {}
+        for (c, pts, extra), p in turn.items():
+            up2 = up + (pts if b.upper[c] else 0)
+            y2 = (1 if pts > 0 else 0) if c == b.ybox else y
+            scored = c == self.same and pts > 0
+            for (rest, bonus, same), q in self.remaining(filled | 1 << c, up2, y2).items():
+                key = (rest + pts + extra, bonus, same or scored)
+                out[key] = out.get(key, 0.0) + p * q
+        return out
+
+    def summary(self):
+        pmf, bonus, same = {}, 0.0, 0.0
+        for (x, b, s), p in self.remaining(0, 0, 0).items():
+            pmf[x] = pmf.get(x, 0.0) + p
+            bonus += p if b else 0.0
+            same += p if s else 0.0
+        return pmf, bonus, same
+
+
+def assert_same_distribution(dist: ScoreDistribution, brute: PolicyBrute):
+    pmf, bonus, same = brute.summary()
+    assert max(pmf) < dist.pmf.size
+    for x in range(dist.pmf.size):
+        assert dist.pmf[x] == pytest.approx(pmf.get(x, 0.0), abs=1e-12)
+    if dist.p_bonus is not None:
+        assert dist.p_bonus == pytest.approx(bonus, abs=1e-12)
+    if dist.p_all_same is not None:
+        assert dist.p_all_same == pytest.approx(same, abs=1e-12)
+
+
+BRUTE = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@BRUTE
+@given(small_rules())
+def test_optimum_distribution_equals_brute_force(rules):
+    table = solve_expected(rules)
+    dist = score_distribution(rules, table)
+    assert_same_distribution(dist, PolicyBrute(rules))
+    assert dist.mean == pytest.approx(table.expected_score, abs=1e-9)
+
+
+@BRUTE
+@given(small_rules(), st.integers(0, 2**31))
+def test_any_table_driven_strategy(rules, seed):
+    # a strategy ranked by an arbitrary table (here random values) is played as told
+    g = compile_rules(rules)
+    rng = np.random.default_rng(seed)
+    shape = (1 << g.n_categories, g.n_flag, g.n_upper)
+    table = rng.integers(0, 40, size=shape).astype(np.float64)
+    dist = score_distribution(rules, table, strategy="random table")
+    assert_same_distribution(dist, PolicyBrute(rules, table))
+    # and the greedy strategy (a table of zeros: points now are all that count)
+    zeros = np.zeros(shape)
+    assert_same_distribution(score_distribution(rules, zeros), PolicyBrute(rules, zeros))
+
+
+@pytest.fixture(scope="module", params=sorted(PUBLISHED_SD))
+def published(request):
+    name = request.param
+    table = solve_expected(name)
+    return name, table, score_distribution(name, table)
+
+
+def test_published_figures(published):
+    name, table, dist = published
+    sd, digits = PUBLISHED_SD[name]
+    assert round(dist.sd, digits) == sd
+    assert abs(dist.mean - table.expected_score) < 1e-9
+    assert abs(dist.total - 1.0) < 1e-12
+    assert np.all(dist.pmf >= 0)
+    at_least = dist.p_at_least
+    assert at_least[0] == pytest.approx(1.0, abs=1e-12) and np.all(np.diff(at_least) <= 1e-15)
+
+
+def test_yahtzee_against_simulated_games():
+    # 100,000 games played by the simulator (its own turn code, its own dice):
+    # every figure within 4 standard errors of the exact one
+    table = solve_expected("yahtzee")
+    dist = score_distribution("yahtzee", table)
+    sim = simulate(table, games=100_000, seed=7)
+    n = sim.games
+    assert abs(sim.mean - dist.mean) < 4 * dist.sd / np.sqrt(n)
+
+    def close(observed, p):
+        assert abs(observed - p) < 4 * np.sqrt(p * (1 - p) / n) + 1e-12
+
+    close(sim.upper_bonus.mean(), dist.p_bonus)
+    close(sim.all_same.mean(), dist.p_all_same)
+    for s in (150, 200, 250, 300, 350, 400):
+        close((sim.scores >= s).mean(), dist.p_at_least[s])
+    for q in (10, 50, 90):
+        lo, hi = dist.percentile(q - 1), dist.percentile(q + 1)
+        assert lo <= np.percentile(sim.scores, q) <= hi
+
+
+def test_percentiles_by_hand():
+    from dicelab.rules import load_rules
+
+    pmf = np.zeros(11)
+    pmf[[2, 5, 10]] = [0.25, 0.5, 0.25]
+    d = ScoreDistribution(load_rules("yazy"), pmf, None, None)
+    assert d.mean == 5.5
+    assert d.sd == pytest.approx(np.sqrt(0.25 * 3.5**2 + 0.5 * 0.5**2 + 0.25 * 4.5**2))
+    assert (d.percentile(10), d.percentile(25), d.percentile(50), d.percentile(99)) == (2, 2, 5, 10)
+    assert d.p_at_least[5] == 0.75 and d.p_at_least[6] == 0.25
+    with pytest.raises(UserError):
+        d.percentile(101)
+
+
+def test_wrong_table_shape():
+    with pytest.raises(UserError, match="shape"):
+        score_distribution("yazy", np.zeros((3, 1, 1)))
+
+
+def test_cli_json_and_plot(tmp_path):
+    png = tmp_path / "yacht.png"
+    res = runner.invoke(app, ["distribution", "yacht", "--json", "--plot", str(png)])
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.output)
+    assert round(d["sd"], 2) == 37.86
+    assert abs(sum(d["pmf"]) - 1) < 1e-12
+    assert len(d["pmf"]) == len(d["p_at_least"]) == d["max_score"] - d["min_score"] + 1
+    assert d["max_score"] == 325 and 0.6 < d["p_bonus"] < 0.8
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_text():
+    res = runner.invoke(app, ["distribution", "yazy"])
+    assert res.exit_code == 0, res.output
+    assert "sd 32.37" in res.output and "percentiles" in res.output
+    assert "P(Five of a kind scored)" in res.output
