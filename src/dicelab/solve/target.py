@@ -330,7 +330,7 @@ def solve_points(
     above: float,
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
     progress: Progress | None = None,
-    width: int = 128,
+    width: int = 256,
     chunk: int = 256,
 ) -> np.ndarray:
     """Solve every row of a layout backwards, layer by layer.
@@ -416,7 +416,7 @@ def check_target(game: CompiledRules, target: int) -> None:
 def solve_target(
     rules: Rules | CompiledRules | str,
     progress: Progress | None = None,
-    width: int = 128,
+    width: int = 256,
 ) -> TargetTable:
     """Solve for the best ``P(final score >= S)``, every ``S`` at once."""
     game = _game(rules)
@@ -533,7 +533,7 @@ def solve_utility(
     rules: Rules | CompiledRules | str,
     utility: Utility,
     progress: Progress | None = None,
-    width: int = 128,
+    width: int = 256,
 ) -> UtilityTable:
     """Solve for the best expected utility of the final score."""
     game = _game(rules)
