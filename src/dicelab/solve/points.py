@@ -40,8 +40,11 @@ def layers(n_categories: int) -> list[np.ndarray]:
 
 
 def box_best(game: CompiledRules) -> np.ndarray:
-    """Most points each box can give, joker scoring included."""
-    return np.maximum(game.score.max(axis=1), game.joker_score.max(axis=1)).astype(np.int64)
+    """Most points each box can give, joker scoring included where the rules have a joker."""
+    best = game.score.max(axis=1)
+    if game.joker_code != 0 and game.yahtzee >= 0:
+        best = np.maximum(best, game.joker_score.max(axis=1))
+    return best.astype(np.int64)
 
 
 def max_score(game: CompiledRules) -> int:
