@@ -721,16 +721,16 @@ def solve_win(
     if isinstance(rules, str):
         rules = load_rules(rules)
     start = time.perf_counter()
+    if isinstance(opponent, (str, Path)):
+        pmf = read_opponent(opponent)
+        label = str(opponent)
+    elif opponent is not None:
+        pmf = np.asarray(opponent, dtype=np.float64)
+        label = "given distribution"
     mine = score_distribution(rules, use_cache=use_cache)
     if opponent is None:
         pmf = mine.pmf
         label = "the expected-score optimum (same rules)"
-    elif isinstance(opponent, (str, Path)):
-        pmf = read_opponent(opponent)
-        label = str(opponent)
-    else:
-        pmf = np.asarray(opponent, dtype=np.float64)
-        label = "given distribution"
     utility = win_utility(pmf)
     table = utility_table(rules, utility, use_cache=use_cache, progress=progress)
     scores = np.arange(mine.pmf.size)
