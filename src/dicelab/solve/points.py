@@ -23,6 +23,7 @@ target: 1 below, 0 above), which keeps rows short.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -151,6 +152,12 @@ class PointsLayout:
     def layer_size(self, k: int) -> int:
         """Number of values in layer ``k``."""
         return int(self.layer_start[k + 1] - self.layer_start[k])
+
+    def key(self) -> str:
+        """Checksum of the row ranges: a cached table is read only with the same rows."""
+        h = hashlib.sha256(np.ascontiguousarray(self.lo).tobytes())
+        h.update(np.ascontiguousarray(self.hi).tobytes())
+        return h.hexdigest()[:16]
 
 
 def build_layout(game: CompiledRules, lo: np.ndarray, hi: np.ndarray) -> PointsLayout:

@@ -440,24 +440,24 @@ def target_table(
     """The target table of a rule set, from the cache when it holds one.
 
     As :func:`dicelab.solve.expected.expected_table`: a cached table is used only
-    when rules, objective, engine version and checksum match.
+    when rules, objective, engine version, row ranges and checksum match.
     """
     from dicelab import tables
 
     if isinstance(rules, str):
         rules = load_rules(rules)
-    path = tables.table_path(rules, OBJECTIVE_TARGET)
-    expect = {"rules": rules.normalised(), "objective": OBJECTIVE_TARGET}
+    game = compile_rules(rules)
+    layout = needed_layout(game)
+    params = {"rows": layout.key()}
+    path = tables.table_path(rules, OBJECTIVE_TARGET, params)
+    expect = {"rules": rules.normalised(), "objective": OBJECTIVE_TARGET, "params": params}
     if use_cache:
         found = tables.load_table(path, expect)
-        if found is not None:
+        if found is not None and found[0].shape == (layout.size,):
             values, header = found
-            game = compile_rules(rules)
-            layout = needed_layout(game)
-            if values.shape == (layout.size,):
-                meta = {"cached": True, "path": str(path), "solve_seconds": header.get("seconds")}
-                return TargetTable(game, layout, values, NEEDED, 1.0, 0.0, meta=meta)
-    table = solve_target(rules, progress=progress)
+            meta = {"cached": True, "path": str(path), "solve_seconds": header.get("seconds")}
+            return TargetTable(game, layout, values, NEEDED, 1.0, 0.0, meta=meta)
+    table = solve_target(game, progress=progress)
     table.meta = {"cached": False, "path": None}
     if use_cache:
         meta = dict(expect, seconds=table.seconds)
@@ -567,25 +567,24 @@ def utility_table(
 
     if isinstance(rules, str):
         rules = load_rules(rules)
-    params = {"utility": utility.key()}
+    game = compile_rules(rules)
+    low = utility.flat_below
+    high = max(utility.flat_from, low + 1)
+    layout = so_far_layout(game, low, high)
+    params = {"utility": utility.key(), "rows": layout.key()}
     path = tables.table_path(rules, OBJECTIVE_UTILITY, params)
     expect = {"rules": rules.normalised(), "objective": OBJECTIVE_UTILITY, "params": params}
     if use_cache:
         found = tables.load_table(path, expect)
-        if found is not None:
+        if found is not None and found[0].shape == (layout.size,):
             values, header = found
-            game = compile_rules(rules)
-            low = utility.flat_below
-            high = max(utility.flat_from, low + 1)
-            layout = so_far_layout(game, low, high)
-            if values.shape == (layout.size,):
-                below = float(utility.at(np.array([low]))[0])
-                above = float(utility.at(np.array([high]))[0])
-                meta = {"cached": True, "path": str(path), "solve_seconds": header.get("seconds")}
-                return UtilityTable(
-                    game, layout, values, SO_FAR, below, above, meta=meta, utility=utility
-                )
-    table = solve_utility(rules, utility, progress=progress)
+            below = float(utility.at(np.array([low]))[0])
+            above = float(utility.at(np.array([high]))[0])
+            meta = {"cached": True, "path": str(path), "solve_seconds": header.get("seconds")}
+            return UtilityTable(
+                game, layout, values, SO_FAR, below, above, meta=meta, utility=utility
+            )
+    table = solve_utility(game, utility, progress=progress)
     table.meta = {"cached": False, "path": None}
     if use_cache:
         meta = dict(expect, seconds=table.seconds)
