@@ -465,6 +465,7 @@ def score_distribution(
     game = rules if isinstance(rules, CompiledRules) else compile_rules(rules)
     if values is None:
         values = expected_table(game.rules, use_cache=use_cache)
+    if isinstance(values, ExpectedTable):
         strategy = strategy or "expected-score optimum"
     V = values.values if isinstance(values, ExpectedTable) else np.asarray(values, np.float64)
     shape = (1 << game.n_categories, game.n_flag, game.n_upper)
