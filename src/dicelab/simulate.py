@@ -25,7 +25,13 @@ from numba import get_num_threads, njit, prange
 
 from dicelab.errors import UserError
 from dicelab.solve.expected import ExpectedTable, kernel_args, space_args
-from dicelab.solve.kernels import box_rule, final_roll_values, keep_values, next_flag
+from dicelab.solve.kernels import (
+    box_rule,
+    cand_rows,
+    final_roll_values,
+    keep_values,
+    next_flag,
+)
 
 #: Games per block of drawn dice; fixed, so that a seed always gives the same games.
 BLOCK = 8192
@@ -145,7 +151,7 @@ def _play_block(
     per = (n_games + n_parts - 1) // n_parts
     for p in prange(n_parts):
         A = np.empty((n_keeps, 1))
-        cand = np.empty((values.shape[0] * values.shape[1], 1))
+        cand = np.empty((cand_rows(values), 1))
         arg = np.zeros((rerolls + 1, n_keeps), np.int64)
         stop = np.empty(n_keeps - size_start[dice])
         out = np.zeros(4, np.int64)

@@ -67,14 +67,18 @@ def table_path(rules: Rules, objective: str, params: dict | None = None) -> Path
 
 
 def save_table(path: Path, array: np.ndarray, meta: dict) -> None:
-    """Write an array and its metadata atomically, with a checksum."""
+    """Write an array and its metadata atomically, with a checksum.
+
+    The array's memory is hashed and written in place, never copied, so saving a
+    table of several gigabytes needs no second one.
+    """
     data = np.ascontiguousarray(array)
-    raw = data.tobytes()
+    view = memoryview(data).cast("B")
     header = dict(meta)
     header.update(
         shape=list(data.shape),
         dtype=str(data.dtype),
-        sha256=hashlib.sha256(raw).hexdigest(),
+        sha256=hashlib.sha256(view).hexdigest(),
         engine=ENGINE_VERSION,
         created=time.strftime("%Y-%m-%dT%H:%M:%S"),
     )
@@ -86,7 +90,7 @@ def save_table(path: Path, array: np.ndarray, meta: dict) -> None:
             fh.write(MAGIC)
             fh.write(struct.pack("<Q", len(blob)))
             fh.write(blob)
-            fh.write(raw)
+            fh.write(view)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
@@ -126,15 +130,16 @@ def load_table(path: Path, expect: dict) -> tuple[np.ndarray, dict] | None:
     try:
         dtype = np.dtype(header["dtype"])
         shape = tuple(int(x) for x in header["shape"])
-        size = int(np.prod(shape)) * dtype.itemsize
+        array = np.empty(shape, dtype=dtype)
+        view = memoryview(array).cast("B")
         with open(path, "rb") as fh:
             fh.seek(header["_offset"])
-            raw = fh.read(size + 1)
-    except (OSError, KeyError, TypeError, ValueError):
+            got = fh.readinto(view)
+            extra = fh.read(1)
+    except (OSError, KeyError, TypeError, ValueError, MemoryError):
         return None
-    if len(raw) != size or hashlib.sha256(raw).hexdigest() != header.get("sha256"):
+    if got != len(view) or extra or hashlib.sha256(view).hexdigest() != header.get("sha256"):
         return None
-    array = np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
     return array, header
 
 

@@ -206,7 +206,7 @@ def solve_expected(
     rules: Rules | CompiledRules | str,
     progress: Progress | None = None,
     chunk: int = 512,
-    width: int = 128,
+    width: int = 256,
 ) -> ExpectedTable:
     """Solve a rule set for the maximum expected final score.
 

@@ -31,6 +31,12 @@ JOKER_FORCED = 2
 JOKER_FREE_IF_FIFTY = 3
 
 
+@njit(cache=True)
+def cand_rows(values):
+    """Rows of the candidate buffer :func:`final_roll_values` needs."""
+    return values.shape[0] * values.shape[1] + 1
+
+
 @njit(cache=True, fastmath=FAST)
 def final_roll_values(
     mask, u0, nu, y, off, V, A, cand, roll0, score, joker_score, roll_face, upper,
@@ -45,6 +51,8 @@ def final_roll_values(
     where bonus and joker rules apply, take the general path.
     """
     n_cat, n_rolls = score.shape
+    if cand.shape[0] < cand_rows(values) or cand.shape[1] < nu:
+        raise ValueError("final_roll_values: cand needs cand_rows(values) rows of nu lanes")
     open_boxes = np.empty(n_cat, np.int64)
     first_row = np.empty(n_cat, np.int64)
     n_open = 0
@@ -279,7 +287,7 @@ def solve_batches(
     roll0 = size_start[dice]
     for b in prange(starts.shape[0] - 1):
         A = np.empty((n_keeps, width))
-        cand = np.empty((values.shape[0] * values.shape[1] + 1, width))
+        cand = np.empty((cand_rows(values), width))
         out = np.empty(width)
         off = 0
         for j in range(starts[b], starts[b + 1]):
@@ -314,7 +322,7 @@ def turn_detail(
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
     A = np.empty((n_keeps, 1))
-    cand = np.empty((values.shape[0] * values.shape[1] + 1, 1))
+    cand = np.empty((cand_rows(values), 1))
     final_roll_values(
         mask, u, 1, y, 0, V, A, cand, roll0, score, joker_score, roll_face, upper,
         upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
