@@ -17,7 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from dicelab.advisor import Advice, Position, advise
+from dicelab.advisor import Advice, Position, advise, advise_target
 from dicelab.errors import UserError
 from dicelab.play import Review, load_record, review
 from dicelab.rules import Rules, load_rules
@@ -93,8 +93,13 @@ def run_advise(
     top: int = 12,
     as_json: bool = False,
     console: Console | None = None,
+    target: int | None = None,
 ) -> Advice:
-    """Run ``dicelab advise`` and print the ranked options."""
+    """Run ``dicelab advise`` and print the ranked options.
+
+    With ``target``, options are ranked by their chance of a final score of at
+    least ``target`` (the target table, solved once and cached).
+    """
     console = console or Console()
     r = load_rules(rules)
     position = Position(
@@ -104,8 +109,17 @@ def run_advise(
         upper_total=upper,
         extra_bonuses=bonuses,
     )
-    table = load_table(r, quiet=as_json)
-    advice = advise(table, position)
+    if target is None:
+        advice = advise(load_table(r, quiet=as_json), position)
+    else:
+        from dicelab.report import progress_bar
+        from dicelab.rules.compiled import compile_rules
+        from dicelab.solve.target import check_target, target_table
+
+        check_target(compile_rules(r), target)  # before any solving
+        with progress_bar(f"solving {r.name} for every target", enabled=not as_json) as tick:
+            ttable = target_table(r, progress=tick)
+        advice = advise_target(ttable, position, target)
     if as_json:
         console.print_json(json.dumps({"rules": r.name, **advice.to_dict()}))
     else:
@@ -130,7 +144,8 @@ def show_advice(advice: Advice, rules: Rules, console: Console, top: int = 12) -
     table.add_column("#", justify="right")
     table.add_column("option")
     table.add_column("points now", justify="right")
-    table.add_column("expected final score", justify="right")
+    measure = "expected final score" if advice.target is None else f"P(score >= {advice.target})"
+    table.add_column(measure, justify="right")
     table.add_column("cost", justify="right")
     shown = advice.options if top <= 0 else advice.options[:top]
     for i, o in enumerate(shown, start=1):
@@ -141,7 +156,9 @@ def show_advice(advice: Advice, rules: Rules, console: Console, top: int = 12) -
             now = ""
             what = o.label
         style = "bold green" if o.cost <= 1e-9 else None
-        table.add_row(str(i), what, now, f"{o.value:.3f}", f"{o.cost:.3f}", style=style)
+        shown_value = f"{o.value:.3f}" if advice.target is None else f"{o.value:.6f}"
+        shown_cost = f"{o.cost:.3f}" if advice.target is None else f"{o.cost:.6f}"
+        table.add_row(str(i), what, now, shown_value, shown_cost, style=style)
     console.print(table)
     hidden = len(advice.options) - len(shown)
     if hidden > 0:

@@ -101,6 +101,7 @@ class Advice:
     score_so_far: int
     upper_total: int
     options: list[Option]
+    target: int | None = None  # set when values are chances of reaching this score
 
     @property
     def best(self) -> Option:
@@ -108,32 +109,37 @@ class Advice:
 
     @property
     def value(self) -> float:
-        """Expected final score from this position with optimal play."""
+        """Expected final score from this position with optimal play (or, with a
+        target, the best chance of reaching it)."""
         return self.options[0].value
 
     def to_dict(self) -> dict:
         """Plain data for JSON output."""
-        return {
+        key = "expected_final_score" if self.target is None else "probability"
+        out = {
             "dice": list(self.position.dice),
             "rerolls_left": self.position.rerolls_left,
             "score_so_far": self.score_so_far,
             "upper_total": self.upper_total,
-            "expected_final_score": self.value,
-            "options": [
-                {
-                    "kind": o.kind,
-                    "label": o.label,
-                    "keep": list(o.keep) if o.keep is not None else None,
-                    "box": o.box,
-                    "points": o.points,
-                    "extra_bonus": o.extra,
-                    "stops": o.stops,
-                    "expected_final_score": o.value,
-                    "cost": o.cost,
-                }
-                for o in self.options
-            ],
         }
+        if self.target is not None:
+            out["target"] = self.target
+        out[key] = self.value
+        out["options"] = [
+            {
+                "kind": o.kind,
+                "label": o.label,
+                "keep": list(o.keep) if o.keep is not None else None,
+                "box": o.box,
+                "points": o.points,
+                "extra_bonus": o.extra,
+                "stops": o.stops,
+                key: o.value,
+                "cost": o.cost,
+            }
+            for o in self.options
+        ]
+        return out
 
 
 def scorecard_state(table: ExpectedTable, position: Position) -> tuple[int, int, int, int]:
@@ -236,6 +242,52 @@ def _sub_keeps(dice: int, faces: int, roll: int) -> tuple[int, ...]:
     return tuple(sorted(found))
 
 
+def _check_turn(rules, position: Position) -> int:
+    """Check the dice and rerolls of a position; returns the rerolls left."""
+    rerolls = position.rerolls_left
+    if len(position.dice) != rules.dice:
+        raise UserError(f"dice: got {len(position.dice)}, expected {rules.dice}")
+    if isinstance(rerolls, bool) or not isinstance(rerolls, int):
+        raise UserError(f"rerolls left: got {rerolls!r}, expected a whole number")
+    if not 0 <= rerolls <= rules.rolls - 1:
+        raise UserError(f"rerolls left: got {rerolls}, expected 0 to {rules.rolls - 1}")
+    return rerolls
+
+
+def _rank(game, turn, roll: int, rerolls: int, offset: float) -> list[Option]:
+    """Every option of a turn's values, ranked; ``offset`` is added to each value.
+
+    ``turn`` is a :class:`~dicelab.solve.expected.TurnValues` or its target-table
+    counterpart: both answer ``keep_value``, ``roll_value`` and ``box_options``.
+    """
+    space = game.space
+    rules = game.rules
+    raw: list[tuple[float, tuple, Option]] = []
+    if rerolls > 0:
+        for k in _sub_keeps(space.dice, space.faces, roll):
+            faces = space.faces_of(k)
+            stops = k == roll
+            value = offset + (
+                turn.roll_value(roll, 0) if stops else turn.keep_value(rerolls, k)
+            )
+            opt = Option(kind="keep", value=value, cost=0.0, keep=faces, stops=stops)
+            raw.append((value, (-len(faces), faces), opt))
+    else:
+        for o in turn.box_options(roll):
+            box, pts, extra, val = (
+                (o.box, o.points, o.extra, o.value) if hasattr(o, "box") else o
+            )
+            cat = rules.categories[box]
+            value = offset + val
+            opt = Option(
+                kind="box", value=value, cost=0.0, box=cat.id, box_name=cat.label,
+                points=pts, extra=extra,
+            )  # fmt: skip
+            raw.append((value, (box,), opt))
+    best = max(v for v, _, _ in raw)
+    return [replace(o, cost=max(0.0, best - v)) for v, _, o in _stable_rank(raw)]
+
+
 def advise(table: ExpectedTable, position: Position) -> Advice:
     """Rank every option of a position by expected final score.
 
@@ -245,38 +297,34 @@ def advise(table: ExpectedTable, position: Position) -> Advice:
     the optimal expectation of the rest, upper bonus and extra bonuses included.
     """
     g = table.game
-    space = g.space
-    rules = g.rules
-    rerolls = position.rerolls_left
-    if len(position.dice) != rules.dice:
-        raise UserError(f"dice: got {len(position.dice)}, expected {rules.dice}")
-    if isinstance(rerolls, bool) or not isinstance(rerolls, int):
-        raise UserError(f"rerolls left: got {rerolls!r}, expected a whole number")
-    if not 0 <= rerolls <= rules.rolls - 1:
-        raise UserError(f"rerolls left: got {rerolls}, expected 0 to {rules.rolls - 1}")
-    roll = space.index(tuple(position.dice))
+    rerolls = _check_turn(g.rules, position)
+    roll = g.space.index(tuple(position.dice))
     mask, upper, flag, score = scorecard_state(table, position)
     turn = turn_values(table, mask, upper, flag)
-    raw: list[tuple[float, tuple, Option]] = []
-    if rerolls > 0:
-        for k in _sub_keeps(space.dice, space.faces, roll):
-            faces = space.faces_of(k)
-            stops = k == roll
-            value = score + (turn.roll_value(roll, 0) if stops else turn.keep_value(rerolls, k))
-            opt = Option(kind="keep", value=value, cost=0.0, keep=faces, stops=stops)
-            raw.append((value, (-len(faces), faces), opt))
-    else:
-        for o in turn.box_options(roll):
-            cat = rules.categories[o.box]
-            value = score + o.value
-            opt = Option(
-                kind="box", value=value, cost=0.0, box=cat.id, box_name=cat.label,
-                points=o.points, extra=o.extra,
-            )  # fmt: skip
-            raw.append((value, (o.box,), opt))
-    best = max(v for v, _, _ in raw)
-    options = [replace(o, cost=max(0.0, best - v)) for v, _, o in _stable_rank(raw)]
+    options = _rank(g, turn, roll, rerolls, float(score))
     return Advice(position=position, score_so_far=score, upper_total=upper, options=options)
+
+
+def advise_target(table, position: Position, target: int) -> Advice:
+    """Rank every option by its chance of a final score of at least ``target``.
+
+    ``table`` is a :class:`dicelab.solve.target.TargetTable` ("play to reach S"):
+    the values of the options are the best probabilities of reaching the target
+    after taking them, and costs are lost probability.
+    """
+    from dicelab.solve.target import check_target, points_turn_values
+
+    g = table.game
+    check_target(g, target)
+    rerolls = _check_turn(g.rules, position)
+    roll = g.space.index(tuple(position.dice))
+    mask, upper, flag, score = scorecard_state(table, position)
+    turn = points_turn_values(table, mask, upper, flag, target - score)
+    options = _rank(g, turn, roll, rerolls, 0.0)
+    return Advice(
+        position=position, score_so_far=score, upper_total=upper, options=options,
+        target=target,
+    )  # fmt: skip
 
 
 def _stable_rank(raw: list[tuple[float, tuple, Option]]) -> list[tuple[float, tuple, Option]]:

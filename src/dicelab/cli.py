@@ -242,13 +242,17 @@ def advise_command(
     bonuses: int = typer.Option(0, "--bonuses", help="Extra all-same bonuses already earned."),
     top: int = typer.Option(12, "--top", help="Show this many options (0: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print every option as JSON."),
+    target: int | None = typer.Option(
+        None, "--target", help="Play to reach this final score: rank by P(score >= S)."
+    ),
 ) -> None:
-    """Rank every option of a position by its expected final score."""
+    """Rank every option of a position by its expected final score (or its chance of
+    reaching a target score)."""
     from dicelab.advice_report import run_advise
 
     run_advise(
         rules, [*dice, *ctx.args], rerolls=rerolls, filled=filled, upper=upper,
-        bonuses=bonuses, top=top, as_json=as_json,
+        bonuses=bonuses, top=top, as_json=as_json, target=target,
     )  # fmt: skip
 
 
