@@ -338,7 +338,8 @@ def test_play_to_reach_a_target():
     ids = [c.id for c in t.game.rules.categories]
     for o in advice.options:
         c = ids.index(o.box)
-        assert o.value == pytest.approx(t.value(1 << c, o.points if c < 6 else 0, 0, 200 - o.points))
+        upper = o.points if c < 6 else 0
+        assert o.value == pytest.approx(t.value(1 << c, upper, 0, 200 - o.points))
     assert advice.to_dict()["target"] == 200 and "probability" in advice.to_dict()
     with pytest.raises(UserError, match="best possible score"):
         advise_target(t, Position(dice=(1, 2, 3, 5, 6), rerolls_left=2), 100_000)
