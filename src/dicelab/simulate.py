@@ -24,6 +24,7 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from dicelab.errors import UserError
+from dicelab.solve.distribution import all_same_box
 from dicelab.solve.expected import ExpectedTable, kernel_args, space_args
 from dicelab.solve.kernels import (
     box_rule,
@@ -59,7 +60,7 @@ def _best_keeps_arg(A, arg, sub, n_keeps, faces):
 def _play_game(
     draws, V, A, cand, arg, stop, keep_size, score, joker_score, roll_face, upper,
     upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
-    add, sub, size_start, roll_prob, dice, faces, rerolls, bonus_points, out,
+    add, sub, size_start, roll_prob, dice, faces, rerolls, bonus_points, alike_box, out,
 ):  # fmt: skip
     """One game with optimal choices; writes score, bonus, extra bonuses, all-same.
 
@@ -125,7 +126,7 @@ def _play_game(
         c = best_c
         if extra > 0:
             extras += 1
-        if c == yahtzee and best_pts > 0:
+        if c == alike_box and best_pts > 0:
             alike = 1
         total += best_pts + int(extra)
         y = next_flag(c, y, best_pts, yahtzee, n_flag)
@@ -143,7 +144,7 @@ def _play_game(
 def _play_block(
     draws, V, keep_size, score, joker_score, roll_face, upper, upper_box_of_face,
     threshold, yahtzee, joker, extra_bonus, n_flag, values, index, add, sub,
-    size_start, roll_prob, dice, faces, rerolls, bonus_points, results, n_parts,
+    size_start, roll_prob, dice, faces, rerolls, bonus_points, alike_box, results, n_parts,
 ):  # fmt: skip
     """Play every game of a block (one row of ``draws`` each) over ``n_parts`` workers."""
     n_games = draws.shape[0]
@@ -159,7 +160,8 @@ def _play_block(
             _play_game(
                 draws[g], V, A, cand, arg, stop, keep_size, score, joker_score, roll_face, upper,
                 upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
-                index, add, sub, size_start, roll_prob, dice, faces, rerolls, bonus_points, out,
+                index, add, sub, size_start, roll_prob, dice, faces, rerolls, bonus_points,
+                alike_box, out,
             )  # fmt: skip
             for j in range(4):
                 results[g, j] = out[j]
@@ -277,6 +279,7 @@ def simulate(
     n_draws = g.n_categories * rules.rolls * rules.dice
     keep_size = space.counts.sum(axis=1).astype(np.int64)
     rargs = kernel_args(g)
+    alike = all_same_box(rules)  # the all-dice-alike box, with or without extra rules
     sargs = space_args(g)
     results = np.zeros((games, 4), dtype=np.int32)
     parts = max(1, get_num_threads()) * 4
@@ -289,7 +292,7 @@ def simulate(
         draws = rng.integers(0, rules.faces, size=(hi - lo, n_draws), dtype=np.int8)
         _play_block(
             draws, table.values, keep_size, *rargs, *sargs, int(rules.bonus_points),
-            results[lo:hi], parts,
+            alike, results[lo:hi], parts,
         )  # fmt: skip
         if progress is not None:
             progress(hi, games)
