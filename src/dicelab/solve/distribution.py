@@ -43,7 +43,7 @@ from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, compile_rules
 from dicelab.solve.expected import ExpectedTable, expected_table, kernel_args, space_args
-from dicelab.solve.kernels import box_rule, keep_values, next_flag
+from dicelab.solve.kernels import box_rule, keep_values, next_flag, open_box_rows
 from dicelab.solve.points import StateBounds, layers
 
 Progress = Callable[[int, int], None]
@@ -62,19 +62,11 @@ def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, score, joker_score
                   values, index):  # fmt: skip
     """Box chosen for every final roll and lane (``choice``) and its value (``A``)."""
     n_cat, n_rolls = score.shape
-    open_boxes = np.empty(n_cat, np.int64)
-    first_row = np.empty(n_cat, np.int64)
-    n_open = 0
-    pos = 0
-    for c in range(n_cat):
-        if (mask >> c) & 1 == 1:
-            continue
-        open_boxes[n_open] = c
-        first_row[n_open] = pos
-        n_open += 1
-        n_vals = 1
-        while n_vals < values.shape[1] and values[c, n_vals] != values[c, n_vals - 1]:
-            n_vals += 1
+    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
+    for t in range(n_open):
+        c = open_boxes[t]
+        pos = first_row[t]
+        n_vals = n_vals_of[t]
         src = V[mask | (1 << c), next_flag(c, y, 1, yahtzee, n_flag)]
         src0 = V[mask | (1 << c), next_flag(c, y, 0, yahtzee, n_flag)]
         for j in range(n_vals):
@@ -85,7 +77,6 @@ def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, score, joker_score
                 if upper[c] and threshold > 0:
                     u2 = min(u2 + pts, threshold)
                 cand[pos + j, i] = pts + row[u2]
-        pos += n_vals
     for r in range(n_rolls):
         if roll_face[r] >= 0:
             continue

@@ -37,7 +37,7 @@ from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, compile_rules
 from dicelab.solve.expected import kernel_args, space_args
-from dicelab.solve.kernels import box_rule, next_flag
+from dicelab.solve.kernels import box_rule, next_flag, open_box_rows
 from dicelab.solve.points import (
     PointsLayout,
     StateBounds,
@@ -165,24 +165,15 @@ def _final_rolls(mask, y, f0, nl, N, lo, hi, off, mode, d_next, A, cand, tmp, ro
                  extra_bonus, n_flag, values, index):  # fmt: skip
     """Best box of every final roll, as exact numerators over ``d_next``."""
     n_cat, n_rolls = score.shape
-    open_boxes = np.empty(n_cat, np.int64)
-    first_row = np.empty(n_cat, np.int64)
-    n_open = 0
-    pos = 0
-    for c in range(n_cat):
-        if (mask >> c) & 1 == 1:
-            continue
-        open_boxes[n_open] = c
-        first_row[n_open] = pos
-        n_open += 1
-        n_vals = 1
-        while n_vals < values.shape[1] and values[c, n_vals] != values[c, n_vals - 1]:
-            n_vals += 1
+    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
+    for t in range(n_open):
+        c = open_boxes[t]
+        pos = first_row[t]
+        n_vals = n_vals_of[t]
         for j in range(n_vals):
             pts = values[c, j]
             _after(cand[pos + j], nl, mask, y, f0, c, pts, pts, N, lo, hi, off, mode, d_next,
                    upper, threshold, yahtzee, n_flag)  # fmt: skip
-        pos += n_vals
     for r in range(n_rolls):
         if roll_face[r] >= 0:
             continue

@@ -32,6 +32,34 @@ JOKER_FREE_IF_FIFTY = 3
 
 
 @njit(cache=True)
+def open_box_rows(mask, values):
+    """The open boxes of a state and where their candidates sit in a ``cand`` buffer.
+
+    Returns ``(open_boxes, first_row, n_vals, n_open, total)``: open box ``t`` is
+    ``open_boxes[t]``, its ``n_vals[t]`` distinct scores (``values[c, :n_vals]``)
+    take the rows from ``first_row[t]``; ``total`` rows are used in all.
+    """
+    n_cat = values.shape[0]
+    open_boxes = np.empty(n_cat, np.int64)
+    first_row = np.empty(n_cat, np.int64)
+    n_vals = np.empty(n_cat, np.int64)
+    n_open = 0
+    pos = 0
+    for c in range(n_cat):
+        if (mask >> c) & 1 == 1:
+            continue
+        k = 1
+        while k < values.shape[1] and values[c, k] != values[c, k - 1]:
+            k += 1
+        open_boxes[n_open] = c
+        first_row[n_open] = pos
+        n_vals[n_open] = k
+        n_open += 1
+        pos += k
+    return open_boxes, first_row, n_vals, n_open, pos
+
+
+@njit(cache=True)
 def cand_rows(values):
     """Rows of the candidate buffer :func:`final_roll_values` needs."""
     return values.shape[0] * values.shape[1] + 1
@@ -53,21 +81,13 @@ def final_roll_values(
     n_cat, n_rolls = score.shape
     if cand.shape[0] < cand_rows(values) or cand.shape[1] < nu:
         raise ValueError("final_roll_values: cand needs cand_rows(values) rows of nu lanes")
-    open_boxes = np.empty(n_cat, np.int64)
-    first_row = np.empty(n_cat, np.int64)
-    n_open = 0
-    pos = 0
-    for c in range(n_cat):
-        if (mask >> c) & 1 == 1:
-            continue
-        open_boxes[n_open] = c
-        first_row[n_open] = pos
-        n_open += 1
+    open_boxes, first_row, n_vals_of, n_open, total_rows = open_box_rows(mask, values)
+    for t in range(n_open):
+        c = open_boxes[t]
+        pos = first_row[t]
+        n_vals = n_vals_of[t]
         src = V[mask | (1 << c), 0 if c == yahtzee else y]
         shift = upper[c] and threshold > 0
-        n_vals = 1
-        while n_vals < values.shape[1] and values[c, n_vals] != values[c, n_vals - 1]:
-            n_vals += 1
         for j in range(n_vals):
             pts = values[c, j]
             crow = cand[pos + j, :nu]
@@ -78,12 +98,11 @@ def final_roll_values(
             else:
                 for ui in range(nu):
                     crow[ui] = pts + src[u0 + ui]
-        pos += n_vals
     # A box's candidates grow with its points (the next state's value never falls
     # with a higher upper total), so a box scoring 0 for a roll is never better
     # than its own 0-candidate: all of those are covered by one row, the best
     # 0-candidate of the open boxes, and each roll only visits its scoring boxes.
-    zero = cand[pos, :nu]
+    zero = cand[total_rows, :nu]
     for ui in range(nu):
         zero[ui] = NEG
     for t in range(n_open):

@@ -48,6 +48,7 @@ from dicelab.solve.kernels import (
     box_rule,
     keep_values,
     next_flag,
+    open_box_rows,
     throws_and_start,
 )
 from dicelab.solve.points import (
@@ -121,24 +122,15 @@ def final_rolls(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, cand, tm
     roll takes the best of its boxes, all-same rolls follow the joker rules.
     """
     n_cat, n_rolls = score.shape
-    open_boxes = np.empty(n_cat, np.int64)
-    first_row = np.empty(n_cat, np.int64)
-    n_open = 0
-    pos = 0
-    for c in range(n_cat):
-        if (mask >> c) & 1 == 1:
-            continue
-        open_boxes[n_open] = c
-        first_row[n_open] = pos
-        n_open += 1
-        n_vals = 1
-        while n_vals < values.shape[1] and values[c, n_vals] != values[c, n_vals - 1]:
-            n_vals += 1
+    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
+    for t in range(n_open):
+        c = open_boxes[t]
+        pos = first_row[t]
+        n_vals = n_vals_of[t]
         for j in range(n_vals):
             pts = values[c, j]
             fill_after(cand[pos + j], nl, mask, y, f0, c, pts, pts, T, lo, hi, off, sign,
                        below, above, upper, threshold, yahtzee, n_flag)  # fmt: skip
-        pos += n_vals
     for r in range(n_rolls):
         row = A[roll0 + r, :nl]
         if roll_face[r] >= 0:
