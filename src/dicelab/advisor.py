@@ -31,9 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from itertools import product
 
-from dicelab.dice import DiceSpace, dice_space
 from dicelab.errors import UserError
 from dicelab.solve.expected import ExpectedTable, turn_values
 
@@ -231,17 +229,6 @@ def _sums(choices: tuple[tuple[int, ...], ...]) -> frozenset[int]:
     return frozenset(totals)
 
 
-@lru_cache(maxsize=4096)
-def _sub_keeps(dice: int, faces: int, roll: int) -> tuple[int, ...]:
-    """Keep indices of every distinct sub-multiset of a roll."""
-    space: DiceSpace = dice_space(dice, faces)
-    counts = [int(x) for x in space.counts[roll]]
-    found = []
-    for take in product(*(range(n + 1) for n in counts)):
-        found.append(space.index([f + 1 for f, n in enumerate(take) for _ in range(n)]))
-    return tuple(sorted(found))
-
-
 def _check_turn(rules, position: Position) -> int:
     """Check the dice and rerolls of a position; returns the rerolls left."""
     rerolls = position.rerolls_left
@@ -264,7 +251,7 @@ def _rank(game, turn, roll: int, rerolls: int, offset: float) -> list[Option]:
     rules = game.rules
     raw: list[tuple[float, tuple, Option]] = []
     if rerolls > 0:
-        for k in _sub_keeps(space.dice, space.faces, roll):
+        for k in space.sub_keeps(roll):
             faces = space.faces_of(k)
             stops = k == roll
             value = offset + (
@@ -273,10 +260,7 @@ def _rank(game, turn, roll: int, rerolls: int, offset: float) -> list[Option]:
             opt = Option(kind="keep", value=value, cost=0.0, keep=faces, stops=stops)
             raw.append((value, (-len(faces), faces), opt))
     else:
-        for o in turn.box_options(roll):
-            box, pts, extra, val = (
-                (o.box, o.points, o.extra, o.value) if hasattr(o, "box") else o
-            )
+        for box, pts, extra, val in turn.box_options(roll):
             cat = rules.categories[box]
             value = offset + val
             opt = Option(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
-from itertools import combinations_with_replacement
+from itertools import combinations_with_replacement, product
 from math import comb, factorial
 
 import numpy as np
@@ -77,6 +77,7 @@ class DiceSpace:
         self.counts = np.array(keeps, dtype=np.int64).reshape(len(keeps), faces)
         self.size_start = np.array(starts, dtype=np.int64)
         self._index = {k: i for i, k in enumerate(keeps)}
+        self._sub_keeps: dict[int, list[int]] = {}
         n = len(keeps)
         self.add = np.full((n, faces), -1, dtype=np.int64)
         self.sub = np.full((n, faces), -1, dtype=np.int64)
@@ -149,13 +150,15 @@ class DiceSpace:
         return out
 
     def sub_keeps(self, roll: int) -> list[int]:
-        """Every distinct keep inside a set of dice, from the empty keep to all of it."""
-        c = self.counts[roll]
-        found = []
-        for j in range(self.n_keeps):
-            if np.all(self.counts[j] <= c):
-                found.append(j)
-        return found
+        """Every distinct keep inside a set of dice, in index order (cached)."""
+        found = self._sub_keeps.get(roll)
+        if found is None:
+            counts = [int(x) for x in self.counts[roll]]
+            found = sorted(
+                self._index[take] for take in product(*(range(n + 1) for n in counts))
+            )
+            self._sub_keeps[roll] = found
+        return list(found)
 
 
 def multinomial(counts: tuple[int, ...]) -> int:

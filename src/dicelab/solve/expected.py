@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -88,9 +89,8 @@ class ExpectedTable:
         return float(v)
 
 
-@dataclass(frozen=True)
-class BoxOption:
-    """Placing a final roll in one box."""
+class BoxOption(NamedTuple):
+    """Placing a final roll in one box (unpacks as ``box, points, extra, value``)."""
 
     box: int
     points: int
@@ -98,20 +98,14 @@ class BoxOption:
     value: float
 
 
-@dataclass
-class TurnValues:
-    """The values inside one turn, computed on demand from an :class:`ExpectedTable`.
+class KeepLookups:
+    """Keep and roll values read from a turn's ``keep`` array.
 
-    All values are expected points still to come from the start of this turn's
-    decisions (add the points already scored for the expected final score).
+    Shared by every table's in-turn values: ``keep[n, k]`` is the value of keeping
+    ``k`` with ``n`` rerolls left, ``keep[0, roll]`` the value of a final roll.
     """
 
-    table: ExpectedTable
-    filled: int
-    upper_total: int
-    flag: int
     keep: np.ndarray
-    start_value: float
 
     def keep_value(self, rerolls_left: int, keep: int) -> float:
         """Value of keeping ``keep`` (a keep index) and rerolling the rest."""
@@ -127,6 +121,22 @@ class TurnValues:
         if rerolls_left == 0:
             return float(self.keep[0, roll])
         return float(max(self.keep[rerolls_left, k] for k in space.sub_keeps(roll)))
+
+
+@dataclass
+class TurnValues(KeepLookups):
+    """The values inside one turn, computed on demand from an :class:`ExpectedTable`.
+
+    All values are expected points still to come from the start of this turn's
+    decisions (add the points already scored for the expected final score).
+    """
+
+    table: ExpectedTable
+    filled: int
+    upper_total: int
+    flag: int
+    keep: np.ndarray
+    start_value: float
 
     def box_options(self, roll: int) -> list[BoxOption]:
         """Every box a final roll (keep index) may go in, with its value."""

@@ -41,7 +41,7 @@ from numba import get_num_threads, njit, prange
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, compile_rules
-from dicelab.solve.expected import kernel_args, space_args
+from dicelab.solve.expected import BoxOption, KeepLookups, kernel_args, space_args
 from dicelab.solve.kernels import (
     NEG,
     best_keeps,
@@ -743,7 +743,7 @@ def solve_win(
 
 # -- advice on the points axis ------------------------------------------------------------
 @dataclass
-class PointsTurnValues:
+class PointsTurnValues(KeepLookups):
     """The values inside one turn of a :class:`PointsTable` (a target or a utility).
 
     The same questions as :class:`dicelab.solve.expected.TurnValues`, answered for a
@@ -759,22 +759,7 @@ class PointsTurnValues:
     keep: np.ndarray
     start_value: float
 
-    def keep_value(self, rerolls_left: int, keep: int) -> float:
-        """Value of keeping ``keep`` (a keep index) and rerolling the rest."""
-        if not 1 <= rerolls_left < self.keep.shape[0]:
-            raise UserError(
-                f"rerolls left: got {rerolls_left}, expected 1 to {self.keep.shape[0] - 1}"
-            )
-        return float(self.keep[rerolls_left, keep])
-
-    def roll_value(self, roll: int, rerolls_left: int) -> float:
-        """Value of a full roll (keep index) with ``rerolls_left`` rerolls to come."""
-        space = self.table.game.space
-        if rerolls_left == 0:
-            return float(self.keep[0, roll])
-        return float(max(self.keep[rerolls_left, k] for k in space.sub_keeps(roll)))
-
-    def box_options(self, roll: int) -> list[tuple[int, int, int, float]]:
+    def box_options(self, roll: int) -> list[BoxOption]:
         """``(box, points, extra, value)`` for every box a final roll may go in."""
         t = self.table
         g = t.game
@@ -793,7 +778,7 @@ class PointsTurnValues:
             up = self.upper_total + (pts if g.upper[c] else 0)
             gain = pts + int(extra)
             value = t.value(self.filled | (1 << c), up, y2, self.points + t.sign * gain)
-            out.append((c, pts, int(extra), value))
+            out.append(BoxOption(c, pts, int(extra), value))
         return out
 
 
