@@ -107,3 +107,12 @@ def test_solve_bad_rules_exit_2(tmp_path):
     out = cli("solve", "no-such-rules", env_dir=tmp_path)
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+def test_unwritable_cache_keeps_the_result(tmp_path):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder should be")
+    out = cli("solve", "yazy", "--json", env_dir=blocker / "tables")
+    assert out.returncode == 0, out.stderr
+    assert round(json.loads(out.stdout)["expected_score"], 4) == 165.7573
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("warning: ")

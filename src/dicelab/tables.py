@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import struct
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -97,6 +98,21 @@ def save_table(path: Path, array: np.ndarray, meta: dict) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def store_table(path: Path, array: np.ndarray, meta: dict) -> str | None:
+    """Save a freshly solved table; returns its path, or ``None`` if it could not be.
+
+    A disk that refuses the file (full, read-only, a cache path that is not a
+    folder) must not cost the user the result just computed: one warning line on
+    standard error, and the table is used uncached.
+    """
+    try:
+        save_table(path, array, meta)
+    except OSError as exc:
+        print(f"warning: the table could not be cached in {path.parent}: {exc}", file=sys.stderr)
+        return None
+    return str(path)
 
 
 def read_header(path: Path) -> dict | None:

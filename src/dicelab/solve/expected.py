@@ -317,6 +317,5 @@ def expected_table(
     table.meta = {"cached": False, "path": None}
     if use_cache:
         meta = dict(expect, seconds=table.seconds, expected_score=table.expected_score)
-        tables.save_table(path, table.values, meta)
-        table.meta["path"] = str(path)
+        table.meta["path"] = tables.store_table(path, table.values, meta)
     return table

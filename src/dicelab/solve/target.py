@@ -453,8 +453,7 @@ def target_table(
     table.meta = {"cached": False, "path": None}
     if use_cache:
         meta = dict(expect, seconds=table.seconds)
-        tables.save_table(path, table.values, meta)
-        table.meta["path"] = str(path)
+        table.meta["path"] = tables.store_table(path, table.values, meta)
     return table
 
 
@@ -580,8 +579,7 @@ def utility_table(
     table.meta = {"cached": False, "path": None}
     if use_cache:
         meta = dict(expect, seconds=table.seconds)
-        tables.save_table(path, table.values, meta)
-        table.meta["path"] = str(path)
+        table.meta["path"] = tables.store_table(path, table.values, meta)
     return table
 
 
