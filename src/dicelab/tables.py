@@ -159,6 +159,36 @@ def load_table(path: Path, expect: dict) -> tuple[np.ndarray, dict] | None:
     return array, header
 
 
+def lookup(
+    rules: Rules, objective: str, shape: tuple[int, ...], params: dict | None = None
+) -> tuple[np.ndarray, dict] | None:
+    """A cached table of these rules, objective and parameters, if one is intact.
+
+    Returns the values (which must have ``shape``) and the table's ``meta``
+    (``cached``, ``path``, ``solve_seconds``), or ``None``.
+    """
+    path = table_path(rules, objective, params)
+    expect = {"rules": rules.normalised(), "objective": objective, "params": params or {}}
+    found = load_table(path, expect)
+    if found is None or found[0].shape != tuple(shape):
+        return None
+    values, header = found
+    return values, {"cached": True, "path": str(path), "solve_seconds": header.get("seconds")}
+
+
+def remember(
+    table, rules: Rules, objective: str, params: dict | None = None, use_cache: bool = True,
+    **extra,
+) -> None:  # fmt: skip
+    """Set a freshly solved table's ``meta`` and, with ``use_cache``, store it."""
+    table.meta = {"cached": False, "path": None}
+    if use_cache:
+        path = table_path(rules, objective, params)
+        meta = {"rules": rules.normalised(), "objective": objective, "params": params or {}}
+        meta.update(seconds=table.seconds, **extra)
+        table.meta["path"] = store_table(path, table.values, meta)
+
+
 @dataclass(frozen=True)
 class CachedTable:
     """One file in the cache folder, as listed by ``dicelab cache list``."""

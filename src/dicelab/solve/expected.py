@@ -303,19 +303,13 @@ def expected_table(
 
     if isinstance(rules, str):
         rules = load_rules(rules)
-    path = tables.table_path(rules, OBJECTIVE)
-    expect = {"rules": rules.normalised(), "objective": OBJECTIVE}
     if use_cache:
-        found = tables.load_table(path, expect)
+        game = compile_rules(rules)
+        shape = (1 << game.n_categories, game.n_flag, game.n_upper)
+        found = tables.lookup(rules, OBJECTIVE, shape)
         if found is not None:
-            values, header = found
-            game = compile_rules(rules)
-            if values.shape == (1 << game.n_categories, game.n_flag, game.n_upper):
-                meta = {"cached": True, "path": str(path), "solve_seconds": header.get("seconds")}
-                return ExpectedTable(game=game, values=values, seconds=0.0, meta=meta)
+            values, meta = found
+            return ExpectedTable(game=game, values=values, seconds=0.0, meta=meta)
     table = solve_expected(rules, progress=progress)
-    table.meta = {"cached": False, "path": None}
-    if use_cache:
-        meta = dict(expect, seconds=table.seconds, expected_score=table.expected_score)
-        table.meta["path"] = tables.store_table(path, table.values, meta)
+    tables.remember(table, rules, OBJECTIVE, None, use_cache, expected_score=table.expected_score)
     return table

@@ -441,19 +441,13 @@ def target_table(
     game = compile_rules(rules)
     layout = needed_layout(game)
     params = {"rows": layout.key()}
-    path = tables.table_path(rules, OBJECTIVE_TARGET, params)
-    expect = {"rules": rules.normalised(), "objective": OBJECTIVE_TARGET, "params": params}
     if use_cache:
-        found = tables.load_table(path, expect)
-        if found is not None and found[0].shape == (layout.size,):
-            values, header = found
-            meta = {"cached": True, "path": str(path), "solve_seconds": header.get("seconds")}
+        found = tables.lookup(rules, OBJECTIVE_TARGET, (layout.size,), params)
+        if found is not None:
+            values, meta = found
             return TargetTable(game, layout, values, NEEDED, 1.0, 0.0, meta=meta)
     table = solve_target(game, progress=progress)
-    table.meta = {"cached": False, "path": None}
-    if use_cache:
-        meta = dict(expect, seconds=table.seconds)
-        table.meta["path"] = tables.store_table(path, table.values, meta)
+    tables.remember(table, rules, OBJECTIVE_TARGET, params, use_cache)
     return table
 
 
@@ -563,23 +557,17 @@ def utility_table(
     high = max(utility.flat_from, low + 1)
     layout = so_far_layout(game, low, high)
     params = {"utility": utility.key(), "rows": layout.key()}
-    path = tables.table_path(rules, OBJECTIVE_UTILITY, params)
-    expect = {"rules": rules.normalised(), "objective": OBJECTIVE_UTILITY, "params": params}
     if use_cache:
-        found = tables.load_table(path, expect)
-        if found is not None and found[0].shape == (layout.size,):
-            values, header = found
+        found = tables.lookup(rules, OBJECTIVE_UTILITY, (layout.size,), params)
+        if found is not None:
+            values, meta = found
             below = float(utility.at(np.array([low]))[0])
             above = float(utility.at(np.array([high]))[0])
-            meta = {"cached": True, "path": str(path), "solve_seconds": header.get("seconds")}
             return UtilityTable(
                 game, layout, values, SO_FAR, below, above, meta=meta, utility=utility
             )
     table = solve_utility(game, utility, progress=progress)
-    table.meta = {"cached": False, "path": None}
-    if use_cache:
-        meta = dict(expect, seconds=table.seconds)
-        table.meta["path"] = tables.store_table(path, table.values, meta)
+    tables.remember(table, rules, OBJECTIVE_UTILITY, params, use_cache)
     return table
 
 
