@@ -7,7 +7,7 @@ from itertools import product
 import numpy as np
 import pytest
 
-from dicelab.dice import DiceSpace, n_multisets
+from dicelab.dice import SUB_GROUP, DiceSpace, n_multisets
 from dicelab.errors import UserError
 
 
@@ -86,3 +86,18 @@ def test_bad_dice_are_rejected():
         s.roll_index([1, 2, 3])
     with pytest.raises(UserError):
         DiceSpace(0, 6)
+
+
+@pytest.mark.parametrize(("dice", "faces"), [(5, 6), (6, 6), (3, 8), (2, 2)])
+def test_sub_rows_list_each_one_die_smaller_keep_once(dice, faces):
+    s = DiceSpace(dice, faces)
+    assert s.sub_rows.shape[1] % SUB_GROUP == 0
+    for k in range(s.n_keeps):
+        smaller = {
+            s.index(list(s.faces_of(k)[:i] + s.faces_of(k)[i + 1 :]))
+            for i in range(s.size(k))
+        }
+        row = list(s.sub_rows[k])
+        real = [x for x in row if x != k]
+        assert sorted(real) == sorted(smaller)  # each once
+        assert row[: len(real)] == real  # padding (the keep itself) only at the end

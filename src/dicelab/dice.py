@@ -31,6 +31,8 @@ from dicelab.errors import UserError
 
 MAX_DICE = 12
 MAX_FACES = 20
+#: Sub-keep rows a best-keep kernel compares in one pass (see ``DiceSpace.sub_rows``).
+SUB_GROUP = 3
 
 
 class DiceSpace:
@@ -54,6 +56,10 @@ class DiceSpace:
         Keep indices of the full rolls (the last block).
     add, sub : ndarray, shape (n_keeps, faces)
         One-die transitions, ``-1`` where the move is impossible.
+    sub_rows : ndarray, shape (n_keeps, 3 * m)
+        The sub-keeps of each keep (``sub`` without the ``-1``), in face order,
+        padded with the keep itself to a multiple of :data:`SUB_GROUP`: a kernel
+        takes their maximum a fixed group of rows at a time, in registers.
     roll_prob : ndarray, shape (n_rolls,)
         Probability of each full roll when every die is thrown.
     """
@@ -91,6 +97,7 @@ class DiceSpace:
                     down = list(k)
                     down[f] -= 1
                     self.sub[i, f] = self._index[tuple(down)]
+        self.sub_rows = padded_rows(self.sub, SUB_GROUP)
         self.rolls = np.arange(starts[dice], starts[dice + 1], dtype=np.int64)
         self.roll_prob = np.array(
             [multinomial(keeps[r]) / faces**dice for r in self.rolls], dtype=np.float64
@@ -159,6 +166,18 @@ class DiceSpace:
             )
             self._sub_keeps[roll] = found
         return list(found)
+
+
+def padded_rows(sub: np.ndarray, group: int) -> np.ndarray:
+    """Each row's entries other than -1, padded with the row's own index to a
+    multiple of ``group`` columns (at least one group)."""
+    real = [[int(s) for s in row if s >= 0] for row in sub]
+    width = max(1, max(len(r) for r in real))
+    width = -(-width // group) * group
+    out = np.empty((sub.shape[0], width), dtype=np.int64)
+    for k, r in enumerate(real):
+        out[k] = r + [k] * (width - len(r))
+    return out
 
 
 def multinomial(counts: tuple[int, ...]) -> int:

@@ -41,7 +41,7 @@ MAX_GAMES = 20_000_000  # 16 bytes of results a game
 
 
 @njit(cache=True)
-def _best_keeps_arg(A, arg, sub, n_keeps, faces):
+def _best_keeps_arg(A, arg, sub_rows, n_keeps):
     """Best keep inside every set of dice, as in ``best_keeps``, remembering which.
 
     ``arg[k]`` is the keep (inside ``k``) that reaches ``A[k]``; on equal values
@@ -49,9 +49,10 @@ def _best_keeps_arg(A, arg, sub, n_keeps, faces):
     """
     for k in range(n_keeps):
         arg[k] = k
-        for f in range(faces):
-            s = sub[k, f]
-            if s >= 0 and A[s, 0] > A[k, 0]:
+        for s in sub_rows[k]:
+            if s == k:
+                break
+            if A[s, 0] > A[k, 0]:
                 A[k, 0] = A[s, 0]
                 arg[k] = arg[s]
 
@@ -60,7 +61,7 @@ def _best_keeps_arg(A, arg, sub, n_keeps, faces):
 def _play_game(
     draws, V, A, cand, arg, stop, keep_size, score, joker_score, roll_face, upper,
     upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
-    add, sub, size_start, roll_prob, dice, faces, rerolls, bonus_points, alike_box, out,
+    add, sub_rows, size_start, roll_prob, dice, faces, rerolls, bonus_points, alike_box, out,
 ):  # fmt: skip
     """One game with optimal choices; writes score, bonus, extra bonuses, all-same.
 
@@ -90,7 +91,7 @@ def _play_game(
             keep_values(A, add, size_start, dice, faces, 1)
             for r in range(n_rolls):  # keeping every die stops the rolling
                 A[roll0 + r, 0] = stop[r]
-            _best_keeps_arg(A, arg[n], sub, n_keeps, faces)
+            _best_keeps_arg(A, arg[n], sub_rows, n_keeps)
         r = 0
         for _ in range(dice):
             r = add[r, draws[pos]]
@@ -143,7 +144,7 @@ def _play_game(
 @njit(cache=True, parallel=True)
 def _play_block(
     draws, V, keep_size, score, joker_score, roll_face, upper, upper_box_of_face,
-    threshold, yahtzee, joker, extra_bonus, n_flag, values, index, add, sub,
+    threshold, yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows,
     size_start, roll_prob, dice, faces, rerolls, bonus_points, alike_box, results, n_parts,
 ):  # fmt: skip
     """Play every game of a block (one row of ``draws`` each) over ``n_parts`` workers."""
@@ -160,7 +161,7 @@ def _play_block(
             _play_game(
                 draws[g], V, A, cand, arg, stop, keep_size, score, joker_score, roll_face, upper,
                 upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
-                index, add, sub, size_start, roll_prob, dice, faces, rerolls, bonus_points,
+                index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, bonus_points,
                 alike_box, out,
             )  # fmt: skip
             for j in range(4):

@@ -121,7 +121,7 @@ def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, score, joker_score
 
 
 @njit(cache=True)
-def _best_keeps_chosen(A, arg, sub, keep_size, n_keeps, faces, nl):
+def _best_keeps_chosen(A, arg, sub_rows, keep_size, n_keeps, nl):
     """As :func:`dicelab.solve.kernels.best_keeps`, also recording which keep is best.
 
     Keeps within ``TIE`` of each other: fewer dice first, then by their faces in
@@ -130,10 +130,9 @@ def _best_keeps_chosen(A, arg, sub, keep_size, n_keeps, faces, nl):
     for k in range(n_keeps):
         for i in range(nl):
             arg[k, i] = k
-        for f in range(faces):
-            s = sub[k, f]
-            if s < 0:
-                continue
+        for s in sub_rows[k]:
+            if s == k:
+                break
             for i in range(nl):
                 va = A[k, i]
                 vb = A[s, i]
@@ -151,7 +150,7 @@ def _best_keeps_chosen(A, arg, sub, keep_size, n_keeps, faces, nl):
 @njit(cache=True)
 def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f, scratch_i,
                   keep_size, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                  yahtzee, joker, extra_bonus, n_flag, values, index, add, sub, size_start,
+                  yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows, size_start,
                   roll_prob, dice, faces, rerolls):  # fmt: skip
     """Probability of every (box, points, extra) outcome of a turn, for ``nl`` lanes.
 
@@ -174,7 +173,7 @@ def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f,
                   values, index)  # fmt: skip
     for n in range(rerolls):
         keep_values(A, add, size_start, dice, faces, nl)
-        _best_keeps_chosen(A, arg, sub, keep_size, n_keeps, faces, nl)
+        _best_keeps_chosen(A, arg, sub_rows, keep_size, n_keeps, nl)
         for r in range(n_rolls):
             for i in range(nl):
                 keeps[n, r, i] = arg[roll0 + r, i]
@@ -219,7 +218,7 @@ def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f,
 @njit(cache=True, parallel=True)
 def layer_outcomes(masks, n_workers, V, Q, qoff, lanes, n_lanes, slot_of, box_slots, n_e, score,
                    joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
-                   extra_bonus, n_flag, values, index, add, sub, size_start, roll_prob, dice,
+                   extra_bonus, n_flag, values, index, add, sub_rows, size_start, roll_prob, dice,
                    faces, rerolls):  # fmt: skip
     """Turn outcomes of every state of a layer; blocks are shared among workers."""
     n_keeps = add.shape[0]
@@ -241,7 +240,7 @@ def layer_outcomes(masks, n_workers, V, Q, qoff, lanes, n_lanes, slot_of, box_sl
             turn_outcomes(m, y, lanes[m], nl, V, Q, qoff[m, y], slot_of, box_slots, n_e,
                           scratch_f, scratch_i, keep_size, score, joker_score, roll_face, upper,
                           upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
-                          values, index, add, sub, size_start, roll_prob, dice, faces,
+                          values, index, add, sub_rows, size_start, roll_prob, dice, faces,
                           rerolls)  # fmt: skip
 
 

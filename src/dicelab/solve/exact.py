@@ -206,8 +206,8 @@ def _final_rolls(mask, y, f0, nl, N, lo, hi, off, mode, d_next, A, cand, tmp, ro
 
 
 @njit(cache=True)
-def _throws(A, out, add, sub, size_start, keep_size, faces_pow, multiplicity, dice, faces, rerolls,
-            nl):  # fmt: skip
+def _throws(A, out, add, sub_rows, size_start, keep_size, faces_pow, multiplicity, dice, faces,
+            rerolls, nl):  # fmt: skip
     """From exact final-roll numerators in ``A`` to turn-start numerators in ``out``.
 
     ``faces_pow[j]`` is ``faces**j`` where it fits one multiplication, else 0.
@@ -235,9 +235,10 @@ def _throws(A, out, add, sub, size_start, keep_size, faces_pow, multiplicity, di
                 else:
                     for _s in range(keep_size[k]):
                         _scale(x, faces)
-                for f in range(faces):
-                    s = sub[k, f]
-                    if s >= 0 and _greater(A[s, i], x):
+                for s in sub_rows[k]:
+                    if s == k:
+                        break
+                    if _greater(A[s, i], x):
                         x[:] = A[s, i]
     for i in range(nl):
         acc = out[i]
@@ -253,7 +254,7 @@ def _throws(A, out, add, sub, size_start, keep_size, faces_pow, multiplicity, di
 @njit(cache=True, parallel=True)
 def _solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, N, lo, hi, off, mode, d_next,
                  score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
-                 joker, extra_bonus, n_flag, values, index, add, sub, size_start, keep_size,
+                 joker, extra_bonus, n_flag, values, index, add, sub_rows, size_start, keep_size,
                  faces_pow, multiplicity, dice, faces, rerolls):  # fmt: skip
     """Fill the exact numerators of a list of batches (see :mod:`dicelab.solve.target`)."""
     n_keeps = add.shape[0]
@@ -273,7 +274,7 @@ def _solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, N, lo, hi, off, mode
                 score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
                 joker, extra_bonus, n_flag, values, index,
             )  # fmt: skip
-            _throws(A, out, add, sub, size_start, keep_size, faces_pow, multiplicity, dice,
+            _throws(A, out, add, sub_rows, size_start, keep_size, faces_pow, multiplicity, dice,
                     faces, rerolls, nl)  # fmt: skip
             for i in range(nl):
                 N[f0 + i] = out[i]
@@ -347,7 +348,7 @@ def _solve_exact(game: CompiledRules, layout: PointsLayout, mode: int, terminal,
         dtype=np.int64,
     )
     s = space_args(game)
-    add, sub, size_start, dice, faces, rerolls = s[0], s[1], s[2], s[4], s[5], s[6]
+    add, sub_rows, size_start, dice, faces, rerolls = s[0], s[1], s[2], s[4], s[5], s[6]
     rargs = kernel_args(game)
     workers = max(1, get_num_threads())
     for k in range(n - 1, -1, -1):
@@ -356,7 +357,7 @@ def _solve_exact(game: CompiledRules, layout: PointsLayout, mode: int, terminal,
         plan = plan_layer(layer, layout.block, game.n_flag, width)
         _solve_layer(
             *plan, width, workers, N, layout.lo, layout.hi, layout.off, mode, d_next, *rargs,
-            add, sub, size_start, keep_size, faces_pow, multiplicity, dice, faces, rerolls,
+            add, sub_rows, size_start, keep_size, faces_pow, multiplicity, dice, faces, rerolls,
         )  # fmt: skip
     return N
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
+from numba import parallel_chunksize
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
@@ -203,7 +204,7 @@ def space_args(game: CompiledRules) -> tuple:
     s = game.space
     return (
         s.add,
-        s.sub,
+        s.sub_rows,
         s.size_start,
         s.roll_prob,
         s.dice,
@@ -215,7 +216,7 @@ def space_args(game: CompiledRules) -> tuple:
 def solve_expected(
     rules: Rules | CompiledRules | str,
     progress: Progress | None = None,
-    chunk: int = 512,
+    chunk: int = 2048,
     width: int = 256,
 ) -> ExpectedTable:
     """Solve a rule set for the maximum expected final score.
@@ -265,7 +266,8 @@ def solve_expected(
         for lo in range(0, len(layer), chunk):
             part = layer[lo : lo + chunk]
             plan = kernels.plan_batches(part, extent, game.yahtzee, game.n_flag, width)
-            kernels.solve_batches(*plan, width, V, *rargs, *sargs)
+            with parallel_chunksize(1):  # batches differ in cost: hand them out one by one
+                kernels.solve_batches(*plan, width, V, *rargs, *sargs)
             if progress is not None:
                 done += int(weights[part].sum())
                 progress(done, total)

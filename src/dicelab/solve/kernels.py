@@ -112,24 +112,31 @@ def final_roll_values(
                 a = zero[ui]
                 b = crow[ui]
                 zero[ui] = a if a > b else b
+    # rows to compare for a roll: the zero row, its scoring boxes, padded with the
+    # zero row to whole groups of three
+    picks = np.empty(n_open + 3, np.int64)
     for r in range(n_rolls):
         row = A[roll0 + r, off : off + nu]
         if roll_face[r] >= 0:
             for ui in range(nu):
                 row[ui] = NEG
             continue
-        for ui in range(nu):
-            row[ui] = zero[ui]
+        n = 1
+        picks[0] = total_rows
         for t in range(n_open):
             c = open_boxes[t]
             j = index[c, r]
             if j == 0 and values[c, 0] == 0:
                 continue
-            crow = cand[first_row[t] + j, :nu]
-            for ui in range(nu):
-                a = row[ui]
-                b = crow[ui]
-                row[ui] = a if a > b else b
+            picks[n] = first_row[t] + j
+            n += 1
+        while n % 3 != 0:
+            picks[n] = total_rows
+            n += 1
+        max_of(row, cand[picks[0], :nu], cand[picks[1], :nu], cand[picks[2], :nu], nu)
+        for g in range(3, n, 3):
+            max_into(row, cand[picks[g], :nu], cand[picks[g + 1], :nu], cand[picks[g + 2], :nu],
+                     nu)  # fmt: skip
     for r in range(n_rolls):
         face = roll_face[r]
         if face < 0:
@@ -196,54 +203,101 @@ def next_flag(c, y, pts, yahtzee, n_flag):
     return y
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FAST)
 def keep_values(A, add, size_start, dice, faces, lanes):
     """Expected value of every keep smaller than a full roll, from the full rolls.
 
-    ``A[k] = mean over f of A[add[k, f]]``, largest keeps first.
+    ``A[k] = mean over f of A[add[k, f]]``, largest keeps first. Faces are summed
+    two rows at a time in registers, in the order ``((a0 + a1) + a2) + ...``, and
+    each row is written once per pair.
     """
     inv = 1.0 / faces
     for k in range(size_start[dice] - 1, -1, -1):
         row = A[k, :lanes]
-        first = A[add[k, 0], :lanes]
-        for lane in range(lanes):
-            row[lane] = first[lane]
-        for f in range(1, faces):
-            child = A[add[k, f], :lanes]
+        a = A[add[k, 0], :lanes]
+        b = A[add[k, 1], :lanes]
+        if faces == 2:
             for lane in range(lanes):
-                row[lane] += child[lane]
+                row[lane] = (a[lane] + b[lane]) * inv
+            continue
         for lane in range(lanes):
-            row[lane] *= inv
+            row[lane] = a[lane] + b[lane]
+        f = 2
+        while f + 2 <= faces:
+            a = A[add[k, f], :lanes]
+            b = A[add[k, f + 1], :lanes]
+            if f + 2 == faces:
+                for lane in range(lanes):
+                    row[lane] = ((row[lane] + a[lane]) + b[lane]) * inv
+            else:
+                for lane in range(lanes):
+                    row[lane] = (row[lane] + a[lane]) + b[lane]
+            f += 2
+        if f < faces:
+            a = A[add[k, f], :lanes]
+            for lane in range(lanes):
+                row[lane] = (row[lane] + a[lane]) * inv
 
 
 @njit(cache=True, fastmath=FAST)
-def best_keeps(A, sub, n_keeps, faces, lanes):
+def max_into(row, a, b, c, lanes):
+    """``row = max(row, a, b, c)`` lane by lane, the maximum taken in registers.
+
+    Writing the row once, after the comparisons, lets the compiler use vector max
+    instructions; a conditional write per comparison compiles to masked stores.
+    """
+    for lane in range(lanes):
+        m = row[lane]
+        x = a[lane]
+        m = m if m > x else x
+        x = b[lane]
+        m = m if m > x else x
+        x = c[lane]
+        m = m if m > x else x
+        row[lane] = m
+
+
+@njit(cache=True, fastmath=FAST)
+def max_of(row, a, b, c, lanes):
+    """``row = max(a, b, c)`` lane by lane (see :func:`max_into`)."""
+    for lane in range(lanes):
+        m = a[lane]
+        x = b[lane]
+        m = m if m > x else x
+        x = c[lane]
+        row[lane] = m if m > x else x
+
+
+@njit(cache=True, fastmath=FAST)
+def best_keeps(A, sub_rows, lanes):
     """Best keep inside every set of dice, in place: ``A[k] = max(A[k], A[k - f])``.
 
     Keeps are visited smallest first, so ``A[k - f]`` already holds the best keep
     inside ``k - f`` when ``k`` is reached; afterwards the full-roll rows hold the
-    value of each roll before the throw that was just valued.
+    value of each roll before the throw that was just valued. ``sub_rows`` (see
+    :attr:`dicelab.dice.DiceSpace.sub_rows`) lists the sub-keeps three at a time,
+    padded with the keep itself.
     """
-    for k in range(n_keeps):
+    width = sub_rows.shape[1]
+    for k in range(A.shape[0]):
+        subs = sub_rows[k]
+        if subs[0] == k:
+            continue
         row = A[k, :lanes]
-        for f in range(faces):
-            s = sub[k, f]
-            if s >= 0:
-                smaller = A[s, :lanes]
-                for lane in range(lanes):
-                    a = row[lane]
-                    b = smaller[lane]
-                    row[lane] = a if a > b else b
+        for j in range(0, width, 3):
+            if subs[j] == k:
+                break
+            max_into(row, A[subs[j], :lanes], A[subs[j + 1], :lanes], A[subs[j + 2], :lanes],
+                     lanes)  # fmt: skip
 
 
 @njit(cache=True)
-def throws_and_start(A, out, add, sub, size_start, roll_prob, dice, faces, rerolls, lanes):
+def throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, lanes):
     """From final-roll values in ``A`` to turn-start values in ``out[:lanes]``."""
-    n_keeps = add.shape[0]
     roll0 = size_start[dice]
     for _ in range(rerolls):
         keep_values(A, add, size_start, dice, faces, lanes)
-        best_keeps(A, sub, n_keeps, faces, lanes)
+        best_keeps(A, sub_rows, lanes)
     for lane in range(lanes):
         out[lane] = 0.0
     for r in range(roll_prob.shape[0]):
@@ -299,7 +353,7 @@ def plan_batches(masks, extent, yahtzee, n_flag, width):
 def solve_batches(
     seg_mask, seg_y, seg_u0, seg_nu, starts, width, V, score, joker_score, roll_face,
     upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
-    index, add, sub, size_start, roll_prob, dice, faces, rerolls,
+    index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls,
 ):  # fmt: skip
     """Fill ``V`` for every segment of a layer; batches run in parallel."""
     n_keeps = add.shape[0]
@@ -316,7 +370,7 @@ def solve_batches(
                 yahtzee, joker, extra_bonus, n_flag, values, index,
             )  # fmt: skip
             off += seg_nu[j]
-        throws_and_start(A, out, add, sub, size_start, roll_prob, dice, faces, rerolls, off)
+        throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, off)
         off = 0
         for j in range(starts[b], starts[b + 1]):
             for ui in range(seg_nu[j]):
@@ -327,7 +381,7 @@ def solve_batches(
 @njit(cache=True)
 def turn_detail(
     mask, u, y, V, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-    yahtzee, joker, extra_bonus, n_flag, values, index, add, sub, size_start, roll_prob,
+    yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows, size_start, roll_prob,
     dice, faces, rerolls,
 ):  # fmt: skip
     """Every value inside one turn, for advice.
@@ -353,7 +407,7 @@ def turn_detail(
         keep_values(A, add, size_start, dice, faces, 1)
         for k in range(n_keeps):
             K[n, k] = A[k, 0]
-        best_keeps(A, sub, n_keeps, faces, 1)
+        best_keeps(A, sub_rows, 1)
     start = 0.0
     for r in range(roll_prob.shape[0]):
         start += roll_prob[r] * A[roll0 + r, 0]

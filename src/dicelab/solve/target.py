@@ -47,6 +47,8 @@ from dicelab.solve.kernels import (
     best_keeps,
     box_rule,
     keep_values,
+    max_into,
+    max_of,
     next_flag,
     open_box_rows,
     throws_and_start,
@@ -131,21 +133,21 @@ def final_rolls(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, cand, tm
             pts = values[c, j]
             fill_after(cand[pos + j], nl, mask, y, f0, c, pts, pts, T, lo, hi, off, sign,
                        below, above, upper, threshold, yahtzee, n_flag)  # fmt: skip
+    picks = np.empty(n_open + 2, np.int64)
     for r in range(n_rolls):
         row = A[roll0 + r, :nl]
         if roll_face[r] >= 0:
             continue
-        c = open_boxes[0]
-        crow = cand[first_row[0] + index[c, r], :nl]
-        for i in range(nl):
-            row[i] = crow[i]
-        for t in range(1, n_open):
-            c = open_boxes[t]
-            crow = cand[first_row[t] + index[c, r], :nl]
-            for i in range(nl):
-                a = row[i]
-                b = crow[i]
-                row[i] = a if a > b else b
+        for t in range(n_open):
+            picks[t] = first_row[t] + index[open_boxes[t], r]
+        n = n_open
+        while n % 3 != 0:  # whole groups of three rows, padded with the first
+            picks[n] = picks[0]
+            n += 1
+        max_of(row, cand[picks[0], :nl], cand[picks[1], :nl], cand[picks[2], :nl], nl)
+        for g in range(3, n, 3):
+            max_into(row, cand[picks[g], :nl], cand[picks[g + 1], :nl], cand[picks[g + 2], :nl],
+                     nl)  # fmt: skip
     for r in range(n_rolls):
         face = roll_face[r]
         if face < 0:
@@ -197,7 +199,7 @@ def plan_layer(masks, block, n_flag, width):
 @njit(cache=True, parallel=True)
 def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign, below,
                 above, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                yahtzee, joker, extra_bonus, n_flag, values, index, add, sub, size_start,
+                yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows, size_start,
                 roll_prob, dice, faces, rerolls):  # fmt: skip
     """Fill the lanes of a list of batches; each worker reuses its own buffers."""
     n_keeps = add.shape[0]
@@ -216,7 +218,7 @@ def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign,
                 roll0, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
                 yahtzee, joker, extra_bonus, n_flag, values, index,
             )  # fmt: skip
-            throws_and_start(A, out, add, sub, size_start, roll_prob, dice, faces, rerolls, nl)
+            throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl)
             for i in range(nl):
                 T[f0 + i] = out[i]
 
@@ -224,7 +226,7 @@ def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign,
 @njit(cache=True)
 def turn_lanes(mask, y, f0, nl, T, lo, hi, off, sign, below, above, score, joker_score,
                roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus,
-               n_flag, values, index, add, sub, size_start, roll_prob, dice, faces,
+               n_flag, values, index, add, sub_rows, size_start, roll_prob, dice, faces,
                rerolls):  # fmt: skip
     """Every value inside one turn for a few lanes, for advice.
 
@@ -246,7 +248,7 @@ def turn_lanes(mask, y, f0, nl, T, lo, hi, off, sign, below, above, score, joker
         keep_values(A, add, size_start, dice, faces, nl)
         for k in range(n_keeps):
             from_keeps[n, k] = A[k]
-        best_keeps(A, sub, n_keeps, faces, nl)
+        best_keeps(A, sub_rows, nl)
     start = np.zeros(nl)
     for r in range(roll_prob.shape[0]):
         for i in range(nl):
