@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import config, get_thread_id, njit, parallel_chunksize, prange
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
@@ -201,26 +201,35 @@ def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign,
                 above, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
                 yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows, size_start,
                 roll_prob, dice, faces, rerolls):  # fmt: skip
-    """Fill the lanes of a list of batches; each worker reuses its own buffers."""
+    """Fill the lanes of a list of batches; each thread reuses its own buffers.
+
+    ``n_workers`` is the most threads a parallel region may use (buffers are
+    indexed by thread id); batches are handed out one at a time (see
+    :func:`solve_points`), so a thread the system pauses holds up one batch only.
+    """
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
     n_batches = b_mask.shape[0]
-    for w in prange(n_workers):
-        A = np.empty((n_keeps, width))
-        cand = np.empty((values.shape[0] * values.shape[1], width))
-        tmp = np.empty(width)
-        out = np.empty(width)
-        for b in range(w, n_batches, n_workers):
-            nl = b_nl[b]
-            f0 = b_f0[b]
-            final_rolls(
-                b_mask[b], b_y[b], f0, nl, T, lo, hi, off, sign, below, above, A, cand, tmp,
-                roll0, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                yahtzee, joker, extra_bonus, n_flag, values, index,
-            )  # fmt: skip
-            throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl)
-            for i in range(nl):
-                T[f0 + i] = out[i]
+    A_of = np.empty((n_workers, n_keeps, width))
+    cand_of = np.empty((n_workers, values.shape[0] * values.shape[1], width))
+    tmp_of = np.empty((n_workers, width))
+    out_of = np.empty((n_workers, width))
+    for b in prange(n_batches):
+        w = get_thread_id()
+        A = A_of[w]
+        cand = cand_of[w]
+        tmp = tmp_of[w]
+        out = out_of[w]
+        nl = b_nl[b]
+        f0 = b_f0[b]
+        final_rolls(
+            b_mask[b], b_y[b], f0, nl, T, lo, hi, off, sign, below, above, A, cand, tmp,
+            roll0, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
+            yahtzee, joker, extra_bonus, n_flag, values, index,
+        )  # fmt: skip
+        throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl)
+        for i in range(nl):
+            T[f0 + i] = out[i]
 
 
 @njit(cache=True)
@@ -352,15 +361,16 @@ def solve_points(
     sargs = space_args(game)
     total = layout.size
     done = layout.layer_size(game.n_categories)
-    workers = max(1, get_num_threads())
+    workers = config.NUMBA_NUM_THREADS
     for layer in reversed(layers(game.n_categories)[:-1]):
         for lo_i in range(0, len(layer), chunk):
             part = layer[lo_i : lo_i + chunk]
             plan = plan_layer(part, layout.block, game.n_flag, width)
-            solve_layer(
-                *plan, width, workers, T, layout.lo, layout.hi, layout.off, sign, below, above,
-                *rargs, *sargs,
-            )  # fmt: skip
+            with parallel_chunksize(1):
+                solve_layer(
+                    *plan, width, workers, T, layout.lo, layout.hi, layout.off, sign, below,
+                    above, *rargs, *sargs,
+                )  # fmt: skip
             if progress is not None:
                 done += int(plan[3].sum())
                 progress(done, total)
