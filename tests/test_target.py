@@ -215,6 +215,15 @@ def yazy_target():
     return solve_target("yazy")
 
 
+def test_float32_target_table_is_within_1e_6_of_float64(yazy_target):
+    single = solve_target("yazy", dtype=np.float32)
+    assert single.values.dtype == np.float32
+    assert single.values.nbytes * 2 == yazy_target.values.nbytes
+    err = np.abs(single.values.astype(np.float64) - yazy_target.values)
+    assert err.max() < 1e-6
+    assert err.max() > 0  # really solved in single precision
+
+
 def test_yazy_target_at_least_expected_strategy(yazy_target):
     plain = score_distribution("yazy", solve_expected("yazy")).p_at_least
     best = yazy_target.curve()

@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-NEG = -1.0e300
+#: Below every value a kernel compares, and finite in float32 as in float64.
+NEG = -3.0e38
 
 #: Floating-point licence for the max-heavy kernels: no NaN or infinity reaches
 #: them (unreachable states are never read), so comparisons compile to vector max.
@@ -211,7 +212,7 @@ def keep_values(A, add, size_start, dice, faces, lanes):
     two rows at a time in registers, in the order ``((a0 + a1) + a2) + ...``, and
     each row is written once per pair.
     """
-    inv = 1.0 / faces
+    inv = A.dtype.type(1.0 / faces)
     for k in range(size_start[dice] - 1, -1, -1):
         row = A[k, :lanes]
         a = A[add[k, 0], :lanes]

@@ -210,10 +210,10 @@ def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign,
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
     n_batches = b_mask.shape[0]
-    A_of = np.empty((n_workers, n_keeps, width))
-    cand_of = np.empty((n_workers, values.shape[0] * values.shape[1], width))
-    tmp_of = np.empty((n_workers, width))
-    out_of = np.empty((n_workers, width))
+    A_of = np.empty((n_workers, n_keeps, width), T.dtype)
+    cand_of = np.empty((n_workers, values.shape[0] * values.shape[1], width), T.dtype)
+    tmp_of = np.empty((n_workers, width), T.dtype)
+    out_of = np.empty((n_workers, width))  # the sum over the first throw in float64
     for b in prange(n_batches):
         w = get_thread_id()
         A = A_of[w]
@@ -335,6 +335,7 @@ def solve_points(
     progress: Progress | None = None,
     width: int = 256,
     chunk: int = 256,
+    dtype: type = np.float64,
 ) -> np.ndarray:
     """Solve every row of a layout backwards, layer by layer.
 
@@ -347,7 +348,7 @@ def solve_points(
             f"{game.rules.name}: this table would need {need / 2**30:.1f} GiB "
             f"(at most {MAX_TABLE_BYTES / 2**30:.0f} GiB)"
         )
-    T = np.empty(layout.size, dtype=np.float64)
+    T = np.empty(layout.size, dtype=dtype)
     full = game.full_mask
     for y in range(game.n_flag):
         for u in range(game.n_upper):
@@ -421,6 +422,7 @@ def solve_target(
     rules: Rules | CompiledRules | str,
     progress: Progress | None = None,
     width: int = 256,
+    dtype: type = np.float64,
 ) -> TargetTable:
     """Solve for the best ``P(final score >= S)``, every ``S`` at once."""
     game = _game(rules)
@@ -431,7 +433,7 @@ def solve_target(
     def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:
         return (points <= bounds.bonus_of(u)).astype(np.float64)
 
-    T = solve_points(game, layout, NEEDED, 1.0, 0.0, terminal, progress, width)
+    T = solve_points(game, layout, NEEDED, 1.0, 0.0, terminal, progress, width, dtype=dtype)
     seconds = time.perf_counter() - start
     return TargetTable(game, layout, T, NEEDED, 1.0, 0.0, seconds=seconds)
 
