@@ -1,7 +1,7 @@
 """Benchmark of the objectives beyond the average: distribution, targets, exact, win.
 
 Run ``python benchmarks/bench_objectives.py`` (``--jobs a,b``, ``--runs N``,
-``--long-runs N``, ``--skip-heavy``, ``--json FILE``).
+``--long-runs N``, ``--skip-heavy``, ``--threads 1,2``, ``--json FILE``).
 
 Each job runs in a fresh process: one untimed warm-up run (which loads, or on the
 very first run compiles, the kernels), then the timed runs; the median and the
@@ -10,13 +10,16 @@ any table the job needs included). Short jobs run ``--runs`` times (default 5),
 long ones ``--long-runs`` times (default 3); the heaviest job, the all-targets
 table of ``yahtzee``, runs ``--heavy-runs`` times (default 1) without a warm-up
 (loading the compiled kernels is then included), with a progress line and time
-estimate on standard error.
+estimate on standard error. With several ``--threads`` (default: 1 and every core)
+each job runs once per thread count and the table shows the speed-up; the load
+average before and after tells how quiet the machine was.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -97,6 +100,17 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
         """,
         False, 60.0, "P(>=250), values",
     ),
+    "yacht-target-table-f32": (
+        """
+        import numpy as np
+        from dicelab.solve.target import solve_target
+        def setup(): return None
+        def run(_):
+            t = solve_target("yacht", dtype=np.float32)
+            return t.probability(250), t.n_values
+        """,
+        False, None, "P(>=250), values",
+    ),
     "yacht-win": (
         """
         from dicelab.solve.distribution import score_distribution
@@ -128,8 +142,27 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
         """,
         False, None, "P(>=300), values",
     ),
+    "yahtzee-target-table-f32": (
+        """
+        import sys, time
+        import numpy as np
+        from dicelab.solve.target import solve_target
+        def setup(): return None
+        def run(_):
+            t0 = time.perf_counter()
+            def tick(done, total):
+                el = time.perf_counter() - t0
+                eta = el * (total - done) / max(done, 1)
+                print(f"\\r  {done / total:6.1%}  {el:6.0f} s, eta {eta:5.0f} s",
+                      end="", file=sys.stderr, flush=True)
+            t = solve_target("yahtzee", progress=tick, dtype=np.float32)
+            print(file=sys.stderr)
+            return t.probability(300), t.n_values
+        """,
+        False, None, "P(>=300), values",
+    ),
 }
-HEAVY = {"yahtzee-target-table"}
+HEAVY = {"yahtzee-target-table", "yahtzee-target-table-f32"}
 
 RUNNER = textwrap.dedent(
     """
@@ -151,7 +184,7 @@ RUNNER = textwrap.dedent(
 )
 
 
-def run_job(name: str, runs: int, warm: bool) -> dict:
+def run_job(name: str, runs: int, warm: bool, threads: int) -> dict:
     code = textwrap.dedent(JOBS[name][0])
     out = subprocess.run(
         [sys.executable, "-c", RUNNER, str(runs), "1" if warm else "0"],
@@ -160,6 +193,7 @@ def run_job(name: str, runs: int, warm: bool) -> dict:
         stdout=subprocess.PIPE,
         text=True,
         check=False,
+        env=dict(os.environ, NUMBA_NUM_THREADS=str(threads)),
     )
     if out.returncode != 0:
         raise RuntimeError(f"{name} failed")
@@ -174,7 +208,9 @@ def main() -> None:
     ap.add_argument("--heavy-runs", type=int, default=1, help="runs of the yahtzee table")
     ap.add_argument("--skip-heavy", action="store_true", help="skip the yahtzee target table")
     ap.add_argument("--json", help="also write the results to this file")
+    ap.add_argument("--threads", default=f"1,{os.cpu_count()}", help="thread counts to run")
     args = ap.parse_args()
+    threads = sorted({int(t) for t in args.threads.split(",")})
     names = [n for n in args.jobs.split(",") if n]
     unknown = [n for n in names if n not in JOBS]
     if unknown:
@@ -182,22 +218,30 @@ def main() -> None:
     if args.skip_heavy:
         names = [n for n in names if n not in HEAVY]
 
-    head = f"{'job':22} {'runs':>4} {'median s':>9} {'min s':>8} {'target':>7} {'peak MiB':>9}"
-    print(head + "  value")
+    one, five, _ = os.getloadavg()
+    print(f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores")
+    head = f"{'job':26} {'thr':>3} {'runs':>4} {'median s':>9} {'min s':>8} {'speed-up':>8} "
+    print(head + f"{'target':>7} {'peak MiB':>9}  value")
     results = {}
     for name in names:
         _, short, target, what = JOBS[name]
         heavy = name in HEAVY
         runs = args.heavy_runs if heavy else (args.runs if short else args.long_runs)
-        res = run_job(name, runs, warm=not heavy)
-        results[name] = res
-        med = statistics.median(res["times"])
-        mark = "" if target is None else f"{target:6.1f}" + ("" if med <= target else "!")
-        print(
-            f"{name:22} {runs:4d} {med:9.2f} {min(res['times']):8.2f} {mark:>7} "
-            f"{res['peak_mib']:9.0f}  {what}: {res['value']}",
-            flush=True,
-        )
+        base = None
+        for t in threads:
+            res = run_job(name, runs, warm=not heavy, threads=t)
+            results[f"{name}@{t}"] = res
+            med = statistics.median(res["times"])
+            base = base or med
+            speed = f"{base / med:7.2f}x" if t != threads[0] else ""
+            mark = "" if target is None else f"{target:6.1f}" + ("" if med <= target else "!")
+            print(
+                f"{name:26} {t:3d} {runs:4d} {med:9.2f} {min(res['times']):8.2f} {speed:>8} "
+                f"{mark:>7} {res['peak_mib']:9.0f}  {what}: {res['value']}",
+                flush=True,
+            )
+    one, five, _ = os.getloadavg()
+    print(f"load average {one:.2f} (1 min), {five:.2f} (5 min) after the run")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=1)

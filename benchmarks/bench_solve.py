@@ -1,6 +1,7 @@
 """Benchmark of the expected-score solver, with the closest peer in the same run.
 
-Run ``python benchmarks/bench_solve.py`` (``--runs N``, ``--no-peer``, ``--rules a,b``).
+Run ``python benchmarks/bench_solve.py`` (``--runs N``, ``--no-peer``, ``--rules a,b``,
+``--threads 1,2``).
 
 For each rule set, a fresh process compiles (or loads the compiled kernels), then
 solves ``--runs`` times; the median and the fastest time are printed with the
@@ -8,6 +9,9 @@ process's peak memory. A first-run-ever figure (empty compile cache) is measured
 in a separate process. The peer, the PyPI package ``yatzy-solver`` (Rust core),
 is installed into ``benchmarks/.peer-venv`` (never into the project's own
 environment) and timed the same way on the rule sets it shares with dicelab.
+The solve is also timed with each number of threads of ``--threads`` (default: 1
+and every core) for a scaling table, and the load average of the machine is
+printed before and after, so a noisy run shows as such.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ PEER_VARIANTS = {
     "yahtzee": ("american", 254.5896095),
     "yatzy": ("yatzy-scandinavian", 248.4399894),
 }
-TARGETS = {"yahtzee": 0.5, "yatzy": 1.2, "yacht": 0.2, "yazy": 0.05}
+TARGETS = {"yahtzee": 0.15, "yatzy": 0.4}
 
 OWN = textwrap.dedent(
     """
@@ -67,6 +71,16 @@ PEER = textwrap.dedent(
     print(json.dumps({"times": times, "peak_mib": peak, "value": value}))
     """
 )
+
+
+def with_threads(n: int) -> dict:
+    """The environment of a run limited to ``n`` threads."""
+    return dict(os.environ, NUMBA_NUM_THREADS=str(n))
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
 def run_json(python: str, code: str, *args: str, env: dict | None = None) -> dict:
@@ -108,14 +122,17 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--rules", default="yahtzee,yatzy,yacht,yazy")
     ap.add_argument("--no-peer", action="store_true")
+    ap.add_argument("--threads", default=f"1,{os.cpu_count()}", help="thread counts to scale")
     args = ap.parse_args()
     names = args.rules.split(",")
+    threads = sorted({int(t) for t in args.threads.split(",")})
+    print(load())
 
     print(f"dicelab expected-score solver, {args.runs} runs each after the one-time compile")
     print(f"{'rules':10} {'median s':>9} {'min s':>8} {'target':>7} {'peak MiB':>9} {'states':>10}")
     own = {}
     for name in names:
-        res = run_json(sys.executable, OWN, name, str(args.runs))
+        res = run_json(sys.executable, OWN, name, str(args.runs), env=with_threads(threads[-1]))
         own[name] = res
         med = statistics.median(res["times"])
         target = TARGETS.get(name)
@@ -125,6 +142,20 @@ def main() -> None:
             f"{res['peak_mib']:9.0f} {res['states']:10,}"
         )
     print(f"first run ever (empty compile cache), yahtzee: {first_run_ever('yahtzee'):.1f} s")
+
+    if len(threads) > 1:
+        print(f"\nscaling (median s; speed-up over {threads[0]} thread(s))")
+        print(f"{'rules':10} " + " ".join(f"{f'{t} thr':>15}" for t in threads))
+        for name in names:
+            meds = []
+            for t in threads:
+                if t == threads[-1]:
+                    meds.append(statistics.median(own[name]["times"]))
+                    continue
+                res = run_json(sys.executable, OWN, name, str(args.runs), env=with_threads(t))
+                meds.append(statistics.median(res["times"]))
+            cells = [f"{m:7.3f} ({meds[0] / m:4.2f}x)" for m in meds]
+            print(f"{name:10} " + " ".join(f"{c:>15}" for c in cells))
 
     if args.no_peer:
         return
@@ -141,6 +172,7 @@ def main() -> None:
         om = statistics.median(own[name]["times"])
         agree = abs(res["value"] - own[name]["value"]) < 1e-6 and abs(res["value"] - ref) < 1e-6
         print(f"{name:10} {pm:14.3f} {om:10.3f} {pm / om:6.1f}x {str(agree):>13}")
+    print(load())
 
 
 if __name__ == "__main__":

@@ -100,34 +100,47 @@ class CompiledRules:
         return (1 << self.n_categories) - 1
 
     @cached_property
+    def _upper_subsets(self) -> tuple[np.ndarray, np.ndarray]:
+        """The reach of every subset of the upper boxes, and each mask's subset.
+
+        Returns ``(reach, subset)``: row ``reach[j]`` holds the upper totals the
+        filled upper boxes ``j`` can give (capped at the threshold), and
+        ``subset[mask]`` is the row of a set of filled boxes. Figures per mask are
+        taken per subset and spread with ``subset``, so no temporary of the size
+        of the whole value table is made.
+        """
+        c_count = self.n_categories
+        cap = self.threshold
+        ups = [c for c in range(c_count) if self.upper[c]] if cap > 0 else []
+        reach = np.zeros((1 << len(ups), self.n_upper), dtype=np.bool_)
+        reach[0, 0] = True
+        for bits in range(1, 1 << len(ups)):
+            low = (bits & -bits).bit_length() - 1
+            prev = np.flatnonzero(reach[bits ^ (1 << low)])
+            for v in np.unique(self.score[ups[low]]):
+                reach[bits, np.minimum(cap, prev + int(v))] = True
+        masks = np.arange(1 << c_count)
+        subset = np.zeros(1 << c_count, dtype=np.int64)
+        for j, c in enumerate(ups):
+            subset |= ((masks >> c) & 1) << j
+        return reach, subset
+
+    @cached_property
     def upper_reach(self) -> np.ndarray:
         """For every set of filled boxes, a 0/1 row of the upper totals it can hold.
 
         Shape ``(2**n_categories, n_upper)``; totals are capped at the threshold.
         """
-        c_count = self.n_categories
-        cap = self.threshold
-        ups = [c for c in range(c_count) if self.upper[c]] if cap > 0 else []
-        # reach of every subset of the upper boxes, then spread to all masks
-        sub = np.zeros((1 << len(ups), self.n_upper), dtype=np.bool_)
-        sub[0, 0] = True
-        for bits in range(1, 1 << len(ups)):
-            low = (bits & -bits).bit_length() - 1
-            prev = np.flatnonzero(sub[bits ^ (1 << low)])
-            for v in np.unique(self.score[ups[low]]):
-                sub[bits, np.minimum(cap, prev + int(v))] = True
-        masks = np.arange(1 << c_count)
-        index = np.zeros(1 << c_count, dtype=np.int64)
-        for j, c in enumerate(ups):
-            index |= ((masks >> c) & 1) << j
-        return sub[index]
+        reach, subset = self._upper_subsets
+        return reach[subset]
 
     @cached_property
     def upper_extent(self) -> np.ndarray:
         """For every set of filled boxes, one more than its largest upper total."""
-        r = self.upper_reach
+        reach, subset = self._upper_subsets
         idx = np.arange(self.n_upper)[None, :]
-        return (np.where(r, idx, -1).max(axis=1) + 1).astype(np.int64)
+        per_subset = (np.where(reach, idx, -1).max(axis=1) + 1).astype(np.int64)
+        return per_subset[subset]
 
     def flags_of(self, mask: int) -> int:
         """How many flag values a set of filled boxes can have (1 or 2)."""
@@ -138,7 +151,8 @@ class CompiledRules:
     @cached_property
     def n_states(self) -> int:
         """Number of reachable turn-start states (filled boxes, upper total, flag)."""
-        counts = self.upper_reach.sum(axis=1)
+        reach, subset = self._upper_subsets
+        counts = reach.sum(axis=1)[subset]
         total = int(counts.sum())
         if self.n_flag == 2:
             masks = np.arange(1 << self.n_categories)

@@ -305,13 +305,13 @@ def expected_table(
 
     if isinstance(rules, str):
         rules = load_rules(rules)
+    game = compile_rules(rules)
     if use_cache:
-        game = compile_rules(rules)
         shape = (1 << game.n_categories, game.n_flag, game.n_upper)
         found = tables.lookup(rules, OBJECTIVE, shape)
         if found is not None:
             values, meta = found
             return ExpectedTable(game=game, values=values, seconds=0.0, meta=meta)
-    table = solve_expected(rules, progress=progress)
+    table = solve_expected(game, progress=progress)
     tables.remember(table, rules, OBJECTIVE, None, use_cache, expected_score=table.expected_score)
     return table
