@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -21,8 +22,10 @@ from dicelab.advisor import Advice, Position, advise, advise_target
 from dicelab.errors import UserError
 from dicelab.play import Review, load_record, review
 from dicelab.rules import Rules, load_rules
-from dicelab.simulate import Simulation, simulate
 from dicelab.solve.expected import ExpectedTable, expected_table
+
+if TYPE_CHECKING:  # the simulator compiles kernels: imported only by the command using it
+    from dicelab.simulate import Simulation
 
 
 # -- reading the command line ---------------------------------------------------------------
@@ -256,6 +259,8 @@ def run_simulate(
     console: Console | None = None,
 ) -> Simulation:
     """Run ``dicelab simulate`` and print the summary, histogram and optional plot."""
+    from dicelab.simulate import simulate
+
     console = console or Console()
     if not 1 <= bins <= 200:
         raise UserError(f"bins: got {bins}, expected 1 to 200")

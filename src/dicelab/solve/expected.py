@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
-from numba import parallel_chunksize
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, compile_rules
-from dicelab.solve import kernels
+from dicelab.rules.placement import box_rule, next_flag
+from dicelab.solve import turn
 
 #: Largest value table (in bytes) a solve may allocate.
 MAX_TABLE_BYTES = 8 * 2**30
@@ -144,7 +144,7 @@ class TurnValues(KeepLookups):
         g = self.table.game
         space = g.space
         r = roll - int(space.size_start[space.dice])
-        allowed, active, extra = kernels.box_rule(
+        allowed, active, extra = box_rule(
             self.filled, self.flag, int(g.roll_face[r]), g.upper, g.upper_box_of_face,
             g.yahtzee, g.joker_code, float(g.rules.extra_bonus),
         )  # fmt: skip
@@ -154,7 +154,7 @@ class TurnValues(KeepLookups):
             if not (allowed >> c) & 1:
                 continue
             pts = int(g.joker_score[c, r] if active else g.score[c, r])
-            y2 = kernels.next_flag(c, self.flag, pts, g.yahtzee, g.n_flag)
+            y2 = next_flag(c, self.flag, pts, g.yahtzee, g.n_flag)
             u2 = min(g.threshold, u + pts) if (g.upper[c] and g.threshold > 0) else u
             value = pts + extra + float(self.table.values[self.filled | (1 << c), y2, u2])
             out.append(BoxOption(box=c, points=pts, extra=int(extra), value=value))
@@ -169,7 +169,7 @@ def turn_values(table: ExpectedTable, filled: int, upper_total: int = 0, flag: i
         raise UserError("every box is filled: the game is over")
     u = min(upper_total, g.threshold) if g.threshold > 0 else 0
     y = flag if g.n_flag == 2 else 0
-    K, start = kernels.turn_detail(filled, u, y, table.values, *kernel_args(g), *space_args(g))
+    K, start = turn.turn_detail(g, table.values, filled, u, y)
     return TurnValues(table, filled, upper_total, y, K, float(start))
 
 
@@ -232,6 +232,10 @@ def solve_expected(
     width : int
         States valued together in one batch (the row length of the kernels).
     """
+    from numba import parallel_chunksize
+
+    from dicelab.solve import kernels
+
     if isinstance(rules, str):
         rules = load_rules(rules)
     game = rules if isinstance(rules, CompiledRules) else compile_rules(rules)

@@ -1,0 +1,85 @@
+"""One turn of one state in NumPy: the values inside it, for advice.
+
+The solvers value many states at once in compiled kernels
+(:mod:`dicelab.solve.kernels`); a player asking about one position needs one
+turn, which NumPy computes in a few milliseconds without loading the compiler.
+The arithmetic is the kernels', in the same order, so both give the same values
+to the last bit (``tests/test_turn_values.py`` checks it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dicelab.rules.compiled import CompiledRules
+from dicelab.rules.placement import box_rule, next_flag
+
+
+def final_roll_values(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int) -> np.ndarray:
+    """Value of every final roll placed in its best box (rolls in keep order)."""
+    n_cat, n_rolls = game.score.shape
+    cap = game.threshold
+    best = np.full(n_rolls, -np.inf)
+    ordinary = game.roll_face < 0
+    for c in range(n_cat):
+        if (mask >> c) & 1:
+            continue
+        pts = game.score[c]
+        if c == game.yahtzee:
+            y2 = np.where((pts > 0) & (game.n_flag == 2), 1, 0)
+        else:
+            y2 = np.full(n_rolls, y)
+        u2 = np.minimum(u + pts, cap) if (game.upper[c] and cap > 0) else np.full(n_rolls, u)
+        value = pts + V[mask | (1 << c), y2, u2]
+        np.maximum(best, np.where(ordinary, value, -np.inf), out=best)
+    extra_bonus = float(game.rules.extra_bonus)
+    for r in np.flatnonzero(~ordinary):
+        allowed, active, extra = box_rule(
+            mask, y, int(game.roll_face[r]), game.upper, game.upper_box_of_face, game.yahtzee,
+            game.joker_code, extra_bonus,
+        )  # fmt: skip
+        top = -np.inf
+        for c in range(n_cat):
+            if not (allowed >> c) & 1:
+                continue
+            pts = int(game.joker_score[c, r] if active else game.score[c, r])
+            y2 = next_flag(c, y, pts, game.yahtzee, game.n_flag)
+            u2 = min(u + pts, cap) if (game.upper[c] and cap > 0) else u
+            top = max(top, (pts + extra) + V[mask | (1 << c), y2, u2])
+        best[r] = top
+    return best
+
+
+def turn_detail(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int):
+    """Every value inside one turn, as :func:`dicelab.solve.kernels.turn_detail`.
+
+    Returns ``(K, start)``: ``K[0, roll]`` is a final roll in its best box,
+    ``K[n, keep]`` (``n >= 1``) the value of keeping ``keep`` with ``n`` rerolls
+    left, before that reroll; ``start`` the value of the turn before its first
+    throw. ``u`` is the capped upper total, ``y`` the flag.
+    """
+    space = game.space
+    dice, faces = space.dice, space.faces
+    rerolls = game.rules.rolls - 1
+    starts = space.size_start
+    roll0 = int(starts[dice])
+    A = np.empty(space.n_keeps)
+    A[roll0:] = final_roll_values(game, V, mask, u, y)
+    K = np.full((rerolls + 1, space.n_keeps), np.nan)
+    K[0, roll0:] = A[roll0:]
+    inv = 1.0 / faces
+    for n in range(1, rerolls + 1):
+        # keep values, largest keeps first: the mean over one more die, summed in order
+        for size in range(dice - 1, -1, -1):
+            ks = np.arange(starts[size], starts[size + 1])
+            acc = A[space.add[ks, 0]] + A[space.add[ks, 1]]
+            for f in range(2, faces):
+                acc = acc + A[space.add[ks, f]]
+            A[ks] = acc * inv
+        K[n] = A
+        # best keep inside each set of dice, smallest first
+        for size in range(1, dice + 1):
+            ks = np.arange(starts[size], starts[size + 1])
+            A[ks] = np.maximum(A[ks], A[space.sub_rows[ks]].max(axis=1))
+    start = np.cumsum(space.roll_prob * A[roll0:])[-1]
+    return K, float(start)
