@@ -116,3 +116,36 @@ def test_unwritable_cache_keeps_the_result(tmp_path):
     assert out.returncode == 0, out.stderr
     assert round(json.loads(out.stdout)["expected_score"], 4) == 165.7573
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("warning: ")
+
+
+def test_mapped_table_reads_and_checks_only_touched_blocks(cache):
+    from dicelab.solve.target import target_table
+
+    whole = target_table("yazy")
+    mapped = target_table("yazy", mapped=True)
+    handle = mapped.meta["mapped"]
+    assert isinstance(mapped.values, np.memmap) and handle._checked == set()
+    for s in (0, 100, 150, 200):
+        assert mapped.probability(s) == whole.probability(s)
+    n_blocks = len(handle.header["block_sha256"])
+    assert 0 < len(handle._checked) < n_blocks  # a few blocks read, not the whole file
+
+
+def test_mapped_table_refuses_a_damaged_block_and_advice_rebuilds(cache):
+    from dicelab.solve.target import target_table
+
+    target_table("yazy")
+    path = tables.table_path(
+        load_rules("yazy"), "target", {"rows": target_table("yazy").layout.key()}
+    )
+    header = tables.read_header(path)
+    raw = bytearray(path.read_bytes())
+    raw[header["_offset"] : header["_offset"] + 8] = b"\xff" * 8  # block 0 holds state 0
+    path.write_bytes(bytes(raw))
+    with pytest.raises(tables.DamagedTable, match="damaged"):
+        target_table("yazy", mapped=True).probability(150)
+    res = cli("advise", "yazy", "--dice", "1", "2", "3", "4", "5", "--target", "150", "--json",
+              env_dir=cache)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["options"]
+    assert tables.load_table(path, {"objective": "target"}) is not None  # solved anew

@@ -9,11 +9,16 @@ objective and the engine version. A table file is::
     <array bytes>
 
 The metadata holds the normalised rules, the objective, the engine version, the
-array's shape and dtype and the SHA-256 of its bytes. A file is used only when
-every one of these matches what the caller asks for; anything else (a truncated
-file, a flipped bit, a table of other rules copied under the wrong name) is
-treated as absent and rebuilt. Files are written to a temporary name in the same
-folder and renamed into place, so a crash never leaves half a table behind.
+array's shape and dtype and the SHA-256 of every block of ``block_bytes`` bytes of
+the array. A file is used only when every one of these matches what the caller
+asks for; anything else (a truncated file, a flipped bit, a table of other rules
+copied under the wrong name) is treated as absent and rebuilt. Files are written
+to a temporary name in the same folder and renamed into place, so a crash never
+leaves half a table behind.
+
+A table can also be opened memory-mapped (:func:`open_mapped`): only the blocks a
+caller reads are loaded and checked, so one position's advice from a table of
+gigabytes reads a few megabytes.
 """
 
 from __future__ import annotations
@@ -31,10 +36,14 @@ from pathlib import Path
 import numpy as np
 from platformdirs import user_cache_dir
 
+from dicelab.errors import UserError
 from dicelab.rules import Rules
 
-#: Bumped whenever a change in the solvers changes what a table holds.
-ENGINE_VERSION = "1"
+#: Bumped whenever a change in the solvers or the file format changes a table file.
+ENGINE_VERSION = "2"
+
+#: Bytes per checksummed block of a table file's array.
+BLOCK_BYTES = 1 << 18
 
 MAGIC = b"DICELAB-TABLE\n"
 SUFFIX = ".dlt"
@@ -79,7 +88,8 @@ def save_table(path: Path, array: np.ndarray, meta: dict) -> None:
     header.update(
         shape=list(data.shape),
         dtype=str(data.dtype),
-        sha256=hashlib.sha256(view).hexdigest(),
+        block_bytes=BLOCK_BYTES,
+        block_sha256=block_digests(view, BLOCK_BYTES),
         engine=ENGINE_VERSION,
         created=time.strftime("%Y-%m-%dT%H:%M:%S"),
     )
@@ -98,6 +108,11 @@ def save_table(path: Path, array: np.ndarray, meta: dict) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def block_digests(view: memoryview, block: int) -> list[str]:
+    """SHA-256 of every ``block`` bytes of ``view`` (the last block may be short)."""
+    return [hashlib.sha256(view[i : i + block]).hexdigest() for i in range(0, len(view), block)]
 
 
 def store_table(path: Path, array: np.ndarray, meta: dict) -> str | None:
@@ -131,12 +146,8 @@ def read_header(path: Path) -> dict | None:
         return None
 
 
-def load_table(path: Path, expect: dict) -> tuple[np.ndarray, dict] | None:
-    """Read a table if it is intact and matches ``expect``; else ``None``.
-
-    ``expect`` maps metadata keys (``rules``, ``objective``, ``params`` ...) to the
-    values they must have. The engine version and the checksum are always checked.
-    """
+def _matching_header(path: Path, expect: dict) -> dict | None:
+    """The header of a table file if it matches ``expect`` and this engine."""
     header = read_header(path)
     if header is None or header.get("engine") != ENGINE_VERSION:
         return None
@@ -144,31 +155,119 @@ def load_table(path: Path, expect: dict) -> tuple[np.ndarray, dict] | None:
         if header.get(key) != value:
             return None
     try:
-        dtype = np.dtype(header["dtype"])
-        shape = tuple(int(x) for x in header["shape"])
-        array = np.empty(shape, dtype=dtype)
+        header["_dtype"] = np.dtype(header["dtype"])
+        header["_shape"] = tuple(int(x) for x in header["shape"])
+        nbytes = header["_dtype"].itemsize * int(np.prod(header["_shape"], dtype=np.int64))
+        block = int(header["block_bytes"])
+        digests = header["block_sha256"]
+        if block <= 0 or not isinstance(digests, list) or len(digests) != -(-nbytes // block):
+            return None
+        if path.stat().st_size != header["_offset"] + nbytes:
+            return None
+    except (OSError, KeyError, TypeError, ValueError):
+        return None
+    return header
+
+
+def load_table(path: Path, expect: dict) -> tuple[np.ndarray, dict] | None:
+    """Read a table if it is intact and matches ``expect``; else ``None``.
+
+    ``expect`` maps metadata keys (``rules``, ``objective``, ``params`` ...) to the
+    values they must have. The engine version and the checksums are always checked.
+    """
+    header = _matching_header(path, expect)
+    if header is None:
+        return None
+    try:
+        array = np.empty(header["_shape"], dtype=header["_dtype"])
         view = memoryview(array).cast("B")
         with open(path, "rb") as fh:
             fh.seek(header["_offset"])
             got = fh.readinto(view)
             extra = fh.read(1)
-    except (OSError, KeyError, TypeError, ValueError, MemoryError):
+    except (OSError, MemoryError):
         return None
-    if got != len(view) or extra or hashlib.sha256(view).hexdigest() != header.get("sha256"):
+    if got != len(view) or extra:
+        return None
+    if block_digests(view, header["block_bytes"]) != header["block_sha256"]:
         return None
     return array, header
 
 
+class DamagedTable(UserError):
+    """A memory-mapped table's block failed its checksum while being read."""
+
+
+class MappedTable:
+    """A table file's array, memory-mapped and checked block by block on first read.
+
+    ``values`` is the mapped array; call :meth:`check` with the range of flat
+    indices about to be read. A block whose checksum fails raises
+    :class:`DamagedTable`, naming the file; a command then reads the table whole,
+    which finds the damage and solves the table anew.
+    """
+
+    def __init__(self, path: Path, header: dict) -> None:
+        self.path = path
+        self.header = header
+        self.values = np.memmap(
+            path, dtype=header["_dtype"], mode="r", offset=header["_offset"],
+            shape=header["_shape"],
+        )  # fmt: skip
+        self._raw = np.memmap(path, dtype=np.uint8, mode="r", offset=header["_offset"])
+        self._block = int(header["block_bytes"])
+        self._checked: set[int] = set()
+
+    def check(self, lo: int, hi: int) -> None:
+        """Verify the blocks holding flat elements ``lo .. hi - 1``."""
+        size = self.values.dtype.itemsize
+        first = lo * size // self._block
+        last = (max(hi, lo + 1) * size - 1) // self._block
+        for b in range(first, last + 1):
+            if b in self._checked:
+                continue
+            chunk = self._raw[b * self._block : (b + 1) * self._block]
+            if hashlib.sha256(chunk).hexdigest() != self.header["block_sha256"][b]:
+                raise DamagedTable(
+                    f"the cached table {self.path} is damaged (block {b} fails its "
+                    "checksum); run the command again to solve it anew"
+                )
+            self._checked.add(b)
+
+
+def open_mapped(path: Path, expect: dict) -> MappedTable | None:
+    """Open a table memory-mapped if its header matches ``expect``; else ``None``.
+
+    Nothing of the array is read here: see :meth:`MappedTable.check`.
+    """
+    header = _matching_header(path, expect)
+    if header is None:
+        return None
+    try:
+        return MappedTable(path, header)
+    except (OSError, ValueError):
+        return None
+
+
 def lookup(
-    rules: Rules, objective: str, shape: tuple[int, ...], params: dict | None = None
-) -> tuple[np.ndarray, dict] | None:
+    rules: Rules, objective: str, shape: tuple[int, ...], params: dict | None = None,
+    mapped: bool = False,
+) -> tuple[np.ndarray, dict] | None:  # fmt: skip
     """A cached table of these rules, objective and parameters, if one is intact.
 
     Returns the values (which must have ``shape``) and the table's ``meta``
-    (``cached``, ``path``, ``solve_seconds``), or ``None``.
+    (``cached``, ``path``, ``solve_seconds``), or ``None``. With ``mapped`` the
+    values are memory-mapped and ``meta["mapped"]`` is the :class:`MappedTable`,
+    whose blocks the caller checks before reading them.
     """
     path = table_path(rules, objective, params)
     expect = {"rules": rules.normalised(), "objective": objective, "params": params or {}}
+    if mapped:
+        table = open_mapped(path, expect)
+        if table is None or table.values.shape != tuple(shape):
+            return None
+        meta = {"cached": True, "path": str(path), "mapped": table}
+        return table.values, meta | {"solve_seconds": table.header.get("seconds")}
     found = load_table(path, expect)
     if found is None or found[0].shape != tuple(shape):
         return None

@@ -307,7 +307,16 @@ class PointsTable:
             return self.below
         if points > hi:
             return self.above
-        return float(self.values[r0 + points - lo])
+        i = r0 + points - lo
+        self.check_rows(i, i + 1)
+        return float(self.values[i])
+
+    def check_rows(self, lo: int, hi: int) -> None:
+        """Verify the checksums of values ``lo .. hi - 1`` before a read, when the
+        table is memory-mapped from the cache (a loaded table was checked whole)."""
+        mapped = self.meta.get("mapped")
+        if mapped is not None:
+            mapped.check(lo, hi)
 
     @property
     def start_value(self) -> float:
@@ -442,11 +451,14 @@ def target_table(
     rules: Rules | str,
     use_cache: bool = True,
     progress: Progress | None = None,
+    mapped: bool = False,
 ) -> TargetTable:
     """The target table of a rule set, from the cache when it holds one.
 
     As :func:`dicelab.solve.expected.expected_table`: a cached table is used only
-    when rules, objective, engine version, row ranges and checksum match.
+    when rules, objective, engine version, row ranges and checksums match. With
+    ``mapped``, a cached table is memory-mapped instead of read whole, and only the
+    rows a question needs are read and checked (advice on one position).
     """
     from dicelab import tables
 
@@ -456,7 +468,7 @@ def target_table(
     layout = needed_layout(game)
     params = {"rows": layout.key()}
     if use_cache:
-        found = tables.lookup(rules, OBJECTIVE_TARGET, (layout.size,), params)
+        found = tables.lookup(rules, OBJECTIVE_TARGET, (layout.size,), params, mapped=mapped)
         if found is not None:
             values, meta = found
             return TargetTable(game, layout, values, NEEDED, 1.0, 0.0, meta=meta)
@@ -805,8 +817,16 @@ def points_turn_values(
         keep = np.full((rerolls + 1, n_keeps), start)
         return PointsTurnValues(table, filled, upper_total, y, points, keep, start)
     f0 = int(lay.off[filled, y, u] + points - lo)
+    for c in range(g.n_categories):  # the rows the turn can read: every next state's
+        if not (filled >> c) & 1:
+            m2 = filled | (1 << c)
+            rows = lay.off[m2] >= 0
+            starts = lay.off[m2][rows]
+            ends = starts + (lay.hi[m2] - lay.lo[m2] + 1)[rows]
+            if starts.size:
+                table.check_rows(int(starts.min()), int(ends.max()))
     K, s = turn_lanes(
-        filled, y, f0, 1, table.values, lay.lo, lay.hi, lay.off, table.sign, table.below,
-        table.above, *kernel_args(g), *space_args(g),
+        filled, y, f0, 1, np.asarray(table.values), lay.lo, lay.hi, lay.off, table.sign,
+        table.below, table.above, *kernel_args(g), *space_args(g),
     )  # fmt: skip
     return PointsTurnValues(table, filled, upper_total, y, points, K[:, :, 0], float(s[0]))
