@@ -428,3 +428,16 @@ def test_load_rules_for_target_bound():
     # the bound used for targets: every box at its best and every bonus
     assert max_score(compile_rules(load_rules("yacht"))) == 325
     assert max_score(compile_rules(load_rules("yahtzee"))) == 1575
+
+
+def test_points_turn_start_is_the_solver_value_to_the_bit(yazy_target):
+    """Target advice computes one lane's turn in NumPy; the solver's kernel value exactly."""
+    g = yazy_target.game
+    lay = yazy_target.layout
+    rng = np.random.default_rng(3)
+    for mask in [0, *rng.integers(1, g.full_mask, size=30)]:
+        mask = int(mask)
+        lo, hi = int(lay.lo[mask, 0, 0]), int(lay.hi[mask, 0, 0])
+        for points in {lo, (lo + hi) // 2, hi}:
+            tv = points_turn_values(yazy_target, mask, 0, 0, points)
+            assert tv.start_value == yazy_target.value(mask, 0, 0, points)

@@ -50,25 +50,19 @@ def test_known_positions(yahtzee):
 
 
 @pytest.mark.parametrize("name", ["yahtzee", "yahtzee-forced-joker", "yatzy", "yacht", "yazy"])
-def test_numpy_turn_is_the_compiled_kernel_to_the_bit(name, yahtzee):
-    """Advice computes one turn in NumPy; the solver's kernel must agree exactly."""
+def test_numpy_turn_start_is_the_solver_value_to_the_bit(name, yahtzee):
+    """Advice computes one turn in NumPy; it must give the solver's kernel value exactly."""
     import numpy as np
 
-    from dicelab.solve import kernels, turn
-    from dicelab.solve.expected import kernel_args, space_args
+    from dicelab.solve import turn
 
     table = yahtzee if name == "yahtzee" else solve_expected(name)
     g = table.game
     rng = np.random.default_rng(7)
-    reach = g.upper_reach
-    masks = [0, g.full_mask ^ 1, *rng.integers(0, g.full_mask, size=25)]
+    masks = [0, g.full_mask ^ 1, *rng.integers(0, g.full_mask, size=40)]
     for mask in masks:
-        us = np.flatnonzero(reach[mask])
-        for u in (us[0], us[-1]):
+        us = np.flatnonzero(g.upper_reach[mask])
+        for u in (us[0], us[len(us) // 2], us[-1]):
             for y in range(g.flags_of(int(mask))):
-                K1, s1 = kernels.turn_detail(
-                    int(mask), int(u), y, table.values, *kernel_args(g), *space_args(g)
-                )
-                K2, s2 = turn.turn_detail(g, table.values, int(mask), int(u), y)
-                assert np.array_equal(K1, K2, equal_nan=True)
-                assert s1 == s2
+                _, start = turn.turn_detail(g, table.values, int(mask), int(u), y)
+                assert start == table.values[mask, y, u]

@@ -37,7 +37,7 @@ from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, compile_rules
 from dicelab.solve.expected import kernel_args, space_args
-from dicelab.solve.kernels import box_rule, next_flag, open_box_rows
+from dicelab.solve.kernels import box_rule, next_flag, open_box_rows, plan_layer
 from dicelab.solve.points import (
     PointsLayout,
     StateBounds,
@@ -46,7 +46,7 @@ from dicelab.solve.points import (
     max_score,
     so_far_layout,
 )
-from dicelab.solve.target import check_target, plan_layer
+from dicelab.solve.target import check_target
 
 BITS = 32
 MASK = (1 << BITS) - 1

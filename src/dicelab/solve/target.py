@@ -36,23 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from numba import config, get_thread_id, njit, parallel_chunksize, prange
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.rules.placement import box_rule, next_flag
+from dicelab.solve import turn
 from dicelab.solve.expected import BoxOption, KeepLookups, kernel_args, space_args
-from dicelab.solve.kernels import (
-    NEG,
-    best_keeps,
-    box_rule,
-    keep_values,
-    max_into,
-    max_of,
-    next_flag,
-    open_box_rows,
-    throws_and_start,
-)
 from dicelab.solve.points import (
     PointsLayout,
     StateBounds,
@@ -70,199 +60,6 @@ Progress = Callable[[int, int], None]
 #: Lane direction: points so far grow with a score, points needed shrink.
 SO_FAR = 1
 NEEDED = -1
-
-
-# -- kernels -----------------------------------------------------------------------
-@njit(cache=True)
-def fill_after(dst, nl, mask, y, f0, c, pts, gain, T, lo, hi, off, sign, below, above,
-               upper, threshold, yahtzee, n_flag):  # fmt: skip
-    """Value of every lane after scoring ``pts`` (``gain`` with extras) in box ``c``.
-
-    Lanes ``f0 .. f0 + nl`` of the rows of ``(mask, y)``; a lane at points ``t``
-    reads the next state's row at ``t + sign * gain``, or ``below`` / ``above``
-    outside that row.
-    """
-    m2 = mask | (1 << c)
-    y2 = next_flag(c, y, pts, yahtzee, n_flag)
-    shift = upper[c] and threshold > 0
-    for u in range(lo.shape[2]):
-        r0 = off[mask, y, u]
-        length = hi[mask, y, u] - lo[mask, y, u] + 1
-        if r0 < 0 or length <= 0:
-            continue
-        a = max(r0, f0)
-        b = min(r0 + length, f0 + nl)
-        if a >= b:
-            continue
-        u2 = u
-        if shift:
-            u2 = min(u + pts, threshold)
-        # lane i holds points t = base + i in the next row's terms
-        base = lo[mask, y, u] - r0 + sign * gain
-        r2 = off[m2, y2, u2]
-        lo2 = lo[m2, y2, u2]
-        hi2 = hi[m2, y2, u2]
-        s1 = min(max(lo2 - base, a), b)
-        s2 = min(max(hi2 - base + 1, s1), b)
-        for i in range(a, s1):
-            dst[i - f0] = below
-        src = r2 + base - lo2
-        for i in range(s1, s2):
-            dst[i - f0] = T[src + i]
-        for i in range(s2, b):
-            dst[i - f0] = above
-
-
-@njit(cache=True)
-def final_rolls(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, cand, tmp, roll0,
-                score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
-                joker, extra_bonus, n_flag, values, index):  # fmt: skip
-    """Best box for every final roll and lane: fills ``A[roll0 + r, :nl]``.
-
-    As :func:`dicelab.solve.kernels.final_roll_values`, with lanes over points: the
-    distinct scores of each open box are valued once (``cand``), each ordinary
-    roll takes the best of its boxes, all-same rolls follow the joker rules.
-    """
-    n_cat, n_rolls = score.shape
-    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
-    for t in range(n_open):
-        c = open_boxes[t]
-        pos = first_row[t]
-        n_vals = n_vals_of[t]
-        for j in range(n_vals):
-            pts = values[c, j]
-            fill_after(cand[pos + j], nl, mask, y, f0, c, pts, pts, T, lo, hi, off, sign,
-                       below, above, upper, threshold, yahtzee, n_flag)  # fmt: skip
-    picks = np.empty(n_open + 2, np.int64)
-    for r in range(n_rolls):
-        row = A[roll0 + r, :nl]
-        if roll_face[r] >= 0:
-            continue
-        for t in range(n_open):
-            picks[t] = first_row[t] + index[open_boxes[t], r]
-        n = n_open
-        while n % 3 != 0:  # whole groups of three rows, padded with the first
-            picks[n] = picks[0]
-            n += 1
-        max_of(row, cand[picks[0], :nl], cand[picks[1], :nl], cand[picks[2], :nl], nl)
-        for g in range(3, n, 3):
-            max_into(row, cand[picks[g], :nl], cand[picks[g + 1], :nl], cand[picks[g + 2], :nl],
-                     nl)  # fmt: skip
-    for r in range(n_rolls):
-        face = roll_face[r]
-        if face < 0:
-            continue
-        row = A[roll0 + r, :nl]
-        for i in range(nl):
-            row[i] = NEG
-        allowed, active, extra = box_rule(
-            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
-        )
-        for c in range(n_cat):
-            if (allowed >> c) & 1 == 0:
-                continue
-            pts = joker_score[c, r] if active else score[c, r]
-            fill_after(tmp, nl, mask, y, f0, c, pts, pts + int(extra), T, lo, hi, off, sign,
-                       below, above, upper, threshold, yahtzee, n_flag)  # fmt: skip
-            for i in range(nl):
-                if tmp[i] > row[i]:
-                    row[i] = tmp[i]
-
-
-@njit(cache=True)
-def plan_layer(masks, block, n_flag, width):
-    """Cut the rows of a layer into batches of at most ``width`` lanes of one block."""
-    n = 0
-    for m in masks:
-        for y in range(n_flag):
-            size = block[m, y + 1] - block[m, y]
-            n += (size + width - 1) // width
-    b_mask = np.empty(n, np.int64)
-    b_y = np.empty(n, np.int64)
-    b_f0 = np.empty(n, np.int64)
-    b_nl = np.empty(n, np.int64)
-    j = 0
-    for m in masks:
-        for y in range(n_flag):
-            start = block[m, y]
-            end = block[m, y + 1]
-            while start < end:
-                b_mask[j] = m
-                b_y[j] = y
-                b_f0[j] = start
-                b_nl[j] = min(width, end - start)
-                start += width
-                j += 1
-    return b_mask, b_y, b_f0, b_nl
-
-
-@njit(cache=True, parallel=True)
-def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign, below,
-                above, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows, size_start,
-                roll_prob, dice, faces, rerolls):  # fmt: skip
-    """Fill the lanes of a list of batches; each thread reuses its own buffers.
-
-    ``n_workers`` is the most threads a parallel region may use (buffers are
-    indexed by thread id); batches are handed out one at a time (see
-    :func:`solve_points`), so a thread the system pauses holds up one batch only.
-    """
-    n_keeps = add.shape[0]
-    roll0 = size_start[dice]
-    n_batches = b_mask.shape[0]
-    A_of = np.empty((n_workers, n_keeps, width), T.dtype)
-    cand_of = np.empty((n_workers, values.shape[0] * values.shape[1], width), T.dtype)
-    tmp_of = np.empty((n_workers, width), T.dtype)
-    out_of = np.empty((n_workers, width))  # the sum over the first throw in float64
-    for b in prange(n_batches):
-        w = get_thread_id()
-        A = A_of[w]
-        cand = cand_of[w]
-        tmp = tmp_of[w]
-        out = out_of[w]
-        nl = b_nl[b]
-        f0 = b_f0[b]
-        final_rolls(
-            b_mask[b], b_y[b], f0, nl, T, lo, hi, off, sign, below, above, A, cand, tmp,
-            roll0, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-            yahtzee, joker, extra_bonus, n_flag, values, index,
-        )  # fmt: skip
-        throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl)
-        for i in range(nl):
-            T[f0 + i] = out[i]
-
-
-@njit(cache=True)
-def turn_lanes(mask, y, f0, nl, T, lo, hi, off, sign, below, above, score, joker_score,
-               roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus,
-               n_flag, values, index, add, sub_rows, size_start, roll_prob, dice, faces,
-               rerolls):  # fmt: skip
-    """Every value inside one turn for a few lanes, for advice.
-
-    Returns ``(K, start)`` shaped as :func:`dicelab.solve.kernels.turn_detail`, with a
-    last axis over the lanes.
-    """
-    n_keeps = add.shape[0]
-    roll0 = size_start[dice]
-    A = np.empty((n_keeps, nl))
-    cand = np.empty((values.shape[0] * values.shape[1], nl))
-    tmp = np.empty(nl)
-    final_rolls(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, cand, tmp, roll0,
-                score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
-                joker, extra_bonus, n_flag, values, index)  # fmt: skip
-    from_keeps = np.full((rerolls + 1, n_keeps, nl), np.nan)
-    for k in range(roll0, n_keeps):
-        from_keeps[0, k] = A[k]
-    for n in range(1, rerolls + 1):
-        keep_values(A, add, size_start, dice, faces, nl)
-        for k in range(n_keeps):
-            from_keeps[n, k] = A[k]
-        best_keeps(A, sub_rows, nl)
-    start = np.zeros(nl)
-    for r in range(roll_prob.shape[0]):
-        for i in range(nl):
-            start[i] += roll_prob[r] * A[roll0 + r, i]
-    return from_keeps, start
 
 
 # -- tables ------------------------------------------------------------------------
@@ -371,13 +168,17 @@ def solve_points(
     sargs = space_args(game)
     total = layout.size
     done = layout.layer_size(game.n_categories)
+    from numba import config, parallel_chunksize
+
+    from dicelab.solve import kernels
+
     workers = config.NUMBA_NUM_THREADS
     for layer in reversed(layers(game.n_categories)[:-1]):
         for lo_i in range(0, len(layer), chunk):
             part = layer[lo_i : lo_i + chunk]
-            plan = plan_layer(part, layout.block, game.n_flag, width)
+            plan = kernels.plan_layer(part, layout.block, game.n_flag, width)
             with parallel_chunksize(1):
-                solve_layer(
+                kernels.solve_layer(
                     *plan, width, workers, T, layout.lo, layout.hi, layout.off, sign, below,
                     above, *rargs, *sargs,
                 )  # fmt: skip
@@ -816,7 +617,6 @@ def points_turn_values(
     if not lo <= points <= hi:
         keep = np.full((rerolls + 1, n_keeps), start)
         return PointsTurnValues(table, filled, upper_total, y, points, keep, start)
-    f0 = int(lay.off[filled, y, u] + points - lo)
     for c in range(g.n_categories):  # the rows the turn can read: every next state's
         if not (filled >> c) & 1:
             m2 = filled | (1 << c)
@@ -825,8 +625,5 @@ def points_turn_values(
             ends = starts + (lay.hi[m2] - lay.lo[m2] + 1)[rows]
             if starts.size:
                 table.check_rows(int(starts.min()), int(ends.max()))
-    K, s = turn_lanes(
-        filled, y, f0, 1, np.asarray(table.values), lay.lo, lay.hi, lay.off, table.sign,
-        table.below, table.above, *kernel_args(g), *space_args(g),
-    )  # fmt: skip
-    return PointsTurnValues(table, filled, upper_total, y, points, K[:, :, 0], float(s[0]))
+    K, s = turn.throws(g, turn.points_final_values(table, filled, u, y, points))
+    return PointsTurnValues(table, filled, upper_total, y, points, K, s)

@@ -58,13 +58,69 @@ def turn_detail(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int):
     left, before that reroll; ``start`` the value of the turn before its first
     throw. ``u`` is the capped upper total, ``y`` the flag.
     """
+    return throws(game, final_roll_values(game, V, mask, u, y))
+
+
+def points_final_values(table, mask: int, u: int, y: int, points: int) -> np.ndarray:
+    """Final-roll values of one lane of a points table (see :mod:`dicelab.solve.target`).
+
+    Scoring ``g`` points moves the lane from ``points`` to ``points + sign * g`` in
+    the next state's row; outside that row the value is ``below`` or ``above``.
+    The rows read must have been checked (``table.check_rows``) by the caller.
+    """
+    game = table.game
+    lay = table.layout
+    n_cat, n_rolls = game.score.shape
+    cap = game.threshold
+
+    def after(c: int, pts: np.ndarray, gain: np.ndarray, y2: np.ndarray) -> np.ndarray:
+        m2 = mask | (1 << c)
+        u2 = np.minimum(u + pts, cap) if (game.upper[c] and cap > 0) else np.full(pts.shape, u)
+        t = points + table.sign * gain
+        lo2, hi2, r2 = lay.lo[m2, y2, u2], lay.hi[m2, y2, u2], lay.off[m2, y2, u2]
+        inside = (t >= lo2) & (t <= hi2)
+        out = np.where(t < lo2, table.below, table.above).astype(np.float64)
+        out[inside] = table.values[(r2 + t - lo2)[inside]]
+        return out
+
+    best = np.full(n_rolls, -np.inf)
+    ordinary = game.roll_face < 0
+    for c in range(n_cat):
+        if (mask >> c) & 1:
+            continue
+        pts = game.score[c].astype(np.int64)
+        if c == game.yahtzee:
+            y2 = np.where((pts > 0) & (game.n_flag == 2), 1, 0)
+        else:
+            y2 = np.full(n_rolls, y)
+        value = after(c, pts, pts, y2)
+        np.maximum(best, np.where(ordinary, value, -np.inf), out=best)
+    extra_bonus = float(game.rules.extra_bonus)
+    for r in np.flatnonzero(~ordinary):
+        allowed, active, extra = box_rule(
+            mask, y, int(game.roll_face[r]), game.upper, game.upper_box_of_face, game.yahtzee,
+            game.joker_code, extra_bonus,
+        )  # fmt: skip
+        top = -np.inf
+        for c in range(n_cat):
+            if (allowed >> c) & 1:
+                pts = int(game.joker_score[c, r] if active else game.score[c, r])
+                y2 = next_flag(c, y, pts, game.yahtzee, game.n_flag)
+                one = np.array([pts])
+                top = max(top, after(c, one, one + int(extra), np.array([y2]))[0])
+        best[r] = top
+    return best
+
+
+def throws(game: CompiledRules, final: np.ndarray):
+    """From the final-roll values to every value inside the turn (see :func:`turn_detail`)."""
     space = game.space
     dice, faces = space.dice, space.faces
     rerolls = game.rules.rolls - 1
     starts = space.size_start
     roll0 = int(starts[dice])
     A = np.empty(space.n_keeps)
-    A[roll0:] = final_roll_values(game, V, mask, u, y)
+    A[roll0:] = final
     K = np.full((rerolls + 1, space.n_keeps), np.nan)
     K[0, roll0:] = A[roll0:]
     inv = 1.0 / faces
