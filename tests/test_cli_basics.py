@@ -22,3 +22,26 @@ def test_unknown_command_exits_2():
     out = run("no-such-command")
     assert out.returncode == 2
     assert "Traceback" not in out.stderr
+
+
+def test_version_option_and_python_m_dicelab():
+    out = subprocess.run(
+        [sys.executable, "-m", "dicelab", "--version"], capture_output=True, text=True
+    )
+    assert out.returncode == 0
+    assert out.stdout.strip() == f"dicelab {__version__}"
+
+
+def test_negative_top_is_refused_in_one_line():
+    out = run("advise", "yazy", "--dice", "1", "2", "3", "4", "5", "--top", "-3")
+    assert out.returncode == 2
+    assert "--top" in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_plural():
+    from dicelab.text import plural
+
+    assert plural(1, "box") == "1 box"
+    assert plural(2, "box") == "2 boxes"
+    assert plural(0, "table file") == "0 table files"
+    assert plural(3, "die", "dice") == "3 dice"

@@ -31,8 +31,8 @@ def test_decisive_share_stops_early():
     sim = simulate([7], [2], 2, 6, seed=1, min_games=300, max_games=50_000, decisive_share=0.75)
     assert sim.stopped_early
     assert sim.games == 300
-    # a share above 1 can never be reached: all games are played
-    sim = simulate([7], [2], 2, 6, seed=1, min_games=300, max_games=3_000, decisive_share=1.1)
+    # a share of 1 needs every decided race won: [2] wins some, so all games are played
+    sim = simulate([7], [2], 2, 6, seed=1, min_games=300, max_games=3_000, decisive_share=1.0)
     assert sim.games == 3_000
     assert not sim.stopped_early
 
@@ -51,6 +51,8 @@ def test_one_die_coin_race():
         ({"min_games": 0}, "min_games"),
         ({"min_games": 10, "max_games": 5}, "must not exceed"),
         ({"decisive_share": 0.5}, "above 0.5"),
+        ({"decisive_share": 2}, "at most 1"),
+        ({"max_games": 10**12}, "20,000,000"),
         ({"seed": -1}, "seed"),
     ],
 )

@@ -95,7 +95,11 @@ def test_solve_and_cache_commands(tmp_path):
     assert again["cached"] is True and again["expected_score"] == data["expected_score"]
     listing = cli("cache", "list", env_dir=folder)
     assert listing.returncode == 0 and "yazy" in listing.stdout
-    cleared = cli("cache", "clear", env_dir=folder)
+    refused = cli("cache", "clear", env_dir=folder)  # no terminal to ask: refused, kept
+    assert refused.returncode == 2 and "--yes" in refused.stderr
+    assert "yazy" in cli("cache", "list", env_dir=folder).stdout
+    assert "no cached tables of 'yacht'" in cli("cache", "clear", "yacht", env_dir=folder).stdout
+    cleared = cli("cache", "clear", "yazy", "--yes", env_dir=folder)
     assert cleared.returncode == 0 and "removed 1" in cleared.stdout
     assert "no cached tables" in cli("cache", "list", env_dir=folder).stdout
     plain = cli("solve", "yazy", "--no-cache", env_dir=folder)

@@ -334,6 +334,7 @@ def test_opponent_files(tmp_path):
         "broken.json": ('{"pmf": [0.5, ', "not valid JSON"),
         "nopmf.json": ('{"scores": [1]}', "pmf"),
         "empty.csv": ("# nothing\n", "no scores"),
+        "decimal.csv": ("250.5,1\n", "whole number"),
     }
     for name, (text, message) in bad.items():
         p = tmp_path / name

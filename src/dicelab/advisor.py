@@ -34,6 +34,7 @@ from functools import lru_cache
 
 from dicelab.errors import UserError
 from dicelab.solve.expected import ExpectedTable, turn_values
+from dicelab.text import plural
 
 TIE = 1e-9
 
@@ -193,7 +194,8 @@ def scorecard_state(table: ExpectedTable, position: Position) -> tuple[int, int,
     if extra and extra > bin(mask).count("1") - 1:
         raise UserError(
             f"extra bonuses: {extra} cannot have been earned with "
-            f"{bin(mask).count('1')} boxes filled (each one fills a box after the all-same box)"
+            f"{plural(bin(mask).count('1'), 'box')} filled "
+            "(each one fills a box after the all-same box)"
         )
     if position.upper_total is None:
         if unknown_upper and g.threshold > 0:

@@ -26,8 +26,20 @@ def fail(message: str) -> None:
     raise typer.Exit(2)
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from dicelab import __version__
+
+        typer.echo(f"dicelab {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
     """Exact solvers, advice and analysis for dice games."""
 
 
@@ -88,6 +100,9 @@ def solve(
     opponent: str | None = typer.Option(
         None, "--opponent", help="Opponent's score distribution file (win; default: optimum)."
     ),
+    allow_large: bool = typer.Option(
+        False, "--allow-large", help="Solve even what this machine is not expected to finish."
+    ),
 ) -> None:
     """Solve a rule set: maximum expected score, best P(score >= S), or best chance to win."""
     import json
@@ -110,7 +125,9 @@ def solve(
     r = load_rules(rules)
     start = time.perf_counter()
     with progress_bar(f"solving {r.name}", enabled=not json_out) as tick:
-        table = expected_table(r, use_cache=not no_cache, progress=tick)
+        table = expected_table(
+            r, use_cache=not no_cache, progress=tick, allow_large=allow_large
+        )
     seconds = time.perf_counter() - start
     if json_out:
         out = {
@@ -152,7 +169,7 @@ def cache_list() -> None:
         return
     table = Table(title=f"Cached tables in {cache_dir()}")
     for col in ("rules", "objective", "size", "created", "file"):
-        table.add_column(col)
+        table.add_column(col, overflow="fold")
     for t in found:
         name = t.rules if t.valid else f"{t.rules} (damaged or foreign)"
         size = f"{t.bytes / 2**20:.1f} MiB"
@@ -161,11 +178,28 @@ def cache_list() -> None:
 
 
 @cache_app.command("clear")
-def cache_clear() -> None:
-    """Delete every cached table."""
-    from dicelab.tables import cache_dir, clear_tables
+def cache_clear(
+    rules: str | None = typer.Argument(
+        None, help="Only the tables of this rule set (its name, as `cache list` shows it)."
+    ),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Delete without asking."),
+) -> None:
+    """Delete cached tables: all of them, or those of one rule set."""
+    from dicelab.tables import cache_dir, clear_tables, list_tables
 
-    n = clear_tables()
+    found = [t for t in list_tables() if rules is None or t.rules == rules]
+    if not found:
+        what = f"of {rules!r} " if rules else ""
+        typer.echo(f"no cached tables {what}in {cache_dir()}")
+        return
+    size = sum(t.bytes for t in found) / 2**20
+    question = f"delete {len(found)} table file{'s' if len(found) != 1 else ''} ({size:.1f} MiB)"
+    if not yes:
+        if not sys.stdin.isatty():
+            fail(f"cache clear: {question}? add --yes to confirm")
+        if not typer.confirm(f"{question} from {cache_dir()}?", default=False):
+            raise typer.Exit(1)
+    n = clear_tables(rules)
     typer.echo(f"removed {n} table file{'s' if n != 1 else ''} from {cache_dir()}")
 
 
@@ -240,7 +274,7 @@ def advise_command(
         None, "--upper", help="Upper total so far (needed when upper points are unknown)."
     ),
     bonuses: int = typer.Option(0, "--bonuses", help="Extra all-same bonuses already earned."),
-    top: int = typer.Option(12, "--top", help="Show this many options (0: all)."),
+    top: int = typer.Option(12, "--top", min=0, help="Show this many options (0: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print every option as JSON."),
     target: int | None = typer.Option(
         None, "--target", help="Play to reach this final score: rank by P(score >= S)."
@@ -268,7 +302,7 @@ def play_command(
     hide: bool = typer.Option(
         False, "--hide-advice", help="Play without advice; review at the end."
     ),
-    top: int = typer.Option(8, "--top", help="Options shown at each step (0: all)."),
+    top: int = typer.Option(8, "--top", min=0, help="Options shown at each step (0: all)."),
 ) -> None:
     """Play along in the terminal with advice at every step; the game is saved and reviewed."""
     from pathlib import Path

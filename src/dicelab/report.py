@@ -24,6 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from dicelab.rules import Rules
+from dicelab.text import plural
 
 JOKER_TEXT = {
     "free": "free joker: once the {box} box and the matching upper box are filled, "
@@ -53,7 +54,7 @@ def scorecard(rules: Rules) -> Panel:
         Text(
             f"{rules.dice} dice with {rules.faces} faces, "
             f"{rules.rolls} throws per turn (1 roll + {rules.rolls - 1} rerolls), "
-            f"{rules.n_categories} boxes"
+            f"{plural(rules.n_categories, 'box')}"
         )
     ]
     if rules.description.strip():

@@ -324,13 +324,16 @@ def list_tables() -> list[CachedTable]:
     return found
 
 
-def clear_tables() -> int:
-    """Delete every table file (and stray temporary files); returns how many."""
+def clear_tables(rules: str | None = None) -> int:
+    """Delete the table files of rule set ``rules`` (all, and stray temporary files,
+    when ``None``); returns how many."""
     folder = cache_dir()
     if not folder.is_dir():
         return 0
-    n = 0
-    for path in folder.glob(f"*{SUFFIX}"):
+    if rules is not None:
+        doomed = [t.path for t in list_tables() if t.rules == rules]
+    else:
+        doomed = list(folder.glob(f"*{SUFFIX}"))
+    for path in doomed:
         path.unlink(missing_ok=True)
-        n += 1
-    return n
+    return len(doomed)

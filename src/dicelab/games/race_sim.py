@@ -18,6 +18,9 @@ from numba import njit
 from dicelab.errors import UserError
 from dicelab.games.race import Dice
 
+#: Most games one simulation plays (as ``dicelab simulate``): minutes, not days.
+MAX_GAMES = 20_000_000
+
 
 @njit(cache=True)
 def _play(a, b, dice, faces, seed, min_games, max_games, share):
@@ -126,18 +129,19 @@ def simulate(
         Bounds on the number of games.
     decisive_share
         Stop once the leader has won this share of the games that had a winner (after
-        ``min_games``); ``1.0`` (or more) never stops early.
+        ``min_games``): above 0.5 and at most 1.0 (which stops only once the leader has
+        won every decided game).
     """
     d = Dice(dice, faces)
     a = d.check(a, "first list")
     b = d.check(b, "second list")
     for name, value in (("min_games", min_games), ("max_games", max_games)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise UserError(f"{name} must be a whole number >= 1, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_GAMES:
+            raise UserError(f"{name} must be a whole number from 1 to {MAX_GAMES:,}, got {value!r}")
     if min_games > max_games:
         raise UserError(f"min_games ({min_games}) must not exceed max_games ({max_games})")
-    if not decisive_share > 0.5:
-        raise UserError(f"decisive_share must be above 0.5, got {decisive_share}")
+    if not 0.5 < decisive_share <= 1.0:
+        raise UserError(f"decisive_share must be above 0.5 and at most 1, got {decisive_share}")
     if not 0 <= seed < 2**32:
         raise UserError(f"the seed must be between 0 and {2**32 - 1}, got {seed}")
     ca = np.zeros(len(d.sums), dtype=np.int64)

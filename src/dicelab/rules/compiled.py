@@ -114,11 +114,11 @@ class CompiledRules:
         ups = [c for c in range(c_count) if self.upper[c]] if cap > 0 else []
         reach = np.zeros((1 << len(ups), self.n_upper), dtype=np.bool_)
         reach[0, 0] = True
+        scores = [np.unique(self.score[c]) for c in ups]
         for bits in range(1, 1 << len(ups)):
             low = (bits & -bits).bit_length() - 1
             prev = np.flatnonzero(reach[bits ^ (1 << low)])
-            for v in np.unique(self.score[ups[low]]):
-                reach[bits, np.minimum(cap, prev + int(v))] = True
+            reach[bits, np.minimum(cap, prev[:, None] + scores[low][None, :]).ravel()] = True
         masks = np.arange(1 << c_count)
         subset = np.zeros(1 << c_count, dtype=np.int64)
         for j, c in enumerate(ups):
@@ -162,7 +162,10 @@ class CompiledRules:
 
 
 def compile_rules(rules: Rules) -> CompiledRules:
-    """Build the score tables of a rule set."""
+    """Build the score tables of a rule set (refusing dice with too many keeps)."""
+    from dicelab.solve.cost import check_dice
+
+    check_dice(rules)
     space: DiceSpace = dice_space(rules.dice, rules.faces)
     n_rolls = space.n_rolls
     c_count = rules.n_categories

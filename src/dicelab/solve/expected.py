@@ -27,9 +27,7 @@ from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, compile_rules
 from dicelab.rules.placement import box_rule, next_flag
 from dicelab.solve import turn
-
-#: Largest value table (in bytes) a solve may allocate.
-MAX_TABLE_BYTES = 8 * 2**30
+from dicelab.solve.cost import expected_cost
 
 Progress = Callable[[int, int], None]
 
@@ -218,6 +216,7 @@ def solve_expected(
     progress: Progress | None = None,
     chunk: int = 2048,
     width: int = 256,
+    allow_large: bool = False,
 ) -> ExpectedTable:
     """Solve a rule set for the maximum expected final score.
 
@@ -231,6 +230,8 @@ def solve_expected(
         Masks per parallel batch; smaller batches report progress more often.
     width : int
         States valued together in one batch (the row length of the kernels).
+    allow_large : bool
+        Solve even what :mod:`dicelab.solve.cost` says this machine cannot finish.
     """
     from numba import parallel_chunksize
 
@@ -241,13 +242,7 @@ def solve_expected(
     game = rules if isinstance(rules, CompiledRules) else compile_rules(rules)
     n_cat = game.n_categories
     shape = (1 << n_cat, game.n_flag, game.n_upper)
-    need = 8 * shape[0] * shape[1] * shape[2]
-    if need > MAX_TABLE_BYTES:
-        raise UserError(
-            f"{game.rules.name}: the value table would need {need / 2**30:.1f} GiB "
-            f"(at most {MAX_TABLE_BYTES / 2**30:.0f} GiB); use fewer boxes or a lower bonus "
-            "threshold"
-        )
+    expected_cost(game.rules).check(allow_large)
     start = time.perf_counter()
     V = np.full(shape, np.nan)
     extent = game.upper_extent
@@ -298,6 +293,7 @@ def expected_table(
     rules: Rules | str,
     use_cache: bool = True,
     progress: Progress | None = None,
+    allow_large: bool = False,
 ) -> ExpectedTable:
     """The expected-score table of a rule set, from the cache when it holds one.
 
@@ -309,6 +305,8 @@ def expected_table(
 
     if isinstance(rules, str):
         rules = load_rules(rules)
+    cost = expected_cost(rules)
+    cost.check(allow_large)  # before compiling: the rules alone tell the size
     game = compile_rules(rules)
     if use_cache:
         shape = (1 << game.n_categories, game.n_flag, game.n_upper)
@@ -316,6 +314,7 @@ def expected_table(
         if found is not None:
             values, meta = found
             return ExpectedTable(game=game, values=values, seconds=0.0, meta=meta)
-    table = solve_expected(game, progress=progress)
+    cost.announce()
+    table = solve_expected(game, progress=progress, allow_large=allow_large)
     tables.remember(table, rules, OBJECTIVE, None, use_cache, expected_score=table.expected_score)
     return table

@@ -45,6 +45,7 @@ from dicelab.dice import DiceSpace, dice_space
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.text import plural
 
 __all__ = [
     "Assignment",
@@ -212,7 +213,7 @@ def _as_faces(games, game: CompiledRules) -> np.ndarray:
     if arr.ndim != 3 or arr.shape[1:] != (rules.n_categories, rules.dice):
         raise UserError(
             f"games: got an array of shape {arr.shape}, expected {want}: "
-            f"{rules.name} has {rules.n_categories} boxes, so a game is "
+            f"{rules.name} has {plural(rules.n_categories, 'box')}, so a game is "
             f"{rules.n_categories} rolls of {rules.dice} dice"
         )
     if not np.issubdtype(arr.dtype, np.integer) and (

@@ -399,6 +399,14 @@ def utility_table(
 
 
 # -- beating an opponent ----------------------------------------------------------------
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def read_opponent(path: str | Path) -> np.ndarray:
     """An opponent's final-score distribution from a file, as ``pmf[score]``.
 
@@ -465,7 +473,7 @@ def read_opponent(path: str | Path) -> np.ndarray:
             parts = line.replace(",", " ").replace(";", " ").split()
             if len(parts) != 2:
                 raise UserError(f"{name}: line {i}: expected 'score,probability'")
-            if not pairs and i == 1 and not parts[0].lstrip("-").isdigit():
+            if not pairs and i == 1 and not _is_number(parts[0]):
                 continue  # a header line
             put(parts[0], parts[1], f"line {i}")
     if not pairs:

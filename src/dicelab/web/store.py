@@ -18,6 +18,7 @@ from dicelab import tables
 from dicelab.errors import UserError
 from dicelab.rules import Rules, builtin_names, load_rules, rules_from_text
 from dicelab.solve.expected import OBJECTIVE, ExpectedTable, expected_table
+from dicelab.text import plural
 
 #: Largest uploaded rules file, in characters.
 MAX_UPLOAD_CHARS = 64_000
@@ -110,7 +111,7 @@ class Store:
         too_large = states > MAX_STATES or keeps > MAX_KEEPS or work > MAX_WORK
         if too_large and not self._cached(rules):
             raise UserError(
-                f"uploaded rules: {rules.n_categories} boxes with {rules.dice} dice of "
+                f"uploaded rules: {plural(rules.n_categories, 'box')} with {rules.dice} dice of "
                 f"{rules.faces} faces are too large to solve inside the web server; "
                 f"solve them once with `dicelab solve FILE` and upload the file again"
             )

@@ -1,0 +1,122 @@
+"""What a solve will cost, known before it starts.
+
+A rules file inside the documented limits (12 dice, 20 faces, 20 boxes) can still
+ask for more than any machine has. Every solve is sized here first, from the rules
+alone, and refused in one line naming its states, memory and time when this
+machine cannot finish it; ``--allow-large`` (``allow_large=True``) tries anyway.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from math import comb
+
+from dicelab.errors import UserError
+from dicelab.rules.model import Rules
+from dicelab.text import plural
+
+#: Most keeps (sub-multisets of the dice) a rule set may have: listing the keeps
+#: and their one-die moves takes about a second at this size (8 dice of 10 faces).
+MAX_KEEPS = 50_000
+#: Element operations of the turn kernels per second on 2 cores (Yahtzee's bound of
+#: 1.0e6 states x 462 keeps x 6 faces x 5 passes takes about half a second): a
+#: deliberately low figure, so estimates err towards longer.
+RATE = 1.0e10
+#: Longest solve started without ``--allow-large``.
+MAX_SECONDS = 3600.0
+#: Share of this machine's memory a solve may plan to use without ``--allow-large``.
+MEMORY_SHARE = 0.75
+#: Lanes of a kernel batch and threads that may each hold one (scratch per thread).
+LANES = 256
+
+
+def machine_memory() -> int:
+    """Bytes of memory of this machine (8 GiB if the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
+
+
+def n_keeps(dice: int, faces: int) -> int:
+    """Keeps of ``dice`` dice with ``faces`` faces, the empty one and full rolls included."""
+    return comb(dice + faces, faces)
+
+
+def check_dice(rules: Rules) -> None:
+    """Refuse dice whose keeps are too many to list (before anything is built)."""
+    keeps = n_keeps(rules.dice, rules.faces)
+    if keeps > MAX_KEEPS:
+        raise UserError(
+            f"{rules.name}: {rules.dice} dice with {rules.faces} faces make {keeps:,} "
+            f"distinct keeps, more than the {MAX_KEEPS:,} a turn can be solved with; "
+            "use fewer dice or faces"
+        )
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The size of one solve: its states, the memory it needs and the time it takes."""
+
+    what: str
+    states: int
+    bytes: int
+    seconds: float
+
+    def describe(self) -> str:
+        return (
+            f"{self.what} has {self.states:,} states: {human_bytes(self.bytes)} of memory "
+            f"and {human_seconds(self.seconds)}"
+        )
+
+    def check(self, allow_large: bool = False) -> None:
+        """Refuse, in one line, what this machine cannot finish (unless allowed)."""
+        if allow_large:
+            return
+        memory = machine_memory()
+        if self.bytes > MEMORY_SHARE * memory:
+            why = f"more than this machine's {human_bytes(memory)} can hold"
+        elif self.seconds > MAX_SECONDS:
+            why = "longer than an hour"
+        else:
+            return
+        raise UserError(f"{self.describe()}, {why}; add --allow-large to try anyway")
+
+    def announce(self, longer_than: float = 30.0) -> None:
+        """Say on standard error, before it starts, that a solve will take a while."""
+        if self.seconds > longer_than:
+            print(f"note: {self.describe()} (solved once, then cached)", file=sys.stderr)
+
+
+def expected_cost(rules: Rules, threads: int | None = None) -> Cost:
+    """The expected-score table: one value per (filled boxes, upper total, flag)."""
+    check_dice(rules)
+    keeps = n_keeps(rules.dice, rules.faces)
+    n_upper = rules.bonus_threshold + 1 if rules.bonus_threshold > 0 else 1
+    n_flag = 2 if rules.extra_bonus > 0 or rules.joker == "free-if-fifty" else 1
+    states = (1 << rules.n_categories) * n_upper * n_flag
+    threads = threads or os.cpu_count() or 1
+    scratch = threads * keeps * LANES * 8 * 2
+    passes = 2 * (rules.rolls - 1) + 1
+    seconds = states * keeps * rules.faces * passes / RATE
+    what = f"{rules.name}'s expected-score table ({plural(rules.n_categories, 'box')})"
+    return Cost(what, states, 8 * states + scratch, seconds)
+
+
+def human_bytes(n: float) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:,.1f} {unit}"
+    return f"{int(n)} bytes"
+
+
+def human_seconds(s: float) -> str:
+    if s < 60:
+        return f"about {max(s, 0.1):.1f} s"
+    if s < 7200:
+        return f"about {s / 60:.0f} min"
+    if s < 86400 * 2:
+        return f"about {s / 3600:.0f} h"
+    return f"about {s / 86400:,.0f} days"

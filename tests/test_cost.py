@@ -1,0 +1,76 @@
+"""Sizes known before work: refusals in one line, from the rules alone, at once."""
+
+import subprocess
+import sys
+
+import pytest
+
+from dicelab.errors import UserError
+from dicelab.rules import load_rules
+from dicelab.rules.compiled import compile_rules
+from dicelab.solve.cost import Cost, expected_cost, n_keeps
+
+
+def rules_file(tmp_path, name, dice, faces, rolls, boxes, threshold=None):
+    cats = "\n".join(
+        f'[[categories]]\nid = "c{i}"\nkind = "face"\nface = {i % faces + 1}\n'
+        for i in range(boxes)
+    )
+    bonus = f"[upper_bonus]\nthreshold = {threshold}\npoints = 35\n\n" if threshold else ""
+    path = tmp_path / f"{name}.toml"
+    path.write_text(
+        f'name = "{name}"\ndice = {dice}\nfaces = {faces}\nrolls = {rolls}\n\n{bonus}{cats}'
+    )
+    return path
+
+
+def cli(*args, timeout=60):
+    return subprocess.run(
+        [sys.executable, "-m", "dicelab", *args], capture_output=True, text=True,
+        timeout=timeout,
+    )  # fmt: skip
+
+
+def test_keeps_count_multisets():
+    assert n_keeps(5, 6) == 462 and n_keeps(6, 6) == 924 and n_keeps(5, 8) == 1287
+
+
+def test_too_many_keeps_refused_before_anything_is_built(tmp_path):
+    path = rules_file(tmp_path, "huge", 12, 20, 3, 20)
+    out = cli("solve", str(path), timeout=20)  # once grew past 7.5 GB: now an instant no
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "225,792,840 distinct keeps" in out.stderr
+    with pytest.raises(UserError, match="distinct keeps"):
+        compile_rules(load_rules(str(path)))
+
+
+def test_a_solve_longer_than_an_hour_is_refused_with_its_figures(tmp_path):
+    path = rules_file(tmp_path, "wider", 8, 6, 4, 20, threshold=300)
+    out = cli("solve", str(path), timeout=20)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "315,621,376 states" in out.stderr and "--allow-large" in out.stderr
+
+
+def test_memory_beyond_the_machine_is_refused(monkeypatch):
+    from dicelab.solve import cost as cost_module
+
+    monkeypatch.setattr(cost_module, "machine_memory", lambda: 2**30)
+    big = Cost("a table", 10**9, 2 * 2**30, 1.0)
+    with pytest.raises(UserError, match="can hold"):
+        big.check()
+    big.check(allow_large=True)  # the user's call
+
+
+def test_estimates_of_the_built_ins_allow_them():
+    for name in ("yahtzee", "yatzy", "maxi-yatzy", "yacht", "yazy"):
+        c = expected_cost(load_rules(name))
+        c.check()
+        assert c.states >= compile_rules(load_rules(name)).n_states
+    assert expected_cost(load_rules("yahtzee")).seconds < 30
+
+
+def test_long_solves_are_announced(capsys):
+    Cost("a table", 1, 8, 120.0).announce()
+    assert "about 2 min" in capsys.readouterr().err
+    Cost("a table", 1, 8, 5.0).announce()
+    assert capsys.readouterr().err == ""
