@@ -74,3 +74,24 @@ def test_long_solves_are_announced(capsys):
     assert "about 2 min" in capsys.readouterr().err
     Cost("a table", 1, 8, 5.0).announce()
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("tictactoe", "--rows", "10", "--columns", "10", "--k", "5"),
+        ("door", "--hand", " ".join(str(c) for c in range(1, 17))),
+    ],
+)
+def test_two_player_games_too_large_are_refused_at_once(args):
+    out = cli(*args, timeout=20)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "positions at most" in out.stderr and "--allow-large" in out.stderr
+
+
+def test_tic_tac_toe_bound_holds():
+    from dicelab.games.tictactoe import TicTacToe
+    from dicelab.twoplayer import solve
+
+    game = TicTacToe(3, 3, 3)
+    assert len(solve(game)) <= game.position_bound == 6046

@@ -403,13 +403,16 @@ def door_command(
     csv: str | None = typer.Option(None, "--csv", help="Write the table of every position here."),
     plot: str | None = typer.Option(None, "--plot", help="Draw that table to this file (.png)."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    allow_large: bool = typer.Option(
+        False, "--allow-large", help="Solve even what this machine is not expected to finish."
+    ),
 ) -> None:
     """The door-lock card game: verdict, winning first moves, main lines of play."""
     from dicelab.games.door import run_door
 
     run_door(
         hand, second_hand=second_hand, target=target, bust=bust, csv_path=csv,
-        plot_path=plot, as_json=as_json,
+        plot_path=plot, as_json=as_json, allow_large=allow_large,
     )
 
 
@@ -419,11 +422,14 @@ def tictactoe_command(
     columns: int = typer.Option(3, "--columns", help="Columns of the board."),
     k: int = typer.Option(3, "--k", help="Marks in a row that win."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    allow_large: bool = typer.Option(
+        False, "--allow-large", help="Solve even what this machine is not expected to finish."
+    ),
 ) -> None:
     """Tic-tac-toe solved exactly: verdict, number of positions, best first moves."""
     from dicelab.games.tictactoe import run_tictactoe
 
-    run_tictactoe(rows, columns, k, as_json=as_json)
+    run_tictactoe(rows, columns, k, as_json=as_json, allow_large=allow_large)
 
 
 def main() -> None:

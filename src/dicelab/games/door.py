@@ -427,6 +427,7 @@ def run_door(
     csv_path=None,
     plot_path=None,
     as_json: bool = False,
+    allow_large: bool = False,
 ) -> None:
     """The ``dicelab door`` command: solve, write the files asked for, report."""
     import json
@@ -434,6 +435,7 @@ def run_door(
 
     from rich.console import Console
 
+    from dicelab.solve.cost import positions_cost
     from dicelab.twoplayer import solve
 
     game = DoorGame(
@@ -442,6 +444,10 @@ def run_door(
         target=target,
         bust=bust,
     )
+    cards = len(game.first_hand) + len(game.second_hand)
+    cost = positions_cost(f"the door game with {cards} cards", 2**cards)
+    cost.check(allow_large)
+    cost.announce()
     solution = solve(game, progress=sys.stderr.isatty())
     if csv_path is not None:
         write_csv(solution, csv_path)

@@ -10,6 +10,7 @@ on it, cells numbered row by row from 0. X moves first.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from math import comb
 
 from dicelab.errors import UserError
 from dicelab.twoplayer import FIRST, SECOND, Outcome, Solution, Value
@@ -38,6 +39,12 @@ class TicTacToe:
                 f"{max(self.rows, self.columns)} on this board, not {self.k}"
             )
         object.__setattr__(self, "lines", tuple(self._lines()))
+
+    @property
+    def position_bound(self) -> int:
+        """Boards with as many crosses as noughts or one more: no game reaches others."""
+        n = self.cells
+        return sum(comb(n, m) * comb(m, (m + 1) // 2) for m in range(n + 1))
 
     @property
     def cells(self) -> int:
@@ -159,16 +166,24 @@ def print_summary(summary: dict, console) -> None:
     console.print(board)
 
 
-def run_tictactoe(rows: int = 3, columns: int = 3, k: int = 3, *, as_json: bool = False) -> None:
+def run_tictactoe(
+    rows: int = 3, columns: int = 3, k: int = 3, *, as_json: bool = False,
+    allow_large: bool = False,
+) -> None:  # fmt: skip
     """The ``dicelab tictactoe`` command: solve and report."""
     import json
     import sys
 
     from rich.console import Console
 
+    from dicelab.solve.cost import positions_cost
     from dicelab.twoplayer import solve
 
-    solution = solve(TicTacToe(rows, columns, k), progress=sys.stderr.isatty())
+    game = TicTacToe(rows, columns, k)
+    cost = positions_cost(f"tic-tac-toe on {rows} x {columns}", game.position_bound)
+    cost.check(allow_large)
+    cost.announce()
+    solution = solve(game, progress=sys.stderr.isatty())
     summary = summarize(solution)
     if as_json:
         print(json.dumps(summary, indent=2))

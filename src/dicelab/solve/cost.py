@@ -64,11 +64,12 @@ class Cost:
     states: int
     bytes: int
     seconds: float
+    unit: str = "states"
 
     def describe(self) -> str:
         return (
-            f"{self.what} has {self.states:,} states: {human_bytes(self.bytes)} of memory "
-            f"and {human_seconds(self.seconds)}"
+            f"{self.what} has {big(self.states)} {self.unit}: {human_bytes(self.bytes)} of "
+            f"memory and {human_seconds(self.seconds)}"
         )
 
     def check(self, allow_large: bool = False) -> None:
@@ -105,10 +106,29 @@ def expected_cost(rules: Rules, threads: int | None = None) -> Cost:
     return Cost(what, states, 8 * states + scratch, seconds)
 
 
+#: Positions the two-player solver explores and settles per second (the door game and
+#: tic-tac-toe run at 200,000 to 300,000), and the bytes each one holds at most.
+POSITIONS_PER_SECOND = 150_000
+BYTES_PER_POSITION = 250
+
+
+def positions_cost(what: str, positions: int) -> Cost:
+    """A game for :mod:`dicelab.twoplayer` with at most ``positions`` positions."""
+    return Cost(
+        what, positions, positions * BYTES_PER_POSITION, positions / POSITIONS_PER_SECOND,
+        unit="positions at most",
+    )  # fmt: skip
+
+
+def big(n: float) -> str:
+    """A count with thousands separators, or in powers of ten past a trillion."""
+    return f"{n:,.0f}" if n < 1e12 else f"{n:.1e}"
+
+
 def human_bytes(n: float) -> str:
     for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= size:
-            return f"{n / size:,.1f} {unit}"
+            return f"{big(n / size) if n / size >= 1e12 else f'{n / size:,.1f}'} {unit}"
     return f"{int(n)} bytes"
 
 
@@ -119,4 +139,4 @@ def human_seconds(s: float) -> str:
         return f"about {s / 60:.0f} min"
     if s < 86400 * 2:
         return f"about {s / 3600:.0f} h"
-    return f"about {s / 86400:,.0f} days"
+    return f"about {big(s / 86400)} days"
