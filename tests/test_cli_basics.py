@@ -45,3 +45,17 @@ def test_plural():
     assert plural(2, "box") == "2 boxes"
     assert plural(0, "table file") == "0 table files"
     assert plural(3, "die", "dice") == "3 dice"
+
+
+def test_serve_on_a_busy_port_or_bad_host_says_so_in_one_line():
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = run("serve", "--port", str(port))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "already in use" in out.stderr
+    out = run("serve", "--host", "no.such.host.invalid")
+    assert out.returncode == 2 and out.stderr.count("\n") == 1

@@ -90,6 +90,12 @@ def test_play_review_round_trip(capsys, monkeypatch, tmp_path):
     data = json.loads(out)
     assert data["finished"] and data["mistakes"] == 0
     assert data["score"] == record["final_score"]
+    saved = path.read_text()
+    code, _, err = cli(capsys, monkeypatch, "play", "yahtzee", "--record", str(path))
+    assert code == 2 and "already exists" in err and err.count("\n") == 1
+    code, _, err = cli(capsys, monkeypatch, "play", "yahtzee", "--resume", str(path))
+    assert code == 2 and "is finished" in err and err.count("\n") == 1
+    assert path.read_text() == saved  # nothing lost
 
 
 def test_play_with_mistakes_then_input_ends(capsys, monkeypatch, tmp_path):

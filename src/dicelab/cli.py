@@ -367,8 +367,27 @@ def serve_command(
     levels = ("critical", "error", "warning", "info", "debug")
     if log_level not in levels:
         fail(f"log level: got {log_level!r}, expected one of: {', '.join(levels)}")
+    _check_listen(host, port)
     typer.echo(f"dicelab: the page is at http://{host}:{port}/ (API docs at /docs)")
     run(host=host, port=port, log_level=log_level)
+
+
+def _check_listen(host: str, port: int) -> None:
+    """Fail in one line, before the server starts, if it could not listen there."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        fail(f"host: cannot listen on {host!r}: {exc}")
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            fail(f"cannot listen on {host}:{port}: {reason} (another server there? try --port)")
 
 
 @app.command("distribution")

@@ -64,9 +64,19 @@ def run_play(
     console = console or Console()
     read = read or (lambda prompt: console.input(prompt))
     source = _rules_source(rules)
+    if record is not None and record.exists() and record != resume:
+        raise UserError(
+            f"{record} already exists; continue a saved game with --resume {record}, "
+            "or name a new file with --record"
+        )
     table = load_table(rules)
     if resume is not None:
         game = Game.resume(table, load_record(resume))
+        if game.phase == "over":
+            raise UserError(
+                f"the game in {resume} is finished ({game.score} points); "
+                f"see it with dicelab review {resume}"
+            )
         path = record or resume
         console.print(f"resuming {resume}: turn {len(game.filled) + 1}, score {game.score}")
         if game.dice is not None and game.phase != "over":
