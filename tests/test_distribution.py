@@ -254,3 +254,19 @@ def test_cli_text():
     assert res.exit_code == 0, res.output
     assert "sd 32.37" in res.output and "percentiles" in res.output
     assert "P(Five of a kind scored)" in res.output
+
+
+def test_score_marks_follow_the_distribution():
+    from dicelab.objective_report import score_marks
+
+    class Fake:
+        def __init__(self, lo, hi):
+            self.lo, self.hi = lo, hi
+
+        def percentile(self, q):
+            return self.lo if q < 50 else self.hi
+
+    assert score_marks(Fake(113, 265)) == [120, 140, 160, 180, 200, 220, 240, 260]
+    assert score_marks(Fake(3, 9)) == [3, 4, 5, 6, 7, 8, 9]
+    big = score_marks(Fake(10**6, 3 * 10**6))
+    assert 2 <= len(big) <= 8 and all(10**6 <= s <= 3 * 10**6 for s in big)

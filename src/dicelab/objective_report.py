@@ -140,6 +140,17 @@ def _run_win(r, opponent: str | None, as_json: bool, use_cache: bool) -> None:
     )
 
 
+def score_marks(dist, most: int = 8) -> list[int]:
+    """Round scores spread over where the final score falls (1st to 99.9th percentile),
+    at most ``most`` of them, for the P(score >= s) line."""
+    lo, hi = dist.percentile(1), dist.percentile(99.9)
+    for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000, 10_000):
+        first = -(-lo // step) * step
+        if (hi - first) // step + 1 <= most:
+            return list(range(first, hi + 1, step)) or [lo]
+    return [lo, hi]
+
+
 def run_distribution(
     rules: str, as_json: bool = False, plot: Path | None = None, use_cache: bool = True
 ) -> None:
@@ -165,8 +176,8 @@ def run_distribution(
         typer.echo(f"  P(upper bonus) {dist.p_bonus:.6f}")
     if dist.p_all_same is not None:
         typer.echo(f"  P({dist.all_same_box} scored) {dist.p_all_same:.6f}")
-    marks = [s for s in (100, 150, 200, 250, 300, 350, 400, 500) if s <= dist.highest]
-    tail = "  ".join(f">={s}: {dist.p_at_least[s]:.4g}" for s in marks)
+    p_at_least = dist.p_at_least
+    tail = "  ".join(f">={s}: {p_at_least[s]:.4g}" for s in score_marks(dist))
     typer.echo(f"  P(score >= s): {tail}")
     typer.echo(f"  (total probability {dist.total:.15f}, {dist.seconds:.2f} s)")
     if plot is not None:
