@@ -2,7 +2,7 @@
 
 When every roll of a game is known in advance, each roll goes in a distinct box
 and the question is only which assignment scores the most. This is the
-programming-contest problem of SPEC Part B (rules ``uva10149``), solved here for
+programming-contest problem (rules ``uva10149``), solved here for
 any rule set and for many games at once.
 
 Two exact methods share the work:
