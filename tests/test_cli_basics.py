@@ -59,3 +59,15 @@ def test_serve_on_a_busy_port_or_bad_host_says_so_in_one_line():
     assert "already in use" in out.stderr
     out = run("serve", "--host", "no.such.host.invalid")
     assert out.returncode == 2 and out.stderr.count("\n") == 1
+
+
+def test_a_bad_plot_name_is_refused_before_any_work():
+    for args in (
+        ("distribution", "yazy", "--plot", "noext"),
+        ("race", "5,6,7,8,9", "5,6,7,7,8", "--plot", "x.txt"),
+        ("door", "--plot", "/no/such/folder/x.png"),
+        ("simulate", "yazy", "--plot", "x.txt"),
+    ):
+        out = run(*args)
+        assert out.returncode == 2 and out.stderr.count("\n") == 1, args
+        assert "plot:" in out.stderr

@@ -79,7 +79,7 @@ def test_best_list_table():
         (["best", "--picks", "2", "--simulate"], "--simulate"),
         (["7", "8", "--picks", "2"], "race best"),
         (["7", "8", "--simulate", "--share", "0.2"], "0.5"),
-        (["7", "8", "--plot", "/no/such/dir/x.png"], "cannot write the plot"),
+        (["7", "8", "--plot", "/no/such/dir/x.png"], "does not exist"),
     ],
 )
 def test_bad_input_is_one_line_exit_2(args, message, monkeypatch, capsys):

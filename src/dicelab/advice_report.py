@@ -21,6 +21,7 @@ from rich.text import Text
 from dicelab.advisor import Advice, Position, advise, advise_target
 from dicelab.errors import UserError
 from dicelab.play import Review, load_record, review
+from dicelab.report import check_plot_path
 from dicelab.rules import Rules, load_rules
 from dicelab.solve.expected import ExpectedTable, expected_table
 
@@ -270,7 +271,7 @@ def run_simulate(
     if not 1 <= bins <= 200:
         raise UserError(f"bins: got {bins}, expected 1 to 200")
     if plot is not None:
-        _check_plot_path(plot)
+        check_plot_path(plot)
     table = load_table(rules, quiet=as_json)
     err = Console(stderr=True)
     if as_json or not err.is_terminal or games < 20_000:
@@ -339,20 +340,12 @@ def text_histogram(sim: Simulation, bins: int = 20, width: int = 50) -> list[str
     return lines
 
 
-def _check_plot_path(path: Path) -> None:
-    if path.suffix.lower() not in (".png", ".svg", ".pdf"):
-        raise UserError(f"plot: {path.name!r} should end in .png, .svg or .pdf")
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise UserError(f"plot: the folder {str(folder)!r} does not exist")
-
-
 def plot_scores(sim: Simulation, path: Path, bins: int = 20) -> None:
     """Histogram of the simulated scores, with the mean and the exact expectation."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    _check_plot_path(path)
+    check_plot_path(path)
     counts, edges = sim.histogram(max(bins, 40))
     fig = Figure(figsize=(8, 4.5))
     FigureCanvasAgg(fig)

@@ -155,8 +155,11 @@ def run_distribution(
     rules: str, as_json: bool = False, plot: Path | None = None, use_cache: bool = True
 ) -> None:
     """Print the final-score distribution of the expected-score optimum."""
+    from dicelab.report import check_plot_path
     from dicelab.solve.distribution import plot_distribution, score_distribution
 
+    if plot is not None:
+        check_plot_path(plot)
     r = load_rules(rules)
     with progress_bar(f"distribution of {r.name}", enabled=not as_json) as tick:
         dist = score_distribution(r, progress=tick, use_cache=use_cache)

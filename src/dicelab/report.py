@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from rich.console import Group
 from rich.panel import Panel
@@ -23,6 +24,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.text import plural
 
@@ -103,3 +105,15 @@ def progress_bar(
             bar.update(task, completed=done, total=total)
 
         yield tick
+
+
+def check_plot_path(path: str | Path) -> Path:
+    """A plot file the user named, checked before any work: a known picture format
+    and a folder that exists."""
+    path = Path(path)
+    if path.suffix.lower() not in (".png", ".svg", ".pdf"):
+        raise UserError(f"plot: {str(path)!r} should end in .png, .svg or .pdf")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise UserError(f"plot: the folder {str(folder)!r} does not exist")
+    return path

@@ -435,9 +435,12 @@ def run_door(
 
     from rich.console import Console
 
+    from dicelab.report import check_plot_path
     from dicelab.solve.cost import positions_cost
     from dicelab.twoplayer import solve
 
+    if plot_path is not None:
+        check_plot_path(plot_path)
     game = DoorGame(
         parse_hand(hand),
         second_hand=None if second_hand is None else parse_hand(second_hand),

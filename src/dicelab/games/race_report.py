@@ -44,7 +44,11 @@ def run_race(
     console: Console | None = None,
 ) -> None:
     """Run ``dicelab race A B`` or ``dicelab race best`` and print the answer."""
+    from dicelab.report import check_plot_path
+
     console = console or Console()
+    if plot is not None:
+        check_plot_path(plot)
     if list(lists) == ["best"]:
         if picks is None:
             raise UserError("race best needs --picks M, the number of numbers on a list")
