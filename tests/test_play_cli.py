@@ -116,6 +116,17 @@ def test_play_with_mistakes_then_input_ends(capsys, monkeypatch, tmp_path):
     assert "unfinished game" in out
 
 
+def test_hidden_advice_never_plays_for_the_player(capsys, monkeypatch, tmp_path):
+    path = tmp_path / "game.json"
+    code, out, _ = cli(
+        capsys, monkeypatch, "play", "yahtzee", "--seed", "2", "--record", str(path),
+        "--hide-advice", stdin="\n\n",
+    )  # fmt: skip
+    assert code == 1  # the input ended before any choice was made
+    assert "advice is hidden" in out
+    assert json.loads(path.read_text())["turns"][0]["keeps"] == []
+
+
 def test_play_real_dice(capsys, monkeypatch, tmp_path):
     path = tmp_path / "game.json"
     typed = "3 3 6 5 6\n6 6\n6 6 1\n8\nall\nsixes\nq\n"
@@ -151,7 +162,7 @@ def test_play_and_review_in_a_real_process(tmp_path):
     path = tmp_path / "game.json"
     run = subprocess.run(
         [sys.executable, "-m", "dicelab.cli", "play", "yahtzee", "--seed", "8", "--record",
-         str(path), "--hide-advice"],
+         str(path), "--top", "1"],
         input="\n" * 60, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr

@@ -159,7 +159,7 @@ def _step(game: Game, console: Console, read, show: bool, top: int) -> None:
         prompt = "keep? " if game.phase == "keep" else "box? "
         text = _ask(read, prompt)
         try:
-            _apply(game, advice, text, console)
+            _apply(game, advice, text, console, show)
             return
         except UserError as exc:
             console.print(f"[red]{escape(str(exc))}[/red]")
@@ -167,11 +167,13 @@ def _step(game: Game, console: Console, read, show: bool, top: int) -> None:
                 console.print(HELP, style="dim")
 
 
-def _apply(game: Game, advice: Advice, text: str, console: Console) -> None:
+def _apply(game: Game, advice: Advice, text: str, console: Console, show: bool = True) -> None:
     """Carry out what the player typed, and say what it cost."""
     rules = game.rules
     if text == "?":
         raise UserError("help")
+    if text == "" and not show:
+        raise UserError("advice is hidden: type the dice to keep, 'none', 'all' or a box")
     if text == "":
         best = advice.best
         text = best.box if best.kind == "box" else " ".join(map(str, best.keep)) or "none"
