@@ -188,3 +188,19 @@ def test_rules_commands():
         text=True,
     )
     assert out.returncode == 0 and "Two pairs" in out.stdout and "50 points" in out.stdout
+
+
+def test_every_mistake_in_a_file_is_named_in_one_line(tmp_path):
+    path = tmp_path / "two.toml"
+    path.write_text('name = "x"\ndice = 0\nfaces = 1\nrolls = 3\n')
+    with pytest.raises(UserError) as info:
+        load_rules(str(path))
+    text = str(info.value)
+    assert "\n" not in text and "dice:" in text and "faces:" in text and "categories:" in text
+
+
+def test_extends_of_an_unknown_set_names_the_file(tmp_path):
+    path = tmp_path / "child.toml"
+    path.write_text('extends = "nosuch"\nname = "child"\n')
+    with pytest.raises(UserError, match=r"^child\.toml: extends: unknown rules 'nosuch'"):
+        load_rules(str(path))

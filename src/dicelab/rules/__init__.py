@@ -31,8 +31,12 @@ def builtin_names() -> list[str]:
 
 
 def _format_error(exc: ValidationError, source: str) -> str:
-    """One line naming the first wrong field and what is expected."""
-    err = exc.errors()[0]
+    """One line naming every wrong field and what is expected there."""
+    return f"{source}: " + "; ".join(_one_problem(err) for err in exc.errors())
+
+
+def _one_problem(err: dict) -> str:
+    """``field: what is wrong`` for one validation error."""
     parts: list[str] = []
     loc = list(err["loc"])
     for i, item in enumerate(loc):
@@ -60,10 +64,7 @@ def _format_error(exc: ValidationError, source: str) -> str:
     elif err["type"] == "union_tag_not_found":
         field += ".kind"
         msg = "missing 'kind' (face, chance, of_a_kind, full_house, pairs, groups, straight)"
-    more = len(exc.errors()) - 1
-    tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
-    where = f"{field}: " if field else ""
-    return f"{source}: {where}{msg}{tail}"
+    return f"{field}: {msg}" if field else msg
 
 
 def parse_rules(data: dict, source: str = "rules") -> Rules:
@@ -124,7 +125,12 @@ def _data_from_text(
         raise UserError(f"{source}: extends: expected the name or path of a rule set")
     if depth >= 8:
         raise UserError(f"{source}: extends: rule sets extend each other in a loop")
-    _, merged = _resolve(parent, folder, depth + 1)
+    try:
+        _, merged = _resolve(parent, folder, depth + 1)
+    except UserError as exc:
+        if str(exc).startswith(f"{source}: extends:"):
+            raise
+        raise UserError(f"{source}: extends: {exc}") from None
     # the base's title and description describe the base, not this file
     base_name = merged.get("name", parent)
     merged["title"] = f"{data.get('name', base_name)} (based on {base_name})"
