@@ -259,7 +259,8 @@ def write_csv(solution: Solution, path) -> None:
     try:
         with open(path, "w", newline="") as out:
             writer = csv.writer(out)
-            writer.writerow(["first played \\ second played", *map(_label, table.columns)])
+            corner = "first played \\ second played (cells: result for the second player)"
+            writer.writerow([corner, *map(_label, table.columns)])
             for cards, row in zip(table.rows, table.cells, strict=True):
                 writer.writerow([_label(cards), *(_CELL_TEXT[cell] for cell in row)])
     except OSError as exc:
@@ -390,8 +391,10 @@ def print_summary(summary: dict, console) -> None:
 
     console.print(
         f"Door-lock card game: hands {_label(summary['first_hand'])} (first) and "
-        f"{_label(summary['second_hand'])} (second); the second player wins at exactly "
-        f"{summary['target']}, the first at {summary['bust']} or more."
+        f"{_label(summary['second_hand'])} (second). The players take turns, the first "
+        "player first, each putting one card of their hand on the table (no passing); "
+        f"when the table sum is exactly {summary['target']} the second player wins, at "
+        f"{summary['bust']} or more the first."
     )
     console.print(
         f"Verdict: [bold]{summary['verdict']}[/bold] "

@@ -129,8 +129,18 @@ def _search(
             bars.stop()
 
 
+def race_rules_text(dice) -> str:
+    """The rules of the race, in one sentence, for the reports."""
+    return (
+        f"Rules: {dice.describe()} are thrown again and again; after each throw each "
+        "player crosses off one copy of the sum from their list, if it is there. The "
+        "first to cross off every number wins; finishing on the same throw is a tie."
+    )
+
+
 def show_race(result: RaceResult, sim: Simulation | None, console: Console) -> None:
     """One table: the exact chances (fraction and decimal) and, if run, the simulation."""
+    console.print(race_rules_text(result.dice), style="dim")
     table = Table(
         title=f"Dice race with {result.dice.describe()}\n"
         f"A = {list(result.a)}   B = {list(result.b)}",
@@ -167,6 +177,7 @@ def show_race(result: RaceResult, sim: Simulation | None, console: Console) -> N
 
 def show_best(best: BestList, console: Console) -> None:
     """The best list (or optimal mix), its closest challengers, and the substitution search."""
+    console.print(race_rules_text(best.dice), style="dim")
     console.print(
         f"Best list of {best.picks} numbers with {best.dice.describe()}: "
         f"{best.lists} lists in {best.classes} symmetry classes, "
