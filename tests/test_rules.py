@@ -204,3 +204,19 @@ def test_extends_of_an_unknown_set_names_the_file(tmp_path):
     path.write_text('extends = "nosuch"\nname = "child"\n')
     with pytest.raises(UserError, match=r"^child\.toml: extends: unknown rules 'nosuch'"):
         load_rules(str(path))
+
+
+def test_points_have_a_range_every_solver_honours(tmp_path):
+    path = tmp_path / "big62.toml"
+    path.write_text(
+        'name = "big62"\ndice = 5\nfaces = 6\nrolls = 3\n'
+        '[[categories]]\nid = "a"\nkind = "of_a_kind"\ncount = 5\n'
+        f"score = {2**62}\n"
+    )
+    with pytest.raises(UserError, match="from 0 to 10000"):
+        load_rules(str(path))
+    out = subprocess.run(
+        [sys.executable, "-m", "dicelab", "solve", str(path), "--exact"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "exactly" not in out.stdout

@@ -19,6 +19,10 @@ from dicelab.dice import MAX_DICE, MAX_FACES
 from dicelab.rules import scoring
 
 MAX_CATEGORIES = 20
+#: Most points one box, bonus or extra bonus may give. Real scorecards stay in the
+#: hundreds; the bound keeps every total, distribution and exact fraction of every
+#: solver within its exact range (a 20-box game scores at most a few million).
+MAX_POINTS = 10_000
 
 JokerMode = Literal["free", "forced", "free-if-fifty", "none"]
 
@@ -27,8 +31,8 @@ def _check_score(value: int | str) -> int | str:
     if isinstance(value, bool):
         raise ValueError("expected fixed points (a whole number >= 0), 'all' or 'matching'")
     if isinstance(value, int):
-        if value < 0:
-            raise ValueError(f"got {value} points, expected a whole number >= 0")
+        if not 0 <= value <= MAX_POINTS:
+            raise ValueError(f"got {value} points, expected a whole number from 0 to {MAX_POINTS}")
         return value
     if value not in ("all", "matching"):
         raise ValueError(
@@ -220,7 +224,7 @@ class UpperBonus(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     threshold: int = Field(ge=1, le=1000)
-    points: int = Field(ge=0)
+    points: int = Field(ge=0, le=MAX_POINTS)
 
 
 class ExtraYahtzee(BaseModel):
@@ -242,7 +246,7 @@ class ExtraYahtzee(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     category: str
-    bonus: int = Field(ge=0)
+    bonus: int = Field(ge=0, le=MAX_POINTS)
     joker: JokerMode
 
 
