@@ -271,3 +271,15 @@ def test_any_corruption_is_a_user_error_or_fine(yahtzee, finished, turn, key, va
         Game.resume(yahtzee, rec)
     except UserError:
         pass
+
+
+def test_review_names_a_keep_after_the_last_throw(yahtzee):
+    game = real_game(
+        yahtzee,
+        [("roll", [4, 4, 5, 6, 6]), ("keep", [4, 4]), ("roll", [4, 4, 1, 2, 3]),
+         ("keep", [4, 4]), ("roll", [4, 4, 5, 6, 6]), ("fill", "fours")],
+    )  # fmt: skip
+    rec = game.record
+    rec["turns"][0]["keeps"].append([4, 4])  # a third keep: there is no fourth throw
+    with pytest.raises(UserError, match="after the last throw: no rerolls are left"):
+        review(yahtzee, rec)

@@ -596,7 +596,11 @@ def review(table: ExpectedTable, record: dict) -> Review:
 def _chosen(advice: Advice, step: _Step, rules) -> Option:
     if step.kind == "box":
         return find_box_option(advice, str(step.choice), rules)
-    keep = tuple(step.choice)
+    keep = tuple(sorted(step.choice))
+    if step.position.rerolls_left == 0:
+        raise UserError(
+            f"keep {list(keep)} after the last throw: no rerolls are left, a box must be filled"
+        )
     for o in advice.options:
         if o.keep == keep:
             return o
