@@ -95,3 +95,22 @@ def test_tic_tac_toe_bound_holds():
 
     game = TicTacToe(3, 3, 3)
     assert len(solve(game)) <= game.position_bound == 6046
+
+
+def test_target_tables_are_sized_before_they_are_solved(monkeypatch):
+    from dicelab.solve import cost as cost_module
+    from dicelab.solve.target import solve_target
+
+    monkeypatch.setattr(cost_module, "machine_memory", lambda: 2**20)
+    with pytest.raises(UserError, match=r"\(state, points\) values.*--allow-large"):
+        solve_target("yazy")
+    monkeypatch.setattr(cost_module, "RATE", 1.0)
+    monkeypatch.setattr(cost_module, "machine_memory", lambda: 2**40)
+    with pytest.raises(UserError, match="longer than an hour"):
+        solve_target("yazy")
+
+
+def test_a_distribution_beyond_memory_is_refused_before_work():
+    out = cli("distribution", "maxi-yatzy", timeout=60)
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "score distribution" in out.stderr and "--allow-large" in out.stderr

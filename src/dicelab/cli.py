@@ -119,7 +119,7 @@ def solve(
 
         run_objective(
             rules, objective, target=target, exact=exact, opponent=opponent,
-            as_json=json_out, use_cache=not no_cache,
+            as_json=json_out, use_cache=not no_cache, allow_large=allow_large,
         )  # fmt: skip
         return
     r = load_rules(rules)
@@ -396,6 +396,9 @@ def distribution_command(
     as_json: bool = typer.Option(False, "--json", help="Print every figure as JSON."),
     plot: str | None = typer.Option(None, "--plot", help="Write a histogram (.png, .svg, .pdf)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
+    allow_large: bool = typer.Option(
+        False, "--allow-large", help="Solve even what this machine is not expected to hold."
+    ),
 ) -> None:
     """Exact distribution of the final score under the expected-score optimum."""
     from pathlib import Path
@@ -403,8 +406,9 @@ def distribution_command(
     from dicelab.objective_report import run_distribution
 
     run_distribution(
-        rules, as_json=as_json, plot=Path(plot) if plot else None, use_cache=not no_cache
-    )
+        rules, as_json=as_json, plot=Path(plot) if plot else None, use_cache=not no_cache,
+        allow_large=allow_large,
+    )  # fmt: skip
 
 
 #: The command-line library's error base class (usage errors, bad option values).

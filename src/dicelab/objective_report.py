@@ -51,6 +51,7 @@ def run_objective(
     opponent: str | None = None,
     as_json: bool = False,
     use_cache: bool = True,
+    allow_large: bool = False,
 ) -> None:
     """Solve for one objective and print the answer (see ``dicelab solve --help``)."""
     check_options(objective, target, exact, opponent)
@@ -58,9 +59,9 @@ def run_objective(
     if exact:
         _run_exact(r, objective, target, as_json)
     elif objective == "target":
-        _run_target(r, target, as_json, use_cache)
+        _run_target(r, target, as_json, use_cache, allow_large)
     elif objective == "win":
-        _run_win(r, opponent, as_json, use_cache)
+        _run_win(r, opponent, as_json, use_cache, allow_large)
     else:  # pragma: no cover - the plain objective is handled by the solve command
         raise UserError("the expected objective needs no report here")
 
@@ -86,7 +87,7 @@ def _run_exact(r, objective: str, target: int | None, as_json: bool) -> None:
     )
 
 
-def _run_target(r, target: int, as_json: bool, use_cache: bool) -> None:
+def _run_target(r, target: int, as_json: bool, use_cache: bool, allow_large: bool) -> None:
     from dicelab.rules.compiled import compile_rules
     from dicelab.solve.distribution import score_distribution
     from dicelab.solve.target import check_target, target_table
@@ -94,7 +95,7 @@ def _run_target(r, target: int, as_json: bool, use_cache: bool) -> None:
     check_target(compile_rules(r), target)
     start = time.perf_counter()
     with progress_bar(f"solving {r.name} for every target", enabled=not as_json) as tick:
-        table = target_table(r, use_cache=use_cache, progress=tick)
+        table = target_table(r, use_cache=use_cache, progress=tick, allow_large=allow_large)
     best = table.probability(target)
     plain = float(score_distribution(r, use_cache=use_cache).p_at_least[target])
     seconds = time.perf_counter() - start
@@ -120,11 +121,15 @@ def _run_target(r, target: int, as_json: bool, use_cache: bool) -> None:
     typer.echo(f"  (table of every target: {table.n_values:,} values, {how})")
 
 
-def _run_win(r, opponent: str | None, as_json: bool, use_cache: bool) -> None:
+def _run_win(
+    r, opponent: str | None, as_json: bool, use_cache: bool, allow_large: bool
+) -> None:
     from dicelab.solve.target import solve_win
 
     with progress_bar(f"solving {r.name} to beat the opponent", enabled=not as_json) as tick:
-        rep = solve_win(r, opponent=opponent, use_cache=use_cache, progress=tick)
+        rep = solve_win(
+            r, opponent=opponent, use_cache=use_cache, progress=tick, allow_large=allow_large
+        )
     if as_json:
         typer.echo(json.dumps(rep.to_dict()))
         return
@@ -152,8 +157,9 @@ def score_marks(dist, most: int = 8) -> list[int]:
 
 
 def run_distribution(
-    rules: str, as_json: bool = False, plot: Path | None = None, use_cache: bool = True
-) -> None:
+    rules: str, as_json: bool = False, plot: Path | None = None, use_cache: bool = True,
+    allow_large: bool = False,
+) -> None:  # fmt: skip
     """Print the final-score distribution of the expected-score optimum."""
     from dicelab.report import check_plot_path
     from dicelab.solve.distribution import plot_distribution, score_distribution
@@ -162,7 +168,9 @@ def run_distribution(
         check_plot_path(plot)
     r = load_rules(rules)
     with progress_bar(f"distribution of {r.name}", enabled=not as_json) as tick:
-        dist = score_distribution(r, progress=tick, use_cache=use_cache)
+        dist = score_distribution(
+            r, progress=tick, use_cache=use_cache, allow_large=allow_large
+        )
     if plot is not None:
         plot_distribution(dist, plot)
     if as_json:

@@ -67,9 +67,10 @@ class Cost:
     unit: str = "states"
 
     def describe(self) -> str:
+        time = f" and {human_seconds(self.seconds)}" if self.seconds > 0 else ""
         return (
             f"{self.what} has {big(self.states)} {self.unit}: {human_bytes(self.bytes)} of "
-            f"memory and {human_seconds(self.seconds)}"
+            f"memory{time}"
         )
 
     def check(self, allow_large: bool = False) -> None:
@@ -104,6 +105,17 @@ def expected_cost(rules: Rules, threads: int | None = None) -> Cost:
     seconds = states * keeps * rules.faces * passes / RATE
     what = f"{rules.name}'s expected-score table ({plural(rules.n_categories, 'box')})"
     return Cost(what, states, 8 * states + scratch, seconds)
+
+
+def points_cost(rules: Rules, values: int, itemsize: int = 8) -> Cost:
+    """A table over (state, points): the target and utility tables."""
+    keeps = n_keeps(rules.dice, rules.faces)
+    threads = os.cpu_count() or 1
+    passes = 2 * (rules.rolls - 1) + 1
+    seconds = values * keeps * rules.faces * passes / RATE
+    scratch = threads * keeps * LANES * itemsize * 2
+    what = f"{rules.name}'s table over states and points"
+    return Cost(what, values, values * itemsize + scratch, seconds, unit="(state, points) values")
 
 
 #: Positions the two-player solver explores and settles per second (the door game and

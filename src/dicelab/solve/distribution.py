@@ -42,9 +42,10 @@ from numba import get_num_threads, njit, prange
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.solve.cost import Cost
 from dicelab.solve.expected import ExpectedTable, expected_table, kernel_args, space_args
 from dicelab.solve.kernels import box_rule, keep_values, next_flag, open_box_rows
-from dicelab.solve.points import StateBounds, layers
+from dicelab.solve.points import StateBounds, layers, so_far_layout
 
 Progress = Callable[[int, int], None]
 
@@ -433,6 +434,7 @@ def score_distribution(
     progress: Progress | None = None,
     strategy: str | None = None,
     use_cache: bool = True,
+    allow_large: bool = False,
 ) -> ScoreDistribution:
     """The exact distribution of the final score of a table-driven strategy.
 
@@ -449,10 +451,16 @@ def score_distribution(
         A name for the strategy, shown in reports.
     use_cache : bool
         Whether the default table may come from (and go to) the cache.
+    allow_large : bool
+        Solve even what :mod:`dicelab.solve.cost` says this machine cannot hold.
     """
     if isinstance(rules, str):
         rules = load_rules(rules)
     game = rules if isinstance(rules, CompiledRules) else compile_rules(rules)
+    layout = so_far_layout(game)  # (state, points so far): two layers are held at once
+    held = max(layout.layer_size(k) + layout.layer_size(k + 1) for k in range(game.n_categories))
+    Cost(f"{game.rules.name}'s score distribution", held, 16 * held, 0.0,
+         unit="(state, points) values a layer").check(allow_large)  # fmt: skip
     if values is None:
         values = expected_table(game.rules, use_cache=use_cache)
     if isinstance(values, ExpectedTable):

@@ -243,6 +243,7 @@ def solve_expected(
     n_cat = game.n_categories
     shape = (1 << n_cat, game.n_flag, game.n_upper)
     expected_cost(game.rules).check(allow_large)
+    kernels.announce_compile(kernels.solve_batches)
     start = time.perf_counter()
     V = np.full(shape, np.nan)
     extent = game.upper_extent

@@ -24,6 +24,24 @@ from dicelab.rules import placement
 #: Below every value a kernel compares, and finite in float32 as in float64.
 NEG = -3.0e38
 
+def announce_compile(*dispatchers) -> None:
+    """On a terminal, say so before a first run compiles kernels (Numba caches them)."""
+    import os
+    import sys
+
+    if not sys.stderr.isatty():
+        return
+    try:
+        fresh = any(not os.path.exists(d._cache._cache_file._index_path) for d in dispatchers)
+    except AttributeError:  # another Numba: nothing to say
+        return
+    if fresh:
+        print(
+            "note: compiling the solver kernels once (15 to 30 s); later runs reuse them",
+            file=sys.stderr,
+        )
+
+
 #: Floating-point licence for the max-heavy kernels: no NaN or infinity reaches
 #: them (unreachable states are never read), so comparisons compile to vector max.
 FAST = {"nnan", "ninf", "nsz"}

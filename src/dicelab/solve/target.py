@@ -42,6 +42,7 @@ from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, compile_rules
 from dicelab.rules.placement import box_rule, next_flag
 from dicelab.solve import turn
+from dicelab.solve.cost import points_cost
 from dicelab.solve.expected import BoxOption, KeepLookups, kernel_args, space_args
 from dicelab.solve.points import (
     PointsLayout,
@@ -51,9 +52,6 @@ from dicelab.solve.points import (
     needed_layout,
     so_far_layout,
 )
-
-#: Largest table (in bytes) these objectives may allocate.
-MAX_TABLE_BYTES = 8 * 2**30
 
 Progress = Callable[[int, int], None]
 
@@ -142,18 +140,16 @@ def solve_points(
     width: int = 256,
     chunk: int = 256,
     dtype: type = np.float64,
+    allow_large: bool = False,
 ) -> np.ndarray:
     """Solve every row of a layout backwards, layer by layer.
 
     ``terminal(points, u)`` gives the values of the full-sheet rows (points of
     each lane and the capped upper total).
     """
-    need = 8 * layout.size
-    if need > MAX_TABLE_BYTES:
-        raise UserError(
-            f"{game.rules.name}: this table would need {need / 2**30:.1f} GiB "
-            f"(at most {MAX_TABLE_BYTES / 2**30:.0f} GiB)"
-        )
+    cost = points_cost(game.rules, layout.size, np.dtype(dtype).itemsize)
+    cost.check(allow_large)
+    cost.announce()
     T = np.empty(layout.size, dtype=dtype)
     full = game.full_mask
     for y in range(game.n_flag):
@@ -173,6 +169,7 @@ def solve_points(
     from dicelab.solve import kernels
 
     workers = config.NUMBA_NUM_THREADS
+    kernels.announce_compile(kernels.solve_layer)
     for layer in reversed(layers(game.n_categories)[:-1]):
         for lo_i in range(0, len(layer), chunk):
             part = layer[lo_i : lo_i + chunk]
@@ -233,6 +230,7 @@ def solve_target(
     progress: Progress | None = None,
     width: int = 256,
     dtype: type = np.float64,
+    allow_large: bool = False,
 ) -> TargetTable:
     """Solve for the best ``P(final score >= S)``, every ``S`` at once."""
     game = _game(rules)
@@ -243,7 +241,10 @@ def solve_target(
     def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:
         return (points <= bounds.bonus_of(u)).astype(np.float64)
 
-    T = solve_points(game, layout, NEEDED, 1.0, 0.0, terminal, progress, width, dtype=dtype)
+    T = solve_points(
+        game, layout, NEEDED, 1.0, 0.0, terminal, progress, width, dtype=dtype,
+        allow_large=allow_large,
+    )  # fmt: skip
     seconds = time.perf_counter() - start
     return TargetTable(game, layout, T, NEEDED, 1.0, 0.0, seconds=seconds)
 
@@ -253,6 +254,7 @@ def target_table(
     use_cache: bool = True,
     progress: Progress | None = None,
     mapped: bool = False,
+    allow_large: bool = False,
 ) -> TargetTable:
     """The target table of a rule set, from the cache when it holds one.
 
@@ -273,7 +275,7 @@ def target_table(
         if found is not None:
             values, meta = found
             return TargetTable(game, layout, values, NEEDED, 1.0, 0.0, meta=meta)
-    table = solve_target(game, progress=progress)
+    table = solve_target(game, progress=progress, allow_large=allow_large)
     tables.remember(table, rules, OBJECTIVE_TARGET, params, use_cache)
     return table
 
@@ -346,6 +348,7 @@ def solve_utility(
     utility: Utility,
     progress: Progress | None = None,
     width: int = 256,
+    allow_large: bool = False,
 ) -> UtilityTable:
     """Solve for the best expected utility of the final score."""
     game = _game(rules)
@@ -360,7 +363,9 @@ def solve_utility(
     def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:
         return utility.at(points + bounds.bonus_of(u))
 
-    T = solve_points(game, layout, SO_FAR, below, above, terminal, progress, width)
+    T = solve_points(
+        game, layout, SO_FAR, below, above, terminal, progress, width, allow_large=allow_large
+    )
     seconds = time.perf_counter() - start
     return UtilityTable(game, layout, T, SO_FAR, below, above, seconds=seconds, utility=utility)
 
@@ -373,6 +378,7 @@ def utility_table(
     utility: Utility,
     use_cache: bool = True,
     progress: Progress | None = None,
+    allow_large: bool = False,
 ) -> UtilityTable:
     """The utility table of a rule set, from the cache when it holds one for this utility."""
     from dicelab import tables
@@ -393,7 +399,7 @@ def utility_table(
             return UtilityTable(
                 game, layout, values, SO_FAR, below, above, meta=meta, utility=utility
             )
-    table = solve_utility(game, utility, progress=progress)
+    table = solve_utility(game, utility, progress=progress, allow_large=allow_large)
     tables.remember(table, rules, OBJECTIVE_UTILITY, params, use_cache)
     return table
 
@@ -521,6 +527,7 @@ def solve_win(
     opponent: np.ndarray | str | Path | None = None,
     use_cache: bool = True,
     progress: Progress | None = None,
+    allow_large: bool = False,
 ) -> WinReport:
     """Maximise ``P(my score > opponent's) + P(tie) / 2`` against a score distribution.
 
@@ -544,7 +551,9 @@ def solve_win(
         pmf = mine.pmf
         label = "the expected-score optimum (same rules)"
     utility = win_utility(pmf)
-    table = utility_table(rules, utility, use_cache=use_cache, progress=progress)
+    table = utility_table(
+        rules, utility, use_cache=use_cache, progress=progress, allow_large=allow_large
+    )
     scores = np.arange(mine.pmf.size)
     plain = float(np.dot(mine.pmf, utility.at(scores)))
     x = np.arange(pmf.size)
