@@ -89,7 +89,7 @@ class Cost:
     def announce(self, longer_than: float = 30.0) -> None:
         """Say on standard error, before it starts, that a solve will take a while."""
         if self.seconds > longer_than:
-            print(f"note: {self.describe()} (solved once, then cached)", file=sys.stderr)
+            print(f"note: {self.describe()}", file=sys.stderr)
 
 
 def expected_cost(rules: Rules, threads: int | None = None) -> Cost:
