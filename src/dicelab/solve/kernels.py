@@ -11,7 +11,11 @@ only in the upper total. Lane ``ui`` is the state with upper total ``u0 + ui``;
 the inner loops run over contiguous lanes, which the compiler vectorises.
 
 The value table ``V`` has shape ``(2**boxes, n_flag, n_upper)``: the expected
-points still to come at the start of a turn.
+points still to come at the start of a turn. The last section runs the same turn
+with lanes over points (the target and utility tables of :mod:`dicelab.solve.target`).
+
+Importing this module imports Numba; modules that answer one position (advice,
+:mod:`dicelab.solve.turn`) do not, and the solvers import it when they solve.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def final_roll_values(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: 
 
 
 def turn_detail(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int):
-    """Every value inside one turn, as :func:`dicelab.solve.kernels.turn_detail`.
+    """Every value inside one turn.
 
     Returns ``(K, start)``: ``K[0, roll]`` is a final roll in its best box,
     ``K[n, keep]`` (``n >= 1``) the value of keeping ``keep`` with ``n`` rerolls
