@@ -25,6 +25,24 @@ import subprocess
 import sys
 import textwrap
 
+#: The all-targets table of yahtzee, with a progress line and time estimate on stderr.
+HEAVY_TARGET = """
+import sys, time
+import numpy as np
+from dicelab.solve.target import solve_target
+def setup(): return None
+def run(_):
+    t0 = time.perf_counter()
+    def tick(done, total):
+        el = time.perf_counter() - t0
+        eta = el * (total - done) / max(done, 1)
+        print(f"\\r  {{done / total:6.1%}}  {{el:6.0f}} s, eta {{eta:5.0f}} s",
+              end="", file=sys.stderr, flush=True)
+    t = solve_target("yahtzee", progress=tick, dtype={dtype})
+    print(file=sys.stderr)
+    return t.probability(300), t.n_values
+"""
+
 #: job -> (code, short?, target seconds or None, what the value is)
 JOBS: dict[str, tuple[str, bool, float | None, str]] = {
     "yacht-325-exact": (
@@ -125,41 +143,10 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
         False, None, "P(win), values",
     ),
     "yahtzee-target-table": (
-        """
-        import sys, time
-        from dicelab.solve.target import solve_target
-        def setup(): return None
-        def run(_):
-            t0 = time.perf_counter()
-            def tick(done, total):
-                el = time.perf_counter() - t0
-                eta = el * (total - done) / max(done, 1)
-                print(f"\\r  {done / total:6.1%}  {el:6.0f} s, eta {eta:5.0f} s",
-                      end="", file=sys.stderr, flush=True)
-            t = solve_target("yahtzee", progress=tick)
-            print(file=sys.stderr)
-            return t.probability(300), t.n_values
-        """,
-        False, None, "P(>=300), values",
+        HEAVY_TARGET.format(dtype="np.float64"), False, None, "P(>=300), values"
     ),
     "yahtzee-target-table-f32": (
-        """
-        import sys, time
-        import numpy as np
-        from dicelab.solve.target import solve_target
-        def setup(): return None
-        def run(_):
-            t0 = time.perf_counter()
-            def tick(done, total):
-                el = time.perf_counter() - t0
-                eta = el * (total - done) / max(done, 1)
-                print(f"\\r  {done / total:6.1%}  {el:6.0f} s, eta {eta:5.0f} s",
-                      end="", file=sys.stderr, flush=True)
-            t = solve_target("yahtzee", progress=tick, dtype=np.float32)
-            print(file=sys.stderr)
-            return t.probability(300), t.n_values
-        """,
-        False, None, "P(>=300), values",
+        HEAVY_TARGET.format(dtype="np.float32"), False, None, "P(>=300), values"
     ),
 }
 HEAVY = {"yahtzee-target-table", "yahtzee-target-table-f32"}

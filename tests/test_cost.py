@@ -114,3 +114,16 @@ def test_a_distribution_beyond_memory_is_refused_before_work():
     out = cli("distribution", "maxi-yatzy", timeout=60)
     assert out.returncode == 2 and out.stderr.count("\n") == 1
     assert "score distribution" in out.stderr and "--allow-large" in out.stderr
+
+
+def test_a_table_solved_with_allow_large_is_used_without_it(tmp_path, monkeypatch):
+    from dicelab.solve import cost as cost_module
+    from dicelab.solve.expected import expected_table
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(cost_module, "MAX_SECONDS", 0.0)  # every solve counts as too long
+    with pytest.raises(UserError, match="--allow-large"):
+        expected_table("yazy")
+    solved = expected_table("yazy", allow_large=True)
+    again = expected_table("yazy")  # from the cache: no size question
+    assert again.meta["cached"] and again.expected_score == solved.expected_score

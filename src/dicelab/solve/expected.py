@@ -307,7 +307,8 @@ def expected_table(
     if isinstance(rules, str):
         rules = load_rules(rules)
     cost = expected_cost(rules)
-    cost.check(allow_large)  # before compiling: the rules alone tell the size
+    if not (use_cache and tables.table_path(rules, OBJECTIVE).exists()):
+        cost.check(allow_large)  # before compiling: the rules alone tell the size
     game = compile_rules(rules)
     if use_cache:
         shape = (1 << game.n_categories, game.n_flag, game.n_upper)

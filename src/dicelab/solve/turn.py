@@ -15,22 +15,26 @@ from dicelab.rules.compiled import CompiledRules
 from dicelab.rules.placement import box_rule, next_flag
 
 
-def final_roll_values(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int) -> np.ndarray:
-    """Value of every final roll placed in its best box (rolls in keep order)."""
+def best_boxes(game: CompiledRules, mask: int, y: int, value_of) -> np.ndarray:
+    """Each final roll's value in its best box (rolls in keep order).
+
+    ``value_of(c, pts, extra, y2)`` values scoring ``pts`` (an array over rolls)
+    in box ``c`` with the extra bonus ``extra``, the next flag being ``y2``. Rolls
+    that are not all alike may go in any open box; all-alike rolls follow the
+    joker rule (:func:`dicelab.rules.placement.box_rule`).
+    """
     n_cat, n_rolls = game.score.shape
-    cap = game.threshold
     best = np.full(n_rolls, -np.inf)
     ordinary = game.roll_face < 0
     for c in range(n_cat):
         if (mask >> c) & 1:
             continue
-        pts = game.score[c]
+        pts = game.score[c].astype(np.int64)
         if c == game.yahtzee:
             y2 = np.where((pts > 0) & (game.n_flag == 2), 1, 0)
         else:
             y2 = np.full(n_rolls, y)
-        u2 = np.minimum(u + pts, cap) if (game.upper[c] and cap > 0) else np.full(n_rolls, u)
-        value = pts + V[mask | (1 << c), y2, u2]
+        value = value_of(c, pts, 0, y2)
         np.maximum(best, np.where(ordinary, value, -np.inf), out=best)
     extra_bonus = float(game.rules.extra_bonus)
     for r in np.flatnonzero(~ordinary):
@@ -40,14 +44,23 @@ def final_roll_values(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: 
         )  # fmt: skip
         top = -np.inf
         for c in range(n_cat):
-            if not (allowed >> c) & 1:
-                continue
-            pts = int(game.joker_score[c, r] if active else game.score[c, r])
-            y2 = next_flag(c, y, pts, game.yahtzee, game.n_flag)
-            u2 = min(u + pts, cap) if (game.upper[c] and cap > 0) else u
-            top = max(top, (pts + extra) + V[mask | (1 << c), y2, u2])
+            if (allowed >> c) & 1:
+                pts = int(game.joker_score[c, r] if active else game.score[c, r])
+                y2 = next_flag(c, y, pts, game.yahtzee, game.n_flag)
+                top = max(top, value_of(c, np.array([pts]), extra, np.array([y2]))[0])
         best[r] = top
     return best
+
+
+def final_roll_values(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int) -> np.ndarray:
+    """Value of every final roll placed in its best box (rolls in keep order)."""
+    cap = game.threshold
+
+    def value_of(c, pts, extra, y2):
+        u2 = np.minimum(u + pts, cap) if (game.upper[c] and cap > 0) else np.full(pts.shape, u)
+        return (pts + extra) + V[mask | (1 << c), y2, u2]
+
+    return best_boxes(game, mask, y, value_of)
 
 
 def turn_detail(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int):
@@ -70,46 +83,19 @@ def points_final_values(table, mask: int, u: int, y: int, points: int) -> np.nda
     """
     game = table.game
     lay = table.layout
-    n_cat, n_rolls = game.score.shape
     cap = game.threshold
 
-    def after(c: int, pts: np.ndarray, gain: np.ndarray, y2: np.ndarray) -> np.ndarray:
+    def value_of(c, pts, extra, y2):
         m2 = mask | (1 << c)
         u2 = np.minimum(u + pts, cap) if (game.upper[c] and cap > 0) else np.full(pts.shape, u)
-        t = points + table.sign * gain
+        t = points + table.sign * (pts + int(extra))
         lo2, hi2, r2 = lay.lo[m2, y2, u2], lay.hi[m2, y2, u2], lay.off[m2, y2, u2]
         inside = (t >= lo2) & (t <= hi2)
         out = np.where(t < lo2, table.below, table.above).astype(np.float64)
         out[inside] = table.values[(r2 + t - lo2)[inside]]
         return out
 
-    best = np.full(n_rolls, -np.inf)
-    ordinary = game.roll_face < 0
-    for c in range(n_cat):
-        if (mask >> c) & 1:
-            continue
-        pts = game.score[c].astype(np.int64)
-        if c == game.yahtzee:
-            y2 = np.where((pts > 0) & (game.n_flag == 2), 1, 0)
-        else:
-            y2 = np.full(n_rolls, y)
-        value = after(c, pts, pts, y2)
-        np.maximum(best, np.where(ordinary, value, -np.inf), out=best)
-    extra_bonus = float(game.rules.extra_bonus)
-    for r in np.flatnonzero(~ordinary):
-        allowed, active, extra = box_rule(
-            mask, y, int(game.roll_face[r]), game.upper, game.upper_box_of_face, game.yahtzee,
-            game.joker_code, extra_bonus,
-        )  # fmt: skip
-        top = -np.inf
-        for c in range(n_cat):
-            if (allowed >> c) & 1:
-                pts = int(game.joker_score[c, r] if active else game.score[c, r])
-                y2 = next_flag(c, y, pts, game.yahtzee, game.n_flag)
-                one = np.array([pts])
-                top = max(top, after(c, one, one + int(extra), np.array([y2]))[0])
-        best[r] = top
-    return best
+    return best_boxes(game, mask, y, value_of)
 
 
 def throws(game: CompiledRules, final: np.ndarray):
