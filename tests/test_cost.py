@@ -5,10 +5,11 @@ import sys
 
 import pytest
 
+from dicelab.dice import n_keeps
 from dicelab.errors import UserError
 from dicelab.rules import load_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.cost import Cost, expected_cost, n_keeps
+from dicelab.solve.cost import Cost, expected_cost
 
 
 def rules_file(tmp_path, name, dice, faces, rolls, boxes, threshold=None):

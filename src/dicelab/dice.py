@@ -31,6 +31,9 @@ from dicelab.errors import UserError
 
 MAX_DICE = 12
 MAX_FACES = 20
+#: Most keeps (sub-multisets of the dice) a dice space may have: listing the keeps
+#: and their one-die moves takes about a second at this size (8 dice of 10 faces).
+MAX_KEEPS = 50_000
 #: Sub-keep rows a best-keep kernel compares in one pass (see ``DiceSpace.sub_rows``).
 SUB_GROUP = 3
 
@@ -69,6 +72,7 @@ class DiceSpace:
             raise UserError(f"dice: got {dice}, expected a number from 1 to {MAX_DICE}")
         if not 2 <= faces <= MAX_FACES:
             raise UserError(f"faces: got {faces}, expected a number from 2 to {MAX_FACES}")
+        check_keeps(dice, faces)
         self.dice = dice
         self.faces = faces
         keeps: list[tuple[int, ...]] = []
@@ -186,6 +190,21 @@ def multinomial(counts: tuple[int, ...]) -> int:
     for c in counts:
         total //= factorial(c)
     return total
+
+
+def n_keeps(dice: int, faces: int) -> int:
+    """Keeps of ``dice`` dice with ``faces`` faces, the empty one and full rolls included."""
+    return comb(dice + faces, faces)
+
+
+def check_keeps(dice: int, faces: int, name: str = "dice") -> None:
+    """Refuse dice whose keeps are too many to list, before anything is built."""
+    keeps = n_keeps(dice, faces)
+    if keeps > MAX_KEEPS:
+        raise UserError(
+            f"{name}: {dice} dice with {faces} faces make {keeps:,} distinct keeps, more "
+            f"than the {MAX_KEEPS:,} a turn can be solved with; use fewer dice or faces"
+        )
 
 
 def n_multisets(dice: int, faces: int) -> int:

@@ -162,10 +162,7 @@ class CompiledRules:
 
 
 def compile_rules(rules: Rules) -> CompiledRules:
-    """Build the score tables of a rule set (refusing dice with too many keeps)."""
-    from dicelab.solve.cost import check_dice
-
-    check_dice(rules)
+    """Build the score tables of a rule set."""
     space: DiceSpace = dice_space(rules.dice, rules.faces)
     n_rolls = space.n_rolls
     c_count = rules.n_categories

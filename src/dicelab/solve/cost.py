@@ -11,15 +11,12 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from math import comb
 
+from dicelab.dice import check_keeps, n_keeps
 from dicelab.errors import UserError
 from dicelab.rules.model import Rules
 from dicelab.text import plural
 
-#: Most keeps (sub-multisets of the dice) a rule set may have: listing the keeps
-#: and their one-die moves takes about a second at this size (8 dice of 10 faces).
-MAX_KEEPS = 50_000
 #: Element operations of the turn kernels per second on 2 cores (Yahtzee's bound of
 #: 1.0e6 states x 462 keeps x 6 faces x 5 passes takes about half a second): a
 #: deliberately low figure, so estimates err towards longer.
@@ -40,20 +37,9 @@ def machine_memory() -> int:
         return 8 * 2**30
 
 
-def n_keeps(dice: int, faces: int) -> int:
-    """Keeps of ``dice`` dice with ``faces`` faces, the empty one and full rolls included."""
-    return comb(dice + faces, faces)
-
-
 def check_dice(rules: Rules) -> None:
     """Refuse dice whose keeps are too many to list (before anything is built)."""
-    keeps = n_keeps(rules.dice, rules.faces)
-    if keeps > MAX_KEEPS:
-        raise UserError(
-            f"{rules.name}: {rules.dice} dice with {rules.faces} faces make {keeps:,} "
-            f"distinct keeps, more than the {MAX_KEEPS:,} a turn can be solved with; "
-            "use fewer dice or faces"
-        )
+    check_keeps(rules.dice, rules.faces, rules.name)
 
 
 @dataclass(frozen=True)

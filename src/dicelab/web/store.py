@@ -12,9 +12,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from math import comb
 
 from dicelab import tables
+from dicelab.dice import n_keeps
 from dicelab.errors import UserError
 from dicelab.rules import Rules, builtin_names, load_rules, rules_from_text
 from dicelab.solve.expected import OBJECTIVE, ExpectedTable, expected_table
@@ -49,11 +49,11 @@ class Entry:
 
 def solve_size(rules: Rules) -> tuple[int, int, int]:
     """Upper bounds of the states, the keeps and the work of a solve, without compiling."""
-    n_keeps = comb(rules.dice + rules.faces, rules.faces)
+    keeps = n_keeps(rules.dice, rules.faces)
     n_upper = rules.bonus_threshold + 1 if rules.bonus_threshold > 0 else 1
     n_flag = 2 if rules.extra_bonus > 0 else 1
     states = (1 << rules.n_categories) * n_upper * n_flag
-    return states, n_keeps, states * n_keeps
+    return states, keeps, states * keeps
 
 
 def parse_upload(text: str) -> Rules:
