@@ -217,9 +217,9 @@ def scorecard_state(table: ExpectedTable, position: Position) -> tuple[int, int,
     return mask, upper, flag if g.n_flag == 2 else 0, score
 
 
-def _possible_points(game, c: int) -> set[int]:
+def _possible_points(game, c: int) -> frozenset[int]:
     """Every score box ``c`` can hold, with or without a joker."""
-    return set(int(x) for x in game.score[c]) | set(int(x) for x in game.joker_score[c])
+    return game.possible_points[c]
 
 
 @lru_cache(maxsize=256)

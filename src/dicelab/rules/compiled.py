@@ -100,6 +100,12 @@ class CompiledRules:
         return (1 << self.n_categories) - 1
 
     @cached_property
+    def possible_points(self) -> tuple[frozenset[int], ...]:
+        """For every box, each score it can hold, with or without a joker."""
+        both = np.concatenate([self.score, self.joker_score], axis=1)
+        return tuple(frozenset(np.unique(row).tolist()) for row in both)
+
+    @cached_property
     def _upper_subsets(self) -> tuple[np.ndarray, np.ndarray]:
         """The reach of every subset of the upper boxes, and each mask's subset.
 

@@ -18,10 +18,10 @@ from dicelab.rules.placement import box_rule, next_flag
 def best_boxes(game: CompiledRules, mask: int, y: int, value_of) -> np.ndarray:
     """Each final roll's value in its best box (rolls in keep order).
 
-    ``value_of(c, pts, extra, y2)`` values scoring ``pts`` (an array over rolls)
-    in box ``c`` with the extra bonus ``extra``, the next flag being ``y2``. Rolls
-    that are not all alike may go in any open box; all-alike rolls follow the
-    joker rule (:func:`dicelab.rules.placement.box_rule`).
+    ``value_of(c, pts, extra, y2)`` values scoring ``pts`` in boxes ``c`` with the
+    extra bonus ``extra``, the next flag being ``y2`` (numbers or arrays). Rolls
+    that are not all alike may go in any open box; all-alike rolls follow the joker
+    rule (:func:`dicelab.rules.placement.box_rule`).
     """
     n_cat, n_rolls = game.score.shape
     best = np.full(n_rolls, -np.inf)
@@ -29,11 +29,8 @@ def best_boxes(game: CompiledRules, mask: int, y: int, value_of) -> np.ndarray:
     for c in range(n_cat):
         if (mask >> c) & 1:
             continue
-        pts = game.score[c].astype(np.int64)
-        if c == game.yahtzee:
-            y2 = np.where((pts > 0) & (game.n_flag == 2), 1, 0)
-        else:
-            y2 = np.full(n_rolls, y)
+        pts = game.score[c]
+        y2 = np.where((pts > 0) & (game.n_flag == 2), 1, 0) if c == game.yahtzee else y
         value = value_of(c, pts, 0, y2)
         np.maximum(best, np.where(ordinary, value, -np.inf), out=best)
     extra_bonus = float(game.rules.extra_bonus)
@@ -42,13 +39,10 @@ def best_boxes(game: CompiledRules, mask: int, y: int, value_of) -> np.ndarray:
             mask, y, int(game.roll_face[r]), game.upper, game.upper_box_of_face, game.yahtzee,
             game.joker_code, extra_bonus,
         )  # fmt: skip
-        top = -np.inf
-        for c in range(n_cat):
-            if (allowed >> c) & 1:
-                pts = int(game.joker_score[c, r] if active else game.score[c, r])
-                y2 = next_flag(c, y, pts, game.yahtzee, game.n_flag)
-                top = max(top, value_of(c, np.array([pts]), extra, np.array([y2]))[0])
-        best[r] = top
+        cs = [c for c in range(n_cat) if (allowed >> c) & 1]
+        pts = [int(game.joker_score[c, r] if active else game.score[c, r]) for c in cs]
+        y2 = [next_flag(c, y, p, game.yahtzee, game.n_flag) for c, p in zip(cs, pts, strict=True)]
+        best[r] = value_of(np.array(cs), np.array(pts), extra, np.array(y2)).max()
     return best
 
 
@@ -57,7 +51,7 @@ def final_roll_values(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: 
     cap = game.threshold
 
     def value_of(c, pts, extra, y2):
-        u2 = np.minimum(u + pts, cap) if (game.upper[c] and cap > 0) else np.full(pts.shape, u)
+        u2 = np.where(game.upper[c] & (cap > 0), np.minimum(u + pts, cap), u)
         return (pts + extra) + V[mask | (1 << c), y2, u2]
 
     return best_boxes(game, mask, y, value_of)
@@ -87,7 +81,7 @@ def points_final_values(table, mask: int, u: int, y: int, points: int) -> np.nda
 
     def value_of(c, pts, extra, y2):
         m2 = mask | (1 << c)
-        u2 = np.minimum(u + pts, cap) if (game.upper[c] and cap > 0) else np.full(pts.shape, u)
+        u2 = np.where(game.upper[c] & (cap > 0), np.minimum(u + pts, cap), u)
         t = points + table.sign * (pts + int(extra))
         lo2, hi2, r2 = lay.lo[m2, y2, u2], lay.hi[m2, y2, u2], lay.off[m2, y2, u2]
         inside = (t >= lo2) & (t <= hi2)
@@ -110,18 +104,20 @@ def throws(game: CompiledRules, final: np.ndarray):
     K = np.full((rerolls + 1, space.n_keeps), np.nan)
     K[0, roll0:] = A[roll0:]
     inv = 1.0 / faces
+    adds = [space.add[starts[size] : starts[size + 1]].T for size in range(dice)]
+    subs = [space.sub_rows[starts[size] : starts[size + 1]] for size in range(dice + 1)]
     for n in range(1, rerolls + 1):
         # keep values, largest keeps first: the mean over one more die, summed in order
         for size in range(dice - 1, -1, -1):
-            ks = np.arange(starts[size], starts[size + 1])
-            acc = A[space.add[ks, 0]] + A[space.add[ks, 1]]
+            add = adds[size]
+            acc = A[add[0]] + A[add[1]]
             for f in range(2, faces):
-                acc = acc + A[space.add[ks, f]]
-            A[ks] = acc * inv
+                acc += A[add[f]]
+            A[starts[size] : starts[size + 1]] = acc * inv
         K[n] = A
         # best keep inside each set of dice, smallest first
         for size in range(1, dice + 1):
-            ks = np.arange(starts[size], starts[size + 1])
-            A[ks] = np.maximum(A[ks], A[space.sub_rows[ks]].max(axis=1))
+            lo, hi = starts[size], starts[size + 1]
+            A[lo:hi] = np.maximum(A[lo:hi], A[subs[size]].max(axis=1))
     start = np.cumsum(space.roll_prob * A[roll0:])[-1]
     return K, float(start)
