@@ -121,13 +121,14 @@ def run_advise(
         from dicelab.solve.target import check_target, target_table
         from dicelab.tables import DamagedTable
 
-        check_target(compile_rules(r), target)  # before any solving
+        game = compile_rules(r)
+        check_target(game, target)  # before any solving
         with progress_bar(f"solving {r.name} for every target", enabled=not as_json) as tick:
-            ttable = target_table(r, progress=tick, mapped=True)
+            ttable = target_table(game, progress=tick, mapped=True)
             try:
                 advice = advise_target(ttable, position, target)
             except DamagedTable:  # read whole, the damage is seen and the table solved anew
-                ttable = target_table(r, progress=tick)
+                ttable = target_table(game, progress=tick)
                 advice = advise_target(ttable, position, target)
     if as_json:
         console.print_json(json.dumps({"rules": r.name, **advice.to_dict()}))

@@ -37,11 +37,6 @@ def machine_memory() -> int:
         return 8 * 2**30
 
 
-def check_dice(rules: Rules) -> None:
-    """Refuse dice whose keeps are too many to list (before anything is built)."""
-    check_keeps(rules.dice, rules.faces, rules.name)
-
-
 @dataclass(frozen=True)
 class Cost:
     """The size of one solve: its states, the memory it needs and the time it takes."""
@@ -78,28 +73,30 @@ class Cost:
             print(f"note: {self.describe()}", file=sys.stderr)
 
 
-def expected_cost(rules: Rules, threads: int | None = None) -> Cost:
-    """The expected-score table: one value per (filled boxes, upper total, flag)."""
-    check_dice(rules)
+def turn_cost(rules: Rules, lanes: int, itemsize: int = 8) -> tuple[int, float]:
+    """Scratch bytes and seconds of solving ``lanes`` lanes of turns of these rules
+    (refusing dice with too many keeps first)."""
+    check_keeps(rules.dice, rules.faces, rules.name)
     keeps = n_keeps(rules.dice, rules.faces)
+    threads = os.cpu_count() or 1
+    passes = 2 * (rules.rolls - 1) + 1
+    scratch = threads * keeps * LANES * itemsize * 2
+    return scratch, lanes * keeps * rules.faces * passes / RATE
+
+
+def expected_cost(rules: Rules) -> Cost:
+    """The expected-score table: one value per (filled boxes, upper total, flag)."""
     n_upper = rules.bonus_threshold + 1 if rules.bonus_threshold > 0 else 1
     n_flag = 2 if rules.extra_bonus > 0 or rules.joker == "free-if-fifty" else 1
     states = (1 << rules.n_categories) * n_upper * n_flag
-    threads = threads or os.cpu_count() or 1
-    scratch = threads * keeps * LANES * 8 * 2
-    passes = 2 * (rules.rolls - 1) + 1
-    seconds = states * keeps * rules.faces * passes / RATE
+    scratch, seconds = turn_cost(rules, states)
     what = f"{rules.name}'s expected-score table ({plural(rules.n_categories, 'box')})"
     return Cost(what, states, 8 * states + scratch, seconds)
 
 
 def points_cost(rules: Rules, values: int, itemsize: int = 8) -> Cost:
     """A table over (state, points): the target and utility tables."""
-    keeps = n_keeps(rules.dice, rules.faces)
-    threads = os.cpu_count() or 1
-    passes = 2 * (rules.rolls - 1) + 1
-    seconds = values * keeps * rules.faces * passes / RATE
-    scratch = threads * keeps * LANES * itemsize * 2
+    scratch, seconds = turn_cost(rules, values, itemsize)
     what = f"{rules.name}'s table over states and points"
     return Cost(what, values, values * itemsize + scratch, seconds, unit="(state, points) values")
 

@@ -250,7 +250,7 @@ def solve_target(
 
 
 def target_table(
-    rules: Rules | str,
+    rules: Rules | CompiledRules | str,
     use_cache: bool = True,
     progress: Progress | None = None,
     mapped: bool = False,
@@ -265,9 +265,8 @@ def target_table(
     """
     from dicelab import tables
 
-    if isinstance(rules, str):
-        rules = load_rules(rules)
-    game = compile_rules(rules)
+    game = _game(rules)  # compiled once, here or by the caller
+    rules = game.rules
     layout = needed_layout(game)
     params = {"rows": layout.key()}
     if use_cache:
