@@ -16,17 +16,16 @@ from dicelab.rules import parse_rules
 from dicelab.solve.expected import solve_expected
 
 
-def brute_force(rules) -> float:
+def box_choices(rules):
+    """``choices(filled, yflag, dice)``: (box, points, extra) for every box the final
+    dice may go in, as SPEC words the joker and extra-bonus rules."""
     cats = rules.categories
     n = len(cats)
     faces = rules.faces
-    dice_n = rules.dice
     upper = [c.counts_for_bonus for c in cats]
     ybox = rules.yahtzee_index
     joker = rules.joker
     extra_pts = rules.extra_bonus
-    threshold = rules.upper_bonus.threshold if rules.upper_bonus else 0
-    bonus = rules.upper_bonus.points if rules.upper_bonus else 0
 
     def counts(dice):
         c = [0] * faces
@@ -65,6 +64,20 @@ def brute_force(rules) -> float:
                 return [(c, joker_points(c, dice), extra) for c in lower]
             return [(c, p, extra) for c, p in normal]
         return [(c, p, extra) for c, p in normal]
+
+    return choices
+
+
+def brute_force(rules) -> float:
+    cats = rules.categories
+    n = len(cats)
+    faces = rules.faces
+    dice_n = rules.dice
+    upper = [c.counts_for_bonus for c in cats]
+    ybox = rules.yahtzee_index
+    threshold = rules.upper_bonus.threshold if rules.upper_bonus else 0
+    bonus = rules.upper_bonus.points if rules.upper_bonus else 0
+    choices = box_choices(rules)
 
     @cache
     def game_value(filled, up_total, yflag):

@@ -404,6 +404,30 @@ def fill_after(dst, nl, mask, y, f0, c, pts, gain, T, lo, hi, off, sign, below, 
             dst[i - f0] = above
 
 
+@njit(cache=True, fastmath=FAST)
+def best_candidates(A, roll0, nl, cand, open_boxes, first_row, n_open, index, roll_face):
+    """Each ordinary final roll in its best open box: ``A[roll0 + r, :nl]``.
+
+    Open box ``t`` keeps the candidate row of each of its distinct scores from
+    ``first_row[t]`` on; roll ``r`` scores ``index[box, r]``-th of them.
+    """
+    picks = np.empty(n_open + 2, np.int64)
+    for r in range(roll_face.shape[0]):
+        if roll_face[r] >= 0:
+            continue
+        row = A[roll0 + r, :nl]
+        for t in range(n_open):
+            picks[t] = first_row[t] + index[open_boxes[t], r]
+        n = n_open
+        while n % 3 != 0:  # whole groups of three rows, padded with the first
+            picks[n] = picks[0]
+            n += 1
+        max_of(row, cand[picks[0], :nl], cand[picks[1], :nl], cand[picks[2], :nl], nl)
+        for g in range(3, n, 3):
+            max_into(row, cand[picks[g], :nl], cand[picks[g + 1], :nl], cand[picks[g + 2], :nl],
+                     nl)  # fmt: skip
+
+
 @njit(cache=True)
 def final_rolls(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, cand, tmp, roll0,
                 score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
@@ -424,21 +448,7 @@ def final_rolls(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, cand, tm
             pts = values[c, j]
             fill_after(cand[pos + j], nl, mask, y, f0, c, pts, pts, T, lo, hi, off, sign,
                        below, above, upper, threshold, yahtzee, n_flag)  # fmt: skip
-    picks = np.empty(n_open + 2, np.int64)
-    for r in range(n_rolls):
-        row = A[roll0 + r, :nl]
-        if roll_face[r] >= 0:
-            continue
-        for t in range(n_open):
-            picks[t] = first_row[t] + index[open_boxes[t], r]
-        n = n_open
-        while n % 3 != 0:  # whole groups of three rows, padded with the first
-            picks[n] = picks[0]
-            n += 1
-        max_of(row, cand[picks[0], :nl], cand[picks[1], :nl], cand[picks[2], :nl], nl)
-        for g in range(3, n, 3):
-            max_into(row, cand[picks[g], :nl], cand[picks[g + 1], :nl], cand[picks[g + 2], :nl],
-                     nl)  # fmt: skip
+    best_candidates(A, roll0, nl, cand, open_boxes, first_row, n_open, index, roll_face)
     for r in range(n_rolls):
         face = roll_face[r]
         if face < 0:
@@ -521,3 +531,286 @@ def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign,
         throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl)
         for i in range(nl):
             T[f0 + i] = out[i]
+
+
+# -- two players: lanes over the lead (:mod:`dicelab.solve.duel`) ---------------------
+# A duel node is (mover's state i, other's state j); its row holds, for every lead
+# ``x`` of the other player (their points minus the mover's), the value for the
+# player who just moved. The mover, on a lead ``-x``, scores ``g`` and hands over a
+# node where their lead is ``g - x``: a lane reads the next row backwards.
+@njit(cache=True)
+def duel_node(i, j, p_count, cstart, ncount, lbase):
+    """Index of the node where player state ``i`` moves and ``j`` waits."""
+    ki = p_count[i]
+    kj = p_count[j]
+    return lbase[ki + kj] + (i - cstart[ki]) * ncount[kj] + (j - cstart[kj])
+
+
+@njit(cache=True)
+def duel_next(i, j, c, pts, p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase, upper,
+              threshold, yahtzee, n_flag):  # fmt: skip
+    """The node after state ``i`` scores ``pts`` in box ``c`` (``j`` moves next)."""
+    u2 = p_u[i]
+    if upper[c] and threshold > 0:
+        u2 = min(u2 + pts, threshold)
+    i2 = pid[p_mask[i] | (1 << c), next_flag(c, p_y[i], pts, yahtzee, n_flag), u2]
+    return duel_node(j, i2, p_count, cstart, ncount, lbase)
+
+
+@njit(cache=True)
+def duel_read(dst, nl, x0, gain, nn, T, toff, tbase, xlo, ulo, uhi, below, above):
+    """``dst[l]``: node ``nn``'s value at lead ``gain - (x0 + l)`` of its waiting player.
+
+    Leads above the node's undecided range are certain wins (``above``), below it
+    certain losses (``below``); inside it they lie in the node's row, which starts
+    at ``T[toff[nn] - tbase]`` with lead ``xlo[nn]``.
+    """
+    s1 = min(max(gain - x0 - uhi[nn], 0), nl)
+    s2 = min(max(gain - x0 - ulo[nn] + 1, s1), nl)
+    for lane in range(s1):
+        dst[lane] = above
+    base = toff[nn] - tbase + gain - x0 - xlo[nn]
+    for lane in range(s1, s2):
+        dst[lane] = T[base - lane]
+    for lane in range(s2, nl):
+        dst[lane] = below
+
+
+@njit(cache=True)
+def duel_final(i, j, x0, nl, T, toff, xlo, ulo, uhi, A, cand, tmp, roll0, p_mask, p_y, p_u,
+               p_count, pid, cstart, ncount, lbase, score, joker_score, roll_face, upper,
+               upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
+               index):  # fmt: skip
+    """The mover's best box for every final roll and lane: ``A[roll0 + r, :nl]``."""
+    n_cat, n_rolls = score.shape
+    mask = p_mask[i]
+    y = p_y[i]
+    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
+    for t in range(n_open):
+        c = open_boxes[t]
+        for v in range(n_vals_of[t]):
+            pts = values[c, v]
+            nn = duel_next(i, j, c, pts, p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase,
+                           upper, threshold, yahtzee, n_flag)  # fmt: skip
+            duel_read(cand[first_row[t] + v], nl, x0, pts, nn, T, toff, 0, xlo, ulo, uhi,
+                      0.0, 1.0)  # fmt: skip
+    best_candidates(A, roll0, nl, cand, open_boxes, first_row, n_open, index, roll_face)
+    for r in range(n_rolls):
+        face = roll_face[r]
+        if face < 0:
+            continue
+        row = A[roll0 + r, :nl]
+        for lane in range(nl):
+            row[lane] = NEG
+        allowed, active, extra = box_rule(
+            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
+        )
+        for c in range(n_cat):
+            if (allowed >> c) & 1 == 0:
+                continue
+            pts = joker_score[c, r] if active else score[c, r]
+            nn = duel_next(i, j, c, pts, p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase,
+                           upper, threshold, yahtzee, n_flag)  # fmt: skip
+            duel_read(tmp, nl, x0, pts + int(extra), nn, T, toff, 0, xlo, ulo, uhi, 0.0, 1.0)
+            for lane in range(nl):
+                if tmp[lane] > row[lane]:
+                    row[lane] = tmp[lane]
+
+
+@njit(cache=True, parallel=True)
+def duel_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, T, toff, xlo, ulo, uhi, p_mask,
+               p_y, p_u, p_count, pid, cstart, ncount, lbase, score, joker_score, roll_face,
+               upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
+               index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls):  # fmt: skip
+    """Solve a list of batches (a node and a run of its lanes) of one layer.
+
+    The mover maximises their own chance; the row stores the complement, the
+    chance of the player who waits.
+    """
+    n_keeps = add.shape[0]
+    roll0 = size_start[dice]
+    A_of = np.empty((n_workers, n_keeps, width))
+    cand_of = np.empty((n_workers, values.shape[0] * values.shape[1], width))
+    tmp_of = np.empty((n_workers, width))
+    out_of = np.empty((n_workers, width))
+    for b in prange(b_i.shape[0]):
+        w = get_thread_id()
+        A = A_of[w]
+        out = out_of[w]
+        nl = b_nl[b]
+        x0 = b_x0[b]
+        duel_final(
+            b_i[b], b_j[b], x0, nl, T, toff, xlo, ulo, uhi, A, cand_of[w], tmp_of[w], roll0,
+            p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase, score, joker_score,
+            roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
+            values, index,
+        )  # fmt: skip
+        throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl)
+        node = b_node[b]
+        base = toff[node] + x0 - xlo[node]
+        for lane in range(nl):
+            T[base + lane] = 1.0 - out[lane]
+
+
+# -- evaluating a pair of strategies ----------------------------------------------------
+# The same turn, with the decisions of the win-optimal table ``T`` and two more
+# quantities carried along each decision: the mover's chance to win (``W``) and to
+# tie (``Z``) under the pair of strategies being evaluated.
+@njit(cache=True)
+def best_keeps_follow(A, W, Z, sub_rows, lanes):
+    """:func:`best_keeps`, with ``W`` and ``Z`` following the choice made on ``A``."""
+    width = sub_rows.shape[1]
+    for k in range(A.shape[0]):
+        subs = sub_rows[k]
+        if subs[0] == k:
+            continue
+        for j in range(width):
+            s = subs[j]
+            if s == k:
+                break
+            for lane in range(lanes):
+                if A[s, lane] > A[k, lane]:
+                    A[k, lane] = A[s, lane]
+                    W[k, lane] = W[s, lane]
+                    Z[k, lane] = Z[s, lane]
+
+
+@njit(cache=True)
+def duel_final_follow(i, j, x0, nl, T, toff, xlo, ulo, uhi, EW, EZ, eoff, ebase, A, W, Z, cand,
+                      cand_w, cand_z, roll0, p_mask, p_y, p_u, p_count, pid, cstart, ncount,
+                      lbase, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
+                      yahtzee, joker, extra_bonus, n_flag, values, index):  # fmt: skip
+    """:func:`duel_final`, recording the win and tie chances of the chosen boxes."""
+    n_cat, n_rolls = score.shape
+    mask = p_mask[i]
+    y = p_y[i]
+    open_boxes, first_row, n_vals_of, n_open, total = open_box_rows(mask, values)
+    for t in range(n_open):
+        c = open_boxes[t]
+        for v in range(n_vals_of[t]):
+            pts = values[c, v]
+            nn = duel_next(i, j, c, pts, p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase,
+                           upper, threshold, yahtzee, n_flag)  # fmt: skip
+            row = first_row[t] + v
+            duel_read(cand[row], nl, x0, pts, nn, T, toff, 0, xlo, ulo, uhi, 0.0, 1.0)
+            duel_read(cand_w[row], nl, x0, pts, nn, EW, eoff, ebase, xlo, ulo, uhi, 0.0, 1.0)
+            duel_read(cand_z[row], nl, x0, pts, nn, EZ, eoff, ebase, xlo, ulo, uhi, 0.0, 0.0)
+    tmp = total  # a spare candidate row for the all-same rolls
+    for r in range(n_rolls):
+        face = roll_face[r]
+        a = A[roll0 + r]
+        w = W[roll0 + r]
+        z = Z[roll0 + r]
+        for lane in range(nl):
+            a[lane] = NEG
+        if face < 0:
+            for t in range(n_open):
+                row = first_row[t] + index[open_boxes[t], r]
+                for lane in range(nl):
+                    if cand[row, lane] > a[lane]:
+                        a[lane] = cand[row, lane]
+                        w[lane] = cand_w[row, lane]
+                        z[lane] = cand_z[row, lane]
+            continue
+        allowed, active, extra = box_rule(
+            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
+        )
+        for c in range(n_cat):
+            if (allowed >> c) & 1 == 0:
+                continue
+            pts = joker_score[c, r] if active else score[c, r]
+            nn = duel_next(i, j, c, pts, p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase,
+                           upper, threshold, yahtzee, n_flag)  # fmt: skip
+            g = pts + int(extra)
+            duel_read(cand[tmp], nl, x0, g, nn, T, toff, 0, xlo, ulo, uhi, 0.0, 1.0)
+            duel_read(cand_w[tmp], nl, x0, g, nn, EW, eoff, ebase, xlo, ulo, uhi, 0.0, 1.0)
+            duel_read(cand_z[tmp], nl, x0, g, nn, EZ, eoff, ebase, xlo, ulo, uhi, 0.0, 0.0)
+            for lane in range(nl):
+                if cand[tmp, lane] > a[lane]:
+                    a[lane] = cand[tmp, lane]
+                    w[lane] = cand_w[tmp, lane]
+                    z[lane] = cand_z[tmp, lane]
+
+
+@njit(cache=True)
+def duel_expected_turn(i, j, x0, nl, EW, EZ, eoff, ebase, xlo, ulo, uhi, o_start, o_prob,
+                       o_box, o_pts, o_gain, out_w, out_z, tmp_w, tmp_z, p_mask, p_y, p_u,
+                       p_count, pid, cstart, ncount, lbase, upper, threshold, yahtzee,
+                       n_flag):  # fmt: skip
+    """The mover plays for the expected score: their turn's outcomes are fixed."""
+    for lane in range(nl):
+        out_w[lane] = 0.0
+        out_z[lane] = 0.0
+    for o in range(o_start[i], o_start[i + 1]):
+        nn = duel_next(i, j, o_box[o], o_pts[o], p_mask, p_y, p_u, p_count, pid, cstart,
+                       ncount, lbase, upper, threshold, yahtzee, n_flag)  # fmt: skip
+        duel_read(tmp_w, nl, x0, o_gain[o], nn, EW, eoff, ebase, xlo, ulo, uhi, 0.0, 1.0)
+        duel_read(tmp_z, nl, x0, o_gain[o], nn, EZ, eoff, ebase, xlo, ulo, uhi, 0.0, 0.0)
+        p = o_prob[o]
+        for lane in range(nl):
+            out_w[lane] += p * tmp_w[lane]
+            out_z[lane] += p * tmp_z[lane]
+
+
+@njit(cache=True, parallel=True)
+def duel_eval_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, plays_win, T, toff, xlo,
+                    ulo, uhi, EW, EZ, eoff, ebase, CW, CZ, cbase, o_start, o_prob, o_box, o_pts,
+                    o_gain, p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase, score,
+                    joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
+                    extra_bonus, n_flag, values, index, add, sub_rows, size_start, roll_prob,
+                    dice, faces, rerolls):  # fmt: skip
+    """Win and tie chances of one layer under a pair of strategies.
+
+    ``EW``/``EZ`` hold the next layer (from ``ebase``), ``CW``/``CZ`` receive this
+    one (from ``cbase``), both for the player who waits. The mover plays the
+    win-optimal table ``T`` when ``plays_win``, else the expected-score outcomes
+    ``o_*`` of their state.
+    """
+    n_keeps = add.shape[0]
+    roll0 = size_start[dice]
+    n_cand = values.shape[0] * values.shape[1] + 1
+    n_scr = n_keeps if plays_win else 1
+    A_of = np.empty((n_workers, 3, n_scr, width))
+    cand_of = np.empty((n_workers, 3, n_cand if plays_win else 1, width))
+    out_of = np.empty((n_workers, 4, width))
+    for b in prange(b_i.shape[0]):
+        w = get_thread_id()
+        out = out_of[w]
+        nl = b_nl[b]
+        x0 = b_x0[b]
+        i = b_i[b]
+        j = b_j[b]
+        if plays_win:
+            A = A_of[w, 0]
+            W = A_of[w, 1]
+            Z = A_of[w, 2]
+            duel_final_follow(
+                i, j, x0, nl, T, toff, xlo, ulo, uhi, EW, EZ, eoff, ebase, A, W, Z,
+                cand_of[w, 0], cand_of[w, 1], cand_of[w, 2], roll0, p_mask, p_y, p_u, p_count,
+                pid, cstart, ncount, lbase, score, joker_score, roll_face, upper,
+                upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
+            )  # fmt: skip
+            for _ in range(rerolls):
+                keep_values(A, add, size_start, dice, faces, nl)
+                keep_values(W, add, size_start, dice, faces, nl)
+                keep_values(Z, add, size_start, dice, faces, nl)
+                best_keeps_follow(A, W, Z, sub_rows, nl)
+            for lane in range(nl):
+                out[0, lane] = 0.0
+                out[1, lane] = 0.0
+            for r in range(roll_prob.shape[0]):
+                p = roll_prob[r]
+                for lane in range(nl):
+                    out[0, lane] += p * W[roll0 + r, lane]
+                    out[1, lane] += p * Z[roll0 + r, lane]
+        else:
+            duel_expected_turn(
+                i, j, x0, nl, EW, EZ, eoff, ebase, xlo, ulo, uhi, o_start, o_prob, o_box, o_pts,
+                o_gain, out[0], out[1], out[2], out[3], p_mask, p_y, p_u, p_count, pid, cstart,
+                ncount, lbase, upper, threshold, yahtzee, n_flag,
+            )  # fmt: skip
+        node = b_node[b]
+        base = toff[node] - cbase + x0 - xlo[node]
+        for lane in range(nl):
+            CW[base + lane] = 1.0 - out[0, lane] - out[1, lane]
+            CZ[base + lane] = out[1, lane]
