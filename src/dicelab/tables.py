@@ -256,8 +256,8 @@ def lookup(
     """A cached table of these rules, objective and parameters, if one is intact.
 
     Returns the values (which must have ``shape``) and the table's ``meta``
-    (``cached``, ``path``, ``solve_seconds``), or ``None``. With ``mapped`` the
-    values are memory-mapped and ``meta["mapped"]`` is the :class:`MappedTable`,
+    (``cached``, ``path``, ``solve_seconds``, the whole ``header``), or ``None``.
+    With ``mapped`` the values are memory-mapped and ``meta["mapped"]`` is the :class:`MappedTable`,
     whose blocks the caller checks before reading them.
     """
     path = table_path(rules, objective, params)
@@ -266,13 +266,14 @@ def lookup(
         table = open_mapped(path, expect)
         if table is None or table.values.shape != tuple(shape):
             return None
-        meta = {"cached": True, "path": str(path), "mapped": table}
+        meta = {"cached": True, "path": str(path), "mapped": table, "header": table.header}
         return table.values, meta | {"solve_seconds": table.header.get("seconds")}
     found = load_table(path, expect)
     if found is None or found[0].shape != tuple(shape):
         return None
     values, header = found
-    return values, {"cached": True, "path": str(path), "solve_seconds": header.get("seconds")}
+    meta = {"cached": True, "path": str(path), "header": header}
+    return values, meta | {"solve_seconds": header.get("seconds")}
 
 
 def remember(

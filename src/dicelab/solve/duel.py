@@ -53,7 +53,10 @@ import numpy as np
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.rules.placement import box_rule, next_flag
+from dicelab.solve import turn
 from dicelab.solve.cost import Cost, turn_cost
+from dicelab.solve.expected import BoxOption, KeepLookups
 from dicelab.solve.points import StateBounds
 
 Progress = Callable[[int, int], None]
@@ -158,6 +161,14 @@ class DuelSpace:
         n = ki + kj
         return int(
             self.lbase[n] + (i - self.cstart[ki]) * self.ncount[kj] + (j - self.cstart[kj])
+        )
+
+    def nodes(self, i, j) -> np.ndarray:
+        """:meth:`node` for arrays (which must alternate)."""
+        i, j = np.broadcast_arrays(np.asarray(i), np.asarray(j))
+        ki, kj = self.p_count[i], self.p_count[j]
+        return self.lbase[ki + kj] + (i - self.cstart[ki]) * self.ncount[kj] + (
+            j - self.cstart[kj]
         )
 
     def player(self, mask: int, upper_total: int, flag: int) -> int:
@@ -312,6 +323,32 @@ class DuelTable:
         """Chance of the player to move (state ``mover``) leading by ``lead``."""
         return 1.0 - self.waiting_value(self.space.node(mover, other), -lead)
 
+    def waiting_values(self, nodes: np.ndarray, leads: np.ndarray) -> np.ndarray:
+        """:meth:`waiting_value` for arrays of nodes and leads."""
+        s = self.space
+        nodes, leads = np.broadcast_arrays(np.asarray(nodes), np.asarray(leads).astype(np.int64))
+        out = np.where(leads > s.uhi[nodes], 1.0, 0.0)
+        inside = (leads >= s.ulo[nodes]) & (leads <= s.uhi[nodes])
+        idx = s.off[nodes[inside]] + leads[inside] - s.xlo[nodes[inside]]
+        mapped = self.meta.get("mapped")
+        if mapped is not None:
+            for i in np.unique(idx):
+                mapped.check(int(i), int(i) + 1)
+        out[inside] = self.values[idx]
+        return out
+
+    def after_move(self, mover, other, c, pts, y2, lead):
+        """The mover's chance after scoring ``pts`` in box ``c`` (next flag ``y2``),
+        leading by ``lead`` afterwards; arrays broadcast."""
+        s = self.space
+        g = self.game
+        u = s.p_u[mover]
+        up = g.upper[c] & (g.threshold > 0)
+        u2 = np.where(up, np.minimum(u + pts, g.threshold), u)
+        i2 = s.pid[s.p_mask[mover] | (np.asarray(1) << c), y2, u2]
+        nodes = s.nodes(other, i2)
+        return self.waiting_values(nodes, lead)
+
     @property
     def start_value(self) -> float:
         """A's chance (a win plus half a tie) at the start, both playing to win."""
@@ -326,6 +363,7 @@ def solve_duel(
     progress: Progress | None = None,
     width: int = 256,
     allow_large: bool = False,
+    space: DuelSpace | None = None,
 ) -> DuelTable:
     """Solve the two-player game for the win-optimal strategy of both players.
 
@@ -337,10 +375,12 @@ def solve_duel(
     from dicelab.solve.expected import kernel_args, space_args
 
     game = _game(rules)
-    duel_cost(game).check(allow_large)
-    space = duel_space(game)
+    if space is None:
+        duel_cost(game).check(allow_large)
+        space = duel_space(game)
     cost = duel_cost(game, space)
     cost.check(allow_large)
+    cost.announce()
     start = time.perf_counter()
     T = np.empty(space.n_values)
     _terminal(space, T, 0)
@@ -456,72 +496,142 @@ def expected_outcomes(game: CompiledRules, space: DuelSpace):
     return as_int(starts), np.array(prob), as_int(box), as_int(pts), as_int(gain)
 
 
-def evaluate_pair(
+def evaluate_pairs(
     table: DuelTable,
-    a: str,
-    b: str,
-    width: int = 256,
+    pairs: list[tuple[str, str]],
+    width: int = 64,
     outcomes=None,
+    dtype: type | None = None,
     progress: Progress | None = None,
-) -> PairResult:
-    """Exact chances when seat A plays strategy ``a`` and seat B ``b``.
+) -> dict[tuple[str, str], PairResult]:
+    """Exact chances when seat A plays one strategy and seat B another.
 
     A strategy is :data:`WIN` (the win-optimal play of ``table``) or
-    :data:`EXPECTED` (the expected-score optimum). The pass goes backwards over the
-    layers as the solve does, holding two layers of win and tie chances.
+    :data:`EXPECTED` (the expected-score optimum). All ``pairs`` are evaluated in
+    one pass backwards over the layers, as the solve goes, holding two layers of
+    win and tie chances per pair. Where the mover plays to win, every pair's
+    chances follow the table's decisions through one shared keep recursion;
+    where they play for the expected score, their turn's outcomes are fixed.
+    ``dtype`` stores those layers (float64 by default, float32 where float64
+    layers would take more than 1 GiB: then chances are good to about 1e-6).
     """
     from numba import config, parallel_chunksize
 
     from dicelab.solve import kernels
     from dicelab.solve.expected import kernel_args, space_args
 
-    for s in (a, b):
-        if s not in (WIN, EXPECTED):
-            raise UserError(f"strategy: got {s!r}, expected {WIN!r} or {EXPECTED!r}")
+    pairs = [tuple(p) for p in pairs]
+    for pair in pairs:
+        for s in pair:
+            if s not in (WIN, EXPECTED):
+                raise UserError(f"strategy: got {s!r}, expected {WIN!r} or {EXPECTED!r}")
     game, space = table.game, table.space
-    if EXPECTED in (a, b) and outcomes is None:
+    widest = int(np.diff(space.vstart).max())
+    if dtype is None:
+        dtype = np.float64 if 2 * 2 * len(pairs) * widest * 8 <= 2**30 else np.float32
+    if outcomes is None and any(EXPECTED in p for p in pairs):
         outcomes = expected_outcomes(game, space)
     if outcomes is None:
-        empty = np.zeros(1, dtype=np.int64)
-        outcomes = (np.zeros(space.p_mask.size + 1, np.int64), np.zeros(1), empty, empty, empty)
-    T = np.asarray(table.values)
+        none = np.zeros(1, dtype=np.int64)
+        outcomes = (np.zeros(space.p_mask.size + 1, np.int64), np.zeros(1), none, none, none)
+    T = np.asarray(table.values, dtype=np.float64)
     workers = config.NUMBA_NUM_THREADS
     rargs = kernel_args(game)
     sargs = space_args(game)
     last = space.n_layers - 1
-    size = int(space.vstart[last + 1] - space.vstart[last])
-    EW = np.empty(size)
-    EZ = np.empty(size)
-    _terminal(space, EW, int(space.vstart[last]))
-    _terminal(space, EZ, int(space.vstart[last]), tie=True)
-    EW[:] = np.where(EZ == 1.0, 0.0, EW)  # a tie is not a win
+    nbase = int(space.vstart[last])
+    N = np.empty((2 * len(pairs), int(space.vstart[last + 1]) - nbase), dtype=dtype)
+    win = np.empty(N.shape[1])
+    tie = np.empty(N.shape[1])
+    _terminal(space, win, nbase)
+    _terminal(space, tie, nbase, tie=True)
+    N[0::2] = np.where(tie == 1.0, 0.0, win)  # a tie is not a win
+    N[1::2] = tie
+    del win, tie
     total = space.n_values
-    done = size
+    done = total - nbase
     for n in range(last - 1, -1, -1):
-        seat = a if n % 2 == 0 else b
+        seat = n % 2  # 0: A moves, 1: B moves
+        follow = [q for k, p in enumerate(pairs) if p[seat] == WIN for q in (2 * k, 2 * k + 1)]
+        conv = [q for k, p in enumerate(pairs) if p[seat] != WIN for q in (2 * k, 2 * k + 1)]
         cbase = int(space.vstart[n])
-        size = int(space.vstart[n + 1] - cbase)
-        CW = np.empty(size)
-        CZ = np.empty(size)
+        C = np.empty((2 * len(pairs), int(space.vstart[n + 1]) - cbase), dtype=dtype)
         plan = _batches(space, n, width)
         with parallel_chunksize(1):
             kernels.duel_eval_layer(
-                *plan, width, workers, seat == WIN, T, space.off, space.xlo, space.ulo,
-                space.uhi, EW, EZ, space.off, int(space.vstart[n + 1]), CW, CZ, cbase, *outcomes,
+                *plan, width, workers, np.array(follow, np.int64), np.array(conv, np.int64),
+                T, space.off, space.xlo, space.ulo, space.uhi, N, nbase, C, cbase, *outcomes,
                 *space.kernel_args(), *rargs, *sargs,
             )  # fmt: skip
-        EW, EZ = CW, CZ
-        done += size
+        N, nbase = C, cbase
+        done += C.shape[1]
         if progress is not None:
             progress(done, total)
-    node = 0
-    lead = 0  # B's lead at the start
-    if space.xlo[node] <= lead <= space.xhi[node]:
-        p_b = float(EW[lead - space.xlo[node]])
-        p_tie = float(EZ[lead - space.xlo[node]])
-    else:  # decided before a die is thrown
-        p_b, p_tie = (1.0, 0.0) if lead > space.uhi[node] else (0.0, 0.0)
-    return PairResult(a, b, 1.0 - p_b - p_tie, p_tie, p_b)
+    out = {}
+    for k, (a, b) in enumerate(pairs):
+        lead = 0  # B's lead at the start
+        if space.xlo[0] <= lead <= space.xhi[0]:
+            p_b = float(N[2 * k, lead - space.xlo[0]])
+            p_tie = float(N[2 * k + 1, lead - space.xlo[0]])
+        else:  # decided before a die is thrown
+            p_b, p_tie = (1.0, 0.0) if lead > space.uhi[0] else (0.0, 0.0)
+        out[a, b] = PairResult(a, b, 1.0 - p_b - p_tie, p_tie, p_b)
+    return out
+
+
+def evaluate_pair(table: DuelTable, a: str, b: str, **kwargs) -> PairResult:
+    """:func:`evaluate_pairs` for one pair."""
+    return evaluate_pairs(table, [(a, b)], **kwargs)[a, b]
+
+
+#: Name of the row layout in cached tables: a change of layout must not read old files.
+LAYOUT = "lead-rows-1"
+#: The pairs the verdicts compare (seat A's strategy, seat B's).
+VERDICT_PAIRS = [(WIN, WIN), (WIN, EXPECTED), (EXPECTED, WIN)]
+#: Time of a comparison pass per value, against the solve's (measured on yazy).
+COMPARE_WEIGHT = 8
+
+
+def _pair_key(a: str, b: str) -> str:
+    return f"{a}-{b}"
+
+
+def verdicts(table: DuelTable, progress: Progress | None = None) -> dict:
+    """The comparisons of strategies that ``dicelab duel`` reports, as plain data.
+
+    Win against win, win against expected in both seats and expected against
+    expected, each with A's chances to win and tie and B's to win. The last is
+    also taken from the two players' score distributions, and checked to be a
+    fair game: a check of the pairing code.
+    """
+    from dicelab.solve.distribution import score_distribution
+
+    start = time.perf_counter()
+    outcomes = expected_outcomes(table.game, table.space)
+    n = table.space.n_values
+
+    def part(offset: int):
+        if progress is None:
+            return None
+        return lambda done, total: progress(offset + done, 2 * n)
+
+    res = evaluate_pairs(table, VERDICT_PAIRS, outcomes=outcomes, progress=part(0))
+    res |= evaluate_pairs(table, [(EXPECTED, EXPECTED)], outcomes=outcomes, progress=part(n))
+    pmf = score_distribution(table.rules).pmf
+    below = np.concatenate([[0.0], np.cumsum(pmf)[:-1]])
+    fair = res[EXPECTED, EXPECTED]
+    value = table.start_value
+    return {
+        "start_value": value,
+        "pairs": {_pair_key(a, b): r.to_dict() for (a, b), r in res.items()},
+        "from_distributions": {"p_a_wins": float(np.dot(pmf, below)),
+                               "p_tie": float(np.dot(pmf, pmf))},  # fmt: skip
+        "checks": {
+            "fair_pair_value_minus_half": fair.value - 0.5,
+            "win_pair_value_minus_table": res[WIN, WIN].value - value,
+        },
+        "compare_seconds": round(time.perf_counter() - start, 3),
+    }
 
 
 def duel_table(
@@ -529,21 +639,99 @@ def duel_table(
     use_cache: bool = True,
     progress: Progress | None = None,
     allow_large: bool = False,
+    mapped: bool = False,
+    compare: bool = True,
 ) -> DuelTable:
-    """The duel table of a rule set, from the cache when it holds one."""
+    """The duel table of a rule set, from the cache when it holds one.
+
+    A fresh solve is followed by the strategy comparisons (:func:`verdicts`,
+    unless ``compare`` is false); both go to the cache: the chances as float32
+    (advice needs no more), the start value and the verdicts at full precision
+    in the file's metadata (``table.meta["verdicts"]``). With ``mapped`` a cached
+    table is memory-mapped and checked block by block as it is read.
+    """
     from dicelab import tables
 
     game = _game(rules)
     rules = game.rules
-    params = {"layout": "lead-rows-1"}
-    if use_cache:
+    params = {"layout": LAYOUT}
+    if not (use_cache and tables.table_path(rules, OBJECTIVE, params).exists()):
         duel_cost(game).check(allow_large)
-        space = duel_space(game)
-        found = tables.lookup(rules, OBJECTIVE, (space.n_values,), params)
+    space = duel_space(game)
+    if use_cache:
+        found = tables.lookup(rules, OBJECTIVE, (space.n_values,), params, mapped=mapped)
         if found is not None:
             values, meta = found
+            header = meta.pop("header")
+            meta["start_value"] = header.get("start_value")
+            meta["verdicts"] = header.get("verdicts")
             return DuelTable(game, space, values, meta=meta)
-    table = solve_duel(game, progress=progress, allow_large=allow_large)
-    tables.remember(table, rules, OBJECTIVE, params, use_cache)
+    n = space.n_values
+    weight = 1 + (COMPARE_WEIGHT if compare else 0)
+
+    def solve_part(done: int, total: int) -> None:
+        if progress is not None:
+            progress(done, weight * n)
+
+    def compare_part(done: int, total: int) -> None:
+        if progress is not None:
+            progress(n + done * (weight - 1) * n // max(total, 1), weight * n)
+
+    table = solve_duel(game, progress=solve_part, allow_large=allow_large, space=space)
+    found = verdicts(table, compare_part) if compare else None
+    meta = {"start_value": table.start_value, "verdicts": found}
+    table.meta = {"cached": False, "path": None, **meta}
+    if use_cache:
+        path = tables.table_path(rules, OBJECTIVE, params)
+        header = {"rules": rules.normalised(), "objective": OBJECTIVE, "params": params,
+                  "seconds": table.seconds, **meta}  # fmt: skip
+        table.meta["path"] = tables.store_table(path, table.values.astype(np.float32), header)
     return table
 
+
+# -- one position, for advice ------------------------------------------------------------
+@dataclass
+class DuelTurnValues(KeepLookups):
+    """The values inside one turn of a duel: the mover's chance (a win plus half a
+    tie) after every keep and every box, both playing to win from then on."""
+
+    table: DuelTable
+    mover: int
+    other: int
+    lead: int
+    keep: np.ndarray
+    start_value: float
+
+    def box_options(self, roll: int) -> list[BoxOption]:
+        """``(box, points, extra, chance)`` for every box a final roll may go in."""
+        g = self.table.game
+        s = self.table.space
+        r = roll - int(g.space.size_start[g.space.dice])
+        mask, y = int(s.p_mask[self.mover]), int(s.p_y[self.mover])
+        allowed, active, extra = box_rule(
+            mask, y, int(g.roll_face[r]), g.upper, g.upper_box_of_face, g.yahtzee,
+            g.joker_code, float(g.rules.extra_bonus),
+        )  # fmt: skip
+        out = []
+        for c in range(g.n_categories):
+            if not (allowed >> c) & 1:
+                continue
+            pts = int(g.joker_score[c, r] if active else g.score[c, r])
+            y2 = next_flag(c, y, pts, g.yahtzee, g.n_flag)
+            value = self.table.after_move(self.mover, self.other, c, pts, y2,
+                                          self.lead + pts + int(extra))  # fmt: skip
+            out.append(BoxOption(c, pts, int(extra), float(value)))
+        return out
+
+
+def duel_turn_values(table: DuelTable, mover: int, other: int, lead: int) -> DuelTurnValues:
+    """Every value inside the turn of player state ``mover`` against ``other``,
+    leading by ``lead`` points (see :class:`DuelTurnValues`)."""
+    g = table.game
+    mask, y = int(table.space.p_mask[mover]), int(table.space.p_y[mover])
+
+    def value_of(c, pts, extra, y2):
+        return table.after_move(mover, other, c, pts, y2, lead + pts + int(extra))
+
+    K, start = turn.throws(g, turn.best_boxes(g, mask, y, value_of))
+    return DuelTurnValues(table, mover, other, lead, K, start)

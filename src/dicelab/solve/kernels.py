@@ -652,36 +652,67 @@ def duel_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, T, toff, xlo, ulo
             T[base + lane] = 1.0 - out[lane]
 
 
-# -- evaluating a pair of strategies ----------------------------------------------------
-# The same turn, with the decisions of the win-optimal table ``T`` and two more
-# quantities carried along each decision: the mover's chance to win (``W``) and to
-# tie (``Z``) under the pair of strategies being evaluated.
-@njit(cache=True)
-def best_keeps_follow(A, W, Z, sub_rows, lanes):
-    """:func:`best_keeps`, with ``W`` and ``Z`` following the choice made on ``A``."""
-    width = sub_rows.shape[1]
-    for k in range(A.shape[0]):
-        subs = sub_rows[k]
-        if subs[0] == k:
-            continue
-        for j in range(width):
-            s = subs[j]
-            if s == k:
-                break
-            for lane in range(lanes):
-                if A[s, lane] > A[k, lane]:
-                    A[k, lane] = A[s, lane]
-                    W[k, lane] = W[s, lane]
-                    Z[k, lane] = Z[s, lane]
+# -- evaluating pairs of strategies -----------------------------------------------------
+# The same turn, with the decisions of the win-optimal table ``T`` and further
+# quantities carried along each decision: the mover's chances to win and to tie
+# under the pairs of strategies being evaluated. Each keep holds a block of rows,
+# row 0 the decision value and rows 1.. the quantities that follow it.
+@njit(cache=True, fastmath=FAST)
+def follow_all(d, p1, p2, p3, nq, nl):
+    """Block ``d`` takes, lane by lane, the rows of whichever of ``d``, ``p1``, ``p2``,
+    ``p3`` has the largest row 0 (the first of equal ones).
+
+    Every value is loaded before the choice, so the comparisons compile to vector
+    compares and blends; row 0 is updated last, after the others used it.
+    """
+    a = d[0]
+    a1 = p1[0]
+    a2 = p2[0]
+    a3 = p3[0]
+    for q in range(nq - 1, -1, -1):
+        dq = d[q]
+        f1 = p1[q]
+        f2 = p2[q]
+        f3 = p3[q]
+        for lane in range(nl):
+            m = a[lane]
+            v = dq[lane]
+            x1 = a1[lane]
+            x2 = a2[lane]
+            x3 = a3[lane]
+            g1 = f1[lane]
+            g2 = f2[lane]
+            g3 = f3[lane]
+            t = x1 > m
+            m = x1 if t else m
+            v = g1 if t else v
+            t = x2 > m
+            m = x2 if t else m
+            v = g2 if t else v
+            t = x3 > m
+            v = g3 if t else v
+            dq[lane] = v
 
 
 @njit(cache=True)
-def duel_final_follow(i, j, x0, nl, T, toff, xlo, ulo, uhi, EW, EZ, eoff, ebase, A, W, Z, cand,
-                      cand_w, cand_z, roll0, p_mask, p_y, p_u, p_count, pid, cstart, ncount,
-                      lbase, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                      yahtzee, joker, extra_bonus, n_flag, values, index):  # fmt: skip
-    """:func:`duel_final`, recording the win and tie chances of the chosen boxes."""
+def read_block(dst, nl, x0, gain, nn, T, toff, N, nbase, rows, below, above, xlo, ulo, uhi):
+    """Candidate block of a move: row 0 from the table ``T``, row ``q`` from the
+    next layer's ``N[rows[q - 1]]`` (outside the undecided leads: ``below[q]`` and
+    ``above[q]``)."""
+    duel_read(dst[0], nl, x0, gain, nn, T, toff, 0, xlo, ulo, uhi, 0.0, 1.0)
+    for q in range(rows.shape[0]):
+        duel_read(dst[q + 1], nl, x0, gain, nn, N[rows[q]], toff, nbase, xlo, ulo, uhi,
+                  below[q], above[q])  # fmt: skip
+
+
+@njit(cache=True)
+def duel_final_follow(i, j, x0, nl, E, cand, T, toff, N, nbase, rows, below, above, xlo, ulo,
+                      uhi, roll0, p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase, score,
+                      joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
+                      extra_bonus, n_flag, values, index):  # fmt: skip
+    """:func:`duel_final` in blocks: ``E[roll0 + r]`` is the chosen box's block."""
     n_cat, n_rolls = score.shape
+    nq = rows.shape[0] + 1
     mask = p_mask[i]
     y = p_y[i]
     open_boxes, first_row, n_vals_of, n_open, total = open_box_rows(mask, values)
@@ -691,27 +722,31 @@ def duel_final_follow(i, j, x0, nl, T, toff, xlo, ulo, uhi, EW, EZ, eoff, ebase,
             pts = values[c, v]
             nn = duel_next(i, j, c, pts, p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase,
                            upper, threshold, yahtzee, n_flag)  # fmt: skip
-            row = first_row[t] + v
-            duel_read(cand[row], nl, x0, pts, nn, T, toff, 0, xlo, ulo, uhi, 0.0, 1.0)
-            duel_read(cand_w[row], nl, x0, pts, nn, EW, eoff, ebase, xlo, ulo, uhi, 0.0, 1.0)
-            duel_read(cand_z[row], nl, x0, pts, nn, EZ, eoff, ebase, xlo, ulo, uhi, 0.0, 0.0)
-    tmp = total  # a spare candidate row for the all-same rolls
+            read_block(cand[first_row[t] + v], nl, x0, pts, nn, T, toff, N, nbase, rows, below,
+                       above, xlo, ulo, uhi)  # fmt: skip
+    picks = np.empty(n_open + 3, np.int64)
     for r in range(n_rolls):
         face = roll_face[r]
-        a = A[roll0 + r]
-        w = W[roll0 + r]
-        z = Z[roll0 + r]
-        for lane in range(nl):
-            a[lane] = NEG
+        e = E[roll0 + r]
         if face < 0:
             for t in range(n_open):
-                row = first_row[t] + index[open_boxes[t], r]
+                picks[t] = first_row[t] + index[open_boxes[t], r]
+            n = n_open
+            while n % 3 != 1:  # the first, then whole groups of three
+                picks[n] = picks[0]
+                n += 1
+            first = cand[picks[0]]
+            for q in range(nq):
                 for lane in range(nl):
-                    if cand[row, lane] > a[lane]:
-                        a[lane] = cand[row, lane]
-                        w[lane] = cand_w[row, lane]
-                        z[lane] = cand_z[row, lane]
+                    e[q, lane] = first[q, lane]
+            for g in range(1, n, 3):
+                follow_all(e, cand[picks[g]], cand[picks[g + 1]], cand[picks[g + 2]], nq, nl)
             continue
+        for lane in range(nl):
+            e[0, lane] = NEG
+        for q in range(1, nq):
+            for lane in range(nl):
+                e[q, lane] = 0.0
         allowed, active, extra = box_rule(
             mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
         )
@@ -721,31 +756,27 @@ def duel_final_follow(i, j, x0, nl, T, toff, xlo, ulo, uhi, EW, EZ, eoff, ebase,
             pts = joker_score[c, r] if active else score[c, r]
             nn = duel_next(i, j, c, pts, p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase,
                            upper, threshold, yahtzee, n_flag)  # fmt: skip
-            g = pts + int(extra)
-            duel_read(cand[tmp], nl, x0, g, nn, T, toff, 0, xlo, ulo, uhi, 0.0, 1.0)
-            duel_read(cand_w[tmp], nl, x0, g, nn, EW, eoff, ebase, xlo, ulo, uhi, 0.0, 1.0)
-            duel_read(cand_z[tmp], nl, x0, g, nn, EZ, eoff, ebase, xlo, ulo, uhi, 0.0, 0.0)
-            for lane in range(nl):
-                if cand[tmp, lane] > a[lane]:
-                    a[lane] = cand[tmp, lane]
-                    w[lane] = cand_w[tmp, lane]
-                    z[lane] = cand_z[tmp, lane]
+            spare = cand[total]
+            read_block(spare, nl, x0, pts + int(extra), nn, T, toff, N, nbase, rows, below,
+                       above, xlo, ulo, uhi)  # fmt: skip
+            follow_all(e, spare, spare, spare, nq, nl)
 
 
 @njit(cache=True)
-def duel_expected_turn(i, j, x0, nl, EW, EZ, eoff, ebase, xlo, ulo, uhi, o_start, o_prob,
+def duel_expected_turn(i, j, x0, nl, N, nbase, rw, rz, toff, xlo, ulo, uhi, o_start, o_prob,
                        o_box, o_pts, o_gain, out_w, out_z, tmp_w, tmp_z, p_mask, p_y, p_u,
                        p_count, pid, cstart, ncount, lbase, upper, threshold, yahtzee,
                        n_flag):  # fmt: skip
-    """The mover plays for the expected score: their turn's outcomes are fixed."""
+    """The mover plays for the expected score: their turn's outcomes are fixed, and
+    their chances to win and tie are the outcomes' average of ``N[rw]``, ``N[rz]``."""
     for lane in range(nl):
         out_w[lane] = 0.0
         out_z[lane] = 0.0
     for o in range(o_start[i], o_start[i + 1]):
         nn = duel_next(i, j, o_box[o], o_pts[o], p_mask, p_y, p_u, p_count, pid, cstart,
                        ncount, lbase, upper, threshold, yahtzee, n_flag)  # fmt: skip
-        duel_read(tmp_w, nl, x0, o_gain[o], nn, EW, eoff, ebase, xlo, ulo, uhi, 0.0, 1.0)
-        duel_read(tmp_z, nl, x0, o_gain[o], nn, EZ, eoff, ebase, xlo, ulo, uhi, 0.0, 0.0)
+        duel_read(tmp_w, nl, x0, o_gain[o], nn, N[rw], toff, nbase, xlo, ulo, uhi, 0.0, 1.0)
+        duel_read(tmp_z, nl, x0, o_gain[o], nn, N[rz], toff, nbase, xlo, ulo, uhi, 0.0, 0.0)
         p = o_prob[o]
         for lane in range(nl):
             out_w[lane] += p * tmp_w[lane]
@@ -753,25 +784,31 @@ def duel_expected_turn(i, j, x0, nl, EW, EZ, eoff, ebase, xlo, ulo, uhi, o_start
 
 
 @njit(cache=True, parallel=True)
-def duel_eval_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, plays_win, T, toff, xlo,
-                    ulo, uhi, EW, EZ, eoff, ebase, CW, CZ, cbase, o_start, o_prob, o_box, o_pts,
-                    o_gain, p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase, score,
-                    joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
-                    extra_bonus, n_flag, values, index, add, sub_rows, size_start, roll_prob,
-                    dice, faces, rerolls):  # fmt: skip
-    """Win and tie chances of one layer under a pair of strategies.
+def duel_eval_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, rows, conv, T, toff, xlo,
+                    ulo, uhi, N, nbase, C, cbase, o_start, o_prob, o_box, o_pts, o_gain, p_mask,
+                    p_y, p_u, p_count, pid, cstart, ncount, lbase, score, joker_score, roll_face,
+                    upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
+                    values, index, add, sub_rows, size_start, roll_prob, dice, faces,
+                    rerolls):  # fmt: skip
+    """Win and tie chances of one layer under several pairs of strategies at once.
 
-    ``EW``/``EZ`` hold the next layer (from ``ebase``), ``CW``/``CZ`` receive this
-    one (from ``cbase``), both for the player who waits. The mover plays the
-    win-optimal table ``T`` when ``plays_win``, else the expected-score outcomes
-    ``o_*`` of their state.
+    ``N`` holds the next layer's chances (from value ``nbase``), ``C`` receives this
+    layer's (from ``cbase``), each row for the player who waits; the turn is
+    computed in ``C``'s precision. ``rows`` lists, in
+    (win, tie) pairs, the rows of the pairs where the mover plays the win-optimal
+    table ``T``: they follow its decisions. ``conv`` lists those where the mover
+    plays for the expected score: they average over the outcomes ``o_*``.
     """
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
+    nq = rows.shape[0] + 1
     n_cand = values.shape[0] * values.shape[1] + 1
-    n_scr = n_keeps if plays_win else 1
-    A_of = np.empty((n_workers, 3, n_scr, width))
-    cand_of = np.empty((n_workers, 3, n_cand if plays_win else 1, width))
+    below = np.zeros(rows.shape[0])
+    above = np.zeros(rows.shape[0])
+    for q in range(0, rows.shape[0], 2):
+        above[q] = 1.0  # a certain lead is a certain win, never a tie
+    E_of = np.empty((n_workers, n_keeps * nq * width), C.dtype)
+    cand_of = np.empty((n_workers, n_cand * nq * width), C.dtype)
     out_of = np.empty((n_workers, 4, width))
     for b in prange(b_i.shape[0]):
         w = get_thread_id()
@@ -780,37 +817,48 @@ def duel_eval_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, plays_win, T
         x0 = b_x0[b]
         i = b_i[b]
         j = b_j[b]
-        if plays_win:
-            A = A_of[w, 0]
-            W = A_of[w, 1]
-            Z = A_of[w, 2]
-            duel_final_follow(
-                i, j, x0, nl, T, toff, xlo, ulo, uhi, EW, EZ, eoff, ebase, A, W, Z,
-                cand_of[w, 0], cand_of[w, 1], cand_of[w, 2], roll0, p_mask, p_y, p_u, p_count,
-                pid, cstart, ncount, lbase, score, joker_score, roll_face, upper,
-                upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
-            )  # fmt: skip
-            for _ in range(rerolls):
-                keep_values(A, add, size_start, dice, faces, nl)
-                keep_values(W, add, size_start, dice, faces, nl)
-                keep_values(Z, add, size_start, dice, faces, nl)
-                best_keeps_follow(A, W, Z, sub_rows, nl)
-            for lane in range(nl):
-                out[0, lane] = 0.0
-                out[1, lane] = 0.0
-            for r in range(roll_prob.shape[0]):
-                p = roll_prob[r]
-                for lane in range(nl):
-                    out[0, lane] += p * W[roll0 + r, lane]
-                    out[1, lane] += p * Z[roll0 + r, lane]
-        else:
-            duel_expected_turn(
-                i, j, x0, nl, EW, EZ, eoff, ebase, xlo, ulo, uhi, o_start, o_prob, o_box, o_pts,
-                o_gain, out[0], out[1], out[2], out[3], p_mask, p_y, p_u, p_count, pid, cstart,
-                ncount, lbase, upper, threshold, yahtzee, n_flag,
-            )  # fmt: skip
         node = b_node[b]
         base = toff[node] - cbase + x0 - xlo[node]
-        for lane in range(nl):
-            CW[base + lane] = 1.0 - out[0, lane] - out[1, lane]
-            CZ[base + lane] = out[1, lane]
+        if nq > 1:
+            E = E_of[w, : n_keeps * nq * nl].reshape((n_keeps, nq, nl))
+            flat = E_of[w, : n_keeps * nq * nl].reshape((n_keeps, nq * nl))
+            cand = cand_of[w, : n_cand * nq * nl].reshape((n_cand, nq, nl))
+            duel_final_follow(
+                i, j, x0, nl, E, cand, T, toff, N, nbase, rows, below, above, xlo, ulo, uhi,
+                roll0, p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase, score,
+                joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
+                extra_bonus, n_flag, values, index,
+            )  # fmt: skip
+            for _ in range(rerolls):
+                keep_values(flat, add, size_start, dice, faces, nq * nl)
+                for k in range(n_keeps):
+                    subs = sub_rows[k]
+                    for g in range(0, sub_rows.shape[1], 3):
+                        if subs[g] == k:
+                            break
+                        follow_all(E[k], E[subs[g]], E[subs[g + 1]], E[subs[g + 2]], nq, nl)
+            for q in range(0, rows.shape[0], 2):
+                for lane in range(nl):
+                    out[0, lane] = 0.0
+                    out[1, lane] = 0.0
+                for r in range(roll_prob.shape[0]):
+                    p = roll_prob[r]
+                    for lane in range(nl):
+                        out[0, lane] += p * E[roll0 + r, q + 1, lane]
+                        out[1, lane] += p * E[roll0 + r, q + 2, lane]
+                cw = C[rows[q]]
+                cz = C[rows[q + 1]]
+                for lane in range(nl):
+                    cw[base + lane] = 1.0 - out[0, lane] - out[1, lane]
+                    cz[base + lane] = out[1, lane]
+        for q in range(0, conv.shape[0], 2):
+            duel_expected_turn(
+                i, j, x0, nl, N, nbase, conv[q], conv[q + 1], toff, xlo, ulo, uhi, o_start,
+                o_prob, o_box, o_pts, o_gain, out[0], out[1], out[2], out[3], p_mask, p_y, p_u,
+                p_count, pid, cstart, ncount, lbase, upper, threshold, yahtzee, n_flag,
+            )  # fmt: skip
+            cw = C[conv[q]]
+            cz = C[conv[q + 1]]
+            for lane in range(nl):
+                cw[base + lane] = 1.0 - out[0, lane] - out[1, lane]
+                cz[base + lane] = out[1, lane]
