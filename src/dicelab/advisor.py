@@ -141,7 +141,9 @@ class Advice:
         return out
 
 
-def scorecard_state(table: ExpectedTable, position: Position) -> tuple[int, int, int, int]:
+def scorecard_state(
+    table: ExpectedTable, position: Position, allow_full: bool = False
+) -> tuple[int, int, int, int]:
     """Check a scorecard and turn it into ``(mask, upper_total, flag, score)``.
 
     ``score`` is the points scored so far without the upper bonus (the table's
@@ -151,7 +153,8 @@ def scorecard_state(table: ExpectedTable, position: Position) -> tuple[int, int,
     ------
     UserError
         For an unknown box, points a box cannot score, an upper total the filled
-        boxes cannot make, extra bonuses that cannot have been earned, or a full card.
+        boxes cannot make, extra bonuses that cannot have been earned, or a full card
+        (unless ``allow_full``: an opponent's finished sheet).
     """
     g = table.game
     rules = g.rules
@@ -212,7 +215,7 @@ def scorecard_state(table: ExpectedTable, position: Position) -> tuple[int, int,
                 given = "the filled upper boxes cannot make it"
             raise UserError(f"upper total: got {upper}, but {given}")
         score += rest  # the points of the upper boxes given without points
-    if mask == g.full_mask:
+    if mask == g.full_mask and not allow_full:
         raise UserError("every box is filled: the game is over")
     return mask, upper, flag if g.n_flag == 2 else 0, score
 

@@ -149,6 +149,76 @@ def solve(
     )
 
 
+# -- the two-player game ---------------------------------------------------------------
+class _DuelGroup(typer.core.TyperGroup):
+    """``dicelab duel RULES`` runs ``duel solve RULES``; ``duel advise`` and ``duel play``
+    are subcommands."""
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["solve", *args]
+        return super().parse_args(ctx, args)
+
+
+duel_app = typer.Typer(
+    cls=_DuelGroup,
+    help="The two-player game solved exactly: who wins, not who scores most.",
+    no_args_is_help=True,
+)
+app.add_typer(duel_app, name="duel")
+
+
+@duel_app.command("solve")
+def duel_solve(
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
+    plot: str | None = typer.Option(
+        None, "--plot", help="Plot the value of a lead for a few sheet pairs (.png, .svg)."
+    ),
+    allow_large: bool = typer.Option(
+        False, "--allow-large", help="Solve even what this machine is not expected to finish."
+    ),
+) -> None:
+    """Solve the two-player game (also: dicelab duel RULES) and compare strategies."""
+    from dicelab.duel_report import run_duel
+
+    run_duel(rules, as_json=json_out, use_cache=not no_cache, allow_large=allow_large, plot=plot)
+
+
+@duel_app.command("advise", context_settings={"allow_extra_args": True})
+def duel_advise_command(
+    ctx: typer.Context,
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    dice: list[str] = typer.Option(..., "--dice", help="The dice showing: --dice 3 3 6 5 6."),
+    rerolls: int | None = typer.Option(
+        None, "--rerolls", help="Rerolls left (default: all of them, after the first throw)."
+    ),
+    mine: list[str] = typer.Option([], "--mine", help="My filled boxes: ones=3,sixes=18."),
+    theirs: list[str] = typer.Option([], "--theirs", help="The opponent's filled boxes."),
+    my_score: int | None = typer.Option(None, "--my-score", help="My score so far."),
+    their_score: int | None = typer.Option(None, "--their-score", help="Their score so far."),
+    my_upper: int | None = typer.Option(None, "--my-upper", help="My upper total."),
+    their_upper: int | None = typer.Option(None, "--their-upper", help="Their upper total."),
+    my_bonuses: int = typer.Option(0, "--my-bonuses", help="My extra all-same bonuses."),
+    their_bonuses: int = typer.Option(0, "--their-bonuses", help="Their extra bonuses."),
+    top: int = typer.Option(12, "--top", min=0, help="Show this many options (0: all)."),
+    as_json: bool = typer.Option(False, "--json", help="Print every option as JSON."),
+) -> None:
+    """Rank every option of a duel position by win chance, beside its expected-score rank."""
+    from dicelab.advice_report import parse_filled
+    from dicelab.duel_report import Sheet, run_duel_advise
+    from dicelab.rules import load_rules
+
+    r = load_rules(rules)
+    run_duel_advise(
+        rules, [*dice, *ctx.args], rerolls=rerolls,
+        mine=Sheet(parse_filled(mine, r), my_upper, my_bonuses, my_score),
+        theirs=Sheet(parse_filled(theirs, r), their_upper, their_bonuses, their_score),
+        top=top, as_json=as_json,
+    )  # fmt: skip
+
+
 # -- the cache ---------------------------------------------------------------------
 cache_app = typer.Typer(help="The solved tables kept on disk.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")

@@ -79,7 +79,7 @@ def scorecard(rules: Rules) -> Panel:
 
 @contextmanager
 def progress_bar(
-    description: str, enabled: bool = True
+    description: str, enabled: bool = True, unit: str = "states"
 ) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar with a time estimate on standard error.
 
@@ -93,7 +93,7 @@ def progress_bar(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("states"),
+        TextColumn(unit),
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),

@@ -62,6 +62,8 @@ from dicelab.solve.points import StateBounds
 Progress = Callable[[int, int], None]
 
 OBJECTIVE = "duel"
+#: Time of the strategy comparisons against the solve's (7.5 measured on yazy).
+COMPARE_WEIGHT = 8
 #: Most (node, lead) values a duel may have before the space is even built.
 MAX_NODES = 400_000_000
 
@@ -239,8 +241,13 @@ def duel_space(game: CompiledRules) -> DuelSpace:
 
 
 def duel_cost(game: CompiledRules, space: DuelSpace | None = None) -> Cost:
-    """Size of a duel solve: values, memory (the table, two layers of strategy
-    comparisons, the saved copy) and time (the solve and three comparisons)."""
+    """Size of a duel solve with its strategy comparisons, before any work.
+
+    Memory: the float64 table, then the larger of two layers of comparisons (six
+    rows, float32 past 1 GiB) and the float32 copy saved to the cache. Time: the
+    turn kernels' estimate, of which the solve takes half (its rows are long) and
+    the comparisons :data:`COMPARE_WEIGHT` times the solve.
+    """
     what = f"{game.rules.name}'s two-player game"
     if space is None:
         nodes, _ = count_nodes(game)
@@ -249,10 +256,12 @@ def duel_cost(game: CompiledRules, space: DuelSpace | None = None) -> Cost:
             return Cost(what, nodes, nodes * 8, nodes * 1e-6, unit="pairs of sheets at least")
         space = duel_space(game)
     values = space.n_values
-    layer = int(np.diff(space.vstart).max()) if space.n_layers else 0
+    widest = int(np.diff(space.vstart).max())
+    compare = 2 * 6 * widest * (8 if 2 * 6 * widest * 8 <= 2**30 else 4)
     scratch, seconds = turn_cost(game.rules, values)
-    memory = values * 12 + 4 * 8 * 2 * layer + space.n_nodes * 48 + scratch
-    return Cost(what, values, memory, seconds * 4, unit="(pair of sheets, lead) values")
+    memory = 8 * values + max(compare, 4 * values) + space.n_nodes * 48 + scratch
+    seconds *= 0.5 * (1 + COMPARE_WEIGHT)
+    return Cost(what, values, memory, seconds, unit="(pair of sheets, lead) values")
 
 
 # -- the solve --------------------------------------------------------------------------
@@ -588,8 +597,6 @@ def evaluate_pair(table: DuelTable, a: str, b: str, **kwargs) -> PairResult:
 LAYOUT = "lead-rows-1"
 #: The pairs the verdicts compare (seat A's strategy, seat B's).
 VERDICT_PAIRS = [(WIN, WIN), (WIN, EXPECTED), (EXPECTED, WIN)]
-#: Time of a comparison pass per value, against the solve's (measured on yazy).
-COMPARE_WEIGHT = 8
 
 
 def _pair_key(a: str, b: str) -> str:
