@@ -30,6 +30,13 @@ from dicelab.solve.duel import (
 
 def duel_brute_force(rules) -> float:
     """A's chance (a win plus half a tie) with both playing to win."""
+    value, _ = duel_brute(rules)
+    return value((0, 0, 0), (0, 0, 0), 0)
+
+
+def duel_brute(rules):
+    """``(value, throw)``: a turn start's and a throw's value for the player to move,
+    whose sheet is ``(filled, upper total, flag)``, leading by ``lead``."""
     cats = rules.categories
     n = len(cats)
     faces, dice_n = rules.faces, rules.dice
@@ -76,7 +83,7 @@ def duel_brute_force(rules) -> float:
             best = max(best, total / len(outs))
         return best
 
-    return value((0, 0, 0), (0, 0, 0), 0)
+    return value, throw
 
 
 FOUR_BOXES = {

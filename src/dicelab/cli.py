@@ -219,6 +219,39 @@ def duel_advise_command(
     )  # fmt: skip
 
 
+@duel_app.command("play")
+def duel_play_command(
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    seat: str = typer.Option("A", "--seat", help="A to move first, B to move second."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of the dice."),
+    record: str | None = typer.Option(
+        None, "--record", help="Game record file (default: dicelab-duel-DATE-TIME.json)."
+    ),
+    hide: bool = typer.Option(False, "--hide-advice", help="Play without advice."),
+    top: int = typer.Option(6, "--top", min=0, help="Options shown at each step (0: all)."),
+) -> None:
+    """Play against the computer (it plays to win); your win chance after every decision."""
+    from pathlib import Path
+
+    from dicelab.duel_terminal import run_duel_play
+
+    code = run_duel_play(rules, seed=seed, seat=seat, record=Path(record) if record else None,
+                         show=not hide, top=top)  # fmt: skip
+    raise typer.Exit(code)
+
+
+@duel_app.command("review")
+def duel_review_command(
+    file: str = typer.Argument(..., help="A duel record written by dicelab duel play."),
+    all_decisions: bool = typer.Option(False, "--all", help="List every decision."),
+    as_json: bool = typer.Option(False, "--json", help="Print the review as JSON."),
+) -> None:
+    """Review a recorded duel: each of your decisions priced in win chance."""
+    from dicelab.duel_terminal import run_duel_review
+
+    run_duel_review(file, as_json=as_json, all_decisions=all_decisions)
+
+
 # -- the cache ---------------------------------------------------------------------
 cache_app = typer.Typer(help="The solved tables kept on disk.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")

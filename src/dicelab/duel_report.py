@@ -314,7 +314,7 @@ def show_duel_advice(advice: DuelAdvice, rules: Rules, dice: Sequence[int], rero
 
 
 # -- a picture ---------------------------------------------------------------------------
-def plot_leads(table: DuelTable, path: Path, open_counts: Sequence[int] = (1, 2, 4, 7)) -> Path:
+def plot_leads(table: DuelTable, path: Path, open_counts: Sequence[int] = (1, 2, 3, 5)) -> Path:
     """The first player's chance at a turn start against their lead, for sheets where
     the last ``k`` boxes of the scorecard are open on both sides (A to move)."""
     import matplotlib
@@ -335,10 +335,13 @@ def plot_leads(table: DuelTable, path: Path, open_counts: Sequence[int] = (1, 2,
         if i < 0:
             continue
         node = s.node(i, i)
-        leads = np.arange(-120, 121)
+        leads = np.arange(-int(s.xhi[node]) - 3, -int(s.xlo[node]) + 4)
         chance = 1.0 - table.waiting_values(np.full(leads.size, node), -leads)
+        keep = ~np.isnan(chance)
+        leads, chance = leads[keep], chance[keep]
         names = ", ".join(c.label for c in g.rules.categories[n - k:])
-        ax.plot(leads, chance, label=f"{k} open: {names}" if k <= 3 else f"{k} open")
+        ax.plot(leads, chance, marker="." if leads.size < 60 else None,
+                label=f"{k} open: {names}" if k <= 3 else f"{k} open")  # fmt: skip
     ax.set_xlabel("first player's lead (points), both sheets alike")
     ax.set_ylabel("chance to win (+ half a tie), A to move")
     ax.set_title(f"{g.rules.name} duel: the value of a lead")

@@ -333,11 +333,13 @@ class DuelTable:
         return 1.0 - self.waiting_value(self.space.node(mover, other), -lead)
 
     def waiting_values(self, nodes: np.ndarray, leads: np.ndarray) -> np.ndarray:
-        """:meth:`waiting_value` for arrays of nodes and leads."""
+        """:meth:`waiting_value` for arrays of nodes and leads (NaN for a lead that the
+        two sheets cannot produce)."""
         s = self.space
         nodes, leads = np.broadcast_arrays(np.asarray(nodes), np.asarray(leads).astype(np.int64))
         out = np.where(leads > s.uhi[nodes], 1.0, 0.0)
-        inside = (leads >= s.ulo[nodes]) & (leads <= s.uhi[nodes])
+        out[(leads >= s.ulo[nodes]) & (leads <= s.uhi[nodes])] = np.nan  # a lead no game makes
+        inside = (leads >= s.xlo[nodes]) & (leads <= s.xhi[nodes])
         idx = s.off[nodes[inside]] + leads[inside] - s.xlo[nodes[inside]]
         mapped = self.meta.get("mapped")
         if mapped is not None:

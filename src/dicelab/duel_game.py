@@ -1,0 +1,236 @@
+"""A two-player game in progress: both sheets, whose turn it is, advice by win chance.
+
+A :class:`DuelGame` is two one-player games (:class:`dicelab.play.Game`), A's and
+B's, played in alternation, A first. Its record holds both games' records, so a
+game can be saved after every move and reviewed later: :func:`review_duel`
+replays it and prices every decision of the human player in win chance.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from dicelab.advisor import TIE, Option, Position, _rank, scorecard_state
+from dicelab.errors import UserError
+from dicelab.play import Game, check_header, find_box_option
+from dicelab.solve.duel import DuelTable, duel_turn_values
+from dicelab.solve.expected import ExpectedTable
+
+FORMAT = "dicelab-duel"
+FORMAT_VERSION = 1
+SEATS = ("A", "B")
+
+
+class DuelGame:
+    """Two players' games in alternation; ``human`` is the seat of the person playing."""
+
+    def __init__(self, table: DuelTable, expected: ExpectedTable, seed: int | None = None,
+                 human: str = "A", rules_source: str | None = None):  # fmt: skip
+        if human not in SEATS:
+            raise UserError(f"seat: got {human!r}, expected A (first) or B (second)")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+            raise UserError(f"seed: got {seed!r}, expected a whole number 0 or more")
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        self.table = table
+        self.expected = expected
+        self.games = {
+            "A": Game(expected, seed=seed, rules_source=rules_source),
+            "B": Game(expected, seed=seed + 1, rules_source=rules_source),
+        }
+        rules = table.rules
+        self.record: dict = {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "rules": rules.name,
+            "rules_source": rules_source or rules.name,
+            "fingerprint": rules.fingerprint(),
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "seed": seed,
+            "human": human,
+            "a": self.games["A"].record,
+            "b": self.games["B"].record,
+        }
+
+    @property
+    def rules(self):
+        return self.table.rules
+
+    @property
+    def mover(self) -> str | None:
+        """The seat to play (``None`` when both sheets are full)."""
+        a, b = self.games["A"], self.games["B"]
+        if a._turn is not None:
+            return "A"
+        if b._turn is not None:
+            return "B"
+        if len(a.filled) == len(b.filled):
+            return None if a.phase == "over" else "A"
+        return "B"
+
+    @property
+    def over(self) -> bool:
+        return self.mover is None
+
+    def state(self, seat: str) -> tuple[int, int]:
+        """Player state and score so far (without the upper bonus) of a seat."""
+        g = self.games[seat]
+        pos = Position(dice=(1,) * self.rules.dice, rerolls_left=0, filled=g.filled,
+                       extra_bonuses=g.extra_bonuses)  # fmt: skip
+        mask, upper, flag, score = scorecard_state(self.table, pos, allow_full=True)
+        return self.table.space.player(mask, upper, flag), score
+
+    def options(self, rerolls: int | None = None) -> list[Option]:
+        """Every option of the decision at hand, by the mover's win chance, best first."""
+        seat = self.mover
+        g = self.games[seat]
+        me, mine = self.state(seat)
+        them, theirs = self.state("B" if seat == "A" else "A")
+        turn = duel_turn_values(self.table, me, them, mine - theirs)
+        space = self.table.game.space
+        roll = space.index(tuple(g.dice))
+        left = g.rerolls_left if rerolls is None else rerolls
+        return _rank(self.table.game, turn, roll, left, 0.0)
+
+    def apply(self, option: Option) -> None:
+        """Carry out an option of :meth:`options` for the mover."""
+        g = self.games[self.mover]
+        if option.kind == "keep":
+            g.keep(list(option.keep))
+        else:
+            g.fill(option.box)
+
+    def find(self, text: str, options: list[Option]) -> Option:
+        """The option a player typed: dice to keep, ``all``, ``none`` or a box."""
+        g = self.games[self.mover]
+        word = text.strip().lower()
+        if g.phase == "keep":
+            keep = None
+            if word == "all":
+                keep = tuple(g.dice)
+            elif word in ("none", "nothing", "-"):
+                keep = ()
+            elif word and all(ch.isdigit() or ch in ", " for ch in word):
+                from dicelab.advice_report import parse_dice
+
+                keep = tuple(sorted(parse_dice([word], self.rules.faces)))
+            if keep is not None:
+                for o in options:
+                    if o.kind == "keep" and o.keep == keep:
+                        return o
+                raise UserError(f"keep: {list(keep)} are not among the dice showing {g.dice}")
+            options = self.options(rerolls=0)  # a box now: the rolling stops
+        shim = SimpleNamespace(options=options, position=SimpleNamespace(filled=g.filled))
+        return find_box_option(shim, word, self.rules)
+
+
+def seat_label(seat: str) -> str:
+    return "first player (A)" if seat == "A" else "second player (B)"
+
+
+# -- review -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DuelDecision:
+    """One decision of a recorded duel, priced in the mover's win chance."""
+
+    turn: int
+    seat: str
+    dice: tuple[int, ...]
+    rerolls_left: int
+    chosen: Option
+    best: Option
+
+    @property
+    def cost(self) -> float:
+        return max(0.0, self.best.value - self.chosen.value)
+
+    @property
+    def mistake(self) -> bool:
+        return self.cost > TIE
+
+    def to_dict(self) -> dict:
+        return {
+            "turn": self.turn, "seat": self.seat, "dice": list(self.dice),
+            "rerolls_left": self.rerolls_left, "chosen": self.chosen.label,
+            "best": self.best.label, "win_chance_chosen": self.chosen.value,
+            "win_chance_best": self.best.value, "cost": self.cost,
+        }  # fmt: skip
+
+
+def load_duel_record(path) -> dict:
+    """Read a duel record; a file that is not one is a :class:`UserError`."""
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    try:
+        record = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"duel record {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UserError(f"{path.name}: not a dicelab duel record ({exc})") from None
+    if not isinstance(record, dict) or record.get("format") != FORMAT:
+        raise UserError(f'{path.name}: not a dicelab duel record (no "format": "{FORMAT}")')
+    return record
+
+
+def check_duel_record(record: dict, table: DuelTable) -> None:
+    """A duel record's version, seat and both games' headers, against the table's rules."""
+    if record.get("version") != FORMAT_VERSION:
+        raise UserError(f"duel record version {record.get('version')!r} is not supported")
+    if record.get("human") not in SEATS:
+        raise UserError(f"duel record: seat {record.get('human')!r}, expected A or B")
+    for key in ("a", "b"):
+        if not isinstance(record.get(key), dict):
+            raise UserError(f"duel record: no game of player {key.upper()}")
+        check_header(record[key], table)
+
+
+def replay(table: DuelTable, expected: ExpectedTable, record: dict) -> Iterator[DuelDecision]:
+    """Every decision of a recorded duel, in the order they were made."""
+    check_duel_record(record, table)
+    duel = DuelGame(table, expected, seed=0, human=record["human"])
+    duel.games = {"A": Game(expected, dice="real"), "B": Game(expected, dice="real")}
+    turns = {"A": record["a"]["turns"], "B": record["b"]["turns"]}
+    try:
+        for t in range(table.rules.n_categories):
+            for seat in SEATS:
+                if t >= len(turns[seat]):
+                    return
+                g = duel.games[seat]
+                rt = turns[seat][t]
+                throws, keeps = rt.get("throws", []), rt.get("keeps", [])
+                for i, throw in enumerate(throws):
+                    g.roll(throw)
+                    if i < len(keeps):
+                        options = duel.options()
+                        keep = tuple(sorted(keeps[i]))
+                        chosen = next((o for o in options if o.kind == "keep" and o.keep == keep),
+                                      None)  # fmt: skip
+                        if chosen is None:
+                            raise UserError(f"turn {t + 1} of {seat}: keep {list(keep)} is not "
+                                            f"among the dice {g.dice}")  # fmt: skip
+                        yield DuelDecision(t + 1, seat, tuple(g.dice), g.rerolls_left, chosen,
+                                           options[0])  # fmt: skip
+                        g.keep(list(keep))
+                if "box" in rt:
+                    options = duel.options()
+                    chosen = next((o for o in options if o.box == rt["box"]), None)
+                    if chosen is None:
+                        raise UserError(f"turn {t + 1} of {seat}: box {rt['box']!r} cannot take "
+                                        f"the dice {g.dice}")  # fmt: skip
+                    yield DuelDecision(t + 1, seat, tuple(g.dice), 0, chosen, options[0])
+                    g.fill(rt["box"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UserError(f"duel record: broken turn data ({exc})") from None
+
+
+def review_duel(table: DuelTable, expected: ExpectedTable, record: dict,
+                seat: str | None = None) -> list[DuelDecision]:  # fmt: skip
+    """The decisions of one seat (the human's by default), each priced in win chance."""
+    seat = seat or record.get("human")
+    return [d for d in replay(table, expected, record) if d.seat == seat]

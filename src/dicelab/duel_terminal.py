@@ -1,0 +1,207 @@
+"""``dicelab duel play`` and ``duel review``: a game against the computer, and its review.
+
+Both sheets are shown at every turn; before each of your decisions the options are
+ranked by your chance to win (unless hidden), and after every decision, yours or
+the computer's, your win chance is shown. The computer plays to win. The game is
+saved after every move and reviewed at the end: each of your decisions priced in
+win chance.
+
+What you type: the dice to keep (``6 6`` or ``66``), ``all`` to stop rolling,
+``none`` to reroll everything, a box to score now; an empty line takes the best
+option, ``q`` stops (the game so far is saved).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from dicelab.advice_report import load_table
+from dicelab.advisor import TIE, Option
+from dicelab.duel_game import DuelGame, load_duel_record, review_duel, seat_label
+from dicelab.duel_report import load_duel
+from dicelab.errors import UserError
+from dicelab.play import save_record
+from dicelab.rules import load_rules
+
+HELP = (
+    "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "
+    "a box to score now, Enter for the best option, q to stop"
+)
+
+
+class _Quit(Exception):
+    pass
+
+
+def run_duel_play(rules: str, *, seed: int | None = None, seat: str = "A",
+                  record: Path | None = None, show: bool = True, top: int = 6,
+                  console: Console | None = None,
+                  read: Callable[[str], str] | None = None) -> int:  # fmt: skip
+    """Play a duel in the terminal against the computer; returns the exit code."""
+    import time
+
+    console = console or Console()
+    read = read or (lambda prompt: console.input(prompt))
+    seat = seat.upper()
+    if seat not in ("A", "B"):
+        raise UserError(f"seat: got {seat!r}, expected A (move first) or B (move second)")
+    path = record or Path(time.strftime("dicelab-duel-%Y%m%d-%H%M%S.json"))
+    if path.exists():
+        raise UserError(f"{path} already exists; name a new file with --record")
+    r = load_rules(rules)
+    table = load_duel(r, mapped=True)
+    game = DuelGame(table, load_table(r), seed=seed, human=seat, rules_source=rules)
+    save_record(game.record, path)
+    console.print(
+        f"[bold]{r.name} duel[/bold]: you are the {seat_label(seat)}, the computer plays to "
+        f"win (seed {game.record['seed']}); the game is saved in {path}"
+    )
+    console.print(HELP, style="dim")
+    try:
+        while not game.over:
+            _step(game, console, read, show, top)
+            save_record(game.record, path)
+    except _Quit as stop:
+        save_record(game.record, path)
+        console.print(f"{stop}: the game so far is saved in {path}")
+        return 0 if str(stop) == "quit" else 1
+    mine = game.games[seat].score
+    theirs = game.games["B" if seat == "A" else "A"].score
+    verdict = "you win" if mine > theirs else ("a tie" if mine == theirs else "you lose")
+    console.print(f"[bold]game over: {mine} to {theirs}, {verdict}[/bold]")
+    console.print(sheets(game))
+    show_duel_review(review_duel(table, game.expected, game.record), console)
+    console.print(f"the game record is in {path} (dicelab duel review {path})")
+    return 0
+
+
+def _ask(read, prompt: str) -> str:
+    try:
+        text = read(prompt)
+    except (EOFError, KeyboardInterrupt):
+        raise _Quit("input ended") from None
+    text = text.strip()
+    if text.lower() in ("q", "quit", "exit"):
+        raise _Quit("quit")
+    return text
+
+
+def _step(game: DuelGame, console: Console, read, show: bool, top: int) -> None:
+    seat = game.mover
+    g = game.games[seat]
+    human = seat == game.record["human"]
+    who = "you" if human else "computer"
+    if g.phase == "roll":
+        if g._turn is None:
+            console.print(f"\n[bold]turn {len(g.filled) + 1}: {who} ({seat})[/bold]")
+            console.print(sheets(game))
+        g.roll()
+        console.print(f"{who} threw [bold]{' '.join(map(str, g.dice))}[/bold]")
+        return
+    options = game.options()
+    if not human:
+        choice = options[0]
+    else:
+        if show:
+            console.print(options_table(options, top))
+        while True:
+            text = _ask(read, "keep? " if g.phase == "keep" else "box? ")
+            try:
+                if text == "" and not show:
+                    raise UserError("advice is hidden: type the dice to keep, 'all' or a box")
+                choice = options[0] if text == "" else game.find(text, options)
+                break
+            except UserError as exc:
+                console.print(f"[red]{escape(str(exc))}[/red]")
+                console.print(HELP, style="dim")
+        if choice.kind == "box" and g.phase == "keep":  # scored before the last throw
+            options = game.options(rerolls=0)
+    game.apply(choice)
+    chance = choice.value if human else 1.0 - choice.value
+    cost = options[0].value - choice.value
+    note = ""
+    if human:
+        note = " [green](best)[/green]" if cost <= TIE else (
+            f" [yellow](costs {cost:.4f} against {options[0].label})[/yellow]")  # fmt: skip
+    console.print(f"{who}: {choice.label}; your win chance {chance:.4f}{note}")
+
+
+def options_table(options: list[Option], top: int) -> Table:
+    t = Table(header_style="bold")
+    t.add_column("#", justify="right")
+    t.add_column("option")
+    t.add_column("win chance", justify="right")
+    t.add_column("cost", justify="right")
+    for n, o in enumerate(options if top <= 0 else options[:top], start=1):
+        t.add_row(str(n), o.label, f"{o.value:.4f}", f"{o.cost:.4f}",
+                  style="bold green" if o.cost <= TIE else None)  # fmt: skip
+    return t
+
+
+def sheets(game: DuelGame) -> Table:
+    """Both sheets side by side, with the scores so far."""
+    rules = game.rules
+    human = game.record["human"]
+    t = Table(header_style="bold")
+    t.add_column("box")
+    for seat in ("A", "B"):
+        t.add_column(f"{seat} ({'you' if seat == human else 'computer'})", justify="right")
+    a, b = game.games["A"], game.games["B"]
+    for c in rules.categories:
+        t.add_row(c.label, str(a.filled.get(c.id, "")), str(b.filled.get(c.id, "")))
+    if rules.bonus_threshold > 0:
+        ups = [sum(g.filled.get(c.id, 0) for c in rules.categories if c.counts_for_bonus)
+               for g in (a, b)]  # fmt: skip
+        t.add_row(f"upper total (bonus at {rules.bonus_threshold})", *map(str, ups))
+    if rules.extra_bonus:
+        t.add_row("extra bonuses", str(a.extra_bonuses * rules.extra_bonus),
+                  str(b.extra_bonuses * rules.extra_bonus))  # fmt: skip
+    t.add_row("[bold]score[/bold]", f"[bold]{a.score}[/bold]", f"[bold]{b.score}[/bold]")
+    return t
+
+
+def show_duel_review(decisions, console: Console, mistakes_only: bool = True) -> None:
+    total = sum(d.cost for d in decisions)
+    mistakes = [d for d in decisions if d.mistake]
+    console.print(
+        f"review: {len(decisions)} decisions, {len(mistakes)} cost win chance, "
+        f"{total:.4f} in all"
+    )
+    shown = mistakes if mistakes_only else decisions
+    if not shown:
+        return
+    t = Table(header_style="bold")
+    for col in ("turn", "dice", "rerolls", "chosen", "best", "cost"):
+        t.add_column(col, justify="right" if col in ("turn", "rerolls", "cost") else "left")
+    for d in shown:
+        t.add_row(str(d.turn), " ".join(map(str, d.dice)), str(d.rerolls_left), d.chosen.label,
+                  d.best.label, f"{d.cost:.4f}")  # fmt: skip
+    console.print(t)
+
+
+def run_duel_review(file: str, *, as_json: bool = False, all_decisions: bool = False,
+                    console: Console | None = None) -> list:  # fmt: skip
+    """Run ``dicelab duel review FILE``."""
+    console = console or Console()
+    record = load_duel_record(file)
+    source = record.get("rules_source") or record.get("rules")
+    if not isinstance(source, str):
+        raise UserError("duel record: no rules named")
+    r = load_rules(source)
+    decisions = review_duel(load_duel(r, quiet=as_json, mapped=True),
+                            load_table(r, quiet=as_json), record)  # fmt: skip
+    if as_json:
+        console.print_json(json.dumps({
+            "rules": r.name, "seat": record["human"],
+            "total_cost": sum(d.cost for d in decisions),
+            "decisions": [d.to_dict() for d in decisions],
+        }))  # fmt: skip
+    else:
+        show_duel_review(decisions, console, mistakes_only=not all_decisions)
+    return decisions

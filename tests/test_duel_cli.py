@@ -1,0 +1,144 @@
+"""``dicelab duel``, ``duel advise``, ``duel play`` and ``duel review`` on a tiny game."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from test_duel import FOUR_BOXES, duel_brute
+from typer.testing import CliRunner
+
+from dicelab.cli import app
+from dicelab.rules import parse_rules
+
+FOUR_TOML = """
+name = "four"
+dice = 2
+faces = 3
+rolls = 2
+
+[upper_bonus]
+threshold = 4
+points = 5
+
+[[categories]]
+id = "ones"
+kind = "face"
+face = 1
+
+[[categories]]
+id = "threes"
+kind = "face"
+face = 3
+
+[[categories]]
+id = "pair"
+kind = "of_a_kind"
+count = 2
+score = 10
+
+[[categories]]
+id = "sum"
+kind = "chance"
+"""
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def four(tmp_path_factory):
+    path = tmp_path_factory.mktemp("duel") / "four.toml"
+    path.write_text(FOUR_TOML)
+    return str(path)
+
+
+def run(*args):
+    return runner.invoke(app, list(args))
+
+
+def run_process(*args):
+    """The whole command, as a user runs it (a mistake: one line on stderr, exit 2)."""
+    return subprocess.run([sys.executable, "-m", "dicelab", *args], capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+
+
+def test_duel_verdicts(four):
+    res = run("duel", four, "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    value, _ = duel_brute(parse_rules(FOUR_BOXES))
+    assert abs(out["start_value"] - value((0, 0, 0), (0, 0, 0), 0)) < 1e-9
+    assert set(out["pairs"]) == {"win-win", "win-expected", "expected-win", "expected-expected"}
+    assert abs(out["checks"]["fair_pair_value_minus_half"]) < 1e-12
+    again = json.loads(run("duel", "solve", four, "--json").output)
+    assert again["cached"] and again["pairs"] == out["pairs"]
+
+
+def test_duel_text_and_plot(four, tmp_path):
+    res = run("duel", four, "--plot", str(tmp_path / "leads.png"))
+    assert res.exit_code == 0, res.output
+    assert "Moving first" in res.output and "Strategy pairs" in res.output
+    assert (tmp_path / "leads.png").stat().st_size > 1000
+
+
+def test_a_duel_too_large_is_one_line():
+    res = run_process("duel", "yahtzee")
+    assert res.returncode == 2 and not res.stdout
+    assert res.stderr.count("\n") == 1 and "pairs of sheets" in res.stderr
+
+
+def test_advice_agrees_with_brute_force(four):
+    # I (B) have Ones=1, they have Ones=2 and Threes=3: I trail by 4 with 1 and 3 showing
+    res = run("duel", "advise", four, "--dice", "1", "3", "--rerolls", "1", "--mine", "ones=1",
+              "--theirs", "ones=2,threes=3", "--json")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["seat"] == "B" and out["my_score"] - out["their_score"] == -4
+    _, throw = duel_brute(parse_rules(FOUR_BOXES))
+    slow = throw((0b0001, 1, 0), (0b0011, 5, 0), -4, (1, 3), 1)
+    assert abs(out["win_chance"] - slow) < 1e-6  # advice reads the cached float32 table
+    chances = [o["win_chance"] for o in out["options"]]
+    assert chances == sorted(chances, reverse=True)
+    assert {o["expected_rank"] for o in out["options"]} == set(range(1, len(chances) + 1))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--mine", "ones=1,threes=3"], "do not alternate"),
+        (["--theirs", "ones=7"], "their sheet: box 'ones': 7 points cannot be scored"),
+        (["--mine", "ones=1", "--my-score", "9"], "my score: got 9"),
+        (["--mine", "sum=?"], "my score: give it"),
+        (["--mine", "nosuch=1"], "unknown box 'nosuch'"),
+    ],
+)
+def test_advice_refuses_bad_positions(four, args, message):
+    res = run_process("duel", "advise", four, "--dice", "1", "3", *args)
+    assert res.returncode == 2
+    assert message in res.stderr and res.stderr.count("\n") == 1
+
+
+def test_play_and_review(four, tmp_path):
+    record = tmp_path / "g.json"
+    res = runner.invoke(app, ["duel", "play", four, "--seed", "5", "--record", str(record)],
+                        input="\n" * 40)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "game over" in res.output and "your win chance" in res.output
+    out = json.loads(run("duel", "review", str(record), "--json").output)
+    assert out["seat"] == "A" and out["total_cost"] < 1e-9  # Enter takes the best option
+    assert len(out["decisions"]) >= 4
+    again = run_process("duel", "play", four, "--record", str(record))
+    assert again.returncode == 2 and "already exists" in again.stderr
+
+
+def test_a_poor_choice_is_priced(four, tmp_path):
+    record = tmp_path / "g.json"
+    # seat B; seed 2: keep nothing at every reroll, then the first box offered
+    res = runner.invoke(app, ["duel", "play", four, "--seat", "B", "--seed", "2", "--record",
+                              str(record)], input="none\n1\n" * 8 + "\n" * 20)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    out = json.loads(run("duel", "review", str(record), "--json").output)
+    costs = [d["cost"] for d in out["decisions"]]
+    assert all(c >= 0 for c in costs)
+    for d in out["decisions"]:
+        assert abs(d["win_chance_best"] - d["win_chance_chosen"] - d["cost"]) < 1e-12
