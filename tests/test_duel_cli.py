@@ -142,3 +142,16 @@ def test_a_poor_choice_is_priced(four, tmp_path):
     assert all(c >= 0 for c in costs)
     for d in out["decisions"]:
         assert abs(d["win_chance_best"] - d["win_chance_chosen"] - d["cost"]) < 1e-12
+
+
+def test_disagreements(four):
+    res = run("duel", "disagreements", four, "--games", "40", "--top", "0", "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["games"] == 40 and out["decisions"] >= 40 * 8
+    costs = [d["cost"] for d in out["largest"]]
+    assert costs == sorted(costs, reverse=True) and all(c > 1e-9 for c in costs)
+    for d in out["largest"]:
+        assert abs(d["win_chance"] - d["win_chance_for_points"] - d["cost"]) < 1e-12
+    bad = run_process("duel", "disagreements", four, "--games", "0")
+    assert bad.returncode == 2 and "games: got 0" in bad.stderr

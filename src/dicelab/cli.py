@@ -252,6 +252,20 @@ def duel_review_command(
     run_duel_review(file, as_json=as_json, all_decisions=all_decisions)
 
 
+@duel_app.command("disagreements")
+def duel_disagreements_command(
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    games: int = typer.Option(200, "--games", help="Duels to play (1 to 100,000)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the dice."),
+    top: int = typer.Option(10, "--top", min=0, help="Show this many (0: all)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Where playing to win and playing for the expected score part most, in play."""
+    from dicelab.duel_report import run_disagreements
+
+    run_disagreements(rules, games=games, seed=seed, top=top, as_json=as_json)
+
+
 # -- the cache ---------------------------------------------------------------------
 cache_app = typer.Typer(help="The solved tables kept on disk.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")

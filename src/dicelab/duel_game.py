@@ -234,3 +234,114 @@ def review_duel(table: DuelTable, expected: ExpectedTable, record: dict,
     """The decisions of one seat (the human's by default), each priced in win chance."""
     seat = seat or record.get("human")
     return [d for d in replay(table, expected, record) if d.seat == seat]
+
+
+# -- where playing to win and playing for points part ----------------------------------
+@dataclass(frozen=True)
+class Disagreement:
+    """A decision reached in play where the expected-score choice loses win chance."""
+
+    turn: int
+    seat: str
+    my_filled: dict
+    their_filled: dict
+    my_score: int
+    their_score: int
+    dice: tuple[int, ...]
+    rerolls_left: int
+    to_win: Option
+    for_points: Option
+
+    @property
+    def cost(self) -> float:
+        """Win chance lost by the expected-score choice."""
+        return self.to_win.value - self.for_points.value
+
+    @property
+    def lead(self) -> int:
+        return self.my_score - self.their_score
+
+    def to_dict(self) -> dict:
+        return {
+            "turn": self.turn, "seat": self.seat, "my_boxes": self.my_filled,
+            "their_boxes": self.their_filled, "my_score": self.my_score,
+            "their_score": self.their_score, "dice": list(self.dice),
+            "rerolls_left": self.rerolls_left, "to_win": self.to_win.label,
+            "win_chance": self.to_win.value, "for_points": self.for_points.label,
+            "win_chance_for_points": self.for_points.value, "cost": self.cost,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DisagreementReport:
+    games: int
+    decisions: int
+    disagreements: list[Disagreement]  # every position found, largest cost first
+    occurrences: int  # disagreements met in play, a position met twice counting twice
+    total_cost: float  # their costs added up, each decision taken alone
+
+    @property
+    def share(self) -> float:
+        """Share of the decisions met in play where the two choices differ."""
+        return self.occurrences / max(self.decisions, 1)
+
+    @property
+    def cost_per_game(self) -> float:
+        """Win chance an expected-score choice loses per game, each taken alone."""
+        return self.total_cost / max(self.games, 1)
+
+    def to_dict(self, top: int = 20) -> dict:
+        return {
+            "games": self.games, "decisions": self.decisions,
+            "disagreements": self.occurrences, "positions": len(self.disagreements),
+            "share": self.share, "cost_per_game": self.cost_per_game,
+            "largest": [d.to_dict() for d in self.disagreements[:top]],
+        }  # fmt: skip
+
+
+def find_disagreements(table: DuelTable, expected: ExpectedTable, games: int = 200,
+                       seed: int = 0, progress=None) -> DisagreementReport:  # fmt: skip
+    """Play ``games`` duels, both players playing to win, and at every decision compare
+    the win-optimal choice with the expected-score optimum's.
+
+    Returns every decision where the expected-score choice loses win chance, the
+    largest first; each position counts once.
+    """
+    from dicelab.advisor import advise
+    from dicelab.duel_report import option_key
+
+    if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= 100_000:
+        raise UserError(f"games: got {games!r}, expected 1 to 100,000")
+    found: dict[tuple, Disagreement] = {}
+    decisions = occurrences = 0
+    total = 0.0
+    for n in range(games):
+        duel = DuelGame(table, expected, seed=seed + 2 * n)
+        while not duel.over:
+            seat = duel.mover
+            g = duel.games[seat]
+            if g.phase == "roll":
+                g.roll()
+                continue
+            options = duel.options()
+            other = duel.games["B" if seat == "A" else "A"]
+            plain = advise(expected, Position(tuple(g.dice), g.rerolls_left, g.filled,
+                                              extra_bonuses=g.extra_bonuses))  # fmt: skip
+            decisions += 1
+            choice = next(o for o in options if option_key(o) == option_key(plain.options[0]))
+            if options[0].value - choice.value > TIE:
+                _, mine = duel.state(seat)
+                _, theirs = duel.state("B" if seat == "A" else "A")
+                d = Disagreement(len(g.filled) + 1, seat, dict(g.filled), dict(other.filled),
+                                 mine, theirs, tuple(g.dice), g.rerolls_left, options[0],
+                                 choice)  # fmt: skip
+                key = (seat, tuple(sorted(d.my_filled.items())),
+                       tuple(sorted(d.their_filled.items())), d.dice, d.rerolls_left)
+                found[key] = d
+                occurrences += 1
+                total += d.cost
+            duel.apply(options[0])
+        if progress is not None:
+            progress(n + 1, games)
+    ordered = sorted(found.values(), key=lambda d: -d.cost)
+    return DisagreementReport(games, decisions, ordered, occurrences, total)

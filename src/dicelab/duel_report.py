@@ -351,3 +351,44 @@ def plot_leads(table: DuelTable, path: Path, open_counts: Sequence[int] = (1, 2,
     fig.savefig(path)
     plt.close(fig)
     return path
+
+
+# -- disagreements -------------------------------------------------------------------------
+def run_disagreements(rules: str, *, games: int = 200, seed: int = 0, top: int = 10,
+                      as_json: bool = False, console: Console | None = None):  # fmt: skip
+    """Run ``dicelab duel disagreements``: where playing to win and for points part most."""
+    from dicelab.advice_report import load_table
+    from dicelab.duel_game import find_disagreements
+
+    console = console or Console()
+    r = load_rules(rules)
+    if isinstance(games, bool) or not 1 <= games <= 100_000:
+        raise UserError(f"games: got {games}, expected 1 to 100,000")
+    table = load_duel(r, quiet=as_json, mapped=True)
+    expected = load_table(r, quiet=as_json)
+    with progress_bar(f"playing {games} duels", enabled=not as_json, unit="games") as tick:
+        report = find_disagreements(table, expected, games=games, seed=seed, progress=tick)
+    if as_json:
+        console.print_json(json.dumps({"rules": r.name, **report.to_dict(top)}))
+        return report
+    console.print(
+        f"{r.name}: {report.games} duels, both playing to win. At {report.decisions:,} "
+        f"decisions the expected-score choice differed {report.occurrences:,} times "
+        f"({100 * report.share:.1f}%); each such choice taken alone, they cost "
+        f"{report.cost_per_game:.4f} of win chance per game."
+    )
+    ids = {c.id: c.label for c in r.categories}
+    t = Table(title="The largest disagreements", header_style="bold")
+    for col in ("turn", "score", "open boxes: mine | theirs", "dice", "rerolls", "to win",
+                "for points", "cost"):  # fmt: skip
+        t.add_column(col, justify="right" if col in ("turn", "rerolls", "cost") else "left")
+    for d in report.disagreements[: max(top, 0) or None]:
+        mine = [ids[b] for b in ids if b not in d.my_filled]
+        theirs = [ids[b] for b in ids if b not in d.their_filled]
+        t.add_row(f"{d.turn} ({d.seat})", f"{d.my_score}-{d.their_score}",
+                  f"{', '.join(mine)} | {', '.join(theirs) or '-'}",
+                  " ".join(map(str, d.dice)), str(d.rerolls_left),
+                  f"{d.to_win.label} ({d.to_win.value:.3f})",
+                  f"{d.for_points.label} ({d.for_points.value:.3f})", f"{d.cost:.4f}")
+    console.print(t)
+    return report
