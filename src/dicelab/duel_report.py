@@ -34,14 +34,16 @@ from dicelab.text import plural
 
 
 def load_duel(rules: Rules, quiet: bool = False, use_cache: bool = True,
-              allow_large: bool = False, mapped: bool = False) -> DuelTable:  # fmt: skip
-    """The duel table, solving it (progress bar, then the comparisons) if not cached."""
+              allow_large: bool = False, mapped: bool = False,
+              compare: bool = False) -> DuelTable:  # fmt: skip
+    """The duel table, solving it (with a progress bar) if it is not cached, and with
+    ``compare`` the strategy comparisons too."""
     from dicelab.tables import DamagedTable
 
     game = compile_rules(rules)
     with progress_bar(f"solving the {rules.name} duel", enabled=not quiet, unit="work") as tick:
         table = duel_table(game, use_cache=use_cache, progress=tick, allow_large=allow_large,
-                           mapped=mapped)  # fmt: skip
+                           mapped=mapped, compare=compare)  # fmt: skip
         if mapped and table.meta.get("mapped") is not None:
             try:
                 table.meta["mapped"].check(0, 1)
@@ -64,7 +66,8 @@ def run_duel(rules: str, *, as_json: bool = False, use_cache: bool = True,
     r = load_rules(rules)
     plot_path = check_plot_path(plot) if plot else None
     start = time.perf_counter()
-    table = load_duel(r, quiet=as_json, use_cache=use_cache, allow_large=allow_large)
+    table = load_duel(r, quiet=as_json, use_cache=use_cache, allow_large=allow_large,
+                      compare=True)  # fmt: skip
     seconds = time.perf_counter() - start
     v = table.meta.get("verdicts") or {}
     if plot_path is not None:

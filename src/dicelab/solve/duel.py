@@ -653,30 +653,37 @@ def duel_table(
 ) -> DuelTable:
     """The duel table of a rule set, from the cache when it holds one.
 
-    A fresh solve is followed by the strategy comparisons (:func:`verdicts`,
-    unless ``compare`` is false); both go to the cache: the chances as float32
-    (advice needs no more), the start value and the verdicts at full precision
-    in the file's metadata (``table.meta["verdicts"]``). With ``mapped`` a cached
-    table is memory-mapped and checked block by block as it is read.
+    A fresh solve goes to the cache: the chances as float32 (advice needs no more),
+    the start value at full precision in the file's metadata. With ``compare``
+    the strategy comparisons (:func:`verdicts`) are made too, once, and kept in the
+    metadata (``table.meta["verdicts"]``); a table cached without them gets them
+    then. With ``mapped`` a cached table is memory-mapped and checked block by
+    block as it is read.
     """
     from dicelab import tables
 
     game = _game(rules)
     rules = game.rules
     params = {"layout": LAYOUT}
-    if not (use_cache and tables.table_path(rules, OBJECTIVE, params).exists()):
+    path = tables.table_path(rules, OBJECTIVE, params)
+    if not (use_cache and path.exists()):
         duel_cost(game).check(allow_large)
     space = duel_space(game)
+    table = None
     if use_cache:
-        found = tables.lookup(rules, OBJECTIVE, (space.n_values,), params, mapped=mapped)
+        found = tables.lookup(rules, OBJECTIVE, (space.n_values,), params,
+                              mapped=mapped and not compare)  # fmt: skip
         if found is not None:
             values, meta = found
             header = meta.pop("header")
             meta["start_value"] = header.get("start_value")
             meta["verdicts"] = header.get("verdicts")
-            return DuelTable(game, space, values, meta=meta)
+            table = DuelTable(game, space, values, seconds=header.get("seconds", 0.0), meta=meta)
+            if meta["verdicts"] is not None or not compare:
+                return table
     n = space.n_values
-    weight = 1 + (COMPARE_WEIGHT if compare else 0)
+    solving = table is None
+    weight = (1 if solving else 0) + (COMPARE_WEIGHT if compare else 0)
 
     def solve_part(done: int, total: int) -> None:
         if progress is not None:
@@ -684,17 +691,19 @@ def duel_table(
 
     def compare_part(done: int, total: int) -> None:
         if progress is not None:
-            progress(n + done * (weight - 1) * n // max(total, 1), weight * n)
+            start = n if solving else 0
+            progress(start + done * COMPARE_WEIGHT * n // max(total, 1), weight * n)
 
-    table = solve_duel(game, progress=solve_part, allow_large=allow_large, space=space)
-    found = verdicts(table, compare_part) if compare else None
-    meta = {"start_value": table.start_value, "verdicts": found}
-    table.meta = {"cached": False, "path": None, **meta}
+    if solving:
+        table = solve_duel(game, progress=solve_part, allow_large=allow_large, space=space)
+        table.meta = {"cached": False, "path": None, "start_value": table.start_value}
+    table.meta["verdicts"] = verdicts(table, compare_part) if compare else None
     if use_cache:
-        path = tables.table_path(rules, OBJECTIVE, params)
         header = {"rules": rules.normalised(), "objective": OBJECTIVE, "params": params,
-                  "seconds": table.seconds, **meta}  # fmt: skip
-        table.meta["path"] = tables.store_table(path, table.values.astype(np.float32), header)
+                  "seconds": table.seconds, "start_value": table.meta["start_value"],
+                  "verdicts": table.meta["verdicts"]}  # fmt: skip
+        values = np.asarray(table.values, dtype=np.float32)
+        table.meta["path"] = tables.store_table(path, values, header)
     return table
 
 
