@@ -793,8 +793,8 @@ def duel_eval_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, rows, conv, 
     """Win and tie chances of one layer under several pairs of strategies at once.
 
     ``N`` holds the next layer's chances (from value ``nbase``), ``C`` receives this
-    layer's (from ``cbase``), each row for the player who waits; the turn is
-    computed in ``C``'s precision. ``rows`` lists, in
+    layer's (from ``cbase``), each row for the player who waits; the turn itself is
+    computed in float64, whatever the layers are stored in. ``rows`` lists, in
     (win, tie) pairs, the rows of the pairs where the mover plays the win-optimal
     table ``T``: they follow its decisions. ``conv`` lists those where the mover
     plays for the expected score: they average over the outcomes ``o_*``.
@@ -807,8 +807,8 @@ def duel_eval_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, rows, conv, 
     above = np.zeros(rows.shape[0])
     for q in range(0, rows.shape[0], 2):
         above[q] = 1.0  # a certain lead is a certain win, never a tie
-    E_of = np.empty((n_workers, n_keeps * nq * width), C.dtype)
-    cand_of = np.empty((n_workers, n_cand * nq * width), C.dtype)
+    E_of = np.empty((n_workers, n_keeps * nq * width))
+    cand_of = np.empty((n_workers, n_cand * nq * width))
     out_of = np.empty((n_workers, 4, width))
     for b in prange(b_i.shape[0]):
         w = get_thread_id()
