@@ -209,8 +209,11 @@ def _player(table: DuelTable, sheet: Sheet, who: str) -> tuple[int, int]:
         mask, upper, flag, score = scorecard_state(table, position, allow_full=True)
     except UserError as exc:
         raise UserError(f"{who} sheet: {exc}") from None
+    # boxes without points: their points are the score's unknown part (the upper ones'
+    # are known from the upper total where the rules track it)
     unknown = [c for c, cat in enumerate(g.rules.categories)
-               if cat.id in sheet.filled and sheet.filled[cat.id] is None and not g.upper[c]]
+               if cat.id in sheet.filled and sheet.filled[cat.id] is None
+               and not (g.upper[c] and g.threshold > 0)]  # fmt: skip
     if sheet.score is not None:
         if isinstance(sheet.score, bool) or not isinstance(sheet.score, int) or sheet.score < 0:
             raise UserError(f"{who} score: got {sheet.score!r}, expected a whole number >= 0")

@@ -55,17 +55,20 @@ from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, compile_rules
 from dicelab.rules.placement import box_rule, next_flag
 from dicelab.solve import turn
-from dicelab.solve.cost import Cost, turn_cost
+from dicelab.solve.cost import MEMORY_SHARE, Cost, machine_memory, turn_cost
 from dicelab.solve.expected import BoxOption, KeepLookups
 from dicelab.solve.points import StateBounds
 
 Progress = Callable[[int, int], None]
 
 OBJECTIVE = "duel"
-#: Time of the strategy comparisons against the solve's (7.5 measured on yazy).
-COMPARE_WEIGHT = 8
-#: Most (node, lead) values a duel may have before the space is even built.
+#: Time of the strategy comparisons against the solve's (11.8 measured on 8 of
+#: yazy's boxes, quiet).
+COMPARE_WEIGHT = 12
+#: Most nodes (pairs of sheets) a duel may have before its space is even built.
 MAX_NODES = 400_000_000
+#: Bytes a node costs at least: its row bounds and offset, and one value.
+NODE_BYTES = 56
 
 
 def _game(rules: Rules | CompiledRules | str) -> CompiledRules:
@@ -251,9 +254,10 @@ def duel_cost(game: CompiledRules, space: DuelSpace | None = None) -> Cost:
     what = f"{game.rules.name}'s two-player game"
     if space is None:
         nodes, _ = count_nodes(game)
-        if nodes > MAX_NODES:
-            # every node holds at least one lead: a lower bound is enough to refuse
-            return Cost(what, nodes, nodes * 8, nodes * 1e-6, unit="pairs of sheets at least")
+        least = Cost(what, nodes, nodes * NODE_BYTES, nodes * 1e-6, unit="pairs of sheets at least")
+        if nodes > MAX_NODES or least.bytes > MEMORY_SHARE * machine_memory():
+            # a lower bound is enough to refuse, before the space is built
+            return least
         space = duel_space(game)
     values = space.n_values
     widest = int(np.diff(space.vstart).max())
