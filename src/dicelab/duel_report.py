@@ -128,7 +128,8 @@ def show_verdicts(table: DuelTable, console: Console, seconds: float) -> None:
     grid = Table(title="Strategy pairs, exact (A moves first)", header_style="bold")
     for col in ("A plays", "B plays", "A wins", "tie", "B wins", "A's chance"):
         grid.add_column(col, justify="left" if "plays" in col else "right")
-    for p in v["pairs"].values():
+    order = ("win-win", "win-expected", "expected-win", "expected-expected")
+    for p in sorted(v["pairs"].values(), key=lambda p: order.index(f"{p['a']}-{p['b']}")):
         grid.add_row(
             STRATEGY[p["a"]], STRATEGY[p["b"]], f"{p['p_a_wins']:.6f}", f"{p['p_tie']:.6f}",
             f"{p['p_b_wins']:.6f}", f"{p['value_for_a']:.6f}",
