@@ -101,7 +101,7 @@ FOUR_BOXES = {
 }
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_rules())
 def test_duel_agrees_with_brute_force(rules):
     fast = solve_duel(rules).start_value
