@@ -67,7 +67,7 @@ def run_duel(rules: str, *, as_json: bool = False, use_cache: bool = True,
     plot_path = check_plot_path(plot) if plot else None
     start = time.perf_counter()
     table = load_duel(r, quiet=as_json, use_cache=use_cache, allow_large=allow_large,
-                      compare=True)  # fmt: skip
+                      mapped=True, compare=True)  # fmt: skip
     seconds = time.perf_counter() - start
     v = table.meta.get("verdicts") or {}
     if plot_path is not None:

@@ -675,16 +675,22 @@ def duel_table(
     space = duel_space(game)
     table = None
     if use_cache:
-        found = tables.lookup(rules, OBJECTIVE, (space.n_values,), params,
-                              mapped=mapped and not compare)  # fmt: skip
-        if found is not None:
+
+        def cached(whole: bool) -> DuelTable | None:
+            found = tables.lookup(rules, OBJECTIVE, (space.n_values,), params, mapped=not whole)
+            if found is None:
+                return None
             values, meta = found
             header = meta.pop("header")
             meta["start_value"] = header.get("start_value")
             meta["verdicts"] = header.get("verdicts")
-            table = DuelTable(game, space, values, seconds=header.get("seconds", 0.0), meta=meta)
-            if meta["verdicts"] is not None or not compare:
-                return table
+            return DuelTable(game, space, values, seconds=header.get("seconds", 0.0), meta=meta)
+
+        table = cached(whole=False)  # the header, and the values mapped
+        if table is not None and (not mapped or (compare and table.meta["verdicts"] is None)):
+            table = cached(whole=True)  # read and checked whole (the comparisons read it all)
+        if table is not None and (table.meta["verdicts"] is not None or not compare):
+            return table
     n = space.n_values
     solving = table is None
     weight = (1 if solving else 0) + (COMPARE_WEIGHT if compare else 0)
