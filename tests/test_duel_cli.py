@@ -155,3 +155,20 @@ def test_disagreements(four):
         assert abs(d["win_chance"] - d["win_chance_for_points"] - d["cost"]) < 1e-12
     bad = run_process("duel", "disagreements", four, "--games", "0")
     assert bad.returncode == 2 and "games: got 0" in bad.stderr
+
+
+def test_points_left_unknown_are_taken_from_the_score(tmp_path):
+    # without a bonus the upper total is not tracked: Ones without points is part of
+    # the score still to be given
+    rules = tmp_path / "plain.toml"
+    rules.write_text(FOUR_TOML.replace("[upper_bonus]\nthreshold = 4\npoints = 5\n", ""))
+    args = ["duel", "advise", str(rules), "--dice", "1", "3", "--mine", "ones=?", "--theirs",
+            "threes=3"]
+    assert "my score: give it" in run_process(*args).stderr
+    res = run(*args, "--my-score", "2", "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["my_score"] == 2
+    bad = run_process(*args, "--my-score", "3")
+    assert bad.returncode == 2 and "my score: got 3, but the filled boxes given cannot make it" in (
+        bad.stderr
+    )
