@@ -243,13 +243,14 @@ def duel_space(game: CompiledRules) -> DuelSpace:
     )  # fmt: skip
 
 
-def duel_cost(game: CompiledRules, space: DuelSpace | None = None) -> Cost:
+def duel_cost(game: CompiledRules, space: DuelSpace | None = None, compare: bool = True) -> Cost:
     """Size of a duel solve with its strategy comparisons, before any work.
 
     Memory: the float64 table, then the larger of two layers of comparisons (six
     rows, float32 past 1 GiB) and the float32 copy saved to the cache. Time: the
     turn kernels' estimate, of which the solve takes half (its rows are long) and
-    the comparisons :data:`COMPARE_WEIGHT` times the solve.
+    the comparisons (unless ``compare`` is false) :data:`COMPARE_WEIGHT` times the
+    solve.
     """
     what = f"{game.rules.name}'s two-player game"
     if space is None:
@@ -261,10 +262,10 @@ def duel_cost(game: CompiledRules, space: DuelSpace | None = None) -> Cost:
         space = duel_space(game)
     values = space.n_values
     widest = int(np.diff(space.vstart).max())
-    compare = 2 * 6 * widest * (8 if 2 * 6 * widest * 8 <= 2**30 else 4)
+    layers = 2 * 6 * widest * (8 if 2 * 6 * widest * 8 <= 2**30 else 4) if compare else 0
     scratch, seconds = turn_cost(game.rules, values)
-    memory = 8 * values + max(compare, 4 * values) + space.n_nodes * 48 + scratch
-    seconds *= 0.5 * (1 + COMPARE_WEIGHT)
+    memory = 8 * values + max(layers, 4 * values) + space.n_nodes * 48 + scratch
+    seconds *= 0.5 * (1 + (COMPARE_WEIGHT if compare else 0))
     return Cost(what, values, memory, seconds, unit="(pair of sheets, lead) values")
 
 
@@ -393,7 +394,7 @@ def solve_duel(
     if space is None:
         duel_cost(game).check(allow_large)
         space = duel_space(game)
-    cost = duel_cost(game, space)
+    cost = duel_cost(game, space, compare=False)
     cost.check(allow_large)
     cost.announce()
     start = time.perf_counter()
@@ -704,6 +705,10 @@ def duel_table(
             start = n if solving else 0
             progress(start + done * COMPARE_WEIGHT * n // max(total, 1), weight * n)
 
+    if compare:  # the solve says what it alone costs; here, with the comparisons
+        duel_cost(game, space).check(allow_large)
+        if solving:
+            duel_cost(game, space).announce()
     if solving:
         table = solve_duel(game, progress=solve_part, allow_large=allow_large, space=space)
         table.meta = {"cached": False, "path": None, "start_value": table.start_value}
