@@ -128,6 +128,11 @@ class DuelGame:
         return find_box_option(shim, word, self.rules)
 
 
+def option_key(o: Option) -> tuple:
+    """What identifies an option across rankings (a keep, or a box)."""
+    return (o.kind, o.keep, o.stops, o.box)
+
+
 def seat_label(seat: str) -> str:
     return "first player (A)" if seat == "A" else "second player (B)"
 
@@ -308,7 +313,6 @@ def find_disagreements(table: DuelTable, expected: ExpectedTable, games: int = 2
     largest first; each position counts once.
     """
     from dicelab.advisor import advise
-    from dicelab.duel_report import option_key
 
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= 100_000:
         raise UserError(f"games: got {games!r}, expected 1 to 100,000")

@@ -24,6 +24,7 @@ from dicelab.advisor import (
     scorecard_state,
 )
 from dicelab.advisor import advise as advise_expected
+from dicelab.duel_game import option_key
 from dicelab.errors import UserError
 from dicelab.report import check_plot_path, progress_bar
 from dicelab.rules import Rules, load_rules
@@ -195,10 +196,6 @@ class DuelAdvice:
                 for o in self.options
             ],
         }  # fmt: skip
-
-
-def option_key(o: Option) -> tuple:
-    return (o.kind, o.keep, o.stops, o.box)
 
 
 def _player(table: DuelTable, sheet: Sheet, who: str) -> tuple[int, int]:

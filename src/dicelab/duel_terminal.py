@@ -27,16 +27,13 @@ from dicelab.duel_game import DuelGame, load_duel_record, review_duel, seat_labe
 from dicelab.duel_report import load_duel
 from dicelab.errors import UserError
 from dicelab.play import save_record
+from dicelab.play_terminal import _ask, _Quit
 from dicelab.rules import load_rules
 
 HELP = (
     "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "
     "a box to score now, Enter for the best option, q to stop"
 )
-
-
-class _Quit(Exception):
-    pass
 
 
 def run_duel_play(rules: str, *, seed: int | None = None, seat: str = "A",
@@ -79,17 +76,6 @@ def run_duel_play(rules: str, *, seed: int | None = None, seat: str = "A",
     show_duel_review(review_duel(table, game.expected, game.record), console)
     console.print(f"the game record is in {path} (dicelab duel review {path})")
     return 0
-
-
-def _ask(read, prompt: str) -> str:
-    try:
-        text = read(prompt)
-    except (EOFError, KeyboardInterrupt):
-        raise _Quit("input ended") from None
-    text = text.strip()
-    if text.lower() in ("q", "quit", "exit"):
-        raise _Quit("quit")
-    return text
 
 
 def _step(game: DuelGame, console: Console, read, show: bool, top: int) -> None:
