@@ -87,6 +87,18 @@ def rules_show(
 
 
 # -- solving -----------------------------------------------------------------------
+#: Where a solve runs (see dicelab.solve.schedule and docs/cluster.md).
+CLUSTER_OPTION = typer.Option(
+    None, "--cluster", help="Solve on a running Dask scheduler, tcp://HOST:8786 (cluster extra)."
+)
+WORKERS_OPTION = typer.Option(
+    None, "--workers", help="Solve on a local Dask cluster of N worker processes (cluster extra)."
+)
+STORE_OPTION = typer.Option(
+    None, "--store", help="Keep the table being solved in a file in this folder, not in memory."
+)
+
+
 @app.command()
 def solve(
     rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
@@ -103,6 +115,9 @@ def solve(
     allow_large: bool = typer.Option(
         False, "--allow-large", help="Solve even what this machine is not expected to finish."
     ),
+    cluster: str | None = CLUSTER_OPTION,
+    workers: int | None = WORKERS_OPTION,
+    store: str | None = STORE_OPTION,
 ) -> None:
     """Solve a rule set: maximum expected score, best P(score >= S), or best chance to win."""
     import json
@@ -111,23 +126,27 @@ def solve(
     from dicelab.report import progress_bar
     from dicelab.rules import load_rules
     from dicelab.solve.expected import expected_table
+    from dicelab.solve.schedule import runner_for
 
     if objective is None:
         objective = "target" if target is not None else "expected"
-    if objective != "expected" or exact or target is not None or opponent is not None:
-        from dicelab.objective_report import run_objective
+    with runner_for(cluster, workers) as runner:
+        if objective != "expected" or exact or target is not None or opponent is not None:
+            from dicelab.objective_report import run_objective
 
-        run_objective(
-            rules, objective, target=target, exact=exact, opponent=opponent,
-            as_json=json_out, use_cache=not no_cache, allow_large=allow_large,
-        )  # fmt: skip
-        return
-    r = load_rules(rules)
-    start = time.perf_counter()
-    with progress_bar(f"solving {r.name}", enabled=not json_out) as tick:
-        table = expected_table(
-            r, use_cache=not no_cache, progress=tick, allow_large=allow_large
-        )
+            run_objective(
+                rules, objective, target=target, exact=exact, opponent=opponent,
+                as_json=json_out, use_cache=not no_cache, allow_large=allow_large,
+                runner=None if cluster is None and workers is None else runner, store=store,
+            )  # fmt: skip
+            return
+        r = load_rules(rules)
+        start = time.perf_counter()
+        with progress_bar(f"solving {r.name}", enabled=not json_out) as tick:
+            table = expected_table(
+                r, use_cache=not no_cache, progress=tick, allow_large=allow_large,
+                runner=runner, store=store,
+            )  # fmt: skip
     seconds = time.perf_counter() - start
     if json_out:
         out = {
@@ -179,11 +198,19 @@ def duel_solve(
     allow_large: bool = typer.Option(
         False, "--allow-large", help="Solve even what this machine is not expected to finish."
     ),
+    cluster: str | None = CLUSTER_OPTION,
+    workers: int | None = WORKERS_OPTION,
+    store: str | None = STORE_OPTION,
 ) -> None:
     """Solve the two-player game (also: dicelab duel RULES) and compare strategies."""
     from dicelab.duel_report import run_duel
+    from dicelab.solve.schedule import runner_for
 
-    run_duel(rules, as_json=json_out, use_cache=not no_cache, allow_large=allow_large, plot=plot)
+    with runner_for(cluster, workers) as runner:
+        run_duel(
+            rules, as_json=json_out, use_cache=not no_cache, allow_large=allow_large, plot=plot,
+            runner=runner, store=store,
+        )  # fmt: skip
 
 
 @duel_app.command("advise", context_settings={"allow_extra_args": True})
@@ -516,16 +543,20 @@ def distribution_command(
     allow_large: bool = typer.Option(
         False, "--allow-large", help="Solve even what this machine is not expected to hold."
     ),
+    cluster: str | None = CLUSTER_OPTION,
+    workers: int | None = WORKERS_OPTION,
 ) -> None:
     """Exact distribution of the final score under the expected-score optimum."""
     from pathlib import Path
 
     from dicelab.objective_report import run_distribution
+    from dicelab.solve.schedule import runner_for
 
-    run_distribution(
-        rules, as_json=as_json, plot=Path(plot) if plot else None, use_cache=not no_cache,
-        allow_large=allow_large,
-    )  # fmt: skip
+    with runner_for(cluster, workers) as runner:
+        run_distribution(
+            rules, as_json=as_json, plot=Path(plot) if plot else None, use_cache=not no_cache,
+            allow_large=allow_large, runner=runner,
+        )  # fmt: skip
 
 
 #: The command-line library's error base class (usage errors, bad option values).

@@ -36,15 +36,17 @@ from dicelab.text import plural
 
 def load_duel(rules: Rules, quiet: bool = False, use_cache: bool = True,
               allow_large: bool = False, mapped: bool = False,
-              compare: bool = False) -> DuelTable:  # fmt: skip
+              compare: bool = False, runner=None, store=None) -> DuelTable:  # fmt: skip
     """The duel table, solving it (with a progress bar) if it is not cached, and with
-    ``compare`` the strategy comparisons too."""
+    ``compare`` the strategy comparisons too (``runner``, ``store``: where the solve
+    runs, see :mod:`dicelab.solve.schedule`)."""
     from dicelab.tables import DamagedTable
 
     game = compile_rules(rules)
     with progress_bar(f"solving the {rules.name} duel", enabled=not quiet, unit="work") as tick:
         table = duel_table(game, use_cache=use_cache, progress=tick, allow_large=allow_large,
-                           mapped=mapped, compare=compare)  # fmt: skip
+                           mapped=mapped, compare=compare, runner=runner,
+                           store=store)  # fmt: skip
         if mapped and table.meta.get("mapped") is not None:
             try:
                 table.meta["mapped"].check(0, 1)
@@ -59,7 +61,7 @@ STRATEGY = {"win": "to win", "expected": "expected score"}
 
 def run_duel(rules: str, *, as_json: bool = False, use_cache: bool = True,
              allow_large: bool = False, plot: str | None = None,
-             console: Console | None = None) -> DuelTable:  # fmt: skip
+             console: Console | None = None, runner=None, store=None) -> DuelTable:  # fmt: skip
     """Run ``dicelab duel RULES``: solve the two-player game and print the verdicts."""
     import time
 
@@ -68,7 +70,7 @@ def run_duel(rules: str, *, as_json: bool = False, use_cache: bool = True,
     plot_path = check_plot_path(plot) if plot else None
     start = time.perf_counter()
     table = load_duel(r, quiet=as_json, use_cache=use_cache, allow_large=allow_large,
-                      mapped=True, compare=True)  # fmt: skip
+                      mapped=True, compare=True, runner=runner, store=store)  # fmt: skip
     seconds = time.perf_counter() - start
     v = table.meta.get("verdicts") or {}
     if plot_path is not None:

@@ -52,16 +52,24 @@ def run_objective(
     as_json: bool = False,
     use_cache: bool = True,
     allow_large: bool = False,
+    runner=None,
+    store=None,
 ) -> None:
-    """Solve for one objective and print the answer (see ``dicelab solve --help``)."""
+    """Solve for one objective and print the answer (see ``dicelab solve --help``).
+
+    ``runner`` and ``store`` say where a solve runs and where its table lives (see
+    :mod:`dicelab.solve.schedule`).
+    """
     check_options(objective, target, exact, opponent)
+    if exact and (runner is not None or store is not None):
+        raise UserError("--exact runs in this process: leave out --cluster, --workers and --store")
     r = load_rules(rules)
     if exact:
         _run_exact(r, objective, target, as_json)
     elif objective == "target":
-        _run_target(r, target, as_json, use_cache, allow_large)
+        _run_target(r, target, as_json, use_cache, allow_large, runner, store)
     elif objective == "win":
-        _run_win(r, opponent, as_json, use_cache, allow_large)
+        _run_win(r, opponent, as_json, use_cache, allow_large, runner)
     else:  # pragma: no cover - the plain objective is handled by the solve command
         raise UserError("the expected objective needs no report here")
 
@@ -87,17 +95,22 @@ def _run_exact(r, objective: str, target: int | None, as_json: bool) -> None:
     )
 
 
-def _run_target(r, target: int, as_json: bool, use_cache: bool, allow_large: bool) -> None:
+def _run_target(r, target: int, as_json: bool, use_cache: bool, allow_large: bool,
+                runner=None, store=None) -> None:  # fmt: skip
     from dicelab.rules.compiled import compile_rules
     from dicelab.solve.distribution import score_distribution
     from dicelab.solve.target import check_target, target_table
 
-    check_target(compile_rules(r), target)
+    game = compile_rules(r)  # once, for every table below
+    check_target(game, target)
     start = time.perf_counter()
     with progress_bar(f"solving {r.name} for every target", enabled=not as_json) as tick:
-        table = target_table(r, use_cache=use_cache, progress=tick, allow_large=allow_large)
-    best = table.probability(target)
-    plain = float(score_distribution(r, use_cache=use_cache).p_at_least[target])
+        table = target_table(
+            game, use_cache=use_cache, progress=tick, allow_large=allow_large, mapped=True,
+            runner=runner, store=store,
+        )  # fmt: skip
+        best = _probability(table, target, game, use_cache, tick)
+    plain = float(score_distribution(game, use_cache=use_cache, runner=runner).p_at_least[target])
     seconds = time.perf_counter() - start
     cached = bool(table.meta.get("cached"))
     if as_json:
@@ -121,15 +134,28 @@ def _run_target(r, target: int, as_json: bool, use_cache: bool, allow_large: boo
     typer.echo(f"  (table of every target: {table.n_values:,} values, {how})")
 
 
+def _probability(table, target: int, game, use_cache: bool, tick) -> float:
+    """P(score >= target) from a memory-mapped cached table: only its start row is
+    read; a damaged file is read whole, so the damage is seen and the table solved anew."""
+    from dicelab.solve.target import target_table
+    from dicelab.tables import DamagedTable
+
+    try:
+        return table.probability(target)
+    except DamagedTable:
+        return target_table(game, use_cache=use_cache, progress=tick).probability(target)
+
+
 def _run_win(
-    r, opponent: str | None, as_json: bool, use_cache: bool, allow_large: bool
+    r, opponent: str | None, as_json: bool, use_cache: bool, allow_large: bool, runner=None
 ) -> None:
     from dicelab.solve.target import solve_win
 
     with progress_bar(f"solving {r.name} to beat the opponent", enabled=not as_json) as tick:
         rep = solve_win(
-            r, opponent=opponent, use_cache=use_cache, progress=tick, allow_large=allow_large
-        )
+            r, opponent=opponent, use_cache=use_cache, progress=tick, allow_large=allow_large,
+            runner=runner,
+        )  # fmt: skip
     if as_json:
         typer.echo(json.dumps(rep.to_dict()))
         return
@@ -158,7 +184,7 @@ def score_marks(dist, most: int = 8) -> list[int]:
 
 def run_distribution(
     rules: str, as_json: bool = False, plot: Path | None = None, use_cache: bool = True,
-    allow_large: bool = False,
+    allow_large: bool = False, runner=None,
 ) -> None:  # fmt: skip
     """Print the final-score distribution of the expected-score optimum."""
     from dicelab.report import check_plot_path
@@ -169,7 +195,7 @@ def run_distribution(
     r = load_rules(rules)
     with progress_bar(f"distribution of {r.name}", enabled=not as_json) as tick:
         dist = score_distribution(
-            r, progress=tick, use_cache=use_cache, allow_large=allow_large
+            r, progress=tick, use_cache=use_cache, allow_large=allow_large, runner=runner
         )
     if plot is not None:
         plot_distribution(dist, plot)

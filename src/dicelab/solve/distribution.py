@@ -435,6 +435,7 @@ def score_distribution(
     strategy: str | None = None,
     use_cache: bool = True,
     allow_large: bool = False,
+    runner=None,
 ) -> ScoreDistribution:
     """The exact distribution of the final score of a table-driven strategy.
 
@@ -453,6 +454,9 @@ def score_distribution(
         Whether the default table may come from (and go to) the cache.
     allow_large : bool
         Solve even what :mod:`dicelab.solve.cost` says this machine cannot hold.
+    runner : dicelab.solve.schedule.Runner, optional
+        Where the default table is solved, if it is not cached; the forward pass
+        of the distribution itself runs in this process.
     """
     if isinstance(rules, str):
         rules = load_rules(rules)
@@ -462,7 +466,7 @@ def score_distribution(
     Cost(f"{game.rules.name}'s score distribution", held, 16 * held, 0.0,
          unit="(state, points) values a layer").check(allow_large)  # fmt: skip
     if values is None:
-        values = expected_table(game.rules, use_cache=use_cache)
+        values = expected_table(game, use_cache=use_cache, runner=runner)
     if isinstance(values, ExpectedTable):
         strategy = strategy or "expected-score optimum"
     V = values.values if isinstance(values, ExpectedTable) else np.asarray(values, np.float64)

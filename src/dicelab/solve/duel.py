@@ -374,21 +374,81 @@ class DuelTable:
         return self.mover_value(0, 0, 0)
 
 
+class DuelLayers:
+    """The duel's solve as layers (see :mod:`dicelab.solve.schedule`).
+
+    Layer ``n`` holds the nodes with ``n`` boxes filled on the two sheets; its
+    values are one flat range of the table, and reads only layer ``n + 1``. A task
+    is a run of the layer's batches (rows of at most ``width`` leads).
+    """
+
+    def __init__(self, game: CompiledRules, space: DuelSpace, width: int = 256) -> None:
+        self.game = game
+        self.space = space
+        self.width = width
+        self.size = space.n_values
+        self.dtype = np.dtype(np.float64)
+        self.total = space.n_values
+        self.done = self.total - int(space.vstart[-2])
+
+    def layers(self) -> list[int]:
+        return list(range(self.space.n_layers - 2, -1, -1))
+
+    def start(self, table: np.ndarray) -> None:
+        _terminal(self.space, table, 0)
+
+    def reads(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = int(self.space.vstart[layer + 1]), int(self.space.vstart[layer + 2])
+        return np.array([lo], dtype=np.int64), np.array([hi - lo], dtype=np.int64)
+
+    def tasks(self, layer: int, pieces: int | None) -> list[tuple]:
+        from dicelab.solve.schedule import pieces_of
+
+        plan = _batches(self.space, layer, self.width)
+        if pieces is None:
+            return [plan]
+        return [tuple(a[lo:hi] for a in plan) for lo, hi in pieces_of(plan[0].size, pieces)]
+
+    def weight(self, task: tuple) -> int:
+        return int(task[4].sum())
+
+    def writes(self, task: tuple) -> tuple[np.ndarray, np.ndarray]:
+        sp = self.space
+        node, x0, nl = task[2], task[3], task[4]
+        return sp.off[node] + x0 - sp.xlo[node], nl
+
+    def run(self, table: np.ndarray, task: tuple) -> None:
+        from numba import config, parallel_chunksize
+
+        from dicelab.solve import kernels
+        from dicelab.solve.expected import kernel_args, space_args
+
+        sp = self.space
+        nargs = (sp.off, sp.xlo, sp.ulo, sp.uhi, *sp.kernel_args())
+        with parallel_chunksize(1):
+            kernels.duel_layer(
+                *task, self.width, config.NUMBA_NUM_THREADS, table, *nargs,
+                *kernel_args(self.game), *space_args(self.game),
+            )  # fmt: skip
+
+
 def solve_duel(
     rules: Rules | CompiledRules | str,
     progress: Progress | None = None,
     width: int = 256,
     allow_large: bool = False,
     space: DuelSpace | None = None,
+    runner=None,
+    store=None,
 ) -> DuelTable:
     """Solve the two-player game for the win-optimal strategy of both players.
 
-    Float64 throughout; ``progress(done, total)`` is called in values.
+    Float64 throughout; ``progress(done, total)`` is called in values. ``runner``
+    says where the layers run, ``store`` names a folder for a memory-mapped table
+    (see :mod:`dicelab.solve.schedule`).
     """
-    from numba import config, parallel_chunksize
-
     from dicelab.solve import kernels
-    from dicelab.solve.expected import kernel_args, space_args
+    from dicelab.solve.schedule import new_table, run_layers
 
     game = _game(rules)
     if space is None:
@@ -398,24 +458,10 @@ def solve_duel(
     cost.check(allow_large)
     cost.announce()
     start = time.perf_counter()
-    T = np.empty(space.n_values)
-    _terminal(space, T, 0)
-    total = space.n_values
-    done = total - int(space.vstart[-2])
-    workers = config.NUMBA_NUM_THREADS
     kernels.announce_compile(kernels.duel_layer)
-    rargs = kernel_args(game)
-    sargs = space_args(game)
-    nargs = (space.off, space.xlo, space.ulo, space.uhi, *space.kernel_args())
-    for n in range(space.n_layers - 2, -1, -1):
-        plan = _batches(space, n, width)
-        with parallel_chunksize(1):
-            kernels.duel_layer(*plan, width, workers, T, *nargs, *rargs, *sargs)
-        done += int(space.vstart[n + 1] - space.vstart[n])
-        if progress is not None:
-            progress(done, total)
-    table = DuelTable(game, space, T, seconds=time.perf_counter() - start)
-    return table
+    T = new_table(space.n_values, np.float64, store, name=f"{game.rules.name}.duel")
+    run_layers(DuelLayers(game, space, width), T, progress, runner)
+    return DuelTable(game, space, T, seconds=time.perf_counter() - start)
 
 
 # -- strategy pairs ---------------------------------------------------------------------
@@ -655,6 +701,8 @@ def duel_table(
     allow_large: bool = False,
     mapped: bool = False,
     compare: bool = True,
+    runner=None,
+    store=None,
 ) -> DuelTable:
     """The duel table of a rule set, from the cache when it holds one.
 
@@ -663,7 +711,8 @@ def duel_table(
     the strategy comparisons (:func:`verdicts`) are made too, once, and kept in the
     metadata (``table.meta["verdicts"]``); a table cached without them gets them
     then. With ``mapped`` a cached table is memory-mapped and checked block by
-    block as it is read.
+    block as it is read. ``runner`` and ``store`` say where the solve runs and
+    where its float64 table lives while it runs (see :mod:`dicelab.solve.schedule`).
     """
     from dicelab import tables
 
@@ -710,7 +759,10 @@ def duel_table(
         if solving:
             duel_cost(game, space).announce()
     if solving:
-        table = solve_duel(game, progress=solve_part, allow_large=allow_large, space=space)
+        table = solve_duel(
+            game, progress=solve_part, allow_large=allow_large, space=space, runner=runner,
+            store=store,
+        )  # fmt: skip
         table.meta = {"cached": False, "path": None, "start_value": table.start_value}
     table.meta["verdicts"] = verdicts(table, compare_part) if compare else None
     if use_cache:

@@ -211,12 +211,88 @@ def space_args(game: CompiledRules) -> tuple:
     )
 
 
+class ExpectedLayers:
+    """The expected-score solve as layers (see :mod:`dicelab.solve.schedule`).
+
+    The table is ``V[mask, y, u]`` flattened; layer ``k`` holds the masks with
+    ``k`` boxes filled, and a task is a list of masks.
+    """
+
+    def __init__(self, game: CompiledRules, chunk: int = 2048, width: int = 256) -> None:
+        self.game = game
+        self.chunk = chunk
+        self.width = width
+        self.shape = (1 << game.n_categories, game.n_flag, game.n_upper)
+        self.size = int(np.prod(self.shape))
+        self.dtype = np.dtype(np.float64)
+        self.row = game.n_flag * game.n_upper  # values of one mask
+        full = game.full_mask
+        masks = np.arange(full + 1, dtype=np.int64)
+        flags = np.ones(full + 1, dtype=np.int64)
+        if game.n_flag == 2:
+            flags += (masks >> game.yahtzee) & 1
+        self.flags = flags
+        self.weights = game.upper_extent * flags  # states per mask: the progress units
+        self.total = int(self.weights.sum())
+        self.done = int(self.weights[full])
+        self.by_layer = _layers(game.n_categories)
+
+    def layers(self) -> list[int]:
+        return list(range(self.game.n_categories - 1, -1, -1))
+
+    def start(self, table: np.ndarray) -> None:
+        g = self.game
+        V = table.reshape(self.shape)
+        V[:] = np.nan
+        V[g.full_mask] = 0.0
+        if g.threshold > 0:
+            V[g.full_mask, :, g.threshold] = float(g.rules.bonus_points)
+
+    def reads(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
+        nxt = self.by_layer[layer + 1]
+        return nxt * self.row, np.full(nxt.size, self.row, dtype=np.int64)
+
+    def tasks(self, layer: int, pieces: int | None) -> list[np.ndarray]:
+        from dicelab.solve.schedule import pieces_of
+
+        masks = self.by_layer[layer]
+        if pieces is None:
+            return [masks[lo : lo + self.chunk] for lo in range(0, masks.size, self.chunk)]
+        return [masks[lo:hi] for lo, hi in pieces_of(masks.size, pieces)]
+
+    def weight(self, task: np.ndarray) -> int:
+        return int(self.weights[task].sum())
+
+    def writes(self, task: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        g = self.game
+        ny = self.flags[task]
+        m = np.repeat(task, ny)
+        y = np.arange(m.size) - np.repeat(np.cumsum(ny) - ny, ny)
+        starts = (m * g.n_flag + y) * g.n_upper
+        return starts, g.upper_extent[m].astype(np.int64)
+
+    def run(self, table: np.ndarray, task: np.ndarray) -> None:
+        from numba import parallel_chunksize
+
+        from dicelab.solve import kernels
+
+        g = self.game
+        V = table.reshape(self.shape)
+        plan = kernels.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width)
+        with parallel_chunksize(1):  # batches differ in cost: hand them out one by one
+            kernels.solve_batches(
+                *plan, self.width, V, *kernel_args(g), *space_args(g)
+            )  # fmt: skip
+
+
 def solve_expected(
     rules: Rules | CompiledRules | str,
     progress: Progress | None = None,
     chunk: int = 2048,
     width: int = 256,
     allow_large: bool = False,
+    runner=None,
+    store=None,
 ) -> ExpectedTable:
     """Solve a rule set for the maximum expected final score.
 
@@ -232,45 +308,24 @@ def solve_expected(
         States valued together in one batch (the row length of the kernels).
     allow_large : bool
         Solve even what :mod:`dicelab.solve.cost` says this machine cannot finish.
+    runner : dicelab.solve.schedule.Runner, optional
+        Where the layers run (default: this process; see :mod:`dicelab.solve.schedule`).
+    store : str or Path, optional
+        A folder for the table while it is solved (memory-mapped), instead of memory.
     """
-    from numba import parallel_chunksize
-
     from dicelab.solve import kernels
+    from dicelab.solve.schedule import new_table, run_layers
 
     if isinstance(rules, str):
         rules = load_rules(rules)
     game = rules if isinstance(rules, CompiledRules) else compile_rules(rules)
-    n_cat = game.n_categories
-    shape = (1 << n_cat, game.n_flag, game.n_upper)
     expected_cost(game.rules).check(allow_large)
     kernels.announce_compile(kernels.solve_batches)
     start = time.perf_counter()
-    V = np.full(shape, np.nan)
-    extent = game.upper_extent
-    full = game.full_mask
-    V[full] = 0.0
-    if game.threshold > 0:
-        V[full, :, game.threshold] = float(game.rules.bonus_points)
-    masks = np.arange(full + 1, dtype=np.int64)
-    flags = np.ones(full + 1, dtype=np.int64)
-    if game.n_flag == 2:
-        flags += (masks >> game.yahtzee) & 1
-    weights = extent * flags
-    total = int(weights.sum())
-    done = int(weights[full])
-    rargs = kernel_args(game)
-    sargs = space_args(game)
-    if progress is not None:
-        progress(done, total)
-    for layer in reversed(_layers(n_cat)[:-1]):
-        for lo in range(0, len(layer), chunk):
-            part = layer[lo : lo + chunk]
-            plan = kernels.plan_batches(part, extent, game.yahtzee, game.n_flag, width)
-            with parallel_chunksize(1):  # batches differ in cost: hand them out one by one
-                kernels.solve_batches(*plan, width, V, *rargs, *sargs)
-            if progress is not None:
-                done += int(weights[part].sum())
-                progress(done, total)
+    layers = ExpectedLayers(game, chunk=chunk, width=width)
+    flat = new_table(layers.size, np.float64, store, name=f"{game.rules.name}.expected")
+    run_layers(layers, flat, progress, runner)
+    V = flat.reshape(layers.shape)
     _mark_unreachable(V, game)
     seconds = time.perf_counter() - start
     return ExpectedTable(game=game, values=V, seconds=seconds)
@@ -291,25 +346,30 @@ OBJECTIVE = "expected"
 
 
 def expected_table(
-    rules: Rules | str,
+    rules: Rules | CompiledRules | str,
     use_cache: bool = True,
     progress: Progress | None = None,
     allow_large: bool = False,
+    runner=None,
+    store=None,
 ) -> ExpectedTable:
     """The expected-score table of a rule set, from the cache when it holds one.
 
     A table found in the cache is used only if its rules, objective, engine version
     and checksum all match; otherwise the rule set is solved and the table saved.
-    ``table.meta["cached"]`` tells which happened.
+    ``table.meta["cached"]`` tells which happened. ``runner`` and ``store`` say where
+    a solve runs and where its table lives (see :mod:`dicelab.solve.schedule`).
     """
     from dicelab import tables
 
     if isinstance(rules, str):
         rules = load_rules(rules)
+    game = rules if isinstance(rules, CompiledRules) else None
+    rules = game.rules if game is not None else rules
     cost = expected_cost(rules)
     if not (use_cache and tables.table_path(rules, OBJECTIVE).exists()):
         cost.check(allow_large)  # before compiling: the rules alone tell the size
-    game = compile_rules(rules)
+    game = game or compile_rules(rules)
     if use_cache:
         shape = (1 << game.n_categories, game.n_flag, game.n_upper)
         found = tables.lookup(rules, OBJECTIVE, shape)
@@ -317,6 +377,8 @@ def expected_table(
             values, meta = found
             return ExpectedTable(game=game, values=values, seconds=0.0, meta=meta)
     cost.announce()
-    table = solve_expected(game, progress=progress, allow_large=allow_large)
+    table = solve_expected(
+        game, progress=progress, allow_large=allow_large, runner=runner, store=store
+    )
     tables.remember(table, rules, OBJECTIVE, None, use_cache, expected_score=table.expected_score)
     return table

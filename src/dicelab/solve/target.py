@@ -129,6 +129,91 @@ def _game(rules: Rules | CompiledRules | str) -> CompiledRules:
     return rules if isinstance(rules, CompiledRules) else compile_rules(rules)
 
 
+class PointsLayers:
+    """A points table's solve as layers (see :mod:`dicelab.solve.schedule`).
+
+    Layer ``k`` holds the masks with ``k`` boxes filled; a mask's rows (every flag)
+    are one flat range of the table, and a task is a list of masks.
+    """
+
+    def __init__(self, game: CompiledRules, layout: PointsLayout, sign: int, below: float,
+                 above: float, terminal: np.ndarray, width: int = 256, chunk: int = 256,
+                 dtype: type = np.float64) -> None:  # fmt: skip
+        self.game = game
+        self.layout = layout
+        self.sign = sign
+        self.below = below
+        self.above = above
+        self.terminal = terminal  # the values of the full-sheet rows, in order
+        self.width = width
+        self.chunk = chunk
+        self.dtype = np.dtype(dtype)
+        self.size = layout.size
+        self.total = layout.size
+        self.done = layout.layer_size(game.n_categories)
+        self.by_layer = layers(game.n_categories)
+
+    def layers(self) -> list[int]:
+        return list(range(self.game.n_categories - 1, -1, -1))
+
+    def _ranges(self, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        block = self.layout.block
+        starts = block[masks, 0].astype(np.int64)
+        return starts, (block[masks, self.game.n_flag] - starts).astype(np.int64)
+
+    def start(self, table: np.ndarray) -> None:
+        starts, lengths = self._ranges(self.by_layer[-1])
+        from dicelab.solve.schedule import scatter_ranges
+
+        scatter_ranges(table, starts, lengths, self.terminal.astype(self.dtype))
+
+    def reads(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
+        return self._ranges(self.by_layer[layer + 1])
+
+    def tasks(self, layer: int, pieces: int | None) -> list[np.ndarray]:
+        from dicelab.solve.schedule import pieces_of
+
+        masks = self.by_layer[layer]
+        if pieces is None:
+            return [masks[lo : lo + self.chunk] for lo in range(0, masks.size, self.chunk)]
+        return [masks[lo:hi] for lo, hi in pieces_of(masks.size, pieces)]
+
+    def weight(self, task: np.ndarray) -> int:
+        return int(self._ranges(task)[1].sum())
+
+    def writes(self, task: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self._ranges(task)
+
+    def run(self, table: np.ndarray, task: np.ndarray) -> None:
+        from numba import config, parallel_chunksize
+
+        from dicelab.solve import kernels
+
+        g, lay = self.game, self.layout
+        plan = kernels.plan_layer(task, lay.block, g.n_flag, self.width)
+        with parallel_chunksize(1):
+            kernels.solve_layer(
+                *plan, self.width, config.NUMBA_NUM_THREADS, table, lay.lo, lay.hi, lay.off,
+                self.sign, self.below, self.above, *kernel_args(g), *space_args(g),
+            )  # fmt: skip
+
+
+def terminal_rows(game: CompiledRules, layout: PointsLayout, terminal: Callable) -> np.ndarray:
+    """The values of the full-sheet rows, in table order (``terminal(points, u)``)."""
+    full = game.full_mask
+    out = np.empty(layout.block[full, game.n_flag] - layout.block[full, 0])
+    base = layout.block[full, 0]
+    for y in range(game.n_flag):
+        for u in range(game.n_upper):
+            r0 = layout.off[full, y, u]
+            n = layout.hi[full, y, u] - layout.lo[full, y, u] + 1
+            if r0 < 0 or n <= 0:
+                continue
+            pts = np.arange(layout.lo[full, y, u], layout.hi[full, y, u] + 1)
+            out[r0 - base : r0 - base + n] = terminal(pts, np.full(n, u))
+    return out
+
+
 def solve_points(
     game: CompiledRules,
     layout: PointsLayout,
@@ -141,47 +226,29 @@ def solve_points(
     chunk: int = 256,
     dtype: type = np.float64,
     allow_large: bool = False,
+    runner=None,
+    store=None,
 ) -> np.ndarray:
     """Solve every row of a layout backwards, layer by layer.
 
     ``terminal(points, u)`` gives the values of the full-sheet rows (points of
-    each lane and the capped upper total).
+    each lane and the capped upper total). ``runner`` says where the layers run
+    and ``store`` names a folder for a memory-mapped table (see
+    :mod:`dicelab.solve.schedule`).
     """
+    from dicelab.solve import kernels
+    from dicelab.solve.schedule import new_table, run_layers
+
     cost = points_cost(game.rules, layout.size, np.dtype(dtype).itemsize)
     cost.check(allow_large)
     cost.announce()
-    T = np.empty(layout.size, dtype=dtype)
-    full = game.full_mask
-    for y in range(game.n_flag):
-        for u in range(game.n_upper):
-            r0 = layout.off[full, y, u]
-            n = layout.hi[full, y, u] - layout.lo[full, y, u] + 1
-            if r0 < 0 or n <= 0:
-                continue
-            pts = np.arange(layout.lo[full, y, u], layout.hi[full, y, u] + 1)
-            T[r0 : r0 + n] = terminal(pts, np.full(n, u))
-    rargs = kernel_args(game)
-    sargs = space_args(game)
-    total = layout.size
-    done = layout.layer_size(game.n_categories)
-    from numba import config, parallel_chunksize
-
-    from dicelab.solve import kernels
-
-    workers = config.NUMBA_NUM_THREADS
     kernels.announce_compile(kernels.solve_layer)
-    for layer in reversed(layers(game.n_categories)[:-1]):
-        for lo_i in range(0, len(layer), chunk):
-            part = layer[lo_i : lo_i + chunk]
-            plan = kernels.plan_layer(part, layout.block, game.n_flag, width)
-            with parallel_chunksize(1):
-                kernels.solve_layer(
-                    *plan, width, workers, T, layout.lo, layout.hi, layout.off, sign, below,
-                    above, *rargs, *sargs,
-                )  # fmt: skip
-            if progress is not None:
-                done += int(plan[3].sum())
-                progress(done, total)
+    solve = PointsLayers(
+        game, layout, sign, below, above, terminal_rows(game, layout, terminal), width,
+        chunk, dtype,
+    )  # fmt: skip
+    T = new_table(layout.size, dtype, store, name=f"{game.rules.name}.points")
+    run_layers(solve, T, progress, runner)
     return T
 
 
@@ -231,8 +298,11 @@ def solve_target(
     width: int = 256,
     dtype: type = np.float64,
     allow_large: bool = False,
+    runner=None,
+    store=None,
 ) -> TargetTable:
-    """Solve for the best ``P(final score >= S)``, every ``S`` at once."""
+    """Solve for the best ``P(final score >= S)``, every ``S`` at once (``runner`` and
+    ``store``: see :func:`solve_points`)."""
     game = _game(rules)
     layout = needed_layout(game)
     bounds = StateBounds(game)
@@ -243,7 +313,7 @@ def solve_target(
 
     T = solve_points(
         game, layout, NEEDED, 1.0, 0.0, terminal, progress, width, dtype=dtype,
-        allow_large=allow_large,
+        allow_large=allow_large, runner=runner, store=store,
     )  # fmt: skip
     seconds = time.perf_counter() - start
     return TargetTable(game, layout, T, NEEDED, 1.0, 0.0, seconds=seconds)
@@ -255,6 +325,8 @@ def target_table(
     progress: Progress | None = None,
     mapped: bool = False,
     allow_large: bool = False,
+    runner=None,
+    store=None,
 ) -> TargetTable:
     """The target table of a rule set, from the cache when it holds one.
 
@@ -262,6 +334,8 @@ def target_table(
     when rules, objective, engine version, row ranges and checksums match. With
     ``mapped``, a cached table is memory-mapped instead of read whole, and only the
     rows a question needs are read and checked (advice on one position).
+    ``runner`` and ``store`` say where a solve runs and where its table lives
+    (see :mod:`dicelab.solve.schedule`).
     """
     from dicelab import tables
 
@@ -274,7 +348,9 @@ def target_table(
         if found is not None:
             values, meta = found
             return TargetTable(game, layout, values, NEEDED, 1.0, 0.0, meta=meta)
-    table = solve_target(game, progress=progress, allow_large=allow_large)
+    table = solve_target(
+        game, progress=progress, allow_large=allow_large, runner=runner, store=store
+    )
     tables.remember(table, rules, OBJECTIVE_TARGET, params, use_cache)
     return table
 
@@ -348,6 +424,7 @@ def solve_utility(
     progress: Progress | None = None,
     width: int = 256,
     allow_large: bool = False,
+    runner=None,
 ) -> UtilityTable:
     """Solve for the best expected utility of the final score."""
     game = _game(rules)
@@ -363,8 +440,9 @@ def solve_utility(
         return utility.at(points + bounds.bonus_of(u))
 
     T = solve_points(
-        game, layout, SO_FAR, below, above, terminal, progress, width, allow_large=allow_large
-    )
+        game, layout, SO_FAR, below, above, terminal, progress, width,
+        allow_large=allow_large, runner=runner,
+    )  # fmt: skip
     seconds = time.perf_counter() - start
     return UtilityTable(game, layout, T, SO_FAR, below, above, seconds=seconds, utility=utility)
 
@@ -373,18 +451,18 @@ OBJECTIVE_UTILITY = "utility"
 
 
 def utility_table(
-    rules: Rules | str,
+    rules: Rules | CompiledRules | str,
     utility: Utility,
     use_cache: bool = True,
     progress: Progress | None = None,
     allow_large: bool = False,
+    runner=None,
 ) -> UtilityTable:
     """The utility table of a rule set, from the cache when it holds one for this utility."""
     from dicelab import tables
 
-    if isinstance(rules, str):
-        rules = load_rules(rules)
-    game = compile_rules(rules)
+    game = _game(rules)
+    rules = game.rules
     low = utility.flat_below
     high = max(utility.flat_from, low + 1)
     layout = so_far_layout(game, low, high)
@@ -398,7 +476,9 @@ def utility_table(
             return UtilityTable(
                 game, layout, values, SO_FAR, below, above, meta=meta, utility=utility
             )
-    table = solve_utility(game, utility, progress=progress, allow_large=allow_large)
+    table = solve_utility(
+        game, utility, progress=progress, allow_large=allow_large, runner=runner
+    )
     tables.remember(table, rules, OBJECTIVE_UTILITY, params, use_cache)
     return table
 
@@ -522,22 +602,24 @@ class WinReport:
 
 
 def solve_win(
-    rules: Rules | str,
+    rules: Rules | CompiledRules | str,
     opponent: np.ndarray | str | Path | None = None,
     use_cache: bool = True,
     progress: Progress | None = None,
     allow_large: bool = False,
+    runner=None,
 ) -> WinReport:
     """Maximise ``P(my score > opponent's) + P(tie) / 2`` against a score distribution.
 
     ``opponent`` is a ``pmf[score]`` array, a file (see :func:`read_opponent`) or
     ``None`` for the expected-score optimum's own distribution. The report puts the
-    best win probability beside that of the expected-score strategy.
+    best win probability beside that of the expected-score strategy. ``runner``
+    says where the solves run (see :mod:`dicelab.solve.schedule`).
     """
     from dicelab.solve.distribution import score_distribution
 
-    if isinstance(rules, str):
-        rules = load_rules(rules)
+    game = _game(rules)  # compiled once, for every table below
+    rules = game.rules
     start = time.perf_counter()
     if isinstance(opponent, (str, Path)):
         pmf = read_opponent(opponent)
@@ -545,14 +627,15 @@ def solve_win(
     elif opponent is not None:
         pmf = np.asarray(opponent, dtype=np.float64)
         label = "given distribution"
-    mine = score_distribution(rules, use_cache=use_cache)
+    mine = score_distribution(game, use_cache=use_cache, runner=runner)
     if opponent is None:
         pmf = mine.pmf
         label = "the expected-score optimum (same rules)"
     utility = win_utility(pmf)
     table = utility_table(
-        rules, utility, use_cache=use_cache, progress=progress, allow_large=allow_large
-    )
+        game, utility, use_cache=use_cache, progress=progress, allow_large=allow_large,
+        runner=runner,
+    )  # fmt: skip
     scores = np.arange(mine.pmf.size)
     plain = float(np.dot(mine.pmf, utility.at(scores)))
     x = np.arange(pmf.size)

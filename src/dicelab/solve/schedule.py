@@ -1,0 +1,436 @@
+"""Where the layers of a solve run: in this process, or on a Dask cluster.
+
+Every layered solver (expected score, target and utility tables, the duel) solves
+backwards in *layers*: the values of layer ``n`` depend only on layer ``n + 1``,
+and the states of one layer are independent of each other. A solver describes its
+layers with a :class:`LayeredSolve`; a runner executes them:
+
+* :class:`LocalRunner` (the default) calls the solver's kernels on the whole
+  table in this process, layer after layer, exactly as a solver alone would;
+* :class:`DaskRunner` cuts each layer into tasks for the workers of a
+  ``dask.distributed`` cluster. Per layer, the values the layer reads (the next
+  layer, nothing else) travel once to every worker; each task fills its part of
+  the layer in a table of the worker's own, whose untouched pages the operating
+  system never allocates, and sends back only the values it wrote. A task that
+  fails is retried once; a second failure stops the solve with one line.
+
+This module is the only place that knows which of the two runs a layer. The
+solvers import nothing from Dask; Dask itself is imported only when a cluster is
+asked for (``pip install -e ".[cluster]"``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+from numba import njit
+
+from dicelab.errors import UserError
+
+Progress = Callable[[int, int], None]
+
+#: What a user types to get the cluster's packages.
+INSTALL_HINT = 'pip install -e ".[cluster]"'
+
+
+class LayeredSolve(Protocol):
+    """A solve that runs backwards in layers over one flat table of values.
+
+    A solve object travels to the workers once per run, so it holds the compiled
+    rules and index arrays it needs, and nothing heavier.
+    """
+
+    #: Number of values in the table.
+    size: int
+    #: The table's dtype.
+    dtype: np.dtype
+    #: Progress units of the whole solve, and those done before the first layer
+    #: (the terminal layer, filled by :meth:`start`).
+    total: int
+    done: int
+
+    def layers(self) -> Sequence[int]:
+        """The layers to solve, in the order they must run."""
+
+    def start(self, table: np.ndarray) -> None:
+        """Fill the terminal values (in this process, before any layer)."""
+
+    def reads(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(starts, lengths)``: the flat ranges of the table a layer reads."""
+
+    def tasks(self, layer: int, pieces: int | None) -> list[Any]:
+        """A layer cut into tasks: about ``pieces`` of them, or with ``None`` the
+        solver's own cut for a single process (fine enough for a progress bar)."""
+
+    def weight(self, task: Any) -> int:
+        """Progress units a task completes."""
+
+    def writes(self, task: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(starts, lengths)``: the flat ranges a task writes."""
+
+    def run(self, table: np.ndarray, task: Any) -> None:
+        """Compute a task's values into ``table`` (the kernels of the solver)."""
+
+
+# -- moving ranges of a flat table -------------------------------------------------------
+@njit(cache=True)
+def gather_ranges(table, starts, lengths):
+    """The values of ``table`` in the given flat ranges, one after the other."""
+    out = np.empty(lengths.sum(), table.dtype)
+    k = 0
+    for r in range(starts.shape[0]):
+        s = starts[r]
+        for t in range(lengths[r]):
+            out[k] = table[s + t]
+            k += 1
+    return out
+
+
+@njit(cache=True)
+def scatter_ranges(table, starts, lengths, values):
+    """Write ``values`` (as :func:`gather_ranges` returned them) back into ranges."""
+    k = 0
+    for r in range(starts.shape[0]):
+        s = starts[r]
+        for t in range(lengths[r]):
+            table[s + t] = values[k]
+            k += 1
+
+
+def run_layers(solve: LayeredSolve, table: np.ndarray, progress: Progress | None = None,
+               runner: Runner | None = None) -> None:  # fmt: skip
+    """Solve every layer of ``solve`` into ``table`` (a flat array of ``solve.size``)."""
+    (runner or LocalRunner()).run(solve, table, progress)
+
+
+class Runner:
+    """Executes the layers of a :class:`LayeredSolve`."""
+
+    def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
+        raise NotImplementedError
+
+
+class LocalRunner(Runner):
+    """Every layer in this process, with the solver's kernels on the whole table."""
+
+    def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
+        solve.start(table)
+        done = solve.done
+        if progress is not None:
+            progress(done, solve.total)
+        for layer in solve.layers():
+            for task in solve.tasks(layer, None):
+                solve.run(table, task)
+                if progress is not None:
+                    done += solve.weight(task)
+                    progress(done, solve.total)
+
+
+# -- the cluster -------------------------------------------------------------------------
+#: Per worker process: the table of the layer being solved, by solve key.
+_WORKER_TABLES: dict[str, tuple[int, np.ndarray]] = {}
+_WORKER_LOCK = threading.Lock()
+
+
+def _worker_table(key: str, layer: int, solve: LayeredSolve, payload: tuple) -> np.ndarray:
+    """This worker's table for a layer, holding the values the layer reads.
+
+    Made once per layer and worker (the tasks of a layer on one worker share it,
+    and write disjoint ranges); ``np.empty`` leaves pages nobody touches unallocated.
+    """
+    with _WORKER_LOCK:
+        held = _WORKER_TABLES.get(key)
+        if held is not None and held[0] == layer:
+            return held[1]
+        _WORKER_TABLES.pop(key, None)  # the previous layer's table goes first
+        table = np.empty(solve.size, dtype=solve.dtype)
+        starts, lengths, values = payload
+        scatter_ranges(table, starts, lengths, values)
+        _WORKER_TABLES[key] = (layer, table)
+        return table
+
+
+def _worker_task(key: str, layer: int, solve: LayeredSolve, payload: tuple, task: Any,
+                 threads: int) -> np.ndarray:  # fmt: skip
+    """One task on a worker: solve its part of the layer, return what it wrote."""
+    from numba import set_num_threads
+
+    set_num_threads(threads)
+    table = _worker_table(key, layer, solve, payload)
+    solve.run(table, task)
+    starts, lengths = solve.writes(task)
+    return gather_ranges(table, starts, lengths)
+
+
+def _worker_forget(key: str) -> None:
+    """Drop a finished solve's table from a worker."""
+    with _WORKER_LOCK:
+        _WORKER_TABLES.pop(key, None)
+
+
+class DaskRunner(Runner):
+    """Each layer as tasks on a ``dask.distributed`` client's workers.
+
+    Parameters
+    ----------
+    client : distributed.Client
+        A connected client (see :func:`cluster_runner`).
+    tasks_per_worker : int
+        Tasks a layer is cut into, per worker (more evens out the load, fewer
+        moves less).
+    threads : int, optional
+        Kernel threads per task (default: the cores of a worker's machine shared
+        among the worker processes this client sees on it).
+    """
+
+    def __init__(self, client, tasks_per_worker: int = 4, threads: int | None = None) -> None:
+        self.client = client
+        self.tasks_per_worker = tasks_per_worker
+        self.threads = threads
+        #: Bytes sent to and from the workers, per layer (a list of (sent, received)).
+        self.moved: list[tuple[int, int]] = []
+
+    def _workers(self) -> dict:
+        info = self.client.scheduler_info(n_workers=-1)["workers"]
+        if not info:
+            raise UserError("the Dask cluster has no workers; start some with dask-worker")
+        return info
+
+    def _threads(self, workers: dict) -> int:
+        if self.threads is not None:
+            return self.threads
+        hosts: dict[str, int] = {}
+        for w in workers.values():
+            hosts[w["host"]] = hosts.get(w["host"], 0) + 1
+        cores = os.cpu_count() or 1
+        return max(1, cores // max(hosts.values()))
+
+    def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
+        import uuid
+
+        from distributed import as_completed
+
+        client = self.client
+        workers = self._workers()
+        threads = self._threads(workers)
+        pieces = self.tasks_per_worker * len(workers)
+        key = uuid.uuid4().hex
+        solve.start(table)
+        done = solve.done
+        if progress is not None:
+            progress(done, solve.total)
+        try:
+            solve_f = client.scatter(solve, broadcast=True, hash=False)
+            for layer in solve.layers():
+                starts, lengths = solve.reads(layer)
+                payload = (starts, lengths, gather_ranges(table, starts, lengths))
+                sent = payload[2].nbytes * len(workers)
+                payload_f = client.scatter(payload, broadcast=True, hash=False)
+                tasks = solve.tasks(layer, pieces)
+                futures = {
+                    client.submit(
+                        _worker_task, key, layer, solve_f, payload_f, task, threads,
+                        retries=1, pure=False,
+                    ): task
+                    for task in tasks
+                }  # fmt: skip
+                received = 0
+                for fut in as_completed(futures):
+                    task = futures[fut]
+                    values = _result(fut, layer)
+                    received += values.nbytes
+                    w_starts, w_lengths = solve.writes(task)
+                    scatter_ranges(table, w_starts, w_lengths, values)
+                    if progress is not None:
+                        done += solve.weight(task)
+                        progress(done, solve.total)
+                self.moved.append((sent, received))
+                del payload_f
+        except UserError:
+            raise
+        except Exception as err:  # the scheduler or a worker went away while data moved
+            raise UserError(
+                f"the Dask cluster failed during the solve ({type(err).__name__}: {err}); "
+                "the solve stopped and nothing was cached"
+            ) from None
+        finally:
+            with contextlib.suppress(Exception):
+                client.run(_worker_forget, key)
+
+
+def _result(fut, layer: int) -> np.ndarray:
+    """A task's values; a task that failed twice (or whose workers died) stops the solve."""
+    try:
+        return fut.result()
+    except Exception as err:  # a KilledWorker, or the kernel's own error, after the retry
+        what = type(err).__name__
+        raise UserError(
+            f"a task of layer {layer} failed twice on the Dask cluster ({what}: {err}); "
+            "the solve stopped and nothing was cached"
+        ) from None
+
+
+# -- choosing a runner -------------------------------------------------------------------
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise UserError(
+            f"--cluster and --workers need Dask's distributed package: {INSTALL_HINT}"
+        ) from None
+    return distributed
+
+
+@contextlib.contextmanager
+def cluster_runner(cluster: str | None = None, workers: int | None = None,
+                   timeout: float = 5.0) -> Iterator[Runner]:  # fmt: skip
+    """The runner a command asked for: ``--cluster ADDRESS``, ``--workers N`` or neither.
+
+    ``cluster`` is the address of a running ``dask-scheduler``
+    (``tcp://host:8786``); ``workers`` starts a ``LocalCluster`` of that many worker
+    processes for the run, and stops it after. With neither, layers run in this
+    process.
+    """
+    if cluster is not None and workers is not None:
+        raise UserError("--cluster and --workers: give one or the other, not both")
+    if cluster is None and workers is None:
+        yield LocalRunner()
+        return
+    if workers is not None and not 1 <= workers <= 256:
+        raise UserError(f"--workers: got {workers}, expected 1 to 256 worker processes")
+    distributed = _import_distributed()
+    import dask
+
+    # A worker lost while it runs a task makes the task "suspicious"; the second
+    # loss ends the solve (the default would try three times).
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        if workers is not None:
+            with _quiet_logs():
+                local = distributed.LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True,
+                    dashboard_address=":0", silence_logs=50,
+                )  # fmt: skip
+            try:
+                with distributed.Client(local) as client:
+                    yield DaskRunner(client)
+            finally:
+                with _quiet_logs():
+                    local.close()
+            return
+        try:
+            client = distributed.Client(cluster, timeout=timeout)
+        except (OSError, TimeoutError, ValueError) as err:
+            raise UserError(
+                f"--cluster: cannot reach a Dask scheduler at {cluster} ({err}); "
+                "start one with dask-scheduler, and give its address as tcp://HOST:8786"
+            ) from None
+        with client:
+            yield DaskRunner(client)
+
+
+class ClusterRunner(Runner):
+    """A cluster the command asked for, started (or reached) at its first solve.
+
+    A command whose tables are all cached never starts one. Use as a context
+    manager, or call :meth:`close`, to stop a ``LocalCluster`` it started.
+    """
+
+    def __init__(self, cluster: str | None = None, workers: int | None = None) -> None:
+        if cluster is not None and workers is not None:
+            raise UserError("--cluster and --workers: give one or the other, not both")
+        if workers is not None and not 1 <= workers <= 256:
+            raise UserError(f"--workers: got {workers}, expected 1 to 256 worker processes")
+        _import_distributed()  # a missing package is said before any work
+        self.cluster = cluster
+        self.workers = workers
+        self._stack = contextlib.ExitStack()
+        self._runner: DaskRunner | None = None
+
+    @property
+    def moved(self) -> list[tuple[int, int]]:
+        return self._runner.moved if self._runner is not None else []
+
+    def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
+        if self._runner is None:
+            self._runner = self._stack.enter_context(cluster_runner(self.cluster, self.workers))
+        self._runner.run(solve, table, progress)
+
+    def close(self) -> None:
+        self._stack.close()
+        self._runner = None
+
+    def __enter__(self) -> ClusterRunner:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+@contextlib.contextmanager
+def runner_for(cluster: str | None = None, workers: int | None = None) -> Iterator[Runner]:
+    """The runner of a command's ``--cluster`` / ``--workers`` (this process if neither)."""
+    if cluster is None and workers is None:
+        yield LocalRunner()
+        return
+    with ClusterRunner(cluster, workers) as runner:
+        yield runner
+
+
+@contextlib.contextmanager
+def _quiet_logs() -> Iterator[None]:
+    """Keep Dask's start-up and shutdown chatter off the user's terminal."""
+    import logging
+
+    names = ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker")
+    saved = {n: logging.getLogger(n).level for n in names}
+    for n in names:
+        logging.getLogger(n).setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for n, level in saved.items():
+            logging.getLogger(n).setLevel(level)
+
+
+# -- tables larger than memory -----------------------------------------------------------
+def new_table(size: int, dtype, store: str | Path | None = None, name: str = "table") -> np.ndarray:
+    """A flat table of ``size`` values: in memory, or with ``store`` a file in that
+    folder, memory-mapped, so the operating system keeps only what is in use."""
+    if store is None:
+        return np.empty(size, dtype=dtype)
+    folder = Path(store)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{name}.npy"
+        free = _free_bytes(folder)
+        need = size * np.dtype(dtype).itemsize
+        if free is not None and need > free:
+            raise UserError(
+                f"--store {folder}: the table needs {need / 2**30:.1f} GiB and the "
+                f"disk there has {free / 2**30:.1f} GiB free"
+            )
+        return np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=(size,))
+    except OSError as err:
+        raise UserError(f"--store {folder}: cannot write a table there ({err.strerror})") from None
+
+
+def _free_bytes(folder: Path) -> int | None:
+    try:
+        st = os.statvfs(folder)
+    except (OSError, AttributeError):
+        return None
+    return st.f_bavail * st.f_frsize
+
+
+def pieces_of(items: int, pieces: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` of about ``pieces`` equal runs of ``items`` (none empty)."""
+    pieces = max(1, min(pieces, items))
+    step = math.ceil(items / pieces) if items else 1
+    return [(lo, min(lo + step, items)) for lo in range(0, items, step)]

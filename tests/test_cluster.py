@@ -1,0 +1,184 @@
+"""Solves on a Dask cluster (a LocalCluster of 2 worker processes) against the same
+solves in this process: the tables must be bit for bit the same, a lost worker must
+not change the answer, and a task that fails twice stops the solve with one line
+and nothing cached.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from test_duel import FOUR_BOXES, duel_brute_force  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
+
+from dicelab import tables  # noqa: E402
+from dicelab.cli import app  # noqa: E402
+from dicelab.errors import UserError  # noqa: E402
+from dicelab.rules import load_rules, parse_rules  # noqa: E402
+from dicelab.rules.compiled import compile_rules  # noqa: E402
+from dicelab.solve import expected as expected_module  # noqa: E402
+from dicelab.solve.duel import solve_duel  # noqa: E402
+from dicelab.solve.expected import ExpectedLayers, expected_table, solve_expected  # noqa: E402
+from dicelab.solve.schedule import ClusterRunner, LocalRunner, run_layers  # noqa: E402
+from dicelab.solve.target import solve_target, solve_utility, step_utility  # noqa: E402
+
+SMALL = {
+    "name": "small",
+    "dice": 3,
+    "faces": 6,
+    "rolls": 3,
+    "upper_bonus": {"threshold": 20, "points": 15},
+    "extra_yahtzee": {"category": "yahtzee", "bonus": 50, "joker": "free"},
+    "categories": [
+        {"id": "fours", "kind": "face", "face": 4, "upper": True},
+        {"id": "fives", "kind": "face", "face": 5},
+        {"id": "sixes", "kind": "face", "face": 6},
+        {"id": "pair", "kind": "of_a_kind", "count": 2, "score": "matching"},
+        {"id": "yahtzee", "kind": "of_a_kind", "count": 3, "score": 30},
+        {"id": "chance", "kind": "chance"},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with ClusterRunner(workers=2) as runner:
+        yield runner
+
+
+def same(a: np.ndarray, b: np.ndarray) -> bool:
+    return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ["yazy", "yacht", "small"])
+def test_expected_is_bit_identical(cluster, name):
+    game = compile_rules(parse_rules(SMALL) if name == "small" else load_rules(name))
+    here = solve_expected(game)
+    there = solve_expected(game, runner=cluster)
+    assert same(here.values, there.values)
+    if name == "yazy":  # and the reference value of the rules page
+        assert abs(there.expected_score - 165.7573) < 5e-5
+
+
+def test_target_and_utility_are_bit_identical(cluster):
+    game = compile_rules(parse_rules(SMALL))
+    assert same(solve_target(game).values, solve_target(game, runner=cluster).values)
+    u = step_utility(game, 60)
+    assert same(solve_utility(game, u).values, solve_utility(game, u, runner=cluster).values)
+
+
+def test_duel_is_bit_identical_and_right(cluster):
+    rules = parse_rules(FOUR_BOXES)
+    there = solve_duel(rules, runner=cluster)
+    assert same(solve_duel(rules).values, there.values)
+    assert abs(there.start_value - duel_brute_force(rules)) < 1e-9
+
+
+def test_a_stored_table_is_the_same(cluster, tmp_path):
+    game = compile_rules(parse_rules(SMALL))
+    stored = solve_expected(game, runner=cluster, store=tmp_path)
+    assert same(stored.values, solve_expected(game).values)
+    assert (tmp_path / "small.expected.npy").exists()
+
+
+def test_progress_comes_from_finished_tasks(cluster):
+    game = compile_rules(load_rules("yacht"))
+    seen = []
+    solve_expected(game, runner=cluster, progress=lambda done, total: seen.append((done, total)))
+    layers = ExpectedLayers(game)
+    assert seen[0] == (layers.done, layers.total) and seen[-1] == (layers.total, layers.total)
+    assert len(seen) > game.n_categories  # several tasks a layer
+    assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:], strict=False))
+
+
+def test_a_killed_worker_does_not_change_the_answer(cluster):
+    game = compile_rules(load_rules("yatzy"))
+    here = solve_expected(game).values
+    pids = cluster._runner.client.run(os.getpid) if cluster._runner else None
+    if pids is None:  # the fixture's cluster starts at its first solve
+        solve_expected(compile_rules(load_rules("yazy")), runner=cluster)
+        pids = cluster._runner.client.run(os.getpid)
+    victim = sorted(pids.values())[0]
+    killed = []
+
+    def kill_once(done, total):
+        if not killed and done > total // 3:
+            os.kill(victim, signal.SIGKILL)
+            killed.append(done)
+
+    try:
+        there = solve_expected(game, runner=cluster, progress=kill_once).values
+    except UserError as err:  # allowed: one clear line; the table is not cached
+        assert "nothing was cached" in str(err), err
+        return
+    assert killed
+    assert same(here, there)
+
+
+class Broken(ExpectedLayers):
+    """A solve whose every task fails on the worker."""
+
+    def run(self, table, task):
+        raise RuntimeError("this task always fails")
+
+
+def test_a_task_failing_twice_stops_the_solve_and_caches_nothing(cluster, monkeypatch):
+    import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers cannot import tests
+    monkeypatch.setattr(expected_module, "ExpectedLayers", Broken)
+    rules = parse_rules(SMALL | {"name": "broken"})
+    with pytest.raises(UserError, match="failed twice.*nothing was cached"):
+        expected_table(rules, runner=cluster)
+    assert not tables.table_path(rules, "expected").exists()
+
+
+def test_the_local_runner_is_the_default():
+    game = compile_rules(parse_rules(SMALL))
+    layers = ExpectedLayers(game)
+    flat = np.empty(layers.size)
+    run_layers(layers, flat, runner=LocalRunner())
+    assert same(flat.reshape(layers.shape)[0, 0, 0], solve_expected(game).expected_score)
+
+
+def dicelab(*args, without_dask=False):
+    """The whole command, as a user runs it (a mistake: one line on stderr, exit 2)."""
+    hide = "sys.modules['distributed'] = None; " if without_dask else ""
+    code = f"import sys; {hide}from dicelab.cli import main; sys.argv[0] = 'dicelab'; main()"
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+
+
+def test_cli_workers():
+    res = CliRunner().invoke(app, ["solve", "yazy", "--workers", "2", "--no-cache"])
+    assert res.exit_code == 0, res.output
+    assert "165.7573" in res.output
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["solve", "yazy", "--workers", "0"], "--workers: got 0, expected 1 to 256"),
+        (["duel", "yazy", "--workers", "2", "--cluster", "tcp://127.0.0.1:9"], "not both"),
+        (["solve", "yazy", "--no-cache", "--cluster", "tcp://127.0.0.1:9"],
+         "cannot reach a Dask scheduler at tcp://127.0.0.1:9"),
+        (["solve", "yazy", "--exact", "--workers", "2"], "--exact runs in this process"),
+    ],
+)  # fmt: skip
+def test_cli_cluster_mistakes(args, message):
+    res = dicelab(*args)
+    assert res.returncode == 2, res.stderr
+    assert message in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1, res.stderr
+
+
+def test_without_dask_the_flags_say_how_to_install_it():
+    res = dicelab("solve", "yazy", "--workers", "2", without_dask=True)
+    assert res.returncode == 2
+    assert 'pip install -e ".[cluster]"' in res.stderr
