@@ -26,6 +26,7 @@ import math
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -175,6 +176,16 @@ def _worker_forget(key: str) -> None:
         _WORKER_TABLES.pop(key, None)
 
 
+@dataclass(frozen=True)
+class LayerTraffic:
+    """What one layer moved between the client and the workers."""
+
+    layer: int
+    tasks: int
+    sent: int  # bytes of the values the layer reads, times the workers they went to
+    received: int  # bytes of the values the tasks wrote
+
+
 class DaskRunner(Runner):
     """Each layer as tasks on a ``dask.distributed`` client's workers.
 
@@ -194,8 +205,8 @@ class DaskRunner(Runner):
         self.client = client
         self.tasks_per_worker = tasks_per_worker
         self.threads = threads
-        #: Bytes sent to and from the workers, per layer (a list of (sent, received)).
-        self.moved: list[tuple[int, int]] = []
+        #: What each layer moved: one :class:`LayerTraffic` per layer solved.
+        self.traffic: list[LayerTraffic] = []
 
     def _workers(self) -> dict:
         info = self.client.scheduler_info(n_workers=-1)["workers"]
@@ -251,7 +262,7 @@ class DaskRunner(Runner):
                     if progress is not None:
                         done += solve.weight(task)
                         progress(done, solve.total)
-                self.moved.append((sent, received))
+                self.traffic.append(LayerTraffic(layer, len(tasks), sent, received))
                 del payload_f
         except UserError:
             raise
@@ -354,8 +365,8 @@ class ClusterRunner(Runner):
         self._runner: DaskRunner | None = None
 
     @property
-    def moved(self) -> list[tuple[int, int]]:
-        return self._runner.moved if self._runner is not None else []
+    def traffic(self) -> list[LayerTraffic]:
+        return self._runner.traffic if self._runner is not None else []
 
     def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
         if self._runner is None:
