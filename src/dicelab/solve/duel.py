@@ -407,7 +407,7 @@ class DuelLayers:
         plan = _batches(self.space, layer, self.width)
         if pieces is None:
             return [plan]
-        return [tuple(a[lo:hi] for a in plan) for lo, hi in pieces_of(plan[0].size, pieces)]
+        return [tuple(a[lo:hi] for a in plan) for lo, hi in pieces_of(plan[4], pieces)]
 
     def weight(self, task: tuple) -> int:
         return int(task[4].sum())

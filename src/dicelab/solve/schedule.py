@@ -22,7 +22,6 @@ asked for (``pip install -e ".[cluster]"``).
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -201,7 +200,7 @@ class DaskRunner(Runner):
         among the worker processes this client sees on it).
     """
 
-    def __init__(self, client, tasks_per_worker: int = 4, threads: int | None = None) -> None:
+    def __init__(self, client, tasks_per_worker: int = 8, threads: int | None = None) -> None:
         self.client = client
         self.tasks_per_worker = tasks_per_worker
         self.threads = threads
@@ -440,8 +439,15 @@ def _free_bytes(folder: Path) -> int | None:
     return st.f_bavail * st.f_frsize
 
 
-def pieces_of(items: int, pieces: int) -> list[tuple[int, int]]:
-    """``(start, stop)`` of about ``pieces`` equal runs of ``items`` (none empty)."""
-    pieces = max(1, min(pieces, items))
-    step = math.ceil(items / pieces) if items else 1
-    return [(lo, min(lo + step, items)) for lo in range(0, items, step)]
+def pieces_of(weights: np.ndarray, pieces: int) -> list[tuple[int, int]]:
+    """``(start, stop)`` of at most ``pieces`` runs of items of about equal total
+    weight (none empty), so that the tasks of a layer end at about the same time."""
+    n = int(weights.size)
+    if n == 0:
+        return []
+    ends = np.cumsum(weights, dtype=np.float64)
+    if ends[-1] <= 0:
+        ends = np.arange(1, n + 1, dtype=np.float64)
+    marks = ends[-1] * np.arange(1, max(1, pieces)) / max(1, pieces)
+    cuts = np.unique(np.concatenate([[0], np.searchsorted(ends, marks, side="right"), [n]]))
+    return [(int(lo), int(hi)) for lo, hi in zip(cuts[:-1], cuts[1:], strict=True) if hi > lo]

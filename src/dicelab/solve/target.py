@@ -176,7 +176,7 @@ class PointsLayers:
         masks = self.by_layer[layer]
         if pieces is None:
             return [masks[lo : lo + self.chunk] for lo in range(0, masks.size, self.chunk)]
-        return [masks[lo:hi] for lo, hi in pieces_of(masks.size, pieces)]
+        return [masks[lo:hi] for lo, hi in pieces_of(self._ranges(masks)[1], pieces)]
 
     def weight(self, task: np.ndarray) -> int:
         return int(self._ranges(task)[1].sum())
