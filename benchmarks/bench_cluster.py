@@ -43,6 +43,7 @@ CHILD = textwrap.dedent(
         out = {"runs": []}
         if mode == "single":
             for _ in range(int(runs)):
+                table = None
                 t = time.perf_counter()
                 table = solve(game)
                 out["runs"].append(time.perf_counter() - t)
@@ -54,6 +55,7 @@ CHILD = textwrap.dedent(
                 out["start"] = time.perf_counter() - t
                 for _ in range(int(runs) + 1):
                     runner.traffic.clear()
+                    table = None  # one table at a time: the peak is one solve's
                     t = time.perf_counter()
                     table = solve(game, runner=runner)
                     out["runs"].append(time.perf_counter() - t)

@@ -25,7 +25,7 @@ from dicelab.rules.compiled import compile_rules  # noqa: E402
 from dicelab.solve import expected as expected_module  # noqa: E402
 from dicelab.solve.duel import solve_duel  # noqa: E402
 from dicelab.solve.expected import ExpectedLayers, expected_table, solve_expected  # noqa: E402
-from dicelab.solve.schedule import ClusterRunner, LocalRunner, run_layers  # noqa: E402
+from dicelab.solve.schedule import ClusterRunner, DaskRunner, LocalRunner, run_layers  # noqa: E402
 from dicelab.solve.target import solve_target, solve_utility, step_utility  # noqa: E402
 
 SMALL = {
@@ -49,6 +49,7 @@ SMALL = {
 @pytest.fixture(scope="module")
 def cluster():
     with ClusterRunner(workers=2) as runner:
+        runner.start()
         yield runner
 
 
@@ -80,6 +81,19 @@ def test_duel_is_bit_identical_and_right(cluster):
     assert abs(there.start_value - duel_brute_force(rules)) < 1e-9
 
 
+def test_rows_to_each_task_give_the_same_tables(cluster):
+    rows = DaskRunner(cluster.start().client, send="rows")
+    game = compile_rules(parse_rules(SMALL))
+    assert same(solve_expected(game).values, solve_expected(game, runner=rows).values)
+    assert same(solve_target(game).values, solve_target(game, runner=rows).values)
+    duel = parse_rules(FOUR_BOXES)
+    assert same(solve_duel(duel).values, solve_duel(duel, runner=rows).values)
+    whole = DaskRunner(cluster.start().client, send="layer")
+    assert same(solve_target(game).values, solve_target(game, runner=whole).values)
+    yacht = compile_rules(load_rules("yacht"))
+    assert same(solve_expected(yacht).values, solve_expected(yacht, runner=rows).values)
+
+
 def test_a_stored_table_is_the_same(cluster, tmp_path):
     game = compile_rules(parse_rules(SMALL))
     stored = solve_expected(game, runner=cluster, store=tmp_path)
@@ -100,10 +114,7 @@ def test_progress_comes_from_finished_tasks(cluster):
 def test_a_killed_worker_does_not_change_the_answer(cluster):
     game = compile_rules(load_rules("yatzy"))
     here = solve_expected(game).values
-    pids = cluster._runner.client.run(os.getpid) if cluster._runner else None
-    if pids is None:  # the fixture's cluster starts at its first solve
-        solve_expected(compile_rules(load_rules("yazy")), runner=cluster)
-        pids = cluster._runner.client.run(os.getpid)
+    pids = cluster.start().client.run(os.getpid)
     victim = sorted(pids.values())[0]
     killed = []
 
@@ -182,3 +193,15 @@ def test_without_dask_the_flags_say_how_to_install_it():
     res = dicelab("solve", "yazy", "--workers", "2", without_dask=True)
     assert res.returncode == 2
     assert 'pip install -e ".[cluster]"' in res.stderr
+
+
+def test_store_in_one_process_and_its_mistakes(tmp_path):
+    res = dicelab("solve", "yazy", "--no-cache", "--store", str(tmp_path / "work"))
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "work" / "yazy.expected.npy").exists()
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    res = dicelab("solve", "yazy", "--no-cache", "--store", str(blocker))
+    assert res.returncode == 2
+    assert f"--store {blocker}: cannot write a table there" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1

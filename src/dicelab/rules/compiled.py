@@ -215,3 +215,20 @@ def compile_rules(rules: Rules) -> CompiledRules:
         n_upper=n_upper,
         n_flag=2 if needs_flag else 1,
     )
+
+
+def as_game(rules: Rules | CompiledRules | str) -> CompiledRules:
+    """The compiled game of ``rules``: compiled rules as they are, rules compiled, a
+    built-in name or a rules file loaded and compiled.
+
+    Solvers call this once at their entry, so a caller that passes a compiled game
+    down never has the rules loaded or compiled again.
+    """
+    if isinstance(rules, CompiledRules):
+        return rules
+    if isinstance(rules, str):
+        from dicelab.rules import load_rules
+
+        rules = load_rules(rules)
+    return compile_rules(rules)
+

@@ -40,8 +40,8 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 
 from dicelab.errors import UserError
-from dicelab.rules import Rules, load_rules
-from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.rules import Rules
+from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.cost import Cost
 from dicelab.solve.expected import ExpectedTable, expected_table, kernel_args, space_args
 from dicelab.solve.kernels import box_rule, keep_values, next_flag, open_box_rows
@@ -458,9 +458,7 @@ def score_distribution(
         Where the default table is solved, if it is not cached; the forward pass
         of the distribution itself runs in this process.
     """
-    if isinstance(rules, str):
-        rules = load_rules(rules)
-    game = rules if isinstance(rules, CompiledRules) else compile_rules(rules)
+    game = as_game(rules)
     layout = so_far_layout(game)  # (state, points so far): two layers are held at once
     held = max(layout.layer_size(k) + layout.layer_size(k + 1) for k in range(game.n_categories))
     Cost(f"{game.rules.name}'s score distribution", held, 16 * held, 0.0,

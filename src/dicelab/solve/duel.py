@@ -51,8 +51,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dicelab.errors import UserError
-from dicelab.rules import Rules, load_rules
-from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.rules import Rules
+from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.rules.placement import box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import MEMORY_SHARE, Cost, machine_memory, turn_cost
@@ -69,12 +69,6 @@ COMPARE_WEIGHT = 12
 MAX_NODES = 400_000_000
 #: Bytes a node costs at least: its row bounds and offset, and one value.
 NODE_BYTES = 56
-
-
-def _game(rules: Rules | CompiledRules | str) -> CompiledRules:
-    if isinstance(rules, str):
-        rules = load_rules(rules)
-    return rules if isinstance(rules, CompiledRules) else compile_rules(rules)
 
 
 def _player_states(game: CompiledRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -417,6 +411,17 @@ class DuelLayers:
         node, x0, nl = task[2], task[3], task[4]
         return sp.off[node] + x0 - sp.xlo[node], nl
 
+    def task_reads(self, task: tuple) -> tuple[np.ndarray, np.ndarray]:
+        # the player who waits now moves next: the next layer's nodes with mover j,
+        # one run of nodes (and of values) for each j of the task
+        sp = self.space
+        n = int(sp.p_count[task[0][0]] + sp.p_count[task[1][0]]) if task[0].size else 0
+        movers = np.unique(task[1])
+        k, k2 = (n + 1) // 2, (n + 1) // 2 + (n + 1) % 2
+        first = sp.lbase[n + 1] + (movers - sp.cstart[k]) * sp.ncount[k2]
+        ends = np.append(sp.off, sp.n_values)
+        return ends[first], ends[first + sp.ncount[k2]] - ends[first]
+
     def run(self, table: np.ndarray, task: tuple) -> None:
         from numba import config, parallel_chunksize
 
@@ -450,7 +455,7 @@ def solve_duel(
     from dicelab.solve import kernels
     from dicelab.solve.schedule import new_table, run_layers
 
-    game = _game(rules)
+    game = as_game(rules)
     if space is None:
         duel_cost(game).check(allow_large)
         space = duel_space(game)
@@ -716,7 +721,7 @@ def duel_table(
     """
     from dicelab import tables
 
-    game = _game(rules)
+    game = as_game(rules)
     rules = game.rules
     params = {"layout": LAYOUT}
     path = tables.table_path(rules, OBJECTIVE, params)

@@ -34,8 +34,8 @@ from numba import get_num_threads, njit, prange
 
 from dicelab.dice import multinomial
 from dicelab.errors import UserError
-from dicelab.rules import Rules, load_rules
-from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.rules import Rules
+from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.expected import kernel_args, space_args
 from dicelab.solve.kernels import box_rule, next_flag, open_box_rows, plan_layer
 from dicelab.solve.points import (
@@ -305,12 +305,6 @@ class ExactResult:
         }
 
 
-def _game(rules: Rules | CompiledRules | str) -> CompiledRules:
-    if isinstance(rules, str):
-        rules = load_rules(rules)
-    return rules if isinstance(rules, CompiledRules) else compile_rules(rules)
-
-
 def layer_denominator(game: CompiledRules, open_boxes: int) -> int:
     """The common denominator of all states with ``open_boxes`` boxes still open."""
     r = game.rules
@@ -368,7 +362,7 @@ def exact_target(rules: Rules | CompiledRules | str, target: int, width: int = 1
     Feasible where few (state, points) pairs remain undecided: near the best
     possible score (for the perfect score, one state per set of filled boxes).
     """
-    game = _game(rules)
+    game = as_game(rules)
     check_target(game, target)
     start = time.perf_counter()
     if target == 0:
@@ -394,7 +388,7 @@ def exact_target(rules: Rules | CompiledRules | str, target: int, width: int = 1
 
 def exact_expected(rules: Rules | CompiledRules | str, width: int = 64) -> ExactResult:
     """The optimal expected final score, as a fraction."""
-    game = _game(rules)
+    game = as_game(rules)
     start = time.perf_counter()
     zeros = np.zeros((1 << game.n_categories, game.n_flag, game.n_upper), dtype=np.int64)
     layout = build_layout(game, zeros, zeros)

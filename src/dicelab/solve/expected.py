@@ -24,7 +24,7 @@ import numpy as np
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
-from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.rules.compiled import CompiledRules, as_game, compile_rules
 from dicelab.rules.placement import box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import expected_cost
@@ -271,8 +271,12 @@ class ExpectedLayers:
         starts = (m * g.n_flag + y) * g.n_upper
         return starts, g.upper_extent[m].astype(np.int64)
 
+    def task_reads(self, task: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        nxt = successors(task, self.game.n_categories)
+        return nxt * self.row, np.full(nxt.size, self.row, dtype=np.int64)
+
     def run(self, table: np.ndarray, task: np.ndarray) -> None:
-        from numba import parallel_chunksize
+        from numba import config, parallel_chunksize
 
         from dicelab.solve import kernels
 
@@ -281,8 +285,14 @@ class ExpectedLayers:
         plan = kernels.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width)
         with parallel_chunksize(1):  # batches differ in cost: hand them out one by one
             kernels.solve_batches(
-                *plan, self.width, V, *kernel_args(g), *space_args(g)
+                *plan, self.width, config.NUMBA_NUM_THREADS, V, *kernel_args(g), *space_args(g)
             )  # fmt: skip
+
+
+def successors(masks: np.ndarray, n_categories: int) -> np.ndarray:
+    """The masks one more box away from any of ``masks``, sorted, once each."""
+    parts = [masks[(masks >> c) & 1 == 0] | (1 << c) for c in range(n_categories)]
+    return np.unique(np.concatenate(parts)) if parts else masks[:0]
 
 
 def solve_expected(
@@ -316,9 +326,7 @@ def solve_expected(
     from dicelab.solve import kernels
     from dicelab.solve.schedule import new_table, run_layers
 
-    if isinstance(rules, str):
-        rules = load_rules(rules)
-    game = rules if isinstance(rules, CompiledRules) else compile_rules(rules)
+    game = as_game(rules)
     expected_cost(game.rules).check(allow_large)
     kernels.announce_compile(kernels.solve_batches)
     start = time.perf_counter()

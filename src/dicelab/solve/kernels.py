@@ -336,17 +336,26 @@ def plan_batches(masks, extent, yahtzee, n_flag, width):
 
 @njit(cache=True, parallel=True)
 def solve_batches(
-    seg_mask, seg_y, seg_u0, seg_nu, starts, width, V, score, joker_score, roll_face,
-    upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
-    index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls,
+    seg_mask, seg_y, seg_u0, seg_nu, starts, width, n_workers, V, score, joker_score,
+    roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
+    values, index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls,
 ):  # fmt: skip
-    """Fill ``V`` for every segment of a layer; batches run in parallel."""
+    """Fill ``V`` for every segment of a layer; batches run in parallel.
+
+    Each thread reuses its own buffers (indexed by thread id, ``n_workers`` of
+    them): an allocation per batch costs a page-mapping system call wherever the
+    allocator returns memory to the system early (Dask's workers ask it to).
+    """
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
+    A_of = np.empty((n_workers, n_keeps, width))
+    cand_of = np.empty((n_workers, cand_rows(values), width))
+    out_of = np.empty((n_workers, width))
     for b in prange(starts.shape[0] - 1):
-        A = np.empty((n_keeps, width))
-        cand = np.empty((cand_rows(values), width))
-        out = np.empty(width)
+        w = get_thread_id()
+        A = A_of[w]
+        cand = cand_of[w]
+        out = out_of[w]
         off = 0
         for j in range(starts[b], starts[b + 1]):
             final_roll_values(

@@ -75,6 +75,9 @@ class LayeredSolve(Protocol):
     def writes(self, task: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(starts, lengths)``: the flat ranges a task writes."""
 
+    def task_reads(self, task: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(starts, lengths)``: the flat ranges one task reads (within :meth:`reads`)."""
+
     def run(self, table: np.ndarray, task: Any) -> None:
         """Compute a task's values into ``table`` (the kernels of the solver)."""
 
@@ -169,6 +172,19 @@ def _worker_task(key: str, layer: int, solve: LayeredSolve, payload: tuple, task
     return gather_ranges(table, starts, lengths)
 
 
+def _worker_rows_task(solve: LayeredSolve, payload: tuple, task: Any,
+                      threads: int) -> np.ndarray:  # fmt: skip
+    """One task on a worker, given only the rows it reads."""
+    from numba import set_num_threads
+
+    set_num_threads(threads)
+    table = np.empty(solve.size, dtype=solve.dtype)  # untouched pages cost nothing
+    scatter_ranges(table, *payload)
+    solve.run(table, task)
+    starts, lengths = solve.writes(task)
+    return gather_ranges(table, starts, lengths)
+
+
 def _worker_forget(key: str) -> None:
     """Drop a finished solve's table from a worker."""
     with _WORKER_LOCK:
@@ -198,12 +214,21 @@ class DaskRunner(Runner):
     threads : int, optional
         Kernel threads per task (default: the cores of a worker's machine shared
         among the worker processes this client sees on it).
+    send : {"auto", "layer", "rows"}
+        What a layer sends: ``"layer"``, the values the whole layer reads, once to
+        every worker; ``"rows"``, to each task only the rows its states read;
+        ``"auto"`` (default), whichever moves fewer bytes for that layer (the whole
+        layer on a few workers, the rows on many).
     """
 
-    def __init__(self, client, tasks_per_worker: int = 8, threads: int | None = None) -> None:
+    def __init__(self, client, tasks_per_worker: int = 8, threads: int | None = None,
+                 send: str = "auto") -> None:  # fmt: skip
+        if send not in ("auto", "layer", "rows"):
+            raise ValueError(f"send: got {send!r}, expected 'auto', 'layer' or 'rows'")
         self.client = client
         self.tasks_per_worker = tasks_per_worker
         self.threads = threads
+        self.send = send
         #: What each layer moved: one :class:`LayerTraffic` per layer solved.
         self.traffic: list[LayerTraffic] = []
 
@@ -239,18 +264,37 @@ class DaskRunner(Runner):
         try:
             solve_f = client.scatter(solve, broadcast=True, hash=False)
             for layer in solve.layers():
-                starts, lengths = solve.reads(layer)
-                payload = (starts, lengths, gather_ranges(table, starts, lengths))
-                sent = payload[2].nbytes * len(workers)
-                payload_f = client.scatter(payload, broadcast=True, hash=False)
                 tasks = solve.tasks(layer, pieces)
-                futures = {
-                    client.submit(
-                        _worker_task, key, layer, solve_f, payload_f, task, threads,
-                        retries=1, pure=False,
-                    ): task
-                    for task in tasks
-                }  # fmt: skip
+                starts, lengths = solve.reads(layer)
+                whole = int(lengths.sum()) * solve.dtype.itemsize * len(workers)
+                rows = None
+                if self.send != "layer":
+                    rows = [solve.task_reads(task) for task in tasks]
+                    by_task = sum(int(r[1].sum()) for r in rows) * solve.dtype.itemsize
+                    if self.send == "auto" and by_task >= whole:
+                        rows = None
+                if rows is None:  # the layer's reads, once to every worker
+                    payload = (starts, lengths, gather_ranges(table, starts, lengths))
+                    sent = whole
+                    payload_f = client.scatter(payload, broadcast=True, hash=False)
+                    futures = {
+                        client.submit(
+                            _worker_task, key, layer, solve_f, payload_f, task, threads,
+                            retries=1, pure=False,
+                        ): task
+                        for task in tasks
+                    }  # fmt: skip
+                else:  # to each task the rows it reads
+                    payloads = [(s, n, gather_ranges(table, s, n)) for s, n in rows]
+                    sent = sum(p[2].nbytes for p in payloads)
+                    payload_f = client.scatter(payloads, hash=False)
+                    futures = {
+                        client.submit(
+                            _worker_rows_task, solve_f, p, task, threads, retries=1, pure=False
+                        ): task
+                        for p, task in zip(payload_f, tasks, strict=True)
+                    }  # fmt: skip
+                    del payloads
                 received = 0
                 for fut in as_completed(futures):
                     task = futures[fut]
@@ -367,10 +411,14 @@ class ClusterRunner(Runner):
     def traffic(self) -> list[LayerTraffic]:
         return self._runner.traffic if self._runner is not None else []
 
-    def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
+    def start(self) -> DaskRunner:
+        """Connect to the cluster (or start the LocalCluster) now, if not yet done."""
         if self._runner is None:
             self._runner = self._stack.enter_context(cluster_runner(self.cluster, self.workers))
-        self._runner.run(solve, table, progress)
+        return self._runner
+
+    def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
+        self.start().run(solve, table, progress)
 
     def close(self) -> None:
         self._stack.close()

@@ -38,8 +38,8 @@ from pathlib import Path
 import numpy as np
 
 from dicelab.errors import UserError
-from dicelab.rules import Rules, load_rules
-from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.rules import Rules
+from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.rules.placement import box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import points_cost
@@ -123,12 +123,6 @@ class PointsTable:
         return int(self.values.shape[0])
 
 
-def _game(rules: Rules | CompiledRules | str) -> CompiledRules:
-    if isinstance(rules, str):
-        rules = load_rules(rules)
-    return rules if isinstance(rules, CompiledRules) else compile_rules(rules)
-
-
 class PointsLayers:
     """A points table's solve as layers (see :mod:`dicelab.solve.schedule`).
 
@@ -183,6 +177,11 @@ class PointsLayers:
 
     def writes(self, task: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self._ranges(task)
+
+    def task_reads(self, task: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        from dicelab.solve.expected import successors
+
+        return self._ranges(successors(task, self.game.n_categories))
 
     def run(self, table: np.ndarray, task: np.ndarray) -> None:
         from numba import config, parallel_chunksize
@@ -303,7 +302,7 @@ def solve_target(
 ) -> TargetTable:
     """Solve for the best ``P(final score >= S)``, every ``S`` at once (``runner`` and
     ``store``: see :func:`solve_points`)."""
-    game = _game(rules)
+    game = as_game(rules)
     layout = needed_layout(game)
     bounds = StateBounds(game)
     start = time.perf_counter()
@@ -339,7 +338,7 @@ def target_table(
     """
     from dicelab import tables
 
-    game = _game(rules)  # compiled once, here or by the caller
+    game = as_game(rules)  # compiled once, here or by the caller
     rules = game.rules
     layout = needed_layout(game)
     params = {"rows": layout.key()}
@@ -396,7 +395,7 @@ class Utility:
 
 def step_utility(rules: Rules | CompiledRules | str, target: int) -> Utility:
     """``U(x) = 1`` for ``x >= target``: the value is ``P(score >= target)``."""
-    game = _game(rules)
+    game = as_game(rules)
     check_target(game, target)
     v = np.zeros(max(target, 0) + 1)
     v[target:] = 1.0
@@ -427,7 +426,7 @@ def solve_utility(
     runner=None,
 ) -> UtilityTable:
     """Solve for the best expected utility of the final score."""
-    game = _game(rules)
+    game = as_game(rules)
     low = utility.flat_below
     high = max(utility.flat_from, low + 1)
     layout = so_far_layout(game, low, high)
@@ -461,7 +460,7 @@ def utility_table(
     """The utility table of a rule set, from the cache when it holds one for this utility."""
     from dicelab import tables
 
-    game = _game(rules)
+    game = as_game(rules)
     rules = game.rules
     low = utility.flat_below
     high = max(utility.flat_from, low + 1)
@@ -618,7 +617,7 @@ def solve_win(
     """
     from dicelab.solve.distribution import score_distribution
 
-    game = _game(rules)  # compiled once, for every table below
+    game = as_game(rules)  # compiled once, for every table below
     rules = game.rules
     start = time.perf_counter()
     if isinstance(opponent, (str, Path)):
