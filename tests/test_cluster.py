@@ -23,7 +23,7 @@ from dicelab.errors import UserError  # noqa: E402
 from dicelab.rules import load_rules, parse_rules  # noqa: E402
 from dicelab.rules.compiled import compile_rules  # noqa: E402
 from dicelab.solve import expected as expected_module  # noqa: E402
-from dicelab.solve.duel import solve_duel  # noqa: E402
+from dicelab.solve.duel import EXPECTED, WIN, evaluate_pairs, solve_duel  # noqa: E402
 from dicelab.solve.expected import ExpectedLayers, expected_table, solve_expected  # noqa: E402
 from dicelab.solve.schedule import ClusterRunner, DaskRunner, LocalRunner, run_layers  # noqa: E402
 from dicelab.solve.target import solve_target, solve_utility, step_utility  # noqa: E402
@@ -79,6 +79,16 @@ def test_duel_is_bit_identical_and_right(cluster):
     there = solve_duel(rules, runner=cluster)
     assert same(solve_duel(rules).values, there.values)
     assert abs(there.start_value - duel_brute_force(rules)) < 1e-9
+
+
+def test_duel_comparisons_are_bit_identical(cluster):
+    table = solve_duel(parse_rules(FOUR_BOXES))
+    pairs = [(WIN, WIN), (WIN, EXPECTED), (EXPECTED, WIN), (EXPECTED, EXPECTED)]
+    here = evaluate_pairs(table, pairs, width=8)
+    there = evaluate_pairs(table, pairs, width=8, runner=cluster)
+    assert here == there  # every chance of every pair, to the last bit
+    assert abs(there[WIN, WIN].value - duel_brute_force(parse_rules(FOUR_BOXES))) < 1e-9
+    assert len(cluster.traffic) > 0 and max(t.tasks for t in cluster.traffic) > 1
 
 
 def test_rows_to_each_task_give_the_same_tables(cluster):

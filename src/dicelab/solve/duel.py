@@ -563,6 +563,89 @@ def expected_outcomes(game: CompiledRules, space: DuelSpace):
     return as_int(starts), np.array(prob), as_int(box), as_int(pts), as_int(gain)
 
 
+class PairLayers:
+    """The strategy pairs' pass as windows (see :mod:`dicelab.solve.schedule`).
+
+    A window holds, for every pair, the chances of a win and of a tie of the player
+    who waits (rows ``2k`` and ``2k + 1``) over one layer's values. The fixed table
+    is the win-optimal chances, whose decisions every win-playing mover follows. A
+    task is ``(layer, batches...)``.
+    """
+
+    def __init__(self, game: CompiledRules, space: DuelSpace, pairs: list, outcomes,
+                 width: int, dtype) -> None:  # fmt: skip
+        self.game = game
+        self.space = space
+        self.pairs = pairs
+        self.outcomes = outcomes
+        self.width_lanes = width
+        self.dtype = np.dtype(dtype)
+        self.rows = 2 * len(pairs)
+        self.last = space.n_layers - 1
+        self.total = space.n_values
+        self.done = space.n_values - int(space.vstart[self.last])
+
+    def layers(self) -> list[int]:
+        return list(range(self.last - 1, -1, -1))
+
+    def width(self, layer: int) -> int:
+        return int(self.space.vstart[layer + 1] - self.space.vstart[layer])
+
+    def start(self) -> np.ndarray:
+        sp = self.space
+        nbase = int(sp.vstart[self.last])
+        N = np.empty((self.rows, self.width(self.last)), dtype=self.dtype)
+        win = np.empty(N.shape[1])
+        tie = np.empty(N.shape[1])
+        _terminal(sp, win, nbase)
+        _terminal(sp, tie, nbase, tie=True)
+        N[0::2] = np.where(tie == 1.0, 0.0, win)  # a tie is not a win
+        N[1::2] = tie
+        return N
+
+    def fixed_reads(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = int(self.space.vstart[layer + 1]), int(self.space.vstart[layer + 2])
+        return np.array([lo], dtype=np.int64), np.array([hi - lo], dtype=np.int64)
+
+    def tasks(self, layer: int, pieces: int | None) -> list[tuple]:
+        from dicelab.solve.schedule import pieces_of
+
+        plan = _batches(self.space, layer, self.width_lanes)
+        if pieces is None:
+            return [(layer, *plan)]
+        cuts = pieces_of(plan[4], pieces)
+        return [(layer, *(a[lo:hi] for a in plan)) for lo, hi in cuts]
+
+    def weight(self, task: tuple) -> int:
+        return int(task[5].sum())
+
+    def columns(self, task: tuple) -> tuple[np.ndarray, np.ndarray]:
+        sp = self.space
+        layer, node, x0, nl = task[0], task[3], task[4], task[5]
+        return sp.off[node] - sp.vstart[layer] + x0 - sp.xlo[node], nl
+
+    def run(self, fixed: np.ndarray, nxt: np.ndarray, cur: np.ndarray, layer: int,
+            task: tuple) -> None:  # fmt: skip
+        from numba import config, parallel_chunksize
+
+        from dicelab.solve import kernels
+        from dicelab.solve.expected import kernel_args, space_args
+
+        sp = self.space
+        seat = layer % 2  # 0: A moves, 1: B moves
+        pairs = self.pairs
+        follow = [q for k, p in enumerate(pairs) if p[seat] == WIN for q in (2 * k, 2 * k + 1)]
+        conv = [q for k, p in enumerate(pairs) if p[seat] != WIN for q in (2 * k, 2 * k + 1)]
+        with parallel_chunksize(1):
+            kernels.duel_eval_layer(
+                *task[1:], self.width_lanes, config.NUMBA_NUM_THREADS,
+                np.array(follow, np.int64), np.array(conv, np.int64), fixed, sp.off, sp.xlo,
+                sp.ulo, sp.uhi, nxt, int(sp.vstart[layer + 1]), cur, int(sp.vstart[layer]),
+                *self.outcomes, *sp.kernel_args(), *kernel_args(self.game),
+                *space_args(self.game),
+            )  # fmt: skip
+
+
 def evaluate_pairs(
     table: DuelTable,
     pairs: list[tuple[str, str]],
@@ -570,6 +653,7 @@ def evaluate_pairs(
     outcomes=None,
     dtype: type | None = None,
     progress: Progress | None = None,
+    runner=None,
 ) -> dict[tuple[str, str], PairResult]:
     """Exact chances when seat A plays one strategy and seat B another.
 
@@ -581,11 +665,9 @@ def evaluate_pairs(
     where they play for the expected score, their turn's outcomes are fixed.
     ``dtype`` stores those layers (float64 by default, float32 where float64
     layers would take more than 1 GiB: then chances are good to about 1e-6).
+    ``runner`` says where the layers run (see :mod:`dicelab.solve.schedule`).
     """
-    from numba import config, parallel_chunksize
-
-    from dicelab.solve import kernels
-    from dicelab.solve.expected import kernel_args, space_args
+    from dicelab.solve.schedule import run_windows
 
     pairs = [tuple(p) for p in pairs]
     for pair in pairs:
@@ -602,38 +684,8 @@ def evaluate_pairs(
         none = np.zeros(1, dtype=np.int64)
         outcomes = (np.zeros(space.p_mask.size + 1, np.int64), np.zeros(1), none, none, none)
     T = np.asarray(table.values, dtype=np.float64)
-    workers = config.NUMBA_NUM_THREADS
-    rargs = kernel_args(game)
-    sargs = space_args(game)
-    last = space.n_layers - 1
-    nbase = int(space.vstart[last])
-    N = np.empty((2 * len(pairs), int(space.vstart[last + 1]) - nbase), dtype=dtype)
-    win = np.empty(N.shape[1])
-    tie = np.empty(N.shape[1])
-    _terminal(space, win, nbase)
-    _terminal(space, tie, nbase, tie=True)
-    N[0::2] = np.where(tie == 1.0, 0.0, win)  # a tie is not a win
-    N[1::2] = tie
-    del win, tie
-    total = space.n_values
-    done = total - nbase
-    for n in range(last - 1, -1, -1):
-        seat = n % 2  # 0: A moves, 1: B moves
-        follow = [q for k, p in enumerate(pairs) if p[seat] == WIN for q in (2 * k, 2 * k + 1)]
-        conv = [q for k, p in enumerate(pairs) if p[seat] != WIN for q in (2 * k, 2 * k + 1)]
-        cbase = int(space.vstart[n])
-        C = np.empty((2 * len(pairs), int(space.vstart[n + 1]) - cbase), dtype=dtype)
-        plan = _batches(space, n, width)
-        with parallel_chunksize(1):
-            kernels.duel_eval_layer(
-                *plan, width, workers, np.array(follow, np.int64), np.array(conv, np.int64),
-                T, space.off, space.xlo, space.ulo, space.uhi, N, nbase, C, cbase, *outcomes,
-                *space.kernel_args(), *rargs, *sargs,
-            )  # fmt: skip
-        N, nbase = C, cbase
-        done += C.shape[1]
-        if progress is not None:
-            progress(done, total)
+    solve = PairLayers(game, space, pairs, outcomes, width, dtype)
+    N = run_windows(solve, T, progress, runner)
     out = {}
     for k, (a, b) in enumerate(pairs):
         lead = 0  # B's lead at the start
@@ -661,7 +713,7 @@ def _pair_key(a: str, b: str) -> str:
     return f"{a}-{b}"
 
 
-def verdicts(table: DuelTable, progress: Progress | None = None) -> dict:
+def verdicts(table: DuelTable, progress: Progress | None = None, runner=None) -> dict:
     """The comparisons of strategies that ``dicelab duel`` reports, as plain data.
 
     Win against win, win against expected in both seats and expected against
@@ -680,8 +732,10 @@ def verdicts(table: DuelTable, progress: Progress | None = None) -> dict:
             return None
         return lambda done, total: progress(offset + done, 2 * n)
 
-    res = evaluate_pairs(table, VERDICT_PAIRS, outcomes=outcomes, progress=part(0))
-    res |= evaluate_pairs(table, [(EXPECTED, EXPECTED)], outcomes=outcomes, progress=part(n))
+    res = evaluate_pairs(table, VERDICT_PAIRS, outcomes=outcomes, progress=part(0), runner=runner)
+    res |= evaluate_pairs(
+        table, [(EXPECTED, EXPECTED)], outcomes=outcomes, progress=part(n), runner=runner
+    )
     pmf = score_distribution(table.rules).pmf
     below = np.concatenate([[0.0], np.cumsum(pmf)[:-1]])
     fair = res[EXPECTED, EXPECTED]
@@ -769,7 +823,7 @@ def duel_table(
             store=store,
         )  # fmt: skip
         table.meta = {"cached": False, "path": None, "start_value": table.start_value}
-    table.meta["verdicts"] = verdicts(table, compare_part) if compare else None
+    table.meta["verdicts"] = verdicts(table, compare_part, runner) if compare else None
     if use_cache:
         header = {"rules": rules.normalised(), "objective": OBJECTIVE, "params": params,
                   "seconds": table.seconds, "start_value": table.meta["start_value"],

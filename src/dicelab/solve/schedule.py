@@ -82,6 +82,43 @@ class LayeredSolve(Protocol):
         """Compute a task's values into ``table`` (the kernels of the solver)."""
 
 
+class WindowSolve(Protocol):
+    """A backward pass that keeps two layers (windows) only, and reads a fixed table.
+
+    A window is an array ``(rows, values of the layer)``; layer ``n`` reads the
+    window of layer ``n + 1`` and the ranges :meth:`fixed_reads` of a fixed table
+    given to :func:`run_windows` (in the duel's comparisons: the win-optimal
+    chances, whose decisions every pair follows).
+    """
+
+    rows: int
+    dtype: np.dtype
+    total: int
+    done: int
+
+    def layers(self) -> Sequence[int]: ...
+
+    def start(self) -> np.ndarray:
+        """The window of the last layer."""
+
+    def width(self, layer: int) -> int:
+        """Values of a layer (the columns of its window)."""
+
+    def fixed_reads(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
+        """Flat ranges of the fixed table that a layer reads."""
+
+    def tasks(self, layer: int, pieces: int | None) -> list[Any]: ...
+
+    def weight(self, task: Any) -> int: ...
+
+    def columns(self, task: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``(starts, lengths)``: the columns of the layer's window a task writes."""
+
+    def run(self, fixed: np.ndarray, nxt: np.ndarray, cur: np.ndarray, layer: int,
+            task: Any) -> None:  # fmt: skip
+        """Compute a task's columns of ``cur`` from ``nxt`` and ``fixed``."""
+
+
 # -- moving ranges of a flat table -------------------------------------------------------
 @njit(cache=True)
 def gather_ranges(table, starts, lengths):
@@ -113,10 +150,20 @@ def run_layers(solve: LayeredSolve, table: np.ndarray, progress: Progress | None
     (runner or LocalRunner()).run(solve, table, progress)
 
 
+def run_windows(solve: WindowSolve, fixed: np.ndarray, progress: Progress | None = None,
+                runner: Runner | None = None) -> np.ndarray:  # fmt: skip
+    """Run every layer of a :class:`WindowSolve`; returns the window of the first layer."""
+    return (runner or LocalRunner()).run_windows(solve, fixed, progress)
+
+
 class Runner:
-    """Executes the layers of a :class:`LayeredSolve`."""
+    """Executes the layers of a :class:`LayeredSolve` or a :class:`WindowSolve`."""
 
     def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
+        raise NotImplementedError
+
+    def run_windows(self, solve: WindowSolve, fixed: np.ndarray,
+                    progress: Progress | None) -> np.ndarray:  # fmt: skip
         raise NotImplementedError
 
 
@@ -134,6 +181,20 @@ class LocalRunner(Runner):
                 if progress is not None:
                     done += solve.weight(task)
                     progress(done, solve.total)
+
+    def run_windows(self, solve: WindowSolve, fixed: np.ndarray,
+                    progress: Progress | None) -> np.ndarray:  # fmt: skip
+        nxt = solve.start()
+        done = solve.done
+        for layer in solve.layers():
+            cur = np.empty((solve.rows, solve.width(layer)), dtype=solve.dtype)
+            for task in solve.tasks(layer, None):
+                solve.run(fixed, nxt, cur, layer, task)
+            nxt = cur
+            done += cur.shape[1]
+            if progress is not None:
+                progress(done, solve.total)
+        return nxt
 
 
 # -- the cluster -------------------------------------------------------------------------
@@ -183,6 +244,28 @@ def _worker_rows_task(solve: LayeredSolve, payload: tuple, task: Any,
     solve.run(table, task)
     starts, lengths = solve.writes(task)
     return gather_ranges(table, starts, lengths)
+
+
+def _worker_window_task(key: str, layer: int, solve: WindowSolve, payload: tuple, task: Any,
+                        threads: int) -> np.ndarray:  # fmt: skip
+    """One task of a windowed pass: its columns of the layer, for every row."""
+    from numba import set_num_threads
+
+    set_num_threads(threads)
+    with _WORKER_LOCK:
+        held = _WORKER_TABLES.get(key)
+        if held is None or held[0] != layer:
+            _WORKER_TABLES.pop(key, None)
+            starts, lengths, values, nxt, size = payload
+            fixed = np.empty(size, dtype=values.dtype)  # only the ranges read are touched
+            scatter_ranges(fixed, starts, lengths, values)
+            cur = np.empty((solve.rows, solve.width(layer)), dtype=solve.dtype)
+            held = (layer, (fixed, nxt, cur))
+            _WORKER_TABLES[key] = held
+    fixed, nxt, cur = held[1]
+    solve.run(fixed, nxt, cur, layer, task)
+    starts, lengths = solve.columns(task)
+    return np.stack([gather_ranges(row, starts, lengths) for row in cur])
 
 
 def _worker_forget(key: str) -> None:
@@ -319,6 +402,62 @@ class DaskRunner(Runner):
                 client.run(_worker_forget, key)
 
 
+    def run_windows(self, solve: WindowSolve, fixed: np.ndarray,
+                    progress: Progress | None) -> np.ndarray:  # fmt: skip
+        import uuid
+
+        from distributed import as_completed
+
+        client = self.client
+        workers = self._workers()
+        threads = self._threads(workers)
+        pieces = self.tasks_per_worker * len(workers)
+        key = uuid.uuid4().hex
+        nxt = solve.start()
+        done = solve.done
+        try:
+            solve_f = client.scatter(solve, broadcast=True, hash=False)
+            for layer in solve.layers():
+                starts, lengths = solve.fixed_reads(layer)
+                values = gather_ranges(fixed, starts, lengths)
+                payload = (starts, lengths, values, nxt, fixed.size)
+                sent = (values.nbytes + nxt.nbytes) * len(workers)
+                payload_f = client.scatter(payload, broadcast=True, hash=False)
+                cur = np.empty((solve.rows, solve.width(layer)), dtype=solve.dtype)
+                tasks = solve.tasks(layer, pieces)
+                futures = {
+                    client.submit(
+                        _worker_window_task, key, layer, solve_f, payload_f, task, threads,
+                        retries=1, pure=False,
+                    ): task
+                    for task in tasks
+                }  # fmt: skip
+                received = 0
+                for fut in as_completed(futures):
+                    got = _result(fut, layer)
+                    received += got.nbytes
+                    c_starts, c_lengths = solve.columns(futures[fut])
+                    for r in range(solve.rows):
+                        scatter_ranges(cur[r], c_starts, c_lengths, got[r])
+                self.traffic.append(LayerTraffic(layer, len(tasks), sent, received))
+                del payload_f
+                nxt = cur
+                done += cur.shape[1]
+                if progress is not None:
+                    progress(done, solve.total)
+        except UserError:
+            raise
+        except Exception as err:
+            raise UserError(
+                f"the Dask cluster failed during the solve ({type(err).__name__}: {err}); "
+                "the solve stopped and nothing was cached"
+            ) from None
+        finally:
+            with contextlib.suppress(Exception):
+                client.run(_worker_forget, key)
+        return nxt
+
+
 def _result(fut, layer: int) -> np.ndarray:
     """A task's values; a task that failed twice (or whose workers died) stops the solve."""
     try:
@@ -419,6 +558,10 @@ class ClusterRunner(Runner):
 
     def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
         self.start().run(solve, table, progress)
+
+    def run_windows(self, solve: WindowSolve, fixed: np.ndarray,
+                    progress: Progress | None) -> np.ndarray:  # fmt: skip
+        return self.start().run_windows(solve, fixed, progress)
 
     def close(self) -> None:
         self._stack.close()
