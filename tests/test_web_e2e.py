@@ -316,3 +316,22 @@ def test_extra_yahtzee_bonus(page):
     throw(pg, "1 2 3 4 5")
     expect(pg.locator("#expected-now")).to_contain_text("expected final score now")
     expect(pg.locator("#error")).to_be_hidden()
+
+
+def test_an_unknown_rules_address_and_the_address_follows_the_rules(browser, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 950})
+    pg = context.new_page()
+    pg.set_default_timeout(TIMEOUT)
+    problems = []
+    pg.on("pageerror", lambda e: problems.append(str(e)))
+    pg.goto(server + "/?rules=nosuch&seed=3")
+    expect(pg.locator("#expected-now")).to_contain_text("254.59")  # Yahtzee instead
+    expect(pg.locator("#error")).to_contain_text('rules "nosuch"')
+    assert "rules=yahtzee" in pg.url and "seed=3" in pg.url
+    pg.select_option("#rules-select", "yazy")
+    expect(pg.locator("#expected-now")).to_contain_text("165.76")
+    assert "rules=yazy" in pg.url
+    pg.reload()  # the address now opens the rules chosen
+    expect(pg.locator("#expected-now")).to_contain_text("165.76")
+    context.close()
+    assert not problems, problems

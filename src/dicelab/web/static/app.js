@@ -141,6 +141,7 @@ async function chooseRules(id) {
   const info = await api(`/api/rules/${encodeURIComponent(id)}`);
   Object.assign(state, { info, rulesId: id, expected: null });
   $("rules-select").value = id;
+  rememberRulesInAddress(id);
   newGame();
   renderRulesText();
   $("expected-now").textContent = "(solving the rules…)";
@@ -151,6 +152,14 @@ async function chooseRules(id) {
     showError(err.message);
   }
   render();
+}
+
+// The address names the rule set on the page, so a reload or a shared link opens it.
+function rememberRulesInAddress(id) {
+  const params = new URLSearchParams(location.search);
+  if (params.get("rules") === id) return;
+  params.set("rules", id);
+  history.replaceState(null, "", `${location.pathname}?${params}`);
 }
 
 async function uploadRules(file) {
@@ -715,10 +724,20 @@ function wire() {
 
 async function start() {
   wire();
-  const wanted = new URLSearchParams(location.search).get("rules") || "yahtzee";
+  let wanted = new URLSearchParams(location.search).get("rules") || "yahtzee";
   try {
-    await loadRulesList(wanted);
+    await loadRulesList("yahtzee");
+    let unknown = null;
+    if (!state.rulesList.some((r) => r.id === wanted)) {
+      unknown = wanted;
+      wanted = "yahtzee";
+    }
+    $("rules-select").value = wanted;
     await chooseRules(wanted);
+    if (unknown !== null) {
+      showError(`The address asks for rules "${unknown}", which this server does not have: ` +
+        "showing Yahtzee. Choose rules from the list, or upload a rules file.");
+    }
   } catch (err) {
     showError(err.message);
   }
