@@ -204,6 +204,8 @@ def test_a_whole_game_ends_with_a_summary(page):
     total = pg.locator("#total").inner_text()
     expect(pg.locator("#final-score")).to_have_text(total)
     expect(pg.locator("#review tbody tr")).to_have_count(26)
+    bonus = pg.locator("#upper-bonus").inner_text()  # the bonus was earned or missed
+    assert "to go" not in bonus and (bonus == "35" or bonus == "missed: 0"), bonus
     # the record the page keeps is the record of `dicelab play`: the library agrees
     with pg.expect_download() as dl:
         pg.click("#download")
@@ -335,3 +337,12 @@ def test_an_unknown_rules_address_and_the_address_follows_the_rules(browser, ser
     expect(pg.locator("#expected-now")).to_contain_text("165.76")
     context.close()
     assert not problems, problems
+
+
+def test_the_roll_button_after_the_last_roll(page):
+    pg = page
+    for k in (1, 2, 3):
+        pg.click("#roll")
+        expect(counter(pg)).to_have_text(re.compile(f"Roll {k} of 3"))
+    expect(pg.locator("#roll")).to_have_text("No rolls left")
+    expect(pg.locator("#roll")).to_be_disabled()

@@ -473,7 +473,8 @@ function renderCounter() {
   counter.dataset.roll = String(k);
   const canThrow = !gameOver() && !scoring() && !state.busy;
   $("roll").disabled = !canThrow;
-  $("roll").textContent = k === 0 ? "Roll" : `Roll again (roll ${k + 1} of ${rolls()})`;
+  $("roll").textContent = k === 0 ? "Roll"
+    : k < rolls() ? `Roll again (roll ${k + 1} of ${rolls()})` : "No rolls left";
   $("enter-throw").disabled = !canThrow;
   $("enter-dice").disabled = !canThrow;
   $("score-now").disabled = k === 0 || scoring() || gameOver() || state.busy;
@@ -634,7 +635,9 @@ function renderScorecard() {
       row(`<td>Upper total</td><td class="num" id="upper-total">${t.upper}`
         + `${bonus ? ` / ${bonus.threshold}` : ""}</td>`, "sum");
       if (bonus) {
+        const upperOpen = cats.some((u) => u.upper && !(u.id in f));
         const text = t.bonusEarned ? String(t.bonusEarned)
+          : !upperOpen ? '<span class="muted">missed: 0</span>'
           : `<span class="muted">${Math.max(0, bonus.threshold - t.upper)} to go</span>`;
         row(`<td>Bonus (${bonus.points} at ${bonus.threshold})</td>`
           + `<td class="num" id="upper-bonus">${text}</td>`, "sum");
