@@ -346,3 +346,33 @@ def test_the_roll_button_after_the_last_roll(page):
         expect(counter(pg)).to_have_text(re.compile(f"Roll {k} of 3"))
     expect(pg.locator("#roll")).to_have_text("No rolls left")
     expect(pg.locator("#roll")).to_be_disabled()
+
+
+def test_a_reload_keeps_the_game(page):
+    pg = page
+    pg.click("#roll")  # turn 1: roll once and take the best box
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    pg.click("#score-now")
+    expect(pg.locator("#scorecard tr.candidate").first).to_be_visible()
+    pg.locator("tr.option.best").first.click()
+    expect(counter(pg)).to_have_text("Turn 2 of 13 · Roll 1 of 3")
+    pg.click("#roll")  # turn 2: roll, keep the first die
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    pg.click("#die-0")
+    expect(pg.locator(".die[aria-pressed=true]")).to_have_count(1)
+    faces = [pg.locator(f"#die-{i}").get_attribute("data-face") for i in range(5)]
+    total = pg.locator("#total").inner_text()
+    filled = pg.locator("#scorecard tr.filled").count()
+    pg.reload()
+    expect(counter(pg)).to_have_text("Turn 2 of 13 · Roll 1 of 3")
+    expect(pg.locator(".die[aria-pressed=true]")).to_have_count(1)
+    expect(pg.locator("#die-0")).to_have_attribute("aria-pressed", "true")
+    assert [pg.locator(f"#die-{i}").get_attribute("data-face") for i in range(5)] == faces
+    expect(pg.locator("#total")).to_have_text(total)
+    expect(pg.locator("#scorecard tr.filled")).to_have_count(filled)
+    expect(pg.locator("tr.option.best")).to_have_count(1)  # advice for the position again
+    expect(pg.locator("#review tbody tr")).to_have_count(2)  # turn 1's keep and box
+    pg.click("#new-game")  # a new game replaces the kept one
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")
+    pg.reload()
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")

@@ -439,6 +439,56 @@ async function openRecord(file) {
   }
 }
 
+// -- keeping the game in the browser: a reload, Back or a closed tab loses nothing ----
+const SAVE_KEY = "dicelab.game";
+let storageWorks = true;
+
+function saveGame() {
+  if (!state.record || !state.rulesId) return;
+  const saved = { rulesId: state.rulesId, record: state.record, dice: state.dice, held: state.held };
+  try {
+    localStorage.setItem(SAVE_KEY, JSON.stringify(saved));
+    storageWorks = true;
+  } catch (err) {
+    storageWorks = false;  // storage off or full: the page warns before it is left
+  }
+}
+
+function savedGame() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SAVE_KEY) || "null");
+    const ok = saved && typeof saved.rulesId === "string" && saved.record
+      && saved.record.format === "dicelab-game" && Array.isArray(saved.dice)
+      && Array.isArray(saved.held) && saved.dice.length === saved.held.length;
+    return ok ? saved : null;
+  } catch (err) {
+    return null;
+  }
+}
+
+// The game of the last visit, if its rules are still on the server (and the address
+// does not ask for other rules): the same turn, dice and held dice as it was left.
+async function restoreGame(saved) {
+  await chooseRules(saved.rulesId);
+  Object.assign(state, {
+    record: saved.record, dice: saved.dice, held: saved.held, advice: null, review: null,
+  });
+  try {
+    if (turns().length) await reviewSoon();
+    await refresh();
+  } catch (err) {
+    newGame();
+    showError(`the game kept in this browser could not be restored (${err.message}): `
+      + "a new game starts");
+  }
+}
+
+window.addEventListener("beforeunload", (e) => {
+  if (storageWorks || !state.record || !turns().length || gameOver()) return;
+  e.preventDefault();  // the game cannot be kept: ask before it is lost
+  e.returnValue = "";
+});
+
 // -- drawing -------------------------------------------------------------------------
 function render() {
   if (!state.info || !state.record) return;
@@ -447,6 +497,7 @@ function render() {
   renderOptions();
   renderScorecard();
   renderReview();
+  saveGame();
 }
 
 function renderCounter() {
@@ -727,9 +778,16 @@ function wire() {
 
 async function start() {
   wire();
-  let wanted = new URLSearchParams(location.search).get("rules") || "yahtzee";
+  const asked = new URLSearchParams(location.search).get("rules");
+  let wanted = asked || "yahtzee";
   try {
     await loadRulesList("yahtzee");
+    const saved = savedGame();
+    if (saved && (asked === null || asked === saved.rulesId)
+        && state.rulesList.some((r) => r.id === saved.rulesId)) {
+      await restoreGame(saved);
+      return;
+    }
     let unknown = null;
     if (!state.rulesList.some((r) => r.id === wanted)) {
       unknown = wanted;
