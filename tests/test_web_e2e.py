@@ -376,3 +376,28 @@ def test_a_reload_keeps_the_game(page):
     expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")
     pg.reload()
     expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")
+
+
+def test_new_game_during_a_pending_request(page):
+    pg = page
+    held, hold = [], [True]
+
+    def answer(route):  # while hold[0], answers wait
+        if hold[0]:
+            held.append(route)
+        else:
+            route.continue_()
+
+    pg.route("**/api/advice", answer)
+    pg.click("#roll")
+    pg.wait_for_function("() => document.getElementById('roll').disabled")
+    expect(pg.locator("#roll")).to_be_disabled()  # waiting for the advice
+    pg.click("#new-game")
+    expect(pg.locator("#roll")).to_be_enabled()  # the new game does not wait for the old
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")
+    hold[0] = False
+    for route in held:  # the old game's advice arrives late, and is dropped
+        route.continue_()
+    pg.click("#roll")
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")

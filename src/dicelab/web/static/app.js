@@ -221,7 +221,10 @@ function emptyRecord() {
 
 function newGame() {
   state.record = emptyRecord();
-  Object.assign(state, { dice: [], held: [], advice: null, review: null });
+  // answers still on their way belong to the old game: they are dropped on arrival
+  state.request += 1;
+  state.reviewRequest += 1;
+  Object.assign(state, { dice: [], held: [], advice: null, review: null, busy: false });
   render();
 }
 
