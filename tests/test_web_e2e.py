@@ -401,3 +401,23 @@ def test_new_game_during_a_pending_request(page):
     pg.click("#roll")
     expect(pg.locator("tr.option.best")).to_have_count(1)
     expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")
+
+
+def test_a_lost_connection_can_be_retried(page):
+    pg = page
+    down = [True]
+
+    def answer(route):  # the server cannot be reached while down[0]
+        if down[0]:
+            route.abort()
+        else:
+            route.continue_()
+
+    pg.route("**/api/advice", answer)
+    pg.click("#roll")
+    expect(pg.locator("#error")).to_contain_text("cannot be reached")
+    expect(pg.locator("#retry-advice")).to_be_visible()
+    down[0] = False
+    pg.click("#retry-advice")
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    expect(pg.locator("#error")).to_be_hidden()

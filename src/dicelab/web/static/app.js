@@ -610,7 +610,18 @@ function renderOptions() {
   const a = adviceIsCurrent() ? state.advice : null;
   if (!a) {
     expectedNow.textContent = "";
-    box.innerHTML = `<p class="muted">${state.busy ? "Thinking…" : "No advice."}</p>`;
+    if (state.busy) {
+      box.innerHTML = '<p class="muted">Thinking…</p>';
+      return;
+    }
+    // the server did not answer (or answered an error): the position can be asked again
+    box.innerHTML = '<p class="muted">No advice for this position yet. </p>';
+    const retry = document.createElement("button");
+    retry.type = "button";
+    retry.id = "retry-advice";
+    retry.textContent = "Ask again";
+    retry.addEventListener("click", () => refresh());
+    box.firstChild.appendChild(retry);
     return;
   }
   expectedNow.textContent = `(expected final score now: ${fmt(a.expected_final_score)})`;
