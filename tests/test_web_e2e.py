@@ -421,3 +421,21 @@ def test_a_lost_connection_can_be_retried(page):
     pg.click("#retry-advice")
     expect(pg.locator("tr.option.best")).to_have_count(1)
     expect(pg.locator("#error")).to_be_hidden()
+
+
+def test_the_rules_list_is_not_cut_off(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    pg = context.new_page()
+    pg.goto(server + "/")
+    expect(pg.locator("#expected-now")).to_contain_text("254.59")
+    widest, room = pg.evaluate(
+        """() => {
+          const s = document.getElementById('rules-select');
+          const c = document.createElement('canvas').getContext('2d');
+          c.font = getComputedStyle(s).font;
+          const texts = [...s.options].map((o) => c.measureText(o.text).width);
+          return [Math.max(...texts), s.clientWidth - 32];  // 32 px: padding and arrow
+        }"""
+    )
+    context.close()
+    assert widest <= room, (widest, room)

@@ -127,7 +127,8 @@ async function loadRulesList(selectId) {
     for (const r of data.rules.filter((x) => x.source === source)) {
       const opt = document.createElement("option");
       opt.value = r.id;
-      opt.textContent = `${r.title} (${r.boxes} boxes, ${r.dice}d${r.faces})`;
+      opt.textContent = r.title;  // the sizes in a tooltip: the list stays narrow
+      opt.title = `${r.boxes} boxes, ${r.dice} dice with ${r.faces} faces`;
       group.appendChild(opt);
     }
     if (group.children.length) select.appendChild(group);
