@@ -439,3 +439,29 @@ def test_the_rules_list_is_not_cut_off(browser, server):
     )
     context.close()
     assert widest <= room, (widest, room)
+
+
+def test_the_old_games_review_stays_out_of_a_new_one(page):
+    pg = page
+    held, hold = [], [True]
+
+    def answer(route):  # reviews wait while hold[0]
+        if hold[0]:
+            held.append(route)
+        else:
+            route.continue_()
+
+    pg.route("**/api/review", answer)
+    pg.click("#roll")
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    pg.locator("tr.option.best").first.click()  # a keep: the review is asked for
+    pg.click("#roll")
+    expect(counter(pg)).to_have_text(re.compile("Roll 2 of 3"))
+    assert held, "the page asked for no review"
+    pg.click("#new-game")
+    hold[0] = False
+    for route in held:  # the old game's review arrives late
+        route.continue_()
+    pg.click("#roll")
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    expect(pg.locator("#review tbody tr")).to_have_count(0)
