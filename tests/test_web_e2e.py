@@ -457,6 +457,10 @@ def test_the_old_games_review_stays_out_of_a_new_one(page):
     pg.locator("tr.option.best").first.click()  # a keep: the review is asked for
     pg.click("#roll")
     expect(counter(pg)).to_have_text(re.compile("Roll 2 of 3"))
+    for _ in range(200):  # until the page's request for a review is held
+        if held:
+            break
+        pg.wait_for_timeout(50)
     assert held, "the page asked for no review"
     pg.click("#new-game")
     hold[0] = False
