@@ -394,9 +394,9 @@ def test_store_solves_each_rule_set_once(monkeypatch):
     calls = []
     real = store_module.expected_table
 
-    def counting(rules):
+    def counting(rules, **kwargs):
         calls.append(rules.name)
-        return real(rules)
+        return real(rules, **kwargs)
 
     monkeypatch.setattr(store_module, "expected_table", counting)
     store = Store()
@@ -489,3 +489,15 @@ def test_fuzz_raw_bytes(client, raw, path):
 @given(name=st.text(min_size=1, max_size=40))
 def test_fuzz_rules_names(client, name):
     no_crash(client.get("/api/rules/" + quote(name, safe="")))
+
+
+def test_uploads_write_no_tables_to_the_disk(client):
+    from dicelab import tables
+
+    toml = 'extends = "yazy"\nname = "yazy-2"\nrolls = 2\n'
+    before = {t.path for t in tables.list_tables()}
+    info = client.post("/api/rules", json={"toml": toml}).json()
+    assert client.get(f"/api/rules/{info['id']}/expected").status_code == 200
+    assert {t.path for t in tables.list_tables()} == before
+    client.get("/api/rules/yazy/expected")  # a built-in one is kept on disk
+    assert any(t.rules == "yazy" for t in tables.list_tables())

@@ -5,6 +5,9 @@ the oldest dropped first) under an id made from their fingerprint, so uploading
 the same rules twice gives the same id. Tables are solved or loaded from the disk
 cache once per fingerprint and kept in memory; concurrent requests for a table
 that is being solved wait for that one solve instead of starting their own.
+Only built-in rule sets write their tables to the disk cache: an upload's table is
+read from it if someone solved those rules there, and otherwise kept in memory
+only, so uploads cannot fill the disk.
 """
 
 from __future__ import annotations
@@ -151,7 +154,8 @@ class Store:
                 found = self._tables.get(key)
             if found is not None:
                 return found
-            table = expected_table(rules)
+            writes = any(rules.fingerprint() == e.rules.fingerprint() for e in self.builtin())
+            table = expected_table(rules, use_cache=writes or self._cached(rules))
             with self._lock:
                 self._tables[key] = table
                 while len(self._tables) > MAX_TABLES:
