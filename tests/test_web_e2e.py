@@ -469,3 +469,30 @@ def test_the_old_games_review_stays_out_of_a_new_one(page):
     pg.click("#roll")
     expect(pg.locator("tr.option.best")).to_have_count(1)
     expect(pg.locator("#review tbody tr")).to_have_count(0)
+
+
+def test_the_api_reference_works_offline(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    outside = []
+
+    def only_this_server(route):  # as on a machine without internet access
+        if route.request.url.startswith(server):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    context.route("**/*", only_this_server)
+    pg = context.new_page()
+    problems = []
+    pg.on("pageerror", lambda e: problems.append(str(e)))
+    pg.goto(server + "/docs")
+    advice = pg.locator("section.endpoint", has_text="/api/advice")
+    expect(advice).to_contain_text("rerolls_left")
+    expect(advice).to_contain_text("POST")
+    spec = json.loads(pg.request.get(server + "/openapi.json").text())
+    operations = sum(len(ops) for ops in spec["paths"].values())
+    expect(pg.locator("section.endpoint")).to_have_count(operations)
+    context.close()
+    assert not outside, outside
+    assert not problems, problems

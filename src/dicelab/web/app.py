@@ -162,7 +162,7 @@ def create_app(store: Store | None = None) -> FastAPI:
         title="dicelab",
         description=API_DESCRIPTION,
         version=_version(),
-        docs_url="/docs",
+        docs_url=None,  # our own viewer below: it loads nothing from other sites
         redoc_url=None,
         openapi_url="/openapi.json",
     )
@@ -196,6 +196,10 @@ def create_app(store: Store | None = None) -> FastAPI:
     @app.get("/", include_in_schema=False)
     def index() -> FileResponse:
         return FileResponse(str(static / "index.html"))
+
+    @app.get("/docs", include_in_schema=False)
+    def api_docs() -> FileResponse:
+        return FileResponse(str(static / "api.html"))
 
     app.mount("/static", StaticFiles(directory=str(static)), name="static")
 
