@@ -496,3 +496,25 @@ def test_the_api_reference_works_offline(browser, server):
     context.close()
     assert not outside, outside
     assert not problems, problems
+
+
+def test_a_kept_die_cannot_be_corrected_later(page):
+    pg = page
+    throw(pg, "1 1 2 3 4")
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    pg.click("#die-0")
+    pg.click("#die-1")
+    expect(pg.locator(".die[aria-pressed=true]")).to_have_count(2)
+    pg.click("#roll")
+    expect(counter(pg)).to_have_text(re.compile("Roll 2 of 3"))
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    pg.locator("#dice .slot").nth(0).locator("button[title='one face up']").click()
+    expect(pg.locator("#error")).to_contain_text("die 1 was kept from the throw before")
+    expect(pg.locator("#die-0")).to_have_attribute("data-face", "1")
+    pg.locator("#dice .slot").nth(3).locator("button[title='one face up']").click()
+    expect(pg.locator("#error")).to_be_hidden()  # a die of the last throw may change
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    with pg.expect_download() as dl:
+        pg.click("#download")
+    record = json.loads(Path(dl.value.path()).read_text(encoding="utf-8"))
+    review(expected_table("yahtzee"), record)  # a valid record: the library reads it

@@ -344,11 +344,32 @@ function toggleHold(i) {
 }
 
 // Correct a die of the last throw (a mistyped or misread real die).
+// Whether the faces ``dice`` still hold every face of ``keep`` (multisets).
+function holdsAll(dice, keep) {
+  const rest = [...dice];
+  for (const k of keep) {
+    const at = rest.indexOf(k);
+    if (at < 0) return false;
+    rest.splice(at, 1);
+  }
+  return true;
+}
+
 function adjustDie(i, step) {
   const t = currentTurn();
   if (!t || state.busy) return;
   const f = state.info.faces;
-  state.dice[i] = ((state.dice[i] - 1 + step + f) % f) + 1;
+  const face = ((state.dice[i] - 1 + step + f) % f) + 1;
+  const carried = t.throws.length >= 2 ? t.keeps[t.throws.length - 2] : [];
+  const after = state.dice.map((d, j) => (j === i ? face : d));
+  if (!holdsAll(after, carried)) {
+    // the record already says these dice were kept from the throw before
+    showError(`die ${i + 1} was kept from the throw before (kept: ${carried.join(" ")}), `
+      + "and the game record holds it already: correct only dice of the last throw");
+    return;
+  }
+  showError("");
+  state.dice[i] = face;
   t.throws[t.throws.length - 1] = sorted(state.dice);
   if (t.keeps.length === t.throws.length) t.keeps.pop(); // a stop made with other dice
   refresh();
