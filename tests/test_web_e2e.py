@@ -518,3 +518,26 @@ def test_a_kept_die_cannot_be_corrected_later(page):
         pg.click("#download")
     record = json.loads(Path(dl.value.path()).read_text(encoding="utf-8"))
     review(expected_table("yahtzee"), record)  # a valid record: the library reads it
+
+
+def test_a_turn_by_keyboard_alone(page):
+    pg = page
+    pg.focus("#roll")
+    for k in (1, 2, 3):  # Enter rolls; the focus stays on Roll while it can roll
+        pg.keyboard.press("Enter")
+        expect(counter(pg)).to_have_text(re.compile(f"Roll {k} of 3"))
+        expect(pg.locator("tr.option.best")).to_have_count(1)
+    # the rolling is over: the focus is on the best box, and Enter fills it
+    expect(pg.locator("tr.option").first).to_be_focused()
+    pg.keyboard.press("Enter")
+    expect(counter(pg)).to_have_text("Turn 2 of 13 · Roll 1 of 3")
+    expect(pg.locator("#roll")).to_be_focused()  # and back to Roll
+    for label in ("rules-file", "record-file"):  # the file buttons are reached and opened
+        pg.evaluate(
+            """(id) => { window.opened = 0;
+                document.getElementById(id).addEventListener('click', () => window.opened++); }""",
+            label,
+        )
+        pg.focus(f"label[for={label}]")
+        pg.keyboard.press("Enter")
+        pg.wait_for_function("() => window.opened === 1")

@@ -20,6 +20,7 @@ const state = {
   request: 0,          // number of the latest advice request
   rulesList: [],       // the rule sets the server knows (GET /api/rules)
   reviewRequest: 0,
+  focusKey: null,      // the control to focus again once the server has answered
 };
 
 // -- random numbers: crypto, or a seeded generator with ?seed=N (repeatable games) ----
@@ -517,12 +518,40 @@ window.addEventListener("beforeunload", (e) => {
 // -- drawing -------------------------------------------------------------------------
 function render() {
   if (!state.info || !state.record) return;
+  const focused = focusKey(document.activeElement) || state.focusKey;
   renderCounter();
   renderDice();
   renderOptions();
   renderScorecard();
   renderReview();
+  if (state.busy) {
+    state.focusKey = focused;  // controls are off while the server answers: wait for it
+  } else {
+    state.focusKey = null;
+    restoreFocus(focused);
+  }
   saveGame();
+}
+
+// Drawing replaces the dice, options and scorecard: keyboard focus goes back to the
+// same control, or, where it is gone or disabled, to the next thing to do.
+function focusKey(el) {
+  if (!el || el === document.body) return null;
+  if (el.id) return `#${el.id}`;
+  if (el.matches("tr.option")) return "tr.option";
+  if (el.dataset && el.dataset.box) return `tr[data-box="${el.dataset.box}"]`;
+  return null;
+}
+
+function restoreFocus(key) {
+  if (key === null) return;
+  const usable = (el) => el && !el.disabled && el.offsetParent !== null;
+  let el = document.querySelector(key);
+  if (!usable(el)) {
+    el = [$("roll"), document.querySelector("tr.option"), $("retry-advice"), $("new-game")]
+      .find(usable);
+  }
+  if (el && el !== document.activeElement) el.focus();
 }
 
 function renderCounter() {
@@ -802,6 +831,14 @@ function wire() {
     if (file) openRecord(file);
   });
   $("new-game").addEventListener("click", newGame);
+  for (const label of document.querySelectorAll("label.file-button")) {
+    label.addEventListener("keydown", (e) => {  // a label is no button: Enter and Space open
+      if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        $(label.htmlFor).click();
+      }
+    });
+  }
   $("roll").addEventListener("click", () => doThrow(null));
   $("score-now").addEventListener("click", scoreNow);
   $("enter-form").addEventListener("submit", (e) => {
