@@ -541,3 +541,44 @@ def test_a_turn_by_keyboard_alone(page):
         pg.focus(f"label[for={label}]")
         pg.keyboard.press("Enter")
         pg.wait_for_function("() => window.opened === 1")
+
+
+CONTRAST = """() => {
+  const lum = (rgb) => {
+    const c = rgb.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  };
+  const parse = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+  const background = (el) => {
+    for (; el; el = el.parentElement) {
+      const c = parse(getComputedStyle(el).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const bad = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!node.textContent.trim() || !el.offsetParent || el.closest("[disabled]")) continue;
+    const style = getComputedStyle(el);
+    const fg = lum(parse(style.color).slice(0, 3));
+    const bg = lum(background(el));
+    const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) bad.push(`${node.textContent.trim().slice(0, 30)}: ${ratio.toFixed(2)}`);
+  }
+  return bad;
+}"""
+
+
+def test_text_contrast_meets_wcag_aa(page):
+    pg = page
+    pg.click("#roll")
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    pg.click("#die-0")
+    pg.click("#roll")
+    expect(pg.locator("#review tbody tr")).to_have_count(1)
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    assert pg.evaluate(CONTRAST) == []
