@@ -545,7 +545,10 @@ def test_a_turn_by_keyboard_alone(page):
 
 CONTRAST = """() => {
   const lum = (rgb) => {
-    const c = rgb.map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    const c = rgb.map((v) => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
     return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
   };
   const parse = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
@@ -567,7 +570,8 @@ CONTRAST = """() => {
     const ratio = (Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05);
     const size = parseFloat(style.fontSize);
     const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
-    if (ratio < (large ? 3 : 4.5)) bad.push(`${node.textContent.trim().slice(0, 30)}: ${ratio.toFixed(2)}`);
+    const text = node.textContent.trim().slice(0, 30);
+    if (ratio < (large ? 3 : 4.5)) bad.push(`${text}: ${ratio.toFixed(2)}`);
   }
   return bad;
 }"""
