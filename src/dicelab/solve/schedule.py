@@ -1,18 +1,21 @@
 """Where the layers of a solve run: in this process, or on a Dask cluster.
 
-Every layered solver (expected score, target and utility tables, the duel) solves
-backwards in *layers*: the values of layer ``n`` depend only on layer ``n + 1``,
-and the states of one layer are independent of each other. A solver describes its
-layers with a :class:`LayeredSolve`; a runner executes them:
+Every layered solver (expected score, target and utility tables, the duel and its
+strategy comparisons) solves backwards in *layers*: the values of layer ``n``
+depend only on layer ``n + 1``, and the states of one layer are independent of
+each other. A solver describes its layers with a :class:`LayeredSolve` (one table
+for the whole game) or a :class:`WindowSolve` (two layers held at a time); a
+runner executes them:
 
 * :class:`LocalRunner` (the default) calls the solver's kernels on the whole
   table in this process, layer after layer, exactly as a solver alone would;
 * :class:`DaskRunner` cuts each layer into tasks for the workers of a
-  ``dask.distributed`` cluster. Per layer, the values the layer reads (the next
-  layer, nothing else) travel once to every worker; each task fills its part of
-  the layer in a table of the worker's own, whose untouched pages the operating
-  system never allocates, and sends back only the values it wrote. A task that
-  fails is retried once; a second failure stops the solve with one line.
+  ``dask.distributed`` cluster. Per layer, what the layer reads travels either
+  once to every worker (the whole next layer) or to each task alone (the rows its
+  states read), whichever moves fewer bytes; each task fills its part of the layer
+  in a table of the worker's own, whose untouched pages the operating system never
+  allocates, and sends back only the values it wrote. A task that fails is retried
+  once; a second failure stops the solve with one line.
 
 This module is the only place that knows which of the two runs a layer. The
 solvers import nothing from Dask; Dask itself is imported only when a cluster is
