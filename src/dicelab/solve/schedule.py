@@ -224,8 +224,8 @@ def _worker_table(key: str, layer: int, solve: LayeredSolve, payload: tuple) -> 
         return table
 
 
-def _worker_task(key: str, layer: int, solve: LayeredSolve, payload: tuple, task: Any,
-                 threads: int) -> np.ndarray:  # fmt: skip
+def _worker_task(key: str, layer: int, solve: LayeredSolve, payload: tuple, threads: int,
+                 task: Any) -> np.ndarray:  # fmt: skip
     """One task on a worker: solve its part of the layer, return what it wrote."""
     from numba import set_num_threads
 
@@ -236,8 +236,8 @@ def _worker_task(key: str, layer: int, solve: LayeredSolve, payload: tuple, task
     return gather_ranges(table, starts, lengths)
 
 
-def _worker_rows_task(solve: LayeredSolve, payload: tuple, task: Any,
-                      threads: int) -> np.ndarray:  # fmt: skip
+def _worker_rows_task(threads: int, solve: LayeredSolve, payload: tuple,
+                      task: Any) -> np.ndarray:  # fmt: skip
     """One task on a worker, given only the rows it reads."""
     from numba import set_num_threads
 
@@ -249,8 +249,8 @@ def _worker_rows_task(solve: LayeredSolve, payload: tuple, task: Any,
     return gather_ranges(table, starts, lengths)
 
 
-def _worker_window_task(key: str, layer: int, solve: WindowSolve, payload: tuple, task: Any,
-                        threads: int) -> np.ndarray:  # fmt: skip
+def _worker_window_task(key: str, layer: int, solve: WindowSolve, payload: tuple,
+                        threads: int, task: Any) -> np.ndarray:  # fmt: skip
     """One task of a windowed pass: its columns of the layer, for every row."""
     from numba import set_num_threads
 
@@ -333,26 +333,58 @@ class DaskRunner(Runner):
         cores = os.cpu_count() or 1
         return max(1, cores // max(hosts.values()))
 
-    def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
+    @contextlib.contextmanager
+    def _session(self, solve) -> Iterator[_Session]:
+        """What one solve on the cluster shares: the solve object sent once, the task
+        count and kernel threads, a key for the workers' tables (dropped at the end),
+        and one line for any failure of the cluster."""
         import uuid
 
+        workers = self._workers()
+        key = uuid.uuid4().hex
+        try:
+            yield _Session(
+                key=key,
+                workers=len(workers),
+                threads=self._threads(workers),
+                pieces=self.tasks_per_worker * len(workers),
+                solve=self.client.scatter(solve, broadcast=True, hash=False),
+            )
+        except UserError:
+            raise
+        except Exception as err:  # the scheduler or a worker went away while data moved
+            raise UserError(
+                f"the Dask cluster failed during the solve ({type(err).__name__}: {err}); "
+                "the solve stopped and nothing was cached"
+            ) from None
+        finally:
+            with contextlib.suppress(Exception):
+                self.client.run(_worker_forget, key)
+
+    def _submit(self, fn, tasks: list, *args, payloads: list | None = None) -> dict:
+        """One future per task, ``fn(*args, task)`` (with ``payloads``, each task's own
+        payload before it), retried once; maps each future to its task."""
+        per_task = payloads if payloads is not None else [None] * len(tasks)
+        return {
+            self.client.submit(
+                fn, *args, *([] if p is None else [p]), task, retries=1, pure=False
+            ): task
+            for p, task in zip(per_task, tasks, strict=True)
+        }  # fmt: skip
+
+    def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
         from distributed import as_completed
 
         client = self.client
-        workers = self._workers()
-        threads = self._threads(workers)
-        pieces = self.tasks_per_worker * len(workers)
-        key = uuid.uuid4().hex
         solve.start(table)
         done = solve.done
         if progress is not None:
             progress(done, solve.total)
-        try:
-            solve_f = client.scatter(solve, broadcast=True, hash=False)
+        with self._session(solve) as ses:
             for layer in solve.layers():
-                tasks = solve.tasks(layer, pieces)
+                tasks = solve.tasks(layer, ses.pieces)
                 starts, lengths = solve.reads(layer)
-                whole = int(lengths.sum()) * solve.dtype.itemsize * len(workers)
+                whole = int(lengths.sum()) * solve.dtype.itemsize * ses.workers
                 rows = None
                 if self.send != "layer":
                     rows = [solve.task_reads(task) for task in tasks]
@@ -363,78 +395,47 @@ class DaskRunner(Runner):
                     payload = (starts, lengths, gather_ranges(table, starts, lengths))
                     sent = whole
                     payload_f = client.scatter(payload, broadcast=True, hash=False)
-                    futures = {
-                        client.submit(
-                            _worker_task, key, layer, solve_f, payload_f, task, threads,
-                            retries=1, pure=False,
-                        ): task
-                        for task in tasks
-                    }  # fmt: skip
+                    futures = self._submit(
+                        _worker_task, tasks, ses.key, layer, ses.solve, payload_f, ses.threads
+                    )
                 else:  # to each task the rows it reads
                     payloads = [(s, n, gather_ranges(table, s, n)) for s, n in rows]
                     sent = sum(p[2].nbytes for p in payloads)
                     payload_f = client.scatter(payloads, hash=False)
-                    futures = {
-                        client.submit(
-                            _worker_rows_task, solve_f, p, task, threads, retries=1, pure=False
-                        ): task
-                        for p, task in zip(payload_f, tasks, strict=True)
-                    }  # fmt: skip
                     del payloads
+                    futures = self._submit(
+                        _worker_rows_task, tasks, ses.threads, ses.solve, payloads=payload_f
+                    )
                 received = 0
                 for fut in as_completed(futures):
                     task = futures[fut]
                     values = _result(fut, layer)
                     received += values.nbytes
-                    w_starts, w_lengths = solve.writes(task)
-                    scatter_ranges(table, w_starts, w_lengths, values)
+                    scatter_ranges(table, *solve.writes(task), values)
                     if progress is not None:
                         done += solve.weight(task)
                         progress(done, solve.total)
                 self.traffic.append(LayerTraffic(layer, len(tasks), sent, received))
                 del payload_f
-        except UserError:
-            raise
-        except Exception as err:  # the scheduler or a worker went away while data moved
-            raise UserError(
-                f"the Dask cluster failed during the solve ({type(err).__name__}: {err}); "
-                "the solve stopped and nothing was cached"
-            ) from None
-        finally:
-            with contextlib.suppress(Exception):
-                client.run(_worker_forget, key)
-
 
     def run_windows(self, solve: WindowSolve, fixed: np.ndarray,
                     progress: Progress | None) -> np.ndarray:  # fmt: skip
-        import uuid
-
         from distributed import as_completed
 
-        client = self.client
-        workers = self._workers()
-        threads = self._threads(workers)
-        pieces = self.tasks_per_worker * len(workers)
-        key = uuid.uuid4().hex
         nxt = solve.start()
         done = solve.done
-        try:
-            solve_f = client.scatter(solve, broadcast=True, hash=False)
+        with self._session(solve) as ses:
             for layer in solve.layers():
                 starts, lengths = solve.fixed_reads(layer)
                 values = gather_ranges(fixed, starts, lengths)
                 payload = (starts, lengths, values, nxt, fixed.size)
-                sent = (values.nbytes + nxt.nbytes) * len(workers)
-                payload_f = client.scatter(payload, broadcast=True, hash=False)
+                sent = (values.nbytes + nxt.nbytes) * ses.workers
+                payload_f = self.client.scatter(payload, broadcast=True, hash=False)
                 cur = np.empty((solve.rows, solve.width(layer)), dtype=solve.dtype)
-                tasks = solve.tasks(layer, pieces)
-                futures = {
-                    client.submit(
-                        _worker_window_task, key, layer, solve_f, payload_f, task, threads,
-                        retries=1, pure=False,
-                    ): task
-                    for task in tasks
-                }  # fmt: skip
+                tasks = solve.tasks(layer, ses.pieces)
+                futures = self._submit(
+                    _worker_window_task, tasks, ses.key, layer, ses.solve, payload_f, ses.threads
+                )
                 received = 0
                 for fut in as_completed(futures):
                     got = _result(fut, layer)
@@ -448,17 +449,18 @@ class DaskRunner(Runner):
                 done += cur.shape[1]
                 if progress is not None:
                     progress(done, solve.total)
-        except UserError:
-            raise
-        except Exception as err:
-            raise UserError(
-                f"the Dask cluster failed during the solve ({type(err).__name__}: {err}); "
-                "the solve stopped and nothing was cached"
-            ) from None
-        finally:
-            with contextlib.suppress(Exception):
-                client.run(_worker_forget, key)
         return nxt
+
+
+@dataclass(frozen=True)
+class _Session:
+    """See :meth:`DaskRunner._session`."""
+
+    key: str
+    workers: int
+    threads: int
+    pieces: int
+    solve: Any  # the solve object's future, on every worker
 
 
 def _result(fut, layer: int) -> np.ndarray:
