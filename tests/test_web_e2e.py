@@ -4,6 +4,7 @@ A server runs in a thread on a free 127.0.0.1 port; the tests click through the
 page as a player would and check what it shows against the advice of the library.
 """
 
+import contextlib
 import json
 import os
 import re
@@ -69,19 +70,48 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, server):
-    context = browser.new_context(viewport={"width": 1400, "height": 950})
+@contextlib.contextmanager
+def open_page(browser, url, width=1400, height=950, setup=None):
+    """A fresh browser context (nothing kept from other tests) showing ``url``;
+    ``setup(context)`` runs first. No script error may happen on the page."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    if setup is not None:
+        setup(context)
     pg = context.new_page()
     pg.set_default_timeout(TIMEOUT)
     problems = []
     pg.on("pageerror", lambda e: problems.append(str(e)))
-    pg.goto(server + "/?seed=11")
-    expect(pg.locator("#roll-counter")).to_have_text(re.compile("Turn 1 of 13"))
-    expect(pg.locator("#expected-now")).to_contain_text("254.59")
+    pg.goto(url)
     yield pg
     context.close()
     assert not problems, problems
+
+
+class HeldAnswers:
+    """The server's answers to one kind of request, held back until :meth:`release`."""
+
+    def __init__(self, pg, pattern):
+        self.routes, self.holding = [], True
+        pg.route(pattern, self._answer)
+
+    def _answer(self, route):
+        if self.holding:
+            self.routes.append(route)
+        else:
+            route.continue_()
+
+    def release(self):
+        self.holding = False
+        for route in self.routes:
+            route.continue_()
+
+
+@pytest.fixture
+def page(browser, server):
+    with open_page(browser, server + "/?seed=11") as pg:
+        expect(pg.locator("#roll-counter")).to_have_text(re.compile("Turn 1 of 13"))
+        expect(pg.locator("#expected-now")).to_contain_text("254.59")
+        yield pg
 
 
 def expect(locator):
@@ -321,22 +351,15 @@ def test_extra_yahtzee_bonus(page):
 
 
 def test_an_unknown_rules_address_and_the_address_follows_the_rules(browser, server):
-    context = browser.new_context(viewport={"width": 1400, "height": 950})
-    pg = context.new_page()
-    pg.set_default_timeout(TIMEOUT)
-    problems = []
-    pg.on("pageerror", lambda e: problems.append(str(e)))
-    pg.goto(server + "/?rules=nosuch&seed=3")
-    expect(pg.locator("#expected-now")).to_contain_text("254.59")  # Yahtzee instead
-    expect(pg.locator("#error")).to_contain_text('rules "nosuch"')
-    assert "rules=yahtzee" in pg.url and "seed=3" in pg.url
-    pg.select_option("#rules-select", "yazy")
-    expect(pg.locator("#expected-now")).to_contain_text("165.76")
-    assert "rules=yazy" in pg.url
-    pg.reload()  # the address now opens the rules chosen
-    expect(pg.locator("#expected-now")).to_contain_text("165.76")
-    context.close()
-    assert not problems, problems
+    with open_page(browser, server + "/?rules=nosuch&seed=3") as pg:
+        expect(pg.locator("#expected-now")).to_contain_text("254.59")  # Yahtzee instead
+        expect(pg.locator("#error")).to_contain_text('rules "nosuch"')
+        assert "rules=yahtzee" in pg.url and "seed=3" in pg.url
+        pg.select_option("#rules-select", "yazy")
+        expect(pg.locator("#expected-now")).to_contain_text("165.76")
+        assert "rules=yazy" in pg.url
+        pg.reload()  # the address now opens the rules chosen
+        expect(pg.locator("#expected-now")).to_contain_text("165.76")
 
 
 def test_the_roll_button_after_the_last_roll(page):
@@ -380,24 +403,13 @@ def test_a_reload_keeps_the_game(page):
 
 def test_new_game_during_a_pending_request(page):
     pg = page
-    held, hold = [], [True]
-
-    def answer(route):  # while hold[0], answers wait
-        if hold[0]:
-            held.append(route)
-        else:
-            route.continue_()
-
-    pg.route("**/api/advice", answer)
+    answers = HeldAnswers(pg, "**/api/advice")
     pg.click("#roll")
-    pg.wait_for_function("() => document.getElementById('roll').disabled")
     expect(pg.locator("#roll")).to_be_disabled()  # waiting for the advice
     pg.click("#new-game")
     expect(pg.locator("#roll")).to_be_enabled()  # the new game does not wait for the old
     expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")
-    hold[0] = False
-    for route in held:  # the old game's advice arrives late, and is dropped
-        route.continue_()
+    answers.release()  # the old game's advice arrives late, and is dropped
     pg.click("#roll")
     expect(pg.locator("tr.option.best")).to_have_count(1)
     expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")
@@ -424,55 +436,37 @@ def test_a_lost_connection_can_be_retried(page):
 
 
 def test_the_rules_list_is_not_cut_off(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
-    pg = context.new_page()
-    pg.goto(server + "/")
-    expect(pg.locator("#expected-now")).to_contain_text("254.59")
-    widest, room = pg.evaluate(
-        """() => {
-          const s = document.getElementById('rules-select');
-          const c = document.createElement('canvas').getContext('2d');
-          c.font = getComputedStyle(s).font;
-          const texts = [...s.options].map((o) => c.measureText(o.text).width);
-          return [Math.max(...texts), s.clientWidth - 32];  // 32 px: padding and arrow
-        }"""
-    )
-    context.close()
+    with open_page(browser, server + "/", width=1280, height=800) as pg:
+        expect(pg.locator("#expected-now")).to_contain_text("254.59")
+        widest, room = pg.evaluate(
+            """() => {
+              const s = document.getElementById('rules-select');
+              const c = document.createElement('canvas').getContext('2d');
+              c.font = getComputedStyle(s).font;
+              const texts = [...s.options].map((o) => c.measureText(o.text).width);
+              return [Math.max(...texts), s.clientWidth - 32];  // 32 px: padding and arrow
+            }"""
+        )
     assert widest <= room, (widest, room)
 
 
 def test_the_old_games_review_stays_out_of_a_new_one(page):
     pg = page
-    held, hold = [], [True]
-
-    def answer(route):  # reviews wait while hold[0]
-        if hold[0]:
-            held.append(route)
-        else:
-            route.continue_()
-
-    pg.route("**/api/review", answer)
+    reviews = HeldAnswers(pg, "**/api/review")
     pg.click("#roll")
     expect(pg.locator("tr.option.best")).to_have_count(1)
     pg.locator("tr.option.best").first.click()  # a keep: the review is asked for
-    pg.click("#roll")
+    with pg.expect_request("**/api/review"):
+        pg.click("#roll")
     expect(counter(pg)).to_have_text(re.compile("Roll 2 of 3"))
-    for _ in range(200):  # until the page's request for a review is held
-        if held:
-            break
-        pg.wait_for_timeout(50)
-    assert held, "the page asked for no review"
     pg.click("#new-game")
-    hold[0] = False
-    for route in held:  # the old game's review arrives late
-        route.continue_()
+    reviews.release()  # the old game's review arrives late
     pg.click("#roll")
     expect(pg.locator("tr.option.best")).to_have_count(1)
     expect(pg.locator("#review tbody tr")).to_have_count(0)
 
 
 def test_the_api_reference_works_offline(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 800})
     outside = []
 
     def only_this_server(route):  # as on a machine without internet access
@@ -482,20 +476,15 @@ def test_the_api_reference_works_offline(browser, server):
             outside.append(route.request.url)
             route.abort()
 
-    context.route("**/*", only_this_server)
-    pg = context.new_page()
-    problems = []
-    pg.on("pageerror", lambda e: problems.append(str(e)))
-    pg.goto(server + "/docs")
-    advice = pg.locator("section.endpoint", has_text="/api/advice")
-    expect(advice).to_contain_text("rerolls_left")
-    expect(advice).to_contain_text("POST")
-    spec = json.loads(pg.request.get(server + "/openapi.json").text())
-    operations = sum(len(ops) for ops in spec["paths"].values())
-    expect(pg.locator("section.endpoint")).to_have_count(operations)
-    context.close()
+    offline = lambda context: context.route("**/*", only_this_server)  # noqa: E731
+    with open_page(browser, server + "/docs", 1280, 800, setup=offline) as pg:
+        advice = pg.locator("section.endpoint", has_text="/api/advice")
+        expect(advice).to_contain_text("rerolls_left")
+        expect(advice).to_contain_text("POST")
+        spec = json.loads(pg.request.get(server + "/openapi.json").text())
+        operations = sum(len(ops) for ops in spec["paths"].values())
+        expect(pg.locator("section.endpoint")).to_have_count(operations)
     assert not outside, outside
-    assert not problems, problems
 
 
 def test_a_kept_die_cannot_be_corrected_later(page):
