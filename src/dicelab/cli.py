@@ -137,7 +137,7 @@ def solve(
             run_objective(
                 rules, objective, target=target, exact=exact, opponent=opponent,
                 as_json=json_out, use_cache=not no_cache, allow_large=allow_large,
-                runner=None if cluster is None and workers is None else runner, store=store,
+                runner=runner, store=store,
             )  # fmt: skip
             return
         r = load_rules(rules)

@@ -61,7 +61,10 @@ def run_objective(
     :mod:`dicelab.solve.schedule`).
     """
     check_options(objective, target, exact, opponent)
-    if exact and (runner is not None or store is not None):
+    from dicelab.solve.schedule import LocalRunner
+
+    on_cluster = runner is not None and not isinstance(runner, LocalRunner)
+    if exact and (on_cluster or store is not None):
         raise UserError("--exact runs in this process: leave out --cluster, --workers and --store")
     r = load_rules(rules)
     if exact:

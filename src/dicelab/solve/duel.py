@@ -277,6 +277,17 @@ def _batches(space: DuelSpace, n: int, width: int):
     return i[rep], j[rep], nodes[rep], x0.astype(np.int64), nl.astype(np.int64)
 
 
+def _batch_runs(space: DuelSpace, n: int, width: int, pieces: int | None) -> list[tuple]:
+    """The batches of layer ``n`` as one run, or cut into about ``pieces`` runs of
+    equal lanes (the tasks of a cluster)."""
+    from dicelab.solve.schedule import pieces_of
+
+    plan = _batches(space, n, width)
+    if pieces is None:
+        return [plan]
+    return [tuple(a[lo:hi] for a in plan) for lo, hi in pieces_of(plan[4], pieces)]
+
+
 def _terminal(space: DuelSpace, T: np.ndarray, tbase: int, tie: bool = False) -> None:
     """Rows of the last layer: both sheets full, the bonuses paid."""
     n = space.n_layers - 1
@@ -396,12 +407,7 @@ class DuelLayers:
         return np.array([lo], dtype=np.int64), np.array([hi - lo], dtype=np.int64)
 
     def tasks(self, layer: int, pieces: int | None) -> list[tuple]:
-        from dicelab.solve.schedule import pieces_of
-
-        plan = _batches(self.space, layer, self.width)
-        if pieces is None:
-            return [plan]
-        return [tuple(a[lo:hi] for a in plan) for lo, hi in pieces_of(plan[4], pieces)]
+        return _batch_runs(self.space, layer, self.width, pieces)
 
     def weight(self, task: tuple) -> int:
         return int(task[4].sum())
@@ -608,13 +614,7 @@ class PairLayers:
         return np.array([lo], dtype=np.int64), np.array([hi - lo], dtype=np.int64)
 
     def tasks(self, layer: int, pieces: int | None) -> list[tuple]:
-        from dicelab.solve.schedule import pieces_of
-
-        plan = _batches(self.space, layer, self.width_lanes)
-        if pieces is None:
-            return [(layer, *plan)]
-        cuts = pieces_of(plan[4], pieces)
-        return [(layer, *(a[lo:hi] for a in plan)) for lo, hi in cuts]
+        return [(layer, *run) for run in _batch_runs(self.space, layer, self.width_lanes, pieces)]
 
     def weight(self, task: tuple) -> int:
         return int(task[5].sum())
