@@ -2,8 +2,9 @@
 
 The brute force below shares nothing with the solver but the category scoring
 functions (tested on their own in test_rules.py): it throws ordered dice, keeps
-any subset of dice by position, tracks the raw upper total and applies the
-extra-bonus and joker rules as SPEC words them.
+any subset of dice by position, tracks the raw upper total and which boxes hold
+points, and applies the extra-bonus and joker rules as SPEC words them, served
+bonuses on the first throw and boxes that pay only once another holds points.
 """
 
 from functools import cache
@@ -41,12 +42,26 @@ def box_choices(rules):
         fixed = getattr(cat, "score", "all")
         return fixed if isinstance(fixed, int) else sum(dice)
 
-    def choices(filled, yflag, dice):
-        """(box, points, extra) for every box the final dice may go in."""
+    ids = [c.id for c in cats]
+
+    def plain_points(c, dice, holds, first):
+        """Box ``c``'s points for the dice, as the rules text says."""
+        cat = cats[c]
+        needs = getattr(cat, "requires", None)
+        if needs is not None and not holds >> ids.index(needs) & 1:
+            return 0
+        pts = cat.points(counts(dice))
+        if first and getattr(cat, "served", 0) and cat.matches(counts(dice)):
+            pts += cat.served
+        return pts
+
+    def choices(filled, yflag, dice, holds=0, first=False):
+        """(box, points, extra) for every box the final dice may go in; ``holds``:
+        the boxes holding points; ``first``: the dice are the turn's first throw."""
         open_boxes = [c for c in range(n) if not filled >> c & 1]
         same = len(set(dice)) == 1
         y_filled = ybox >= 0 and filled >> ybox & 1
-        normal = [(c, cats[c].points(counts(dice))) for c in open_boxes]
+        normal = [(c, plain_points(c, dice, holds, first)) for c in open_boxes]
         if not (same and y_filled):
             return [(c, p, 0) for c, p in normal]
         extra = extra_pts if yflag else 0
@@ -80,25 +95,27 @@ def brute_force(rules) -> float:
     choices = box_choices(rules)
 
     @cache
-    def game_value(filled, up_total, yflag):
+    def game_value(filled, up_total, holds):
         if filled == (1 << n) - 1:
             return bonus if threshold and up_total >= threshold else 0.0
-        return turn_start(filled, up_total, yflag)
+        return turn_start(filled, up_total, holds)
 
-    def turn_start(filled, up_total, yflag):
+    def turn_start(filled, up_total, holds):
         total = 0.0
         outcomes = list(product(range(1, faces + 1), repeat=dice_n))
         for dice in outcomes:
-            total += throw_value(filled, up_total, yflag, tuple(sorted(dice)), rules.rolls - 1)
+            total += throw_value(filled, up_total, holds, tuple(sorted(dice)), rules.rolls - 1)
         return total / len(outcomes)
 
     @cache
-    def throw_value(filled, up_total, yflag, dice, rerolls):
+    def throw_value(filled, up_total, holds, dice, rerolls):
         best = -1.0
-        for c, pts, extra in choices(filled, yflag, dice):
+        yflag = 1 if ybox >= 0 and holds >> ybox & 1 else 0
+        first = rerolls == rules.rolls - 1
+        for c, pts, extra in choices(filled, yflag, dice, holds, first):
             up2 = up_total + (pts if upper[c] else 0)
-            y2 = (1 if pts > 0 else 0) if c == ybox else yflag
-            best = max(best, pts + extra + game_value(filled | 1 << c, up2, y2))
+            holds2 = holds | (1 << c if pts > 0 else 0)
+            best = max(best, pts + extra + game_value(filled | 1 << c, up2, holds2))
         if rerolls == 0:
             return best
         for keep_bits in range(1 << dice_n):
@@ -109,7 +126,7 @@ def brute_force(rules) -> float:
             outs = list(product(range(1, faces + 1), repeat=free))
             avg = 0.0
             for new in outs:
-                avg += throw_value(filled, up_total, yflag, tuple(sorted(kept + list(new))),
+                avg += throw_value(filled, up_total, holds, tuple(sorted(kept + list(new))),
                                    rerolls - 1)  # fmt: skip
             best = max(best, avg / len(outs))
         return best
@@ -122,7 +139,9 @@ def score_strategy():
 
 
 @st.composite
-def tiny_rules(draw):
+def tiny_rules(draw, variants=False):
+    """A tiny random rule set; with ``variants``, also served bonuses, pairs boxes
+    that take fewer pairs, and an all-alike box that requires another."""
     dice = draw(st.integers(2, 3))
     faces = draw(st.integers(3, 4))
     n_cat = draw(st.integers(2, 3))
@@ -142,6 +161,9 @@ def tiny_rules(draw):
             cat["pairs"] = 1
             cat["same_face_ok"] = draw(st.booleans())
             cat["score"] = draw(score_strategy())
+            if variants and dice >= 3 and draw(st.booleans()):
+                cat["pairs"] = 2 if dice >= 4 else 1
+                cat["at_least"] = 1
         elif kind == "straight":
             if draw(st.booleans()):
                 cat["length"] = draw(st.integers(2, min(dice, faces)))
@@ -156,6 +178,8 @@ def tiny_rules(draw):
             cat["sizes"] = draw(st.sampled_from(shapes))
             cat["distinct"] = draw(st.booleans())
             cat["score"] = draw(score_strategy())
+        if variants and kind not in ("face", "chance") and draw(st.booleans()):
+            cat["served"] = draw(st.integers(1, 20))
         cats.append(cat)
     data = {
         "name": "tiny",
@@ -176,12 +200,32 @@ def tiny_rules(draw):
         }
         if len(data["categories"]) > 3:
             data["categories"] = data["categories"][-3:]
+    if variants and "extra_yahtzee" not in data and draw(st.booleans()):
+        data["categories"] = data["categories"][:2] + [
+            {"id": "alike", "kind": "of_a_kind", "count": dice, "score": draw(st.integers(0, 30))},
+            {"id": "again", "kind": "of_a_kind", "count": dice, "score": 60,
+             "requires": "alike"},
+        ]  # fmt: skip
+    if variants and "extra_yahtzee" in data:
+        for cat in data["categories"]:
+            cat.pop("served", None)  # served bonuses do not combine with a joker
+    for cat in data["categories"]:
+        if cat.get("upper") and "served" in cat:
+            del cat["served"]
     return parse_rules(data)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_rules())
 def test_solver_agrees_with_brute_force(rules):
+    fast = solve_expected(rules).expected_score
+    slow = brute_force(rules)
+    assert abs(fast - slow) < 1e-9 * max(1.0, abs(slow))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tiny_rules(variants=True))
+def test_solver_agrees_with_brute_force_on_variants(rules):
     fast = solve_expected(rules).expected_score
     slow = brute_force(rules)
     assert abs(fast - slow) < 1e-9 * max(1.0, abs(slow))

@@ -64,5 +64,5 @@ def test_numpy_turn_start_is_the_solver_value_to_the_bit(name, yahtzee):
         us = np.flatnonzero(g.upper_reach[mask])
         for u in (us[0], us[len(us) // 2], us[-1]):
             for y in range(g.flags_of(int(mask))):
-                _, start = turn.turn_detail(g, table.values, int(mask), int(u), y)
+                _, start, _ = turn.turn_detail(g, table.values, int(mask), int(u), y)
                 assert start == table.values[mask, y, u]

@@ -19,11 +19,17 @@ Before a reroll, keeping all the dice means rolling no more: its value is that o
 the best box for the dice showing. (Keeping all and rerolling nothing would only
 postpone the same choice; the best option's value is the same either way.)
 
+Served hands
+------------
+Where the rules pay extra for a hand made on the first throw (Generala's served
+hands), scoring the first throw at once is a choice of box: the options after the
+first throw are the keeps that reroll and the boxes with their served points.
+
 Ordering
 --------
 Options are sorted by value, best first. Options whose values agree within
 ``1e-9`` keep a fixed order: keeps with more dice first, then by their faces in
-ascending order; boxes in scorecard order.
+ascending order; then boxes in scorecard order.
 """
 
 from __future__ import annotations
@@ -255,24 +261,29 @@ def _rank(game, turn, roll: int, rerolls: int, offset: float) -> list[Option]:
     space = game.space
     rules = game.rules
     raw: list[tuple[float, tuple, Option]] = []
+    # on the first throw of rules with served bonuses, scoring at once is a choice
+    # of box (served points), not one "keep all" option
+    served_now = game.has_served and rerolls == rules.rolls - 1
     if rerolls > 0:
         for k in space.sub_keeps(roll):
             faces = space.faces_of(k)
             stops = k == roll
+            if stops and served_now:
+                continue
             value = offset + (
                 turn.roll_value(roll, 0) if stops else turn.keep_value(rerolls, k)
             )
             opt = Option(kind="keep", value=value, cost=0.0, keep=faces, stops=stops)
-            raw.append((value, (-len(faces), faces), opt))
-    else:
-        for box, pts, extra, val in turn.box_options(roll):
+            raw.append((value, (0, -len(faces), faces), opt))
+    if rerolls == 0 or served_now:
+        for box, pts, extra, val in turn.box_options(roll, served_now):
             cat = rules.categories[box]
             value = offset + val
             opt = Option(
                 kind="box", value=value, cost=0.0, box=cat.id, box_name=cat.label,
                 points=pts, extra=extra,
             )  # fmt: skip
-            raw.append((value, (box,), opt))
+            raw.append((value, (1, box), opt))
     best = max(v for v, _, _ in raw)
     return [replace(o, cost=max(0.0, best - v)) for v, _, o in _stable_rank(raw)]
 

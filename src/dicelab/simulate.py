@@ -25,8 +25,9 @@ from numba import get_num_threads, njit, prange
 
 from dicelab.errors import UserError
 from dicelab.solve.distribution import all_same_box
-from dicelab.solve.expected import ExpectedTable, kernel_args, space_args
+from dicelab.solve.expected import ExpectedTable, kernel_args, served_args, space_args
 from dicelab.solve.kernels import (
+    box_points,
     box_rule,
     cand_rows,
     final_roll_values,
@@ -59,14 +60,16 @@ def _best_keeps_arg(A, arg, sub_rows, n_keeps):
 
 @njit(cache=True)
 def _play_game(
-    draws, V, A, cand, arg, stop, keep_size, score, joker_score, roll_face, upper,
+    draws, V, A, S, cand, arg, stop, keep_size, score, joker_score, roll_face, upper,
     upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
-    add, sub_rows, size_start, roll_prob, dice, faces, rerolls, bonus_points, alike_box, out,
+    add, sub_rows, size_start, roll_prob, dice, faces, rerolls, served, served_score,
+    served_values, served_index, bonus_points, alike_box, out,
 ):  # fmt: skip
     """One game with optimal choices; writes score, bonus, extra bonuses, all-same.
 
     As in the advice, keeping every die ends the rolling: before each reroll a
-    full roll is valued as its best box now, and its sub-keeps as usual.
+    full roll is valued as its best box now, and its sub-keeps as usual. With
+    ``served``, stopping on the first throw scores with the served table.
     """
     n_cat = score.shape[0]
     n_keeps = add.shape[0]
@@ -87,25 +90,34 @@ def _play_game(
         )  # fmt: skip
         for r in range(n_rolls):
             stop[r] = A[roll0 + r, 0]
+        if served:
+            final_roll_values(
+                mask, u, 1, y, 0, V, S, cand, 0, served_score, joker_score, roll_face, upper,
+                upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
+                served_values, served_index,
+            )  # fmt: skip
         for n in range(1, rerolls + 1):
             keep_values(A, add, size_start, dice, faces, 1)
             for r in range(n_rolls):  # keeping every die stops the rolling
-                A[roll0 + r, 0] = stop[r]
+                A[roll0 + r, 0] = S[r, 0] if (served and n == rerolls) else stop[r]
             _best_keeps_arg(A, arg[n], sub_rows, n_keeps)
         r = 0
         for _ in range(dice):
             r = add[r, draws[pos]]
             pos += 1
+        first = True
         for n in range(rerolls, 0, -1):
             k = arg[n, r]
             if k == r:
                 break
+            first = False
             r = k
             for _ in range(dice - keep_size[k]):
                 r = add[r, draws[pos]]
                 pos += 1
+        table = served_score if (served and first) else score
         ri = r - roll0
-        allowed, active, extra = box_rule(
+        allowed, active, extra, zeroed = box_rule(
             mask, y, roll_face[ri], upper, upper_box_of_face, yahtzee, joker, extra_bonus
         )
         best_c = -1
@@ -114,7 +126,7 @@ def _play_game(
         for c in range(n_cat):
             if (allowed >> c) & 1 == 0:
                 continue
-            pts = joker_score[c, ri] if active else score[c, ri]
+            pts = box_points(c, ri, active, zeroed, table, joker_score)
             y2 = next_flag(c, y, pts, yahtzee, n_flag)
             u2 = u
             if upper[c] and threshold > 0:
@@ -145,7 +157,8 @@ def _play_game(
 def _play_block(
     draws, V, keep_size, score, joker_score, roll_face, upper, upper_box_of_face,
     threshold, yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows,
-    size_start, roll_prob, dice, faces, rerolls, bonus_points, alike_box, results, n_parts,
+    size_start, roll_prob, dice, faces, rerolls, served, served_score, served_values,
+    served_index, bonus_points, alike_box, results, n_parts,
 ):  # fmt: skip
     """Play every game of a block (one row of ``draws`` each) over ``n_parts`` workers."""
     n_games = draws.shape[0]
@@ -153,16 +166,17 @@ def _play_block(
     per = (n_games + n_parts - 1) // n_parts
     for p in prange(n_parts):
         A = np.empty((n_keeps, 1))
-        cand = np.empty((cand_rows(values), 1))
+        S = np.empty((n_keeps - size_start[dice], 1))
+        cand = np.empty((max(cand_rows(values), cand_rows(served_values)), 1))
         arg = np.zeros((rerolls + 1, n_keeps), np.int64)
         stop = np.empty(n_keeps - size_start[dice])
         out = np.zeros(4, np.int64)
         for g in range(p * per, min(n_games, (p + 1) * per)):
             _play_game(
-                draws[g], V, A, cand, arg, stop, keep_size, score, joker_score, roll_face, upper,
-                upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
-                index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, bonus_points,
-                alike_box, out,
+                draws[g], V, A, S, cand, arg, stop, keep_size, score, joker_score, roll_face,
+                upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
+                index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, served,
+                served_score, served_values, served_index, bonus_points, alike_box, out,
             )  # fmt: skip
             for j in range(4):
                 results[g, j] = out[j]
@@ -292,7 +306,8 @@ def simulate(
         rng = np.random.default_rng(stream)
         draws = rng.integers(0, rules.faces, size=(hi - lo, n_draws), dtype=np.int8)
         _play_block(
-            draws, table.values, keep_size, *rargs, *sargs, int(rules.bonus_points),
+            draws, table.values, keep_size, *rargs, *sargs, *served_args(g),
+            int(rules.bonus_points),
             alike, results[lo:hi], parts,
         )  # fmt: skip
         if progress is not None:

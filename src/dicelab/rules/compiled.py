@@ -15,6 +15,7 @@ from functools import cached_property
 import numpy as np
 
 from dicelab.dice import DiceSpace, dice_space
+from dicelab.rules import placement
 from dicelab.rules.model import ChanceCategory, FaceCategory, Rules
 
 JOKER_CODES = {"none": 0, "free": 1, "forced": 2, "free-if-fifty": 3}
@@ -49,6 +50,11 @@ class CompiledRules:
         Number of upper-total lanes: ``threshold + 1`` or 1.
     n_flag : int
         2 when the state needs the "all-same box holds its points" flag, else 1.
+    served_score : ndarray, shape (n_categories, n_rolls)
+        Points of each category for each roll made on the turn's first throw: the
+        served bonus added where the pattern is met (``score`` itself without one).
+    requires_mask : int
+        Bit mask of the boxes that pay only while the flag box holds points.
     """
 
     rules: Rules
@@ -61,6 +67,8 @@ class CompiledRules:
     threshold: int
     n_upper: int
     n_flag: int
+    served_score: np.ndarray
+    requires_mask: int = 0
 
     @property
     def n_categories(self) -> int:
@@ -75,25 +83,33 @@ class CompiledRules:
         of roll ``r``'s score. The kernels value each distinct score once per state
         instead of once per roll.
         """
-        c_count, n_rolls = self.score.shape
-        uniq = [np.unique(self.score[c]) for c in range(c_count)]
-        width = max(len(u) for u in uniq)
-        values = np.zeros((c_count, width), dtype=np.int64)
-        index = np.zeros((c_count, n_rolls), dtype=np.int64)
-        for c, u in enumerate(uniq):
-            values[c, : len(u)] = u
-            values[c, len(u) :] = u[-1]
-            index[c] = np.searchsorted(u, self.score[c])
-        return values, index
+        return _distinct(self.score)
+
+    @cached_property
+    def served_distinct(self) -> tuple[np.ndarray, np.ndarray]:
+        """:attr:`distinct_scores` of the first-throw table :attr:`served_score`."""
+        return _distinct(self.served_score)
+
+    @property
+    def has_served(self) -> bool:
+        """Whether a box pays more on the first throw than after it."""
+        return self.rules.has_served
 
     @property
     def yahtzee(self) -> int:
-        """Index of the all-same box of the extra rules, or -1."""
-        return self.rules.yahtzee_index
+        """The box whose "holds points" flag the state tracks (the all-same box of
+        the extra rules, or the box others require), or -1."""
+        return self.rules.flag_index
 
     @property
     def joker_code(self) -> int:
         return JOKER_CODES[self.rules.joker]
+
+    @property
+    def placement_code(self) -> int:
+        """What :func:`dicelab.rules.placement.box_rule` takes as ``joker``: the joker
+        mode, with the boxes that need the flag box in the bits above it."""
+        return placement.placement_code(self.joker_code, self.requires_mask)
 
     @property
     def full_mask(self) -> int:
@@ -102,7 +118,7 @@ class CompiledRules:
     @cached_property
     def possible_points(self) -> tuple[frozenset[int], ...]:
         """For every box, each score it can hold, with or without a joker."""
-        both = np.concatenate([self.score, self.joker_score], axis=1)
+        both = np.concatenate([self.score, self.joker_score, self.served_score], axis=1)
         return tuple(frozenset(np.unique(row).tolist()) for row in both)
 
     @cached_property
@@ -167,6 +183,19 @@ class CompiledRules:
         return total
 
 
+def _distinct(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    c_count, n_rolls = score.shape
+    uniq = [np.unique(score[c]) for c in range(c_count)]
+    width = max(len(u) for u in uniq)
+    values = np.zeros((c_count, width), dtype=np.int64)
+    index = np.zeros((c_count, n_rolls), dtype=np.int64)
+    for c, u in enumerate(uniq):
+        values[c, : len(u)] = u
+        values[c, len(u) :] = u[-1]
+        index[c] = np.searchsorted(u, score[c])
+    return values, index
+
+
 def compile_rules(rules: Rules) -> CompiledRules:
     """Build the score tables of a rule set."""
     space: DiceSpace = dice_space(rules.dice, rules.faces)
@@ -174,6 +203,7 @@ def compile_rules(rules: Rules) -> CompiledRules:
     c_count = rules.n_categories
     score = np.zeros((c_count, n_rolls), dtype=np.int64)
     joker = np.zeros((c_count, n_rolls), dtype=np.int64)
+    served = np.zeros((c_count, n_rolls), dtype=np.int64)
     roll_face = np.full(n_rolls, -1, dtype=np.int64)
     for ri, k in enumerate(space.rolls):
         counts = tuple(int(x) for x in space.counts[k])
@@ -184,6 +214,7 @@ def compile_rules(rules: Rules) -> CompiledRules:
         for c, cat in enumerate(rules.categories):
             pts = cat.points(counts)
             score[c, ri] = pts
+            served[c, ri] = pts + (getattr(cat, "served", 0) if cat.matches(counts) else 0)
             if isinstance(cat, (FaceCategory, ChanceCategory)) or cat.counts_for_bonus or pts > 0:
                 joker[c, ri] = pts
             else:
@@ -200,8 +231,12 @@ def compile_rules(rules: Rules) -> CompiledRules:
         if most < threshold:
             threshold = 0  # the bonus can never be earned: no need to track the total
     n_upper = threshold + 1 if threshold > 0 else 1
-    needs_flag = rules.yahtzee_index >= 0 and (
-        rules.extra_bonus > 0 or rules.joker == "free-if-fifty"
+    requires_mask = 0
+    for c, cat in enumerate(rules.categories):
+        if getattr(cat, "requires", None) is not None:
+            requires_mask |= 1 << c
+    needs_flag = rules.flag_index >= 0 and (
+        rules.extra_bonus > 0 or rules.joker == "free-if-fifty" or requires_mask != 0
     )
     return CompiledRules(
         rules=rules,
@@ -214,6 +249,8 @@ def compile_rules(rules: Rules) -> CompiledRules:
         threshold=threshold,
         n_upper=n_upper,
         n_flag=2 if needs_flag else 1,
+        served_score=served,
+        requires_mask=requires_mask,
     )
 
 

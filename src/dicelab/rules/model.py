@@ -69,6 +69,10 @@ class _Category(BaseModel):
     def points(self, counts) -> int:  # pragma: no cover - every kind overrides it
         raise NotImplementedError
 
+    def matches(self, counts) -> bool:
+        """Whether the dice make the box's pattern (boxes without one always match)."""
+        return True
+
     @staticmethod
     def _score_text(score: Score) -> str:
         if score == "all":
@@ -76,6 +80,29 @@ class _Category(BaseModel):
         if score == "matching":
             return "sum of the matching dice"
         return f"{score} points"
+
+
+class _PatternCategory(_Category):
+    """A box that needs a pattern of dice; it may pay extra when the pattern is served.
+
+    ``served`` points are added when the box is scored with the dice of the turn's
+    first throw (Generala's "served" hands); 0 for none.
+    """
+
+    served: int = Field(default=0, ge=0, le=MAX_POINTS)
+
+    def matched(self, counts) -> int:  # pragma: no cover - every kind overrides it
+        """The pattern's matching sum, or -1 when the dice do not make it."""
+        raise NotImplementedError
+
+    def matches(self, counts) -> bool:
+        return self.matched(counts) >= 0
+
+    def points(self, counts) -> int:
+        return scoring.apply_score(self.matched(counts), counts, self.score)
+
+    def served_text(self) -> str:
+        return f", +{self.served} served" if self.served else ""
 
 
 class FaceCategory(_Category):
@@ -107,22 +134,27 @@ class ChanceCategory(_Category):
         return scoring.dice_sum(counts)
 
 
-class OfAKindCategory(_Category):
-    """At least ``count`` dice showing the same face."""
+class OfAKindCategory(_PatternCategory):
+    """At least ``count`` dice showing the same face.
+
+    ``requires`` names another all-dice-alike box: this one pays only once that box
+    holds points, and scores 0 before (Doble Generala: 100 for a second Generala).
+    """
 
     kind: Literal["of_a_kind"]
     count: int = Field(ge=1, le=MAX_DICE)
     score: Score
+    requires: str | None = None
 
     def describe(self) -> str:
-        return f"{self.count} of a kind: {self._score_text(self.score)}"
+        needs = f" (only once {self.requires} holds points)" if self.requires else ""
+        return f"{self.count} of a kind{needs}: {self._score_text(self.score)}{self.served_text()}"
 
-    def points(self, counts) -> int:
-        matched = scoring.best_groups(counts, (self.count,), True)
-        return scoring.apply_score(matched, counts, self.score)
+    def matched(self, counts) -> int:
+        return scoring.best_groups(counts, (self.count,), True)
 
 
-class FullHouseCategory(_Category):
+class FullHouseCategory(_PatternCategory):
     """Three of one face and two of another."""
 
     kind: Literal["full_house"]
@@ -131,33 +163,57 @@ class FullHouseCategory(_Category):
 
     def describe(self) -> str:
         extra = " (five of a kind counts)" if self.five_of_a_kind_counts else ""
-        return f"full house 3+2{extra}: {self._score_text(self.score)}"
+        return f"full house 3+2{extra}: {self._score_text(self.score)}{self.served_text()}"
 
-    def points(self, counts) -> int:
-        matched = scoring.best_groups(counts, (3, 2), not self.five_of_a_kind_counts)
-        return scoring.apply_score(matched, counts, self.score)
+    def matched(self, counts) -> int:
+        return scoring.best_groups(counts, (3, 2), not self.five_of_a_kind_counts)
 
 
-class PairsCategory(_Category):
-    """One or more pairs; ``same_face_ok`` lets four of a kind be two pairs."""
+class PairsCategory(_PatternCategory):
+    """Up to ``pairs`` pairs, at least ``at_least`` of them (all of them by default).
+
+    ``same_face_ok`` lets one face make several pairs (four alike are two pairs);
+    ``at_least`` below ``pairs`` lets fewer pairs fill the box (the house rule where
+    one pair is enough for Two pairs), "matching" then summing the pairs made.
+    """
 
     kind: Literal["pairs"]
     pairs: int = Field(ge=1, le=MAX_DICE // 2)
     same_face_ok: bool
+    at_least: int | None = Field(default=None, ge=1, le=MAX_DICE // 2)
     score: Score
+
+    @model_validator(mode="after")
+    def _at_most_pairs(self) -> PairsCategory:
+        if self.at_least is not None and self.at_least > self.pairs:
+            raise ValueError(
+                f"at_least: got {self.at_least}, expected at most pairs = {self.pairs}"
+            )
+        return self
+
+    @property
+    def fewest(self) -> int:
+        """The fewest pairs that fill the box."""
+        return self.pairs if self.at_least is None else self.at_least
 
     def describe(self) -> str:
         what = "one pair" if self.pairs == 1 else f"{self.pairs} pairs"
         if self.pairs > 1:
-            what += " (may share a face)" if self.same_face_ok else " (different faces)"
-        return f"{what}: {self._score_text(self.score)}"
+            what += (
+                " (four alike count as two)" if self.same_face_ok else " (different faces)"
+            )
+        if self.fewest < self.pairs:
+            what += f", {self.fewest} {'pair' if self.fewest == 1 else 'pairs'} enough"
+        return f"{what}: {self._score_text(self.score)}{self.served_text()}"
 
-    def points(self, counts) -> int:
-        matched = scoring.best_groups(counts, (2,) * self.pairs, not self.same_face_ok)
-        return scoring.apply_score(matched, counts, self.score)
+    def matched(self, counts) -> int:
+        best = -1
+        for n in range(self.fewest, self.pairs + 1):
+            best = max(best, scoring.best_groups(counts, (2,) * n, not self.same_face_ok))
+        return best
 
 
-class GroupsCategory(_Category):
+class GroupsCategory(_PatternCategory):
     """Any groups of equal dice, e.g. ``[3, 3]`` for two triples."""
 
     kind: Literal["groups"]
@@ -168,14 +224,13 @@ class GroupsCategory(_Category):
     def describe(self) -> str:
         same = "different faces" if self.distinct else "faces may repeat"
         shape = "+".join(str(s) for s in self.sizes)
-        return f"groups {shape} ({same}): {self._score_text(self.score)}"
+        return f"groups {shape} ({same}): {self._score_text(self.score)}{self.served_text()}"
 
-    def points(self, counts) -> int:
-        matched = scoring.best_groups(counts, tuple(self.sizes), self.distinct)
-        return scoring.apply_score(matched, counts, self.score)
+    def matched(self, counts) -> int:
+        return scoring.best_groups(counts, tuple(self.sizes), self.distinct)
 
 
-class StraightCategory(_Category):
+class StraightCategory(_PatternCategory):
     """A run of ``length`` faces anywhere, or one of fixed face ``sets``."""
 
     kind: Literal["straight"]
@@ -196,14 +251,12 @@ class StraightCategory(_Category):
             form = f"{self.length} in a row"
         else:
             form = " or ".join("-".join(str(f) for f in s) for s in self.sets or [])
-        return f"straight {form}: {self._score_text(self.score)}"
+        return f"straight {form}: {self._score_text(self.score)}{self.served_text()}"
 
-    def points(self, counts) -> int:
+    def matched(self, counts) -> int:
         if self.length is not None:
-            matched = scoring.best_run(counts, self.length)
-        else:
-            matched = scoring.best_set(counts, self.sets or [])
-        return scoring.apply_score(matched, counts, self.score)
+            return scoring.best_run(counts, self.length)
+        return scoring.best_set(counts, self.sets or [])
 
 
 Category = Annotated[
@@ -302,6 +355,7 @@ class Rules(BaseModel):
                             f"{where}.sets: {s} cannot be shown by {self.dice} dice "
                             f"with {self.faces} faces"
                         )
+        self._check_requires(ids)
         if self.extra_yahtzee is not None:
             y = self.extra_yahtzee
             if y.category not in ids:
@@ -315,7 +369,53 @@ class Rules(BaseModel):
                     f"extra_yahtzee.category: '{y.category}' must be of_a_kind with "
                     f"count = {self.dice} (all dice alike)"
                 )
+        for i, c in enumerate(self.categories):
+            if getattr(c, "served", 0) and c.counts_for_bonus:
+                raise ValueError(
+                    f"categories[{i}] ({c.id}).served: a box that adds to the upper total "
+                    f"cannot have a served bonus; expected served = 0 or upper = false"
+                )
+        if self.joker != "none":
+            for i, c in enumerate(self.categories):
+                if getattr(c, "served", 0):
+                    raise ValueError(
+                        f"categories[{i}] ({c.id}).served: served bonuses cannot be combined "
+                        f"with a joker rule; expected served = 0 or extra_yahtzee.joker = 'none'"
+                    )
         return self
+
+    def _check_requires(self, ids: list[str]) -> None:
+        """A box that requires another: both all-dice-alike, one box required at most,
+        and it is the extra rules' box where those exist (the state tracks one flag)."""
+        required = None
+        for i, c in enumerate(self.categories):
+            if not isinstance(c, OfAKindCategory) or c.requires is None:
+                continue
+            where = f"categories[{i}] ({c.id}).requires"
+            if c.requires not in ids or c.requires == c.id:
+                raise ValueError(
+                    f"{where}: '{c.requires}' is not another category id (ids: {', '.join(ids)})"
+                )
+            other = self.categories[ids.index(c.requires)]
+            if c.count != self.dice or not (
+                isinstance(other, OfAKindCategory) and other.count == self.dice
+            ):
+                raise ValueError(
+                    f"{where}: both boxes must be of_a_kind with count = {self.dice} "
+                    f"(all dice alike)"
+                )
+            if other.requires is not None:
+                raise ValueError(f"{where}: '{c.requires}' itself requires a box")
+            if required is not None and c.requires != required:
+                raise ValueError(
+                    f"{where}: every box must require the same box, expected '{required}'"
+                )
+            if self.extra_yahtzee is not None and c.requires != self.extra_yahtzee.category:
+                raise ValueError(
+                    f"{where}: expected the extra rules' box "
+                    f"'{self.extra_yahtzee.category}' (the state tracks one box)"
+                )
+            required = c.requires
 
     # -- derived facts -------------------------------------------------------------
     @property
@@ -346,6 +446,28 @@ class Rules(BaseModel):
         if self.extra_yahtzee is None:
             return -1
         return [c.id for c in self.categories].index(self.extra_yahtzee.category)
+
+    @property
+    def required_index(self) -> int:
+        """Index of the box that others require to hold points, or -1."""
+        ids = [c.id for c in self.categories]
+        for c in self.categories:
+            if isinstance(c, OfAKindCategory) and c.requires is not None:
+                return ids.index(c.requires)
+        return -1
+
+    @property
+    def flag_index(self) -> int:
+        """The box whose "holds points" the state tracks: the extra rules' all-same
+        box, or the box others require; -1 when there is none."""
+        if self.extra_yahtzee is not None:
+            return self.yahtzee_index
+        return self.required_index
+
+    @property
+    def has_served(self) -> bool:
+        """Whether some box pays extra when scored on the first throw."""
+        return any(getattr(c, "served", 0) for c in self.categories)
 
     @property
     def joker(self) -> str:

@@ -1,7 +1,13 @@
-"""Where a final roll may go: the joker rules and the extra-bonus flag.
+"""Where a final roll may go: the joker rules, the extra-bonus flag, and the boxes
+that pay only once another holds points.
 
 Plain Python, so advice can use it without compiling anything; the solvers'
 kernels compile these same functions (:mod:`dicelab.solve.kernels`).
+
+The kernels take one integer for all of it, the *placement code*: the joker mode in
+the low three bits, and above them the bit mask of the boxes that pay only while the
+flag box holds points (Doble Generala). Only all-alike rolls score in such boxes,
+and all-alike rolls are the ones every kernel places through :func:`box_rule`.
 """
 
 from __future__ import annotations
@@ -12,35 +18,56 @@ JOKER_FORCED = 2
 JOKER_FREE_IF_FIFTY = 3
 
 
-def box_rule(mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus):
+JOKER_BITS = 3
+
+
+def placement_code(joker, requires_mask):
+    """The placement code of a joker mode and the boxes that need the flag box."""
+    return joker | (requires_mask << JOKER_BITS)
+
+
+def box_rule(mask, y, face, upper, upper_box_of_face, yahtzee, code, extra_bonus):
     """Which boxes a final roll may go in, and how it scores there.
 
-    Returns ``(allowed, joker_active, extra)``: a bit mask of the boxes the roll
-    may take, whether boxes score by the joker rule, and the extra all-same bonus
-    earned. ``face`` is the all-same roll's face index, or -1 for any other roll.
+    Returns ``(allowed, joker_active, extra, zeroed)``: a bit mask of the boxes the
+    roll may take, whether boxes score by the joker rule, the extra all-same bonus
+    earned, and the boxes where it scores 0 because the box they need does not hold
+    points. ``face`` is the all-same roll's face index, or -1 for any other roll;
+    ``code`` the placement code (see :func:`placement_code`).
     """
     n_cat = upper.shape[0]
     open_mask = ((1 << n_cat) - 1) & ~mask
+    joker = code & ((1 << JOKER_BITS) - 1)
+    zeroed = 0 if y == 1 else code >> JOKER_BITS
     if face < 0 or yahtzee < 0 or (mask >> yahtzee) & 1 == 0:
-        return open_mask, False, 0.0
+        return open_mask, False, 0.0, zeroed
     extra = extra_bonus if y == 1 else 0.0
     box = upper_box_of_face[face]
     box_open = box >= 0 and (mask >> box) & 1 == 0
     if joker == JOKER_FREE:
-        return open_mask, not box_open, extra
+        return open_mask, not box_open, extra, zeroed
     if joker == JOKER_FREE_IF_FIFTY:
-        return open_mask, (not box_open) and y == 1, extra
+        return open_mask, (not box_open) and y == 1, extra, zeroed
     if joker == JOKER_FORCED:
         if box_open:
-            return 1 << box, False, extra
+            return 1 << box, False, extra, zeroed
         lower = 0
         for c in range(n_cat):
             if (open_mask >> c) & 1 == 1 and not upper[c]:
                 lower |= 1 << c
         if lower != 0:
-            return lower, True, extra
-        return open_mask, False, extra
-    return open_mask, False, extra
+            return lower, True, extra, zeroed
+        return open_mask, False, extra, zeroed
+    return open_mask, False, extra, zeroed
+
+
+def box_points(c, r, active, zeroed, score, joker_score):
+    """Points of roll ``r`` in box ``c``, as :func:`box_rule` said it scores."""
+    if (zeroed >> c) & 1 == 1:
+        return 0
+    if active:
+        return joker_score[c, r]
+    return score[c, r]
 
 
 def next_flag(c, y, pts, yahtzee, n_flag):

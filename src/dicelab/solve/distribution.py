@@ -44,7 +44,13 @@ from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.cost import Cost
 from dicelab.solve.expected import ExpectedTable, expected_table, kernel_args, space_args
-from dicelab.solve.kernels import box_rule, keep_values, next_flag, open_box_rows
+from dicelab.solve.kernels import (
+    box_points,
+    box_rule,
+    keep_values,
+    next_flag,
+    open_box_rows,
+)
 from dicelab.solve.points import StateBounds, layers, so_far_layout
 
 Progress = Callable[[int, int], None]
@@ -99,7 +105,7 @@ def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, score, joker_score
         face = roll_face[r]
         if face < 0:
             continue
-        allowed, active, extra = box_rule(
+        allowed, active, extra, zeroed = box_rule(
             mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
         )
         for i in range(nl):
@@ -108,7 +114,7 @@ def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, score, joker_score
             for c in range(n_cat):
                 if (allowed >> c) & 1 == 0:
                     continue
-                pts = joker_score[c, r] if active else score[c, r]
+                pts = box_points(c, r, active, zeroed, score, joker_score)
                 y2 = next_flag(c, y, pts, yahtzee, n_flag)
                 u2 = ul[i]
                 if upper[c] and threshold > 0:
@@ -205,13 +211,13 @@ def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f,
             pos += box_slots[c]
     for r in range(n_rolls):
         face = roll_face[r]
-        allowed, active, extra = box_rule(
+        allowed, active, extra, zeroed = box_rule(
             mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
         )
         e = 1 if extra > 0 else 0
         for i in range(nl):
             c = choice[r, i]
-            pts = joker_score[c, r] if active else score[c, r]
+            pts = box_points(c, r, active, zeroed, score, joker_score)
             slot = base[c] + slot_of[c, pts] * n_e + e
             Q[q0 + i * pos + slot] += mass[r, i]
 

@@ -53,7 +53,7 @@ import numpy as np
 from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
-from dicelab.rules.placement import box_rule, next_flag
+from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import MEMORY_SHARE, Cost, machine_memory, turn_cost
 from dicelab.solve.expected import BoxOption, KeepLookups
@@ -852,15 +852,15 @@ class DuelTurnValues(KeepLookups):
         s = self.table.space
         r = roll - int(g.space.size_start[g.space.dice])
         mask, y = int(s.p_mask[self.mover]), int(s.p_y[self.mover])
-        allowed, active, extra = box_rule(
+        allowed, active, extra, zeroed = box_rule(
             mask, y, int(g.roll_face[r]), g.upper, g.upper_box_of_face, g.yahtzee,
-            g.joker_code, float(g.rules.extra_bonus),
+            g.placement_code, float(g.rules.extra_bonus),
         )  # fmt: skip
         out = []
         for c in range(g.n_categories):
             if not (allowed >> c) & 1:
                 continue
-            pts = int(g.joker_score[c, r] if active else g.score[c, r])
+            pts = int(box_points(c, r, active, zeroed, g.score, g.joker_score))
             y2 = next_flag(c, y, pts, g.yahtzee, g.n_flag)
             value = self.table.after_move(self.mover, self.other, c, pts, y2,
                                           self.lead + pts + int(extra))  # fmt: skip

@@ -37,7 +37,7 @@ from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.expected import kernel_args, space_args
-from dicelab.solve.kernels import box_rule, next_flag, open_box_rows, plan_layer
+from dicelab.solve.kernels import box_points, box_rule, next_flag, open_box_rows, plan_layer
 from dicelab.solve.points import (
     PointsLayout,
     StateBounds,
@@ -191,13 +191,13 @@ def _final_rolls(mask, y, f0, nl, N, lo, hi, off, mode, d_next, A, cand, tmp, ro
             continue
         row = A[roll0 + r]
         row[:nl, :] = 0
-        allowed, active, extra = box_rule(
+        allowed, active, extra, zeroed = box_rule(
             mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
         )
         for c in range(n_cat):
             if (allowed >> c) & 1 == 0:
                 continue
-            pts = joker_score[c, r] if active else score[c, r]
+            pts = box_points(c, r, active, zeroed, score, joker_score)
             _after(tmp, nl, mask, y, f0, c, pts, pts + int(extra), N, lo, hi, off, mode, d_next,
                    upper, threshold, yahtzee, n_flag)  # fmt: skip
             for i in range(nl):

@@ -25,7 +25,7 @@ import numpy as np
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, as_game, compile_rules
-from dicelab.rules.placement import box_rule, next_flag
+from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import expected_cost
 
@@ -105,6 +105,9 @@ class KeepLookups:
     """
 
     keep: np.ndarray
+    #: Each first-throw roll scored at once, served points included; ``None`` for
+    #: rules without served bonuses.
+    first: np.ndarray | None = None
 
     def keep_value(self, rerolls_left: int, keep: int) -> float:
         """Value of keeping ``keep`` (a keep index) and rerolling the rest."""
@@ -118,8 +121,21 @@ class KeepLookups:
         """Value of a full roll (keep index) with ``rerolls_left`` rerolls to come."""
         space = self.table.game.space
         if rerolls_left == 0:
-            return float(self.keep[0, roll])
-        return float(max(self.keep[rerolls_left, k] for k in space.sub_keeps(roll)))
+            best = float(self.keep[0, roll])
+        else:
+            best = float(max(self.keep[rerolls_left, k] for k in space.sub_keeps(roll)))
+        if self.first is not None and rerolls_left == self.keep.shape[0] - 1:
+            best = max(best, float(self.first[roll - int(space.size_start[space.dice])]))
+        return best
+
+    def scored_now(self, roll: int, rerolls_left: int) -> float:
+        """Value of scoring a roll at once (keeping every die): its best box, with
+        served points when it is the turn's first throw."""
+        space = self.table.game.space
+        r = roll - int(space.size_start[space.dice])
+        if self.first is not None and rerolls_left == self.keep.shape[0] - 1:
+            return float(self.first[r])
+        return float(self.keep[0, roll])
 
 
 @dataclass
@@ -136,22 +152,25 @@ class TurnValues(KeepLookups):
     flag: int
     keep: np.ndarray
     start_value: float
+    first: np.ndarray | None = None
 
-    def box_options(self, roll: int) -> list[BoxOption]:
-        """Every box a final roll (keep index) may go in, with its value."""
+    def box_options(self, roll: int, first_throw: bool = False) -> list[BoxOption]:
+        """Every box a final roll (keep index) may go in, with its value; with
+        ``first_throw``, scored at once on the turn's first throw (served points)."""
         g = self.table.game
+        score = g.served_score if first_throw else g.score
         space = g.space
         r = roll - int(space.size_start[space.dice])
-        allowed, active, extra = box_rule(
+        allowed, active, extra, zeroed = box_rule(
             self.filled, self.flag, int(g.roll_face[r]), g.upper, g.upper_box_of_face,
-            g.yahtzee, g.joker_code, float(g.rules.extra_bonus),
+            g.yahtzee, g.placement_code, float(g.rules.extra_bonus),
         )  # fmt: skip
         out = []
         u = min(self.upper_total, g.threshold) if g.threshold > 0 else 0
         for c in range(g.n_categories):
             if not (allowed >> c) & 1:
                 continue
-            pts = int(g.joker_score[c, r] if active else g.score[c, r])
+            pts = int(box_points(c, r, active, zeroed, score, g.joker_score))
             y2 = next_flag(c, self.flag, pts, g.yahtzee, g.n_flag)
             u2 = min(g.threshold, u + pts) if (g.upper[c] and g.threshold > 0) else u
             value = pts + extra + float(self.table.values[self.filled | (1 << c), y2, u2])
@@ -167,8 +186,8 @@ def turn_values(table: ExpectedTable, filled: int, upper_total: int = 0, flag: i
         raise UserError("every box is filled: the game is over")
     u = min(upper_total, g.threshold) if g.threshold > 0 else 0
     y = flag if g.n_flag == 2 else 0
-    K, start = turn.turn_detail(g, table.values, filled, u, y)
-    return TurnValues(table, filled, upper_total, y, K, float(start))
+    K, start, first = turn.turn_detail(g, table.values, filled, u, y)
+    return TurnValues(table, filled, upper_total, y, K, float(start), first)
 
 
 def _layers(n_categories: int) -> list[np.ndarray]:
@@ -190,11 +209,17 @@ def kernel_args(game: CompiledRules) -> tuple:
         game.upper_box_of_face,
         game.threshold,
         game.yahtzee,
-        game.joker_code,
+        game.placement_code,
         float(game.rules.extra_bonus),
         game.n_flag,
         *game.distinct_scores,
     )
+
+
+def served_args(game: CompiledRules) -> tuple:
+    """Whether the first throw may score served points, and the first-throw tables,
+    in the order the turn kernels take them after :func:`space_args`."""
+    return (game.has_served, game.served_score, *game.served_distinct)
 
 
 def space_args(game: CompiledRules) -> tuple:
@@ -285,7 +310,8 @@ class ExpectedLayers:
         plan = kernels.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width)
         with parallel_chunksize(1):  # batches differ in cost: hand them out one by one
             kernels.solve_batches(
-                *plan, self.width, config.NUMBA_NUM_THREADS, V, *kernel_args(g), *space_args(g)
+                *plan, self.width, config.NUMBA_NUM_THREADS, V, *kernel_args(g), *space_args(g),
+                *served_args(g),
             )  # fmt: skip
 
 

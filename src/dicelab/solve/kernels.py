@@ -162,13 +162,13 @@ def final_roll_values(
         if face < 0:
             continue
         row = A[roll0 + r, off : off + nu]
-        allowed, active, extra = box_rule(
+        allowed, active, extra, zeroed = box_rule(
             mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
         )
         for c in range(n_cat):
             if (allowed >> c) & 1 == 0:
                 continue
-            pts = joker_score[c, r] if active else score[c, r]
+            pts = box_points(c, r, active, zeroed, score, joker_score)
             y2 = next_flag(c, y, pts, yahtzee, n_flag)
             add = pts + extra
             src = V[mask | (1 << c), y2]
@@ -186,6 +186,7 @@ def final_roll_values(
 #: The placement rules of :mod:`dicelab.rules.placement`, compiled for the kernels.
 box_rule = njit(cache=True)(placement.box_rule)
 next_flag = njit(cache=True)(placement.next_flag)
+box_points = njit(cache=True)(placement.box_points)
 
 
 @njit(cache=True, fastmath=FAST)
@@ -277,12 +278,25 @@ def best_keeps(A, sub_rows, lanes):
 
 
 @njit(cache=True)
-def throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, lanes):
-    """From final-roll values in ``A`` to turn-start values in ``out[:lanes]``."""
+def throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, lanes,
+                     S, served):  # fmt: skip
+    """From final-roll values in ``A`` to turn-start values in ``out[:lanes]``.
+
+    With ``served``, ``S[r]`` holds each first-throw roll scored at once with its
+    served points; the first throw takes the better of that and rolling on.
+    """
     roll0 = size_start[dice]
     for _ in range(rerolls):
         keep_values(A, add, size_start, dice, faces, lanes)
         best_keeps(A, sub_rows, lanes)
+    if served:
+        for r in range(roll_prob.shape[0]):
+            row = A[roll0 + r, :lanes]
+            srow = S[r, :lanes]
+            for lane in range(lanes):
+                a = row[lane]
+                b = srow[lane]
+                row[lane] = a if a > b else b
     for lane in range(lanes):
         out[lane] = 0.0
     for r in range(roll_prob.shape[0]):
@@ -339,21 +353,26 @@ def solve_batches(
     seg_mask, seg_y, seg_u0, seg_nu, starts, width, n_workers, V, score, joker_score,
     roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
     values, index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls,
+    served, served_score, served_values, served_index,
 ):  # fmt: skip
     """Fill ``V`` for every segment of a layer; batches run in parallel.
 
     Each thread reuses its own buffers (indexed by thread id, ``n_workers`` of
     them): an allocation per batch costs a page-mapping system call wherever the
     allocator returns memory to the system early (Dask's workers ask it to).
+    With ``served``, the first throw may also score at once with the served table.
     """
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
+    n_rolls = n_keeps - roll0
     A_of = np.empty((n_workers, n_keeps, width))
-    cand_of = np.empty((n_workers, cand_rows(values), width))
+    S_of = np.empty((n_workers, n_rolls if served else 1, width))
+    cand_of = np.empty((n_workers, max(cand_rows(values), cand_rows(served_values)), width))
     out_of = np.empty((n_workers, width))
     for b in prange(starts.shape[0] - 1):
         w = get_thread_id()
         A = A_of[w]
+        S = S_of[w]
         cand = cand_of[w]
         out = out_of[w]
         off = 0
@@ -363,8 +382,15 @@ def solve_batches(
                 score, joker_score, roll_face, upper, upper_box_of_face, threshold,
                 yahtzee, joker, extra_bonus, n_flag, values, index,
             )  # fmt: skip
+            if served:
+                final_roll_values(
+                    seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, S, cand, 0,
+                    served_score, joker_score, roll_face, upper, upper_box_of_face, threshold,
+                    yahtzee, joker, extra_bonus, n_flag, served_values, served_index,
+                )  # fmt: skip
             off += seg_nu[j]
-        throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, off)
+        throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, off,
+                         S, served)  # fmt: skip
         off = 0
         for j in range(starts[b], starts[b + 1]):
             for ui in range(seg_nu[j]):
@@ -465,13 +491,13 @@ def final_rolls(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, cand, tm
         row = A[roll0 + r, :nl]
         for i in range(nl):
             row[i] = NEG
-        allowed, active, extra = box_rule(
+        allowed, active, extra, zeroed = box_rule(
             mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
         )
         for c in range(n_cat):
             if (allowed >> c) & 1 == 0:
                 continue
-            pts = joker_score[c, r] if active else score[c, r]
+            pts = box_points(c, r, active, zeroed, score, joker_score)
             fill_after(tmp, nl, mask, y, f0, c, pts, pts + int(extra), T, lo, hi, off, sign,
                        below, above, upper, threshold, yahtzee, n_flag)  # fmt: skip
             for i in range(nl):
@@ -510,23 +536,28 @@ def plan_layer(masks, block, n_flag, width):
 def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign, below,
                 above, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
                 yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows, size_start,
-                roll_prob, dice, faces, rerolls):  # fmt: skip
+                roll_prob, dice, faces, rerolls, served, served_score, served_values,
+                served_index):  # fmt: skip
     """Fill the lanes of a list of batches; each thread reuses its own buffers.
 
     ``n_workers`` is the most threads a parallel region may use (buffers are
     indexed by thread id); batches are handed out one at a time (see
     :func:`solve_points`), so a thread the system pauses holds up one batch only.
+    With ``served``, the first throw may also score at once with the served table.
     """
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
     n_batches = b_mask.shape[0]
+    n_cand = max(values.shape[0] * values.shape[1], served_values.shape[0] * served_values.shape[1])
     A_of = np.empty((n_workers, n_keeps, width), T.dtype)
-    cand_of = np.empty((n_workers, values.shape[0] * values.shape[1], width), T.dtype)
+    S_of = np.empty((n_workers, n_keeps - roll0 if served else 1, width), T.dtype)
+    cand_of = np.empty((n_workers, n_cand, width), T.dtype)
     tmp_of = np.empty((n_workers, width), T.dtype)
     out_of = np.empty((n_workers, width))  # the sum over the first throw in float64
     for b in prange(n_batches):
         w = get_thread_id()
         A = A_of[w]
+        S = S_of[w]
         cand = cand_of[w]
         tmp = tmp_of[w]
         out = out_of[w]
@@ -537,7 +568,14 @@ def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign,
             roll0, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
             yahtzee, joker, extra_bonus, n_flag, values, index,
         )  # fmt: skip
-        throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl)
+        if served:
+            final_rolls(
+                b_mask[b], b_y[b], f0, nl, T, lo, hi, off, sign, below, above, S, cand, tmp,
+                0, served_score, joker_score, roll_face, upper, upper_box_of_face, threshold,
+                yahtzee, joker, extra_bonus, n_flag, served_values, served_index,
+            )  # fmt: skip
+        throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl,
+                         S, served)  # fmt: skip
         for i in range(nl):
             T[f0 + i] = out[i]
 
@@ -611,13 +649,13 @@ def duel_final(i, j, x0, nl, T, toff, xlo, ulo, uhi, A, cand, tmp, roll0, p_mask
         row = A[roll0 + r, :nl]
         for lane in range(nl):
             row[lane] = NEG
-        allowed, active, extra = box_rule(
+        allowed, active, extra, zeroed = box_rule(
             mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
         )
         for c in range(n_cat):
             if (allowed >> c) & 1 == 0:
                 continue
-            pts = joker_score[c, r] if active else score[c, r]
+            pts = box_points(c, r, active, zeroed, score, joker_score)
             nn = duel_next(i, j, c, pts, p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase,
                            upper, threshold, yahtzee, n_flag)  # fmt: skip
             duel_read(tmp, nl, x0, pts + int(extra), nn, T, toff, 0, xlo, ulo, uhi, 0.0, 1.0)
@@ -654,7 +692,8 @@ def duel_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, T, toff, xlo, ulo
             roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
             values, index,
         )  # fmt: skip
-        throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl)
+        throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl,
+                         A, False)  # fmt: skip
         node = b_node[b]
         base = toff[node] + x0 - xlo[node]
         for lane in range(nl):
@@ -756,13 +795,13 @@ def duel_final_follow(i, j, x0, nl, E, cand, T, toff, N, nbase, rows, below, abo
         for q in range(1, nq):
             for lane in range(nl):
                 e[q, lane] = 0.0
-        allowed, active, extra = box_rule(
+        allowed, active, extra, zeroed = box_rule(
             mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
         )
         for c in range(n_cat):
             if (allowed >> c) & 1 == 0:
                 continue
-            pts = joker_score[c, r] if active else score[c, r]
+            pts = box_points(c, r, active, zeroed, score, joker_score)
             nn = duel_next(i, j, c, pts, p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase,
                            upper, threshold, yahtzee, n_flag)  # fmt: skip
             spare = cand[total]

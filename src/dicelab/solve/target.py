@@ -40,10 +40,16 @@ import numpy as np
 from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
-from dicelab.rules.placement import box_rule, next_flag
+from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import points_cost
-from dicelab.solve.expected import BoxOption, KeepLookups, kernel_args, space_args
+from dicelab.solve.expected import (
+    BoxOption,
+    KeepLookups,
+    kernel_args,
+    served_args,
+    space_args,
+)
 from dicelab.solve.points import (
     PointsLayout,
     StateBounds,
@@ -194,6 +200,7 @@ class PointsLayers:
             kernels.solve_layer(
                 *plan, self.width, config.NUMBA_NUM_THREADS, table, lay.lo, lay.hi, lay.off,
                 self.sign, self.below, self.above, *kernel_args(g), *space_args(g),
+                *served_args(g),
             )  # fmt: skip
 
 
@@ -669,22 +676,25 @@ class PointsTurnValues(KeepLookups):
     points: int
     keep: np.ndarray
     start_value: float
+    first: np.ndarray | None = None
 
-    def box_options(self, roll: int) -> list[BoxOption]:
-        """``(box, points, extra, value)`` for every box a final roll may go in."""
+    def box_options(self, roll: int, first_throw: bool = False) -> list[BoxOption]:
+        """``(box, points, extra, value)`` for every box a final roll may go in; with
+        ``first_throw``, scored at once on the turn's first throw (served points)."""
         t = self.table
         g = t.game
+        score = g.served_score if first_throw else g.score
         space = g.space
         r = roll - int(space.size_start[space.dice])
-        allowed, active, extra = box_rule(
+        allowed, active, extra, zeroed = box_rule(
             self.filled, self.flag, int(g.roll_face[r]), g.upper, g.upper_box_of_face,
-            g.yahtzee, g.joker_code, float(g.rules.extra_bonus),
+            g.yahtzee, g.placement_code, float(g.rules.extra_bonus),
         )  # fmt: skip
         out = []
         for c in range(g.n_categories):
             if not (allowed >> c) & 1:
                 continue
-            pts = int(g.joker_score[c, r] if active else g.score[c, r])
+            pts = int(box_points(c, r, active, zeroed, score, g.joker_score))
             y2 = next_flag(c, self.flag, pts, g.yahtzee, g.n_flag)
             up = self.upper_total + (pts if g.upper[c] else 0)
             gain = pts + int(extra)
@@ -723,5 +733,8 @@ def points_turn_values(
             ends = starts + (lay.hi[m2] - lay.lo[m2] + 1)[rows]
             if starts.size:
                 table.check_rows(int(starts.min()), int(ends.max()))
-    K, s = turn.throws(g, turn.points_final_values(table, filled, u, y, points))
-    return PointsTurnValues(table, filled, upper_total, y, points, K, s)
+    first = None
+    if g.has_served:
+        first = turn.points_final_values(table, filled, u, y, points, True)
+    K, s = turn.throws(g, turn.points_final_values(table, filled, u, y, points), first)
+    return PointsTurnValues(table, filled, upper_total, y, points, K, s, first)

@@ -12,41 +12,47 @@ from __future__ import annotations
 import numpy as np
 
 from dicelab.rules.compiled import CompiledRules
-from dicelab.rules.placement import box_rule, next_flag
+from dicelab.rules.placement import box_points, box_rule, next_flag
 
 
-def best_boxes(game: CompiledRules, mask: int, y: int, value_of) -> np.ndarray:
+def best_boxes(
+    game: CompiledRules, mask: int, y: int, value_of, first_throw: bool = False
+) -> np.ndarray:
     """Each final roll's value in its best box (rolls in keep order).
 
     ``value_of(c, pts, extra, y2)`` values scoring ``pts`` in boxes ``c`` with the
     extra bonus ``extra``, the next flag being ``y2`` (numbers or arrays). Rolls
     that are not all alike may go in any open box; all-alike rolls follow the joker
-    rule (:func:`dicelab.rules.placement.box_rule`).
+    rule (:func:`dicelab.rules.placement.box_rule`). With ``first_throw`` the rolls
+    score as made on the turn's first throw (served points included).
     """
-    n_cat, n_rolls = game.score.shape
+    score = game.served_score if first_throw else game.score
+    n_cat, n_rolls = score.shape
     best = np.full(n_rolls, -np.inf)
     ordinary = game.roll_face < 0
     for c in range(n_cat):
         if (mask >> c) & 1:
             continue
-        pts = game.score[c]
+        pts = score[c]
         y2 = np.where((pts > 0) & (game.n_flag == 2), 1, 0) if c == game.yahtzee else y
         value = value_of(c, pts, 0, y2)
         np.maximum(best, np.where(ordinary, value, -np.inf), out=best)
     extra_bonus = float(game.rules.extra_bonus)
     for r in np.flatnonzero(~ordinary):
-        allowed, active, extra = box_rule(
+        allowed, active, extra, zeroed = box_rule(
             mask, y, int(game.roll_face[r]), game.upper, game.upper_box_of_face, game.yahtzee,
-            game.joker_code, extra_bonus,
+            game.placement_code, extra_bonus,
         )  # fmt: skip
         cs = [c for c in range(n_cat) if (allowed >> c) & 1]
-        pts = [int(game.joker_score[c, r] if active else game.score[c, r]) for c in cs]
+        pts = [int(box_points(c, r, active, zeroed, score, game.joker_score)) for c in cs]
         y2 = [next_flag(c, y, p, game.yahtzee, game.n_flag) for c, p in zip(cs, pts, strict=True)]
         best[r] = value_of(np.array(cs), np.array(pts), extra, np.array(y2)).max()
     return best
 
 
-def final_roll_values(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int) -> np.ndarray:
+def final_roll_values(
+    game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int, first_throw: bool = False
+) -> np.ndarray:
     """Value of every final roll placed in its best box (rolls in keep order)."""
     cap = game.threshold
 
@@ -54,21 +60,27 @@ def final_roll_values(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: 
         u2 = np.where(game.upper[c] & (cap > 0), np.minimum(u + pts, cap), u)
         return (pts + extra) + V[mask | (1 << c), y2, u2]
 
-    return best_boxes(game, mask, y, value_of)
+    return best_boxes(game, mask, y, value_of, first_throw)
 
 
 def turn_detail(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int):
     """Every value inside one turn.
 
-    Returns ``(K, start)``: ``K[0, roll]`` is a final roll in its best box,
+    Returns ``(K, start, first)``: ``K[0, roll]`` is a final roll in its best box,
     ``K[n, keep]`` (``n >= 1``) the value of keeping ``keep`` with ``n`` rerolls
     left, before that reroll; ``start`` the value of the turn before its first
-    throw. ``u`` is the capped upper total, ``y`` the flag.
+    throw; ``first[roll]`` a first-throw roll scored at once, served points
+    included (``None`` for rules without served bonuses). ``u`` is the capped upper
+    total, ``y`` the flag.
     """
-    return throws(game, final_roll_values(game, V, mask, u, y))
+    first = final_roll_values(game, V, mask, u, y, True) if game.has_served else None
+    K, start = throws(game, final_roll_values(game, V, mask, u, y), first)
+    return K, start, first
 
 
-def points_final_values(table, mask: int, u: int, y: int, points: int) -> np.ndarray:
+def points_final_values(
+    table, mask: int, u: int, y: int, points: int, first_throw: bool = False
+) -> np.ndarray:
     """Final-roll values of one lane of a points table (see :mod:`dicelab.solve.target`).
 
     Scoring ``g`` points moves the lane from ``points`` to ``points + sign * g`` in
@@ -89,11 +101,15 @@ def points_final_values(table, mask: int, u: int, y: int, points: int) -> np.nda
         out[inside] = table.values[(r2 + t - lo2)[inside]]
         return out
 
-    return best_boxes(game, mask, y, value_of)
+    return best_boxes(game, mask, y, value_of, first_throw)
 
 
-def throws(game: CompiledRules, final: np.ndarray):
-    """From the final-roll values to every value inside the turn (see :func:`turn_detail`)."""
+def throws(game: CompiledRules, final: np.ndarray, first: np.ndarray | None = None):
+    """From the final-roll values to every value inside the turn (see :func:`turn_detail`).
+
+    ``first``: each first-throw roll scored at once (served points); the first
+    throw takes the better of it and rolling on.
+    """
     space = game.space
     dice, faces = space.dice, space.faces
     rerolls = game.rules.rolls - 1
@@ -119,5 +135,7 @@ def throws(game: CompiledRules, final: np.ndarray):
         for size in range(1, dice + 1):
             lo, hi = starts[size], starts[size + 1]
             A[lo:hi] = np.maximum(A[lo:hi], A[subs[size]].max(axis=1))
+    if first is not None:
+        A[roll0:] = np.maximum(A[roll0:], first)
     start = np.cumsum(space.roll_prob * A[roll0:])[-1]
     return K, float(start)
