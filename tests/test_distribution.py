@@ -49,6 +49,7 @@ class PolicyBrute:
             ]  # fmt: skip
             same = kinds[0] if kinds else -1
         self.same = same
+        self.fbox = rules.flag_index  # the box whose "holds points" the flag y says
         self.throw = cache(self._throw)
         self.outcomes = cache(self._outcomes)
         self.remaining = cache(self._remaining)
@@ -57,14 +58,22 @@ class PolicyBrute:
         if self.table is not None:
             yi = y if self.flags == 2 else 0
             return float(self.table[filled, yi, min(up, self.cap) if self.cap else 0])
-        return float(self.b.state(filled, up, y)[0])
+        return float(self.b.state(filled, up, self.holds(y))[0])
 
-    def boxes(self, filled, up, y, dice):
+    def holds(self, y):
+        """The flag as the set of boxes holding points that matter."""
+        return 1 << self.fbox if (y and self.fbox >= 0) else 0
+
+    def first(self, r):
+        """Whether a throw with ``r`` rerolls left is the turn's first."""
+        return r == self.rules.rolls - 1
+
+    def boxes(self, filled, up, y, dice, first=False):
         """The box chosen for final dice: the first within TIE of the running best."""
         best = None
-        for c, pts, extra in self.b.choices(filled, y, dice):
+        for c, pts, extra in self.b.choices(filled, y, dice, self.holds(y), first):
             up2 = up + (pts if self.b.upper[c] else 0)
-            y2 = (1 if pts > 0 else 0) if c == self.b.ybox else y
+            y2 = (1 if pts > 0 else 0) if c == self.fbox else y
             v = pts + extra + self.value(filled | 1 << c, up2, y2)
             if best is None or v > best[0] + TIE:
                 best = (v, (c, pts, extra))
@@ -80,6 +89,8 @@ class PolicyBrute:
                 continue
             if len(kept) == len(dice):
                 out[kept] = self.throw(filled, up, y, dice, r - 1)[0]
+                if self.served_stop(filled, up, y, dice, r):
+                    out[kept] = self.boxes(filled, up, y, dice, True)[0]
                 continue
             news = list(product(range(1, faces + 1), repeat=len(dice) - len(kept)))
             out[kept] = sum(
@@ -87,10 +98,17 @@ class PolicyBrute:
             ) / len(news)
         return out
 
+    def served_stop(self, filled, up, y, dice, r):
+        """Whether a first throw is scored at once (served points beat rolling on)."""
+        if not (self.first(r) and r > 0):
+            return False
+        now = self.boxes(filled, up, y, dice, True)[0]
+        return now > self.throw(filled, up, y, dice, r - 1)[0] + TIE
+
     def _throw(self, filled, up, y, dice, r):
         """(value, choice) of a throw: a box, or a keep (fewer dice, faces ascending)."""
         if r == 0:
-            return self.boxes(filled, up, y, dice)
+            return self.boxes(filled, up, y, dice, self.first(r))
         options = self.keeps(filled, up, y, dice, r)
         top = max(options.values())
         chosen = min((k for k, v in options.items() if v >= top - TIE), key=lambda k: (len(k), k))
@@ -101,6 +119,8 @@ class PolicyBrute:
         _, choice = self.throw(filled, up, y, dice, r)
         if r == 0:
             return {choice: 1.0}
+        if len(choice) == len(dice) and self.served_stop(filled, up, y, dice, r):
+            return {self.boxes(filled, up, y, dice, True)[1]: 1.0}
         out = {}
         faces = self.rules.faces
         news = list(product(range(1, faces + 1), repeat=len(dice) - len(choice)))
@@ -125,7 +145,7 @@ class PolicyBrute:
         out = {}
         for (c, pts, extra), p in turn.items():
             up2 = up + (pts if b.upper[c] else 0)
-            y2 = (1 if pts > 0 else 0) if c == b.ybox else y
+            y2 = (1 if pts > 0 else 0) if c == self.fbox else y
             scored = c == self.same and pts > 0
             for (rest, bonus, same), q in self.remaining(filled | 1 << c, up2, y2).items():
                 key = (rest + pts + extra, bonus, same or scored)
@@ -158,6 +178,16 @@ BRUTE = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCh
 @BRUTE
 @given(small_rules())
 def test_optimum_distribution_equals_brute_force(rules):
+    table = solve_expected(rules)
+    dist = score_distribution(rules, table)
+    assert_same_distribution(dist, PolicyBrute(rules))
+    assert dist.mean == pytest.approx(table.expected_score, abs=1e-9)
+
+
+@BRUTE
+@given(small_rules(variants=True))
+def test_optimum_distribution_equals_brute_force_on_variants(rules):
+    # served bonuses (a first throw scored at once), boxes that need another
     table = solve_expected(rules)
     dist = score_distribution(rules, table)
     assert_same_distribution(dist, PolicyBrute(rules))

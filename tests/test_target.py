@@ -84,12 +84,24 @@ class BruteForce:
         fixed = getattr(cat, "score", "all")
         return fixed if isinstance(fixed, int) else sum(dice)
 
-    def choices(self, filled, yflag, dice):
+    def plain_points(self, c, dice, holds, first):
+        """Box ``c``'s points: 0 while a box it requires holds none; served points on
+        the first throw."""
+        cat = self.cats[c]
+        needs = getattr(cat, "requires", None)
+        if needs is not None and not holds >> [x.id for x in self.cats].index(needs) & 1:
+            return 0
+        pts = cat.points(self.counts(dice))
+        if first and getattr(cat, "served", 0) and cat.matches(self.counts(dice)):
+            pts += cat.served
+        return pts
+
+    def choices(self, filled, yflag, dice, holds=0, first=False):
         n, cats = self.n, self.cats
         open_boxes = [c for c in range(n) if not filled >> c & 1]
         same = len(set(dice)) == 1
         y_filled = self.ybox >= 0 and filled >> self.ybox & 1
-        normal = [(c, cats[c].points(self.counts(dice))) for c in open_boxes]
+        normal = [(c, self.plain_points(c, dice, holds, first)) for c in open_boxes]
         if not (same and y_filled):
             return [(c, p, 0) for c, p in normal]
         extra = self.extra_pts if yflag else 0
@@ -128,20 +140,23 @@ class BruteForce:
             return w[np.minimum(self.at + gain, self.lanes - 1)]
         return w + gain
 
-    def _state(self, filled, up, yflag):
+    def _state(self, filled, up, holds):
+        """Value of a turn start; ``holds``: the boxes holding points."""
         if filled == (1 << self.n) - 1:
             return self.terminal(up)
         outcomes = list(product(range(1, self.faces + 1), repeat=self.dice_n))
-        total = sum(self.throw(filled, up, yflag, tuple(sorted(d)), self.rules.rolls - 1)
+        total = sum(self.throw(filled, up, holds, tuple(sorted(d)), self.rules.rolls - 1)
                     for d in outcomes)  # fmt: skip
         return total / len(outcomes)
 
-    def _throw(self, filled, up, yflag, dice, rerolls):
+    def _throw(self, filled, up, holds, dice, rerolls):
         best = None
-        for c, pts, extra in self.choices(filled, yflag, dice):
+        yflag = 1 if self.ybox >= 0 and holds >> self.ybox & 1 else 0
+        first = rerolls == self.rules.rolls - 1
+        for c, pts, extra in self.choices(filled, yflag, dice, holds, first):
             up2 = up + (pts if self.upper[c] else 0)
-            y2 = (1 if pts > 0 else 0) if c == self.ybox else yflag
-            v = self.after(self.state(filled | 1 << c, up2, y2), pts + extra)
+            v = self.after(self.state(filled | 1 << c, up2, holds | (1 << c if pts > 0 else 0)),
+                           pts + extra)  # fmt: skip
             best = v if best is None else np.maximum(best, v)
         if rerolls == 0:
             return best
@@ -152,7 +167,7 @@ class BruteForce:
                 continue
             seen.add(kept)
             outs = list(product(range(1, self.faces + 1), repeat=self.dice_n - len(kept)))
-            total = sum(self.throw(filled, up, yflag, tuple(sorted(kept + new)), rerolls - 1)
+            total = sum(self.throw(filled, up, holds, tuple(sorted(kept + new)), rerolls - 1)
                         for new in outs)  # fmt: skip
             best = np.maximum(best, total / len(outs))
         return best
@@ -161,9 +176,9 @@ class BruteForce:
         return self.state(0, 0, 0)
 
 
-def small_rules():
+def small_rules(variants=False):
     """Tiny rules where the brute force runs in a fraction of a second."""
-    return tiny_rules().filter(lambda r: r.faces**r.dice * r.rolls <= 54)
+    return tiny_rules(variants).filter(lambda r: r.faces**r.dice * r.rolls <= 54)
 
 
 def generous_top(rules) -> int:
@@ -186,6 +201,18 @@ def test_target_table_agrees_with_brute_force_for_every_target(rules):
     for s in range(top + 1):
         assert table.probability(s) == pytest.approx(brute[s], abs=1e-9)
     # no game scores more than the bound the tables are cut at
+    assert np.all(brute[top + 1 :] == 0)
+
+
+@SLOW
+@given(small_rules(variants=True))
+def test_target_table_agrees_with_brute_force_on_variants(rules):
+    # served bonuses, boxes that need another, pairs boxes taking fewer pairs
+    table = solve_target(rules)
+    top = max_score(compile_rules(rules))
+    brute = BruteForce(rules, "needed", lanes=generous_top(rules) + 1).start()
+    for s in range(top + 1):
+        assert table.probability(s) == pytest.approx(brute[s], abs=1e-9)
     assert np.all(brute[top + 1 :] == 0)
 
 

@@ -167,6 +167,13 @@ class Game:
         return bool(turn["keeps"]) and len(turn["keeps"][-1]) == self.rules.dice
 
     @property
+    def served_now(self) -> bool:
+        """Whether the dice showing are the turn's first throw under rules that pay
+        served bonuses: a box filled now takes its served points."""
+        t = self._turn
+        return bool(self.table.game.has_served and t and len(t["throws"]) == 1)
+
+    @property
     def dice(self) -> list[int] | None:
         """The dice showing, sorted (None before the turn's first throw)."""
         t = self._turn
@@ -273,9 +280,12 @@ class Game:
         """The decision at hand."""
         if self.phase not in ("keep", "box"):
             raise UserError(f"no decision now: {self._expect()}")
+        rerolls = self.rerolls_left
+        if self.served_now:  # scoring the first throw at once: the served boxes
+            rerolls = self.rules.rolls - 1
         return Position(
             dice=tuple(self.dice),
-            rerolls_left=self.rerolls_left,
+            rerolls_left=rerolls,
             filled=self.filled,
             extra_bonuses=self.extra_bonuses,
         )
@@ -450,11 +460,15 @@ def _replay(game: Game, record: dict) -> Iterator[_Step]:
                     raise UserError(f"throw {i + 1}: {len(throw)} dice, expected {game.rules.dice}")
                 game.roll(throw)
                 if i < len(keeps):
-                    yield _Step(ti, i, game.position(), "keep", _faces(keeps[i], 99, "keep"))
+                    keep = _faces(keeps[i], 99, "keep")
+                    # a served first throw kept whole is priced as the box it fills
+                    if not (game.served_now and len(keep) == game.rules.dice):
+                        yield _Step(ti, i, game.position(), "keep", keep)
                     game.keep(keeps[i])
             if "box" in turn:
                 if game.phase == "keep":
-                    yield _Step(ti, len(throws) - 1, game.position(), "keep", game.dice)
+                    if not game.served_now:
+                        yield _Step(ti, len(throws) - 1, game.position(), "keep", game.dice)
                     game.keep(game.dice)
                 yield _Step(ti, len(throws) - 1, game.position(), "box", turn["box"])
                 points = game.fill(str(turn["box"]))

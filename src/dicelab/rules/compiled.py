@@ -254,6 +254,30 @@ def compile_rules(rules: Rules) -> CompiledRules:
     )
 
 
+def refuse_variants(game: CompiledRules, what: str, requires: bool = False) -> None:
+    """Stop with one line where a solver does not handle a rule of ``game``: served
+    bonuses, and with ``requires`` also boxes that need another box.
+
+    Raises
+    ------
+    UserError
+        Naming the rule set, the rule and what does handle it.
+    """
+    from dicelab.errors import UserError
+
+    rules = game.rules
+    if rules.has_served:
+        rule = "served bonuses (points for a hand made on the first throw)"
+    elif requires and game.requires_mask:
+        rule = "boxes that pay only once another box holds points"
+    else:
+        return
+    raise UserError(
+        f"{rules.name}: {what} does not handle {rule} yet; the expected-score, target, "
+        f"distribution, advice and simulation commands do"
+    )
+
+
 def as_game(rules: Rules | CompiledRules | str) -> CompiledRules:
     """The compiled game of ``rules``: compiled rules as they are, rules compiled, a
     built-in name or a rules file loaded and compiled.

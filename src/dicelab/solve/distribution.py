@@ -43,7 +43,13 @@ from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.cost import Cost
-from dicelab.solve.expected import ExpectedTable, expected_table, kernel_args, space_args
+from dicelab.solve.expected import (
+    ExpectedTable,
+    expected_table,
+    kernel_args,
+    served_args,
+    space_args,
+)
 from dicelab.solve.kernels import (
     box_points,
     box_rule,
@@ -158,12 +164,15 @@ def _best_keeps_chosen(A, arg, sub_rows, keep_size, n_keeps, nl):
 def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f, scratch_i,
                   keep_size, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
                   yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows, size_start,
-                  roll_prob, dice, faces, rerolls):  # fmt: skip
+                  roll_prob, dice, faces, rerolls, served, served_score, served_values,
+                  served_index):  # fmt: skip
     """Probability of every (box, points, extra) outcome of a turn, for ``nl`` lanes.
 
     Adds into ``Q[q0 + i * n_slots + slot]`` for lane ``i``, where ``slot`` is the
     outcome's position among the state's ``n_slots`` (``slot_of[c, points] * n_e``
     plus the extra earned, after the ``box_slots`` of the open boxes before ``c``).
+    With ``served``, a first throw may score at once with the served table; the
+    strategy does so where that beats rolling on by more than ``TIE``.
     """
     n_cat, n_rolls = score.shape
     n_keeps = add.shape[0]
@@ -172,18 +181,42 @@ def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f,
     M = scratch_f[1]
     mass = scratch_f[2]
     cand = scratch_f[3]
+    S = scratch_f[4]
     arg = scratch_i[0]
     choice = scratch_i[1]
-    keeps = scratch_i[2:]
+    served_box = scratch_i[2]  # the box of a first throw scored at once, or -1
+    keeps = scratch_i[3:]
+    if served and rerolls == 0:  # the only throw is the first: it scores as served
+        score = served_score
+        values = served_values
+        index = served_index
     _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, score, joker_score, roll_face,
                   upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
                   values, index)  # fmt: skip
+    early = served and rerolls > 0
+    if early:
+        _final_choice(mask, y, ul, nl, V, S, served_box, cand, 0, served_score, joker_score,
+                      roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
+                      extra_bonus, n_flag, served_values, served_index)  # fmt: skip
     for n in range(rerolls):
         keep_values(A, add, size_start, dice, faces, nl)
+        if early and n == rerolls - 1:
+            for r in range(n_rolls):
+                for i in range(nl):
+                    if S[r, i] > A[roll0 + r, i] + TIE:
+                        A[roll0 + r, i] = S[r, i]
+                    else:
+                        served_box[r, i] = -1
         _best_keeps_chosen(A, arg, sub_rows, keep_size, n_keeps, nl)
         for r in range(n_rolls):
             for i in range(nl):
                 keeps[n, r, i] = arg[roll0 + r, i]
+    base = np.zeros(n_cat, np.int64)
+    pos = 0
+    for c in range(n_cat):
+        if (mask >> c) & 1 == 0:
+            base[c] = pos
+            pos += box_slots[c]
     for r in range(n_rolls):
         for i in range(nl):
             mass[r, i] = roll_prob[r]
@@ -193,6 +226,18 @@ def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f,
             for i in range(nl):
                 M[k, i] = 0.0
         for r in range(n_rolls):
+            if early and n == rerolls - 1:  # first throws scored at once leave here
+                allowed, active, extra, zeroed = box_rule(
+                    mask, y, roll_face[r], upper, upper_box_of_face, yahtzee, joker, extra_bonus
+                )
+                e = 1 if extra > 0 else 0
+                for i in range(nl):
+                    c = served_box[r, i]
+                    if c < 0 or keeps[n, r, i] != roll0 + r:
+                        continue
+                    pts = box_points(c, r, active, zeroed, served_score, joker_score)
+                    Q[q0 + i * pos + base[c] + slot_of[c, pts] * n_e + e] += mass[r, i]
+                    mass[r, i] = 0.0
             for i in range(nl):
                 M[keeps[n, r, i], i] += mass[r, i]
         for k in range(roll0):
@@ -203,12 +248,6 @@ def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f,
         for r in range(n_rolls):
             for i in range(nl):
                 mass[r, i] = M[roll0 + r, i]
-    base = np.zeros(n_cat, np.int64)
-    pos = 0
-    for c in range(n_cat):
-        if (mask >> c) & 1 == 0:
-            base[c] = pos
-            pos += box_slots[c]
     for r in range(n_rolls):
         face = roll_face[r]
         allowed, active, extra, zeroed = box_rule(
@@ -226,15 +265,17 @@ def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f,
 def layer_outcomes(masks, n_workers, V, Q, qoff, lanes, n_lanes, slot_of, box_slots, n_e, score,
                    joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
                    extra_bonus, n_flag, values, index, add, sub_rows, size_start, roll_prob, dice,
-                   faces, rerolls):  # fmt: skip
+                   faces, rerolls, served, served_score, served_values,
+                   served_index):  # fmt: skip
     """Turn outcomes of every state of a layer; blocks are shared among workers."""
     n_keeps = add.shape[0]
     width = lanes.shape[1]
-    rows = max(n_keeps, values.shape[0] * values.shape[1])
+    rows = max(n_keeps, values.shape[0] * values.shape[1],
+               served_values.shape[0] * served_values.shape[1])  # fmt: skip
     nb = masks.shape[0] * n_flag
     for w in prange(n_workers):
-        scratch_f = np.empty((4, rows, width))
-        scratch_i = np.empty((2 + rerolls, n_keeps, width), np.int64)
+        scratch_f = np.empty((5, rows, width))
+        scratch_i = np.empty((3 + rerolls, n_keeps, width), np.int64)
         keep_size = np.empty(n_keeps, np.int64)
         for j in range(dice + 1):
             keep_size[size_start[j] : size_start[j + 1]] = j
@@ -248,7 +289,8 @@ def layer_outcomes(masks, n_workers, V, Q, qoff, lanes, n_lanes, slot_of, box_sl
                           scratch_f, scratch_i, keep_size, score, joker_score, roll_face, upper,
                           upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
                           values, index, add, sub_rows, size_start, roll_prob, dice, faces,
-                          rerolls)  # fmt: skip
+                          rerolls, served, served_score, served_values,
+                          served_index)  # fmt: skip
 
 
 # -- the points so far, carried to the next layer ----------------------------------------
@@ -423,11 +465,11 @@ def all_same_box(rules: Rules) -> int:
 def _slots(game: CompiledRules) -> tuple[np.ndarray, np.ndarray, int]:
     """Outcome slots: ``slot_of[c, points]`` (-1 if impossible), ``slot_pts[c, s]``, ``n_e``."""
     n = game.n_categories
-    top = int(max(game.score.max(), game.joker_score.max()))
+    top = int(max(game.score.max(), game.joker_score.max(), game.served_score.max()))
     slot_of = np.full((n, top + 1), -1, dtype=np.int64)
     slot_pts = np.zeros((n, top + 1), dtype=np.int64)
     for c in range(n):
-        vals = np.unique(np.concatenate([game.score[c], game.joker_score[c]]))
+        vals = np.unique(np.concatenate([game.score[c], game.joker_score[c], game.served_score[c]]))
         slot_of[c, vals] = np.arange(vals.size)
         slot_pts[c, : vals.size] = vals
     n_e = 2 if (game.rules.extra_bonus > 0 and game.yahtzee >= 0) else 1
@@ -515,7 +557,8 @@ def score_distribution(
                 pos += sizes[i]
         Q = np.zeros(pos)
         layer_outcomes(
-            masks, workers, V, Q, qoff, lanes, n_lanes, slot_of, box_slots, n_e, *rargs, *sargs
+            masks, workers, V, Q, qoff, lanes, n_lanes, slot_of, box_slots, n_e, *rargs, *sargs,
+            *served_args(game),
         )
         nxt = all_layers[k + 1]
         scored = np.zeros(len(nxt))

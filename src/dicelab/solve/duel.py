@@ -52,7 +52,7 @@ import numpy as np
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules
-from dicelab.rules.compiled import CompiledRules, as_game
+from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
 from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import MEMORY_SHARE, Cost, machine_memory, turn_cost
@@ -188,6 +188,7 @@ class DuelSpace:
 
 def duel_space(game: CompiledRules) -> DuelSpace:
     """Lay out the nodes and rows of a duel (see :class:`DuelSpace`)."""
+    refuse_variants(game, "the two-player game")
     n_cat = game.n_categories
     bounds = StateBounds(game)
     p_mask, p_y, p_u = _player_states(game)

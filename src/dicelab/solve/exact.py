@@ -35,7 +35,7 @@ from numba import get_num_threads, njit, prange
 from dicelab.dice import multinomial
 from dicelab.errors import UserError
 from dicelab.rules import Rules
-from dicelab.rules.compiled import CompiledRules, as_game
+from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
 from dicelab.solve.expected import kernel_args, space_args
 from dicelab.solve.kernels import box_points, box_rule, next_flag, open_box_rows, plan_layer
 from dicelab.solve.points import (
@@ -313,6 +313,7 @@ def layer_denominator(game: CompiledRules, open_boxes: int) -> int:
 
 def _solve_exact(game: CompiledRules, layout: PointsLayout, mode: int, terminal, width: int):
     """Numerators of every row of ``layout``, solved layer by layer."""
+    refuse_variants(game, "the exact solver")
     if layout.size > MAX_EXACT_VALUES:
         raise UserError(
             f"{game.rules.name}: exact arithmetic here needs {layout.size:,} (state, points) "

@@ -44,7 +44,7 @@ from numba import njit, prange
 from dicelab.dice import DiceSpace, dice_space
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
-from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.rules.compiled import CompiledRules, compile_rules, refuse_variants
 from dicelab.text import plural
 
 __all__ = [
@@ -152,15 +152,17 @@ _COMPILED: dict[str, CompiledRules] = {}
 def _compiled(rules: Rules | CompiledRules | str) -> CompiledRules:
     """Score tables of a rule set, built once per distinct rule set."""
     if isinstance(rules, CompiledRules):
-        return rules
-    if not isinstance(rules, Rules):
-        rules = load_rules(rules)
-    key = rules.fingerprint()
-    game = _COMPILED.get(key)
-    if game is None:
-        if len(_COMPILED) >= 16:
-            _COMPILED.clear()
-        game = _COMPILED[key] = compile_rules(rules)
+        game = rules
+    else:
+        if not isinstance(rules, Rules):
+            rules = load_rules(rules)
+        key = rules.fingerprint()
+        game = _COMPILED.get(key)
+        if game is None:
+            if len(_COMPILED) >= 16:
+                _COMPILED.clear()
+            game = _COMPILED[key] = compile_rules(rules)
+    refuse_variants(game, "the best assignment of known rolls", requires=True)
     return game
 
 

@@ -41,8 +41,8 @@ def layers(n_categories: int) -> list[np.ndarray]:
 
 
 def box_best(game: CompiledRules) -> np.ndarray:
-    """Most points each box can give, joker scoring included where the rules have a joker."""
-    best = game.score.max(axis=1)
+    """Most points each box can give, joker scoring and served bonuses included."""
+    best = np.maximum(game.score.max(axis=1), game.served_score.max(axis=1))
     if game.joker_code != 0 and game.yahtzee >= 0:
         best = np.maximum(best, game.joker_score.max(axis=1))
     return best.astype(np.int64)

@@ -148,6 +148,7 @@ def _info(entry: Entry) -> dict:
         "description": " ".join(r.description.split()),
         "upper_bonus": bonus,
         "extra_bonus": extra,
+        "served": r.has_served,
         "categories": [
             {"id": c.id, "name": c.label, "scores": c.describe(), "upper": c.counts_for_bonus}
             for c in r.categories

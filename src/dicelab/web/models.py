@@ -113,6 +113,10 @@ class RulesInfo(RulesSummary):
     description: str
     upper_bonus: UpperBonusInfo | None
     extra_bonus: ExtraBonusInfo | None
+    served: bool = Field(
+        description="Whether some box pays extra for a hand made on the turn's first throw; "
+        "then a first throw scored at once is advised with rerolls_left = rolls - 1."
+    )
     categories: list[Box]
 
 

@@ -100,7 +100,13 @@ function scoring() {
   return Boolean(t) && (t.throws.length >= rolls() || stopped(t));
 }
 
-const rerollsLeft = () => (scoring() ? 0 : rolls() - throwsMade());
+// Under rules with served bonuses, a first throw scored at once takes its served
+// points: its advice is the first throw's, whose options include the boxes.
+const servedNow = () => Boolean(state.info.served) && throwsMade() === 1;
+const rerollsLeft = () => {
+  if (!scoring()) return rolls() - throwsMade();
+  return servedNow() ? rolls() - 1 : 0;
+};
 
 function totals() {
   const f = filled();
@@ -302,10 +308,11 @@ function scoreNow() {
 }
 
 function chooseBox(id) {
-  if (!scoring() || state.busy || !adviceIsCurrent() || id in filled()) return;
+  if (!(scoring() || servedNow()) || state.busy || !adviceIsCurrent() || id in filled()) return;
   const option = state.advice.options.find((o) => o.box === id);
   if (!option) return;
   const t = currentTurn();
+  if (!scoring()) t.keeps.push(sorted(state.dice)); // a served first throw scored at once
   t.box = id;
   t.points = option.points;
   t.extra_bonus = option.extra_bonus;
