@@ -147,6 +147,48 @@ BAD_FILES = {
         + '[extra_yahtzee]\ncategory = "y"\nbonus = 100\njoker = "sometimes"\n',
         "extra_yahtzee.joker",
     ),
+    "served on an upper box": (
+        GOOD + '[[categories]]\nid = "x"\nkind = "of_a_kind"\ncount = 3\nscore = 10\n'
+        'served = 5\nupper = true\n',
+        "categories[1] (x).served",
+    ),
+    "served with a joker": (
+        GOOD + '[[categories]]\nid = "x"\nkind = "straight"\nlength = 5\nscore = 40\n'
+        'served = 5\n[[categories]]\nid = "y"\nkind = "of_a_kind"\ncount = 5\nscore = 50\n'
+        '[extra_yahtzee]\ncategory = "y"\nbonus = 0\njoker = "free"\n',
+        "categories[1] (x).served",
+    ),
+    "served too large": (
+        GOOD + '[[categories]]\nid = "x"\nkind = "straight"\nlength = 5\nscore = 40\n'
+        f"served = {2**70}\n",
+        "categories[1].served: Input should be less than or equal to 10000",
+    ),
+    "requires an unknown box": (
+        GOOD + '[[categories]]\nid = "x"\nkind = "of_a_kind"\ncount = 5\nscore = 100\n'
+        'requires = "nope"\n',
+        "categories[1] (x).requires",
+    ),
+    "requires a box not all alike": (
+        GOOD + '[[categories]]\nid = "x"\nkind = "of_a_kind"\ncount = 5\nscore = 100\n'
+        'requires = "chance"\n',
+        "all dice alike",
+    ),
+    "requires from a box not all alike": (
+        GOOD + '[[categories]]\nid = "g"\nkind = "of_a_kind"\ncount = 5\nscore = 50\n'
+        '[[categories]]\nid = "x"\nkind = "of_a_kind"\ncount = 4\nscore = 100\n'
+        'requires = "g"\n',
+        "categories[2] (x).requires",
+    ),
+    "requires itself": (
+        GOOD + '[[categories]]\nid = "x"\nkind = "of_a_kind"\ncount = 5\nscore = 100\n'
+        'requires = "x"\n',
+        "is not another category id",
+    ),
+    "more pairs needed than the box takes": (
+        GOOD + '[[categories]]\nid = "x"\nkind = "pairs"\npairs = 1\nat_least = 2\n'
+        'same_face_ok = false\nscore = "matching"\n',
+        "at_least",
+    ),
 }
 
 

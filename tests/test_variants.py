@@ -1,0 +1,260 @@
+"""Rule variants people play: served hands, boxes that need another, pairs house rules,
+a joker without the extra bonus, and every numeric field of a rules file in range.
+
+The solvers themselves are checked against independent brute forces on random tiny
+rule sets that use these switches (``test_bruteforce``, ``test_target``,
+``test_distribution``); here each objective is run on the new built-ins, against
+hand-worked positions and simulated games.
+"""
+
+import copy
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from dicelab.advisor import Position, advise
+from dicelab.cli import app
+from dicelab.errors import UserError
+from dicelab.play import Game, review
+from dicelab.rules import load_rules, parse_rules
+from dicelab.rules.compiled import compile_rules
+from dicelab.simulate import simulate
+from dicelab.solve.distribution import score_distribution
+from dicelab.solve.expected import solve_expected
+from dicelab.solve.points import max_score
+from dicelab.solve.target import solve_target
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def generala():
+    return solve_expected("generala")
+
+
+def counts(*dice):
+    c = [0] * 6
+    for d in dice:
+        c[d - 1] += 1
+    return tuple(c)
+
+
+def box(rules, box_id):
+    return next(c for c in load_rules(rules).categories if c.id == box_id)
+
+
+# -- scoring ------------------------------------------------------------------------
+def test_pairs_house_rules():
+    # four alike fill Two pairs in the house rule, not in plain Yatzy
+    assert box("yatzy-house", "two_pairs").points(counts(4, 4, 4, 4, 2)) == 16
+    assert box("yatzy", "two_pairs").points(counts(4, 4, 4, 4, 2)) == 0
+    # "one pair is enough": the pairs made are summed
+    r = parse_rules(
+        {"name": "p", "dice": 5, "faces": 6, "rolls": 3, "categories": [
+            {"id": "tp", "kind": "pairs", "pairs": 2, "at_least": 1, "same_face_ok": False,
+             "score": "matching"}]}
+    )  # fmt: skip
+    tp = r.categories[0]
+    assert tp.points(counts(1, 2, 3, 5, 5)) == 10
+    assert tp.points(counts(1, 1, 3, 5, 5)) == 12
+    assert tp.points(counts(1, 2, 3, 4, 6)) == 0
+    assert "1 pair enough" in tp.describe()
+
+
+def test_served_points_only_on_the_first_throw():
+    g = compile_rules(load_rules("generala"))
+    ids = [c.id for c in g.rules.categories]
+    roll = g.space.index((2, 3, 4, 5, 6)) - int(g.space.size_start[5])
+    esc = ids.index("escalera")
+    assert g.score[esc, roll] == 20 and g.served_score[esc, roll] == 25
+    # 1-3-4-5-6 is an escalera too (the ace above the six)
+    wrap = g.space.index((1, 3, 4, 5, 6)) - int(g.space.size_start[5])
+    assert g.served_score[esc, wrap] == 25
+    # no pattern, no served points
+    junk = g.space.index((1, 1, 2, 4, 6)) - int(g.space.size_start[5])
+    assert g.served_score[esc, junk] == 0
+    assert g.served_score[ids.index("ones"), junk] == g.score[ids.index("ones"), junk] == 2
+
+
+# -- advice and play ----------------------------------------------------------------
+def test_first_throw_offers_the_served_boxes(generala):
+    a = advise(generala, Position(dice=(2, 3, 4, 5, 6), rerolls_left=2))
+    assert a.best.kind == "box" and a.best.box == "escalera" and a.best.points == 25
+    assert not any(o.stops for o in a.options)  # scoring now is a box, not "keep all"
+    # after a reroll the same dice score without the served bonus
+    later = advise(generala, Position(dice=(2, 3, 4, 5, 6), rerolls_left=1))
+    stop = next(o for o in later.options if o.stops)
+    last = advise(generala, Position(dice=(2, 3, 4, 5, 6), rerolls_left=0))
+    assert next(o for o in last.options if o.box == "escalera").points == 20
+    assert stop.value == pytest.approx(last.best.value, abs=1e-9)
+    # the first-throw value is worth the served bonus over the later one, at least
+    assert a.best.value > last.best.value
+
+
+def test_doble_generala_pays_only_after_a_generala(generala):
+    dice = (3, 3, 3, 3, 3)
+    scratched = advise(generala, Position(dice=dice, rerolls_left=0, filled={"generala": 0}))
+    held = advise(generala, Position(dice=dice, rerolls_left=0, filled={"generala": 50}))
+    pts = {o.box: o.points for o in scratched.options}
+    assert pts["doble_generala"] == 0
+    assert {o.box: o.points for o in held.options}["doble_generala"] == 100
+    assert held.best.box == "doble_generala"
+    with pytest.raises(UserError, match="cannot be scored"):
+        advise(generala, Position(dice=dice, rerolls_left=0, filled={"generala": 40}))
+
+
+def test_play_and_review_a_served_turn(generala):
+    game = Game(generala, dice="real")
+    game.roll([2, 3, 4, 5, 6])
+    assert game.fill("escalera") == 25  # filled straight from the first throw
+    game.roll([1, 1, 1, 2, 3])
+    game.keep([1, 1, 1])
+    game.roll([2, 2])
+    assert game.fill("full") == 30  # not served: made on the second throw
+    rev = review(generala, game.record)
+    first = rev.decisions[0]
+    assert first.chosen.box == "escalera" and first.chosen.points == 25 and first.rank == 1
+    assert rev.score == 55
+
+
+def test_kniffel_joker_without_extra_bonus():
+    table = solve_expected("kniffel")
+    pos = Position(dice=(6, 6, 6, 6, 6), rerolls_left=0, filled={"kniffel": 50, "sechser": 24})
+    a = advise(table, pos)
+    got = {o.box: (o.points, o.extra) for o in a.options}
+    assert got["full_house"] == (25, 0) and got["grosse_strasse"] == (40, 0)
+    # before the Kniffel box is filled there is no joker
+    b = advise(table, Position(dice=(6, 6, 6, 6, 6), rerolls_left=0, filled={"sechser": 24}))
+    assert {o.box: o.points for o in b.options}["full_house"] == 0
+
+
+# -- every objective on a new built-in --------------------------------------------------
+def test_generala_distribution_and_simulation_agree(generala):
+    dist = score_distribution(generala.game, generala)
+    assert dist.mean == pytest.approx(generala.expected_score, abs=1e-9)
+    assert abs(dist.total - 1.0) < 1e-12
+    sim = simulate(generala, games=60_000, seed=11)
+    n = sim.games
+    assert abs(sim.mean - dist.mean) < 4 * dist.sd / np.sqrt(n)
+    for s in (120, 150, 200, 250):
+        p = dist.p_at_least[s]
+        assert abs((sim.scores >= s).mean() - p) < 4 * np.sqrt(p * (1 - p) / n)
+    assert abs(sim.all_same.mean() - dist.p_all_same) < 4 * np.sqrt(
+        dist.p_all_same * (1 - dist.p_all_same) / n
+    )
+
+
+def test_generala_target_beats_the_expected_strategy(generala):
+    table = solve_target(generala.game)
+    plain = score_distribution(generala.game, generala).p_at_least
+    assert table.probability(0) == pytest.approx(1.0)
+    for s in range(0, plain.size, 10):
+        assert table.probability(s) >= plain[s] - 1e-12
+    # the best sheet, every pattern served: 105 + 25 + 35 + 45 + 50 + 100
+    assert max_score(generala.game) == 360 and table.probability(360) > 0
+
+
+def test_served_bonus_is_worth_something(generala):
+    data = json.loads(json.dumps(load_rules("generala").model_dump(mode="json")))
+    for c in data["categories"]:
+        c.pop("served", None)
+    plain = solve_expected(parse_rules(data)).expected_score
+    assert generala.expected_score > plain + 0.5
+
+
+def test_cli_on_generala():
+    out = runner.invoke(app, ["advise", "generala", "--dice", "2", "3", "4", "5", "6",
+                              "--rerolls", "2", "--json"])  # fmt: skip
+    assert out.exit_code == 0, out.output
+    best = json.loads(out.output)["options"][0]
+    assert best["box"] == "escalera" and best["points"] == 25
+    for args in (["solve", "generala", "--exact"], ["duel", "generala"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "dicelab", *args], capture_output=True, text=True
+        )
+        assert done.returncode == 2 and done.stderr.count("\n") == 1
+        assert "served bonuses" in done.stderr
+    out = runner.invoke(app, ["rules", "show", "generala"])
+    assert out.exit_code == 0 and "+5 served" in out.output and "Doble Generala" in out.output
+
+
+# -- every numeric field of a rules file has a range ------------------------------------
+BASE = {
+    "name": "fields",
+    "dice": 3,
+    "faces": 4,
+    "rolls": 2,
+    "upper_bonus": {"threshold": 6, "points": 10},
+    "extra_yahtzee": {"category": "all", "bonus": 20, "joker": "none"},
+    "categories": [
+        {"id": "ones", "kind": "face", "face": 1},
+        {"id": "pair", "kind": "pairs", "pairs": 1, "at_least": 1, "same_face_ok": True,
+         "score": 5},
+        {"id": "run", "kind": "straight", "length": 3, "score": 12},
+        {"id": "set", "kind": "straight", "sets": [[1, 2, 3]], "score": 9},
+        {"id": "grp", "kind": "groups", "sizes": [2, 1], "distinct": True, "score": "all"},
+        {"id": "all", "kind": "of_a_kind", "count": 3, "score": 30},
+    ],
+}  # fmt: skip
+
+FIELDS = [
+    ("dice",), ("faces",), ("rolls",), ("upper_bonus", "threshold"), ("upper_bonus", "points"),
+    ("extra_yahtzee", "bonus"), ("categories", 0, "face"), ("categories", 1, "pairs"),
+    ("categories", 1, "at_least"), ("categories", 1, "score"), ("categories", 2, "length"),
+    ("categories", 2, "score"), ("categories", 3, "sets", 0, 1), ("categories", 4, "sizes", 0),
+    ("categories", 5, "count"), ("categories", 5, "score"), ("categories", 2, "served"),
+]  # fmt: skip
+
+VALUES = (
+    st.integers(-(2**80), 2**80)
+    | st.integers(-3, 30)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=5)
+    | st.booleans()
+    | st.none()
+    | st.lists(st.integers(0, 3), max_size=2)
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(field=st.sampled_from(FIELDS), value=VALUES)
+def test_every_numeric_field_is_checked(field, value):
+    data = copy.deepcopy(BASE)
+    if field == ("categories", 2, "served"):
+        data.pop("extra_yahtzee")  # served bonuses do not combine with a joker rule
+    node = data
+    for key in field[:-1]:
+        node = node[key]
+    node[field[-1]] = value
+    try:
+        rules = parse_rules(data, "fields.toml")
+    except UserError as exc:
+        text = str(exc)
+        assert "\n" not in text and text.startswith("fields.toml: ")
+        return
+    # accepted: the solvers honour it, in range and without overflow
+    game = compile_rules(rules)
+    assert 0 <= max_score(game) < 2**31
+    if game.n_states <= 20_000:
+        value = solve_expected(game).expected_score
+        assert np.isfinite(value) and 0 <= value <= max_score(game)
+
+
+def test_web_api_knows_served_hands():
+    from fastapi.testclient import TestClient
+
+    from dicelab.web.app import create_app
+
+    with TestClient(create_app(), raise_server_exceptions=False) as client:
+        info = client.get("/api/rules/generala").json()
+        assert info["served"] is True
+        assert client.get("/api/rules/yahtzee").json()["served"] is False
+        body = {"rules": "generala", "dice": [2, 3, 4, 5, 6], "rerolls_left": 2}
+        best = client.post("/api/advice", json=body).json()["options"][0]
+        assert best["kind"] == "box" and best["box"] == "escalera" and best["points"] == 25
