@@ -94,28 +94,36 @@ def brute_force(rules) -> float:
     bonus = rules.upper_bonus.points if rules.upper_bonus else 0
     choices = box_choices(rules)
 
+    saving = rules.save_unused_throws
+    cap = rules.max_saved_throws if rules.max_saved_throws is not None else 10**9
+
     @cache
-    def game_value(filled, up_total, holds):
+    def game_value(filled, up_total, holds, saved=0):
         if filled == (1 << n) - 1:
             return bonus if threshold and up_total >= threshold else 0.0
-        return turn_start(filled, up_total, holds)
+        return turn_start(filled, up_total, holds, saved)
 
-    def turn_start(filled, up_total, holds):
+    def turn_start(filled, up_total, holds, saved):
         total = 0.0
         outcomes = list(product(range(1, faces + 1), repeat=dice_n))
         for dice in outcomes:
-            total += throw_value(filled, up_total, holds, tuple(sorted(dice)), rules.rolls - 1)
+            total += throw_value(filled, up_total, holds, tuple(sorted(dice)),
+                                 rules.rolls - 1 + saved, rules.rolls - 1 + saved)  # fmt: skip
         return total / len(outcomes)
 
     @cache
-    def throw_value(filled, up_total, holds, dice, rerolls):
+    def throw_value(filled, up_total, holds, dice, rerolls, most):
+        """Best value of the dice with ``rerolls`` left in a turn that had ``most``."""
         best = -1.0
         yflag = 1 if ybox >= 0 and holds >> ybox & 1 else 0
-        first = rerolls == rules.rolls - 1
+        first = rerolls == most
+        # unused throws go to the next turn when the rules save them
+        keep_for_later = min(rerolls, cap) if saving else 0
         for c, pts, extra in choices(filled, yflag, dice, holds, first):
             up2 = up_total + (pts if upper[c] else 0)
             holds2 = holds | (1 << c if pts > 0 else 0)
-            best = max(best, pts + extra + game_value(filled | 1 << c, up2, holds2))
+            best = max(best, pts + extra + game_value(filled | 1 << c, up2, holds2,
+                                                      keep_for_later))  # fmt: skip
         if rerolls == 0:
             return best
         for keep_bits in range(1 << dice_n):
@@ -127,11 +135,11 @@ def brute_force(rules) -> float:
             avg = 0.0
             for new in outs:
                 avg += throw_value(filled, up_total, holds, tuple(sorted(kept + list(new))),
-                                   rerolls - 1)  # fmt: skip
+                                   rerolls - 1, most)  # fmt: skip
             best = max(best, avg / len(outs))
         return best
 
-    return game_value(0, 0, 0)
+    return game_value(0, 0, 0, 0)
 
 
 def score_strategy():
@@ -227,6 +235,28 @@ def test_solver_agrees_with_brute_force(rules):
 @given(tiny_rules(variants=True))
 def test_solver_agrees_with_brute_force_on_variants(rules):
     fast = solve_expected(rules).expected_score
+    slow = brute_force(rules)
+    assert abs(fast - slow) < 1e-9 * max(1.0, abs(slow))
+
+
+@st.composite
+def saving_rules(draw):
+    """Tiny rules where unused throws are kept for later turns (a cap or none)."""
+    rules = draw(tiny_rules().filter(lambda r: r.faces**r.dice <= 27 and r.n_categories <= 3))
+    data = rules.model_dump(mode="json")
+    data["save_unused_throws"] = True
+    data["rolls"] = draw(st.integers(1, 2))
+    if draw(st.booleans()):
+        data["max_saved_throws"] = draw(st.integers(1, 2))
+    return parse_rules(data)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(saving_rules())
+def test_saved_throws_agree_with_brute_force(rules):
+    from dicelab.solve.saved import solve_saved
+
+    fast = solve_saved(rules).expected_score
     slow = brute_force(rules)
     assert abs(fast - slow) < 1e-9 * max(1.0, abs(slow))
 

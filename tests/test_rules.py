@@ -184,6 +184,15 @@ BAD_FILES = {
         'requires = "x"\n',
         "is not another category id",
     ),
+    "a cap on saved throws without saving": (
+        GOOD.replace("rolls = 3\n", "rolls = 3\nmax_saved_throws = 3\n"),
+        "max_saved_throws: only with save_unused_throws",
+    ),
+    "saved throws and served bonuses": (
+        GOOD.replace("rolls = 3\n", "rolls = 3\nsave_unused_throws = true\n")
+        + '[[categories]]\nid = "x"\nkind = "straight"\nlength = 5\nscore = 40\nserved = 5\n',
+        "save_unused_throws: served bonuses and saved throws do not combine",
+    ),
     "more pairs needed than the box takes": (
         GOOD + '[[categories]]\nid = "x"\nkind = "pairs"\npairs = 1\nat_least = 2\n'
         'same_face_ok = false\nscore = "matching"\n',

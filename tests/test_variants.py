@@ -258,3 +258,42 @@ def test_web_api_knows_served_hands():
         body = {"rules": "generala", "dice": [2, 3, 4, 5, 6], "rerolls_left": 2}
         best = client.post("/api/advice", json=body).json()["options"][0]
         assert best["kind"] == "box" and best["box"] == "escalera" and best["points"] == 25
+
+
+# -- throws saved for later turns ---------------------------------------------------------
+def test_saving_throws_is_worth_it_and_sized_before_work():
+    from dicelab.solve.saved import saved_cost, solve_saved
+
+    data = load_rules("yazy").model_dump(mode="json")
+    data.update(name="yazy-saved", save_unused_throws=True, max_saved_throws=2)
+    saved = solve_saved(parse_rules(data))
+    plain = solve_expected("yazy").expected_score
+    assert saved.expected_score > plain + 1.0  # throws in hand are options, never a cost
+    # with nothing saved, the table at zero throws in hand of the last layer is the plain one
+    assert saved.values.shape[2] == 3
+    assert saved.value(0, 0, 0, 2) > saved.value(0, 0, 0, 1) > saved.expected_score
+    with pytest.raises(UserError, match="throws in hand: got 3"):
+        saved.value(0, saved=3)
+    # the official Maxi Yatzy with saving is refused with its size, before any work
+    cost = saved_cost(load_rules("maxi-yatzy-saved"))
+    assert cost.states == (1 << 20) * 85 * 39
+    done = subprocess.run(
+        [sys.executable, "-m", "dicelab", "solve", "maxi-yatzy-saved"],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "3,476,029,440 states" in done.stderr and "--allow-large" in done.stderr
+
+
+def test_commands_that_do_not_save_throws_refuse_in_one_line():
+    for args in (
+        ["advise", "maxi-yatzy-saved", "--dice", "1", "2", "3", "4", "5", "6"],
+        ["solve", "maxi-yatzy-saved", "--target", "300"],
+        ["distribution", "maxi-yatzy-saved"],
+        ["simulate", "maxi-yatzy-saved", "--games", "10"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "dicelab", *args], capture_output=True, text=True
+        )
+        assert done.returncode == 2, args
+        assert done.stderr.count("\n") == 1 and "saved for later turns" in done.stderr, args

@@ -143,10 +143,20 @@ def solve(
         r = load_rules(rules)
         start = time.perf_counter()
         with progress_bar(f"solving {r.name}", enabled=not json_out) as tick:
-            table = expected_table(
-                r, use_cache=not no_cache, progress=tick, allow_large=allow_large,
-                runner=runner, store=store,
-            )  # fmt: skip
+            if r.save_unused_throws:  # throws in hand: their own table, not cached
+                from dicelab.solve.saved import solve_saved
+
+                if cluster or workers or store:
+                    raise UserError(
+                        f"{r.name}: rules that save unused throws are solved in this process "
+                        "only; leave out --cluster, --workers and --store"
+                    )
+                table = solve_saved(r, progress=tick, allow_large=allow_large)
+            else:
+                table = expected_table(
+                    r, use_cache=not no_cache, progress=tick, allow_large=allow_large,
+                    runner=runner, store=store,
+                )  # fmt: skip
     seconds = time.perf_counter() - start
     if json_out:
         out = {

@@ -254,9 +254,12 @@ def compile_rules(rules: Rules) -> CompiledRules:
     )
 
 
-def refuse_variants(game: CompiledRules, what: str, requires: bool = False) -> None:
-    """Stop with one line where a solver does not handle a rule of ``game``: served
-    bonuses, and with ``requires`` also boxes that need another box.
+def refuse_variants(
+    game: CompiledRules, what: str, requires: bool = False, served: bool = True
+) -> None:
+    """Stop with one line where a solver does not handle a rule of ``game``: throws
+    saved for later turns; served bonuses unless ``served`` is false; with
+    ``requires`` also boxes that need another box.
 
     Raises
     ------
@@ -266,6 +269,13 @@ def refuse_variants(game: CompiledRules, what: str, requires: bool = False) -> N
     from dicelab.errors import UserError
 
     rules = game.rules
+    if rules.save_unused_throws:
+        raise UserError(
+            f"{rules.name}: {what} does not handle unused throws saved for later turns yet; "
+            f"`dicelab solve {rules.name}` gives the optimal expected score"
+        )
+    if not served:
+        return
     if rules.has_served:
         rule = "served bonuses (points for a hand made on the first throw)"
     elif requires and game.requires_mask:

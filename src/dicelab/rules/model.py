@@ -314,6 +314,11 @@ class Rules(BaseModel):
     dice: int = Field(ge=1, le=MAX_DICE)
     faces: int = Field(ge=2, le=MAX_FACES)
     rolls: int = Field(ge=1, le=10, description="throws per turn: the first roll and rerolls")
+    save_unused_throws: bool = Field(
+        default=False,
+        description="throws a turn does not use are kept for later turns (Maxi Yatzy)",
+    )
+    max_saved_throws: int | None = Field(default=None, ge=1, le=60)
     upper_bonus: UpperBonus | None = None
     extra_yahtzee: ExtraYahtzee | None = None
     categories: list[Category] = Field(min_length=1, max_length=MAX_CATEGORIES)
@@ -356,6 +361,16 @@ class Rules(BaseModel):
                             f"with {self.faces} faces"
                         )
         self._check_requires(ids)
+        if self.max_saved_throws is not None and not self.save_unused_throws:
+            raise ValueError(
+                "max_saved_throws: only with save_unused_throws = true (expected it removed, "
+                "or save_unused_throws = true)"
+            )
+        if self.save_unused_throws and self.has_served:
+            raise ValueError(
+                "save_unused_throws: served bonuses and saved throws do not combine "
+                "(expected save_unused_throws = false, or no served points)"
+            )
         if self.extra_yahtzee is not None:
             y = self.extra_yahtzee
             if y.category not in ids:
@@ -463,6 +478,14 @@ class Rules(BaseModel):
         if self.extra_yahtzee is not None:
             return self.yahtzee_index
         return self.required_index
+
+    @property
+    def saved_cap(self) -> int:
+        """The most throws that can be saved for later turns (0 without saving)."""
+        if not self.save_unused_throws:
+            return 0
+        most = (self.rolls - 1) * (self.n_categories - 1)
+        return most if self.max_saved_throws is None else min(most, self.max_saved_throws)
 
     @property
     def has_served(self) -> bool:

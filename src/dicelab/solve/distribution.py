@@ -41,7 +41,7 @@ from numba import get_num_threads, njit, prange
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules
-from dicelab.rules.compiled import CompiledRules, as_game
+from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
 from dicelab.solve.cost import Cost
 from dicelab.solve.expected import (
     ExpectedTable,
@@ -507,6 +507,7 @@ def score_distribution(
         of the distribution itself runs in this process.
     """
     game = as_game(rules)
+    refuse_variants(game, "the score distribution", served=False)
     layout = so_far_layout(game)  # (state, points so far): two layers are held at once
     held = max(layout.layer_size(k) + layout.layer_size(k + 1) for k in range(game.n_categories))
     Cost(f"{game.rules.name}'s score distribution", held, 16 * held, 0.0,

@@ -24,7 +24,7 @@ import numpy as np
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
-from dicelab.rules.compiled import CompiledRules, as_game, compile_rules
+from dicelab.rules.compiled import CompiledRules, as_game, compile_rules, refuse_variants
 from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import expected_cost
@@ -353,6 +353,7 @@ def solve_expected(
     from dicelab.solve.schedule import new_table, run_layers
 
     game = as_game(rules)
+    refuse_variants(game, "this command", served=False)
     expected_cost(game.rules).check(allow_large)
     kernels.announce_compile(kernels.solve_batches)
     start = time.perf_counter()
@@ -398,6 +399,8 @@ def expected_table(
 
     if isinstance(rules, str):
         rules = load_rules(rules)
+    if isinstance(rules, Rules) and rules.save_unused_throws:  # before any other work
+        refuse_variants(compile_rules(rules), "this command", served=False)
     game = rules if isinstance(rules, CompiledRules) else None
     rules = game.rules if game is not None else rules
     cost = expected_cost(rules)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dicelab.rules.compiled import CompiledRules
+from dicelab.rules.compiled import CompiledRules, refuse_variants
 
 
 def layers(n_categories: int) -> list[np.ndarray]:
@@ -62,6 +62,7 @@ class StateBounds:
     """
 
     def __init__(self, game: CompiledRules) -> None:
+        refuse_variants(game, "this objective", served=False)
         self.game = game
         n = game.n_categories
         best = box_best(game)

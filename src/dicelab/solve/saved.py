@@ -1,0 +1,159 @@
+"""Maximise the expected final score when unused throws are saved for later turns.
+
+Official Maxi Yatzy keeps the throws a turn does not use: a turn that scores after
+its first throw hands two more throws to the next turn. The state then holds one
+more number, the throws in hand, and a turn that starts with ``s`` of them may
+reroll ``rolls - 1 + s`` times. Scoring with ``r`` rerolls left keeps ``r`` throws
+(up to the rules' cap), so every throw of a turn values the dice as scored then and
+there, not only the last one (:func:`dicelab.solve.kernels.solve_saved_batches`).
+
+The table is ``values[mask, y, s, u]``: the expected points still to come at the
+start of a turn with boxes ``mask`` filled, flag ``y``, ``s`` throws in hand and
+upper total ``u``. It costs ``n_saved`` times the states of the plain game, and a
+turn with more throws costs more, so the full Maxi Yatzy with saving is far larger
+than the plain one: :func:`saved_cost` says how much before anything starts.
+
+>>> from dicelab.rules import parse_rules
+>>> rules = parse_rules({"name": "two", "dice": 2, "faces": 3, "rolls": 2,
+...     "save_unused_throws": True, "categories": [
+...         {"id": "a", "kind": "chance"}, {"id": "b", "kind": "of_a_kind", "count": 2,
+...                                          "score": 10}]})
+>>> round(solve_saved(rules).expected_score, 6) > 0
+True
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dicelab.errors import UserError
+from dicelab.rules import Rules
+from dicelab.rules.compiled import CompiledRules, as_game
+from dicelab.solve.cost import Cost, turn_cost
+from dicelab.solve.expected import _layers, kernel_args, space_args
+from dicelab.text import plural
+
+Progress = Callable[[int, int], None]
+
+
+def saved_cost(rules: Rules) -> Cost:
+    """States, memory and time of the table with throws in hand."""
+    n_upper = rules.bonus_threshold + 1 if rules.bonus_threshold > 0 else 1
+    n_flag = (
+        2 if rules.extra_bonus > 0 or rules.joker == "free-if-fifty" or rules.required_index >= 0
+        else 1
+    )  # fmt: skip
+    n_saved = rules.saved_cap + 1
+    states = (1 << rules.n_categories) * n_upper * n_flag * n_saved
+    scratch, seconds = turn_cost(rules, states)
+    # a turn with s throws in hand has s more throws to value, each with a final pass
+    per_turn = 2 * (rules.rolls - 1) + 1
+    mean_levels = sum(2 * (rules.rolls - 1 + s) + 1 + s for s in range(n_saved)) / n_saved
+    what = (
+        f"{rules.name}'s expected-score table with up to {plural(rules.saved_cap, 'throw')} "
+        f"in hand ({plural(rules.n_categories, 'box')})"
+    )
+    return Cost(what, states, 8 * states + scratch, seconds * mean_levels / per_turn)
+
+
+@dataclass
+class SavedTable:
+    """Turn-start values when unused throws are saved (see the module docstring)."""
+
+    game: CompiledRules
+    values: np.ndarray
+    seconds: float = 0.0
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def rules(self) -> Rules:
+        return self.game.rules
+
+    @property
+    def expected_score(self) -> float:
+        """Optimal expected final score of a whole game (no throws in hand at first)."""
+        return float(self.values[0, 0, 0, 0])
+
+    @property
+    def n_states(self) -> int:
+        """Turn-start states: the plain game's, times the throws in hand."""
+        return self.game.n_states * self.values.shape[2]
+
+    def value(self, filled: int, upper_total: int = 0, flag: int = 0, saved: int = 0) -> float:
+        """Expected points to come from a turn start with ``saved`` throws in hand."""
+        g = self.game
+        cap = self.values.shape[2] - 1
+        if not 0 <= saved <= cap:
+            raise UserError(f"throws in hand: got {saved}, expected 0 to {cap}")
+        if not 0 <= filled <= g.full_mask:
+            raise UserError(f"filled boxes: mask {filled} is outside 0..{g.full_mask}")
+        u = min(upper_total, g.threshold) if g.threshold > 0 else 0
+        v = self.values[filled, flag if g.n_flag == 2 else 0, saved, u]
+        if np.isnan(v):
+            raise UserError("the position cannot occur in a game")
+        return float(v)
+
+
+def solve_saved(
+    rules: Rules | CompiledRules | str,
+    progress: Progress | None = None,
+    width: int = 256,
+    allow_large: bool = False,
+) -> SavedTable:
+    """Solve a rule set with ``save_unused_throws`` for the maximum expected score.
+
+    Raises
+    ------
+    UserError
+        If the rules do not save throws, or the table is more than this machine can
+        solve (unless ``allow_large``).
+    """
+    from numba import config, parallel_chunksize
+
+    from dicelab.solve import kernels
+
+    game = as_game(rules)
+    r = game.rules
+    if not r.save_unused_throws:
+        raise UserError(f"{r.name}: the rules do not save unused throws")
+    saved_cost(r).check(allow_large)
+    kernels.announce_compile(kernels.solve_saved_batches)
+    start = time.perf_counter()
+    n_saved = r.saved_cap + 1
+    V = np.full((1 << game.n_categories, game.n_flag, n_saved, game.n_upper), np.nan)
+    V[game.full_mask] = 0.0
+    if game.threshold > 0:
+        V[game.full_mask, :, :, game.threshold] = float(r.bonus_points)
+    layers = _layers(game.n_categories)
+    weights = game.upper_extent.astype(np.int64)
+    total = int(weights.sum()) * n_saved
+    done = int(weights[game.full_mask]) * n_saved
+    args = (*kernel_args(game), *space_args(game))
+    for k in range(game.n_categories - 1, -1, -1):
+        masks = layers[k]
+        plan = kernels.plan_batches(masks, game.upper_extent, game.yahtzee, game.n_flag, width)
+        for s in range(n_saved):
+            with parallel_chunksize(1):
+                kernels.solve_saved_batches(
+                    *plan, width, config.NUMBA_NUM_THREADS, s, V, *args
+                )  # fmt: skip
+            done += int(weights[masks].sum())
+            if progress is not None:
+                progress(done, total)
+    _mark_unreachable(V, game)
+    return SavedTable(game=game, values=V, seconds=time.perf_counter() - start)
+
+
+def _mark_unreachable(V: np.ndarray, game: CompiledRules) -> None:
+    """NaN where no game goes: upper totals the boxes cannot make, flags not earned."""
+    reach = game.upper_reach
+    for s in range(V.shape[2]):
+        V[:, 0, s, :][~reach] = np.nan
+        if game.n_flag == 2:
+            no_y = ((np.arange(V.shape[0]) >> game.yahtzee) & 1) == 0
+            flagged = V[:, 1, s, :]
+            flagged[~reach | no_y[:, None]] = np.nan
