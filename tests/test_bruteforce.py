@@ -40,7 +40,7 @@ def box_choices(rules):
         if upper[c] or natural > 0 or cat.kind in ("face", "chance"):
             return natural
         fixed = getattr(cat, "score", "all")
-        return fixed if isinstance(fixed, int) else sum(dice)
+        return (fixed if isinstance(fixed, int) else sum(dice)) * cat.factor
 
     ids = [c.id for c in cats]
 
@@ -52,7 +52,7 @@ def box_choices(rules):
             return 0
         pts = cat.points(counts(dice))
         if first and getattr(cat, "served", 0) and cat.matches(counts(dice)):
-            pts += cat.served
+            pts += cat.served * cat.factor  # part of the box's points: multiplied too
         return pts
 
     def choices(filled, yflag, dice, holds=0, first=False):
@@ -220,6 +220,14 @@ def tiny_rules(draw, variants=False):
     for cat in data["categories"]:
         if cat.get("upper") and "served" in cat:
             del cat["served"]
+    if variants and draw(st.booleans()):
+        cat = draw(st.sampled_from(data["categories"]))
+        cat["factor"] = draw(st.integers(2, 3))  # a box whose points count double or triple
+    if (
+        variants and len(data["categories"]) <= 2 and "upper_bonus" not in data
+        and "extra_yahtzee" not in data and draw(st.booleans())
+    ):  # fmt: skip
+        data["columns"] = [1, draw(st.integers(2, 3))]
     return parse_rules(data)
 
 

@@ -193,6 +193,19 @@ BAD_FILES = {
         + '[[categories]]\nid = "x"\nkind = "straight"\nlength = 5\nscore = 40\nserved = 5\n',
         "save_unused_throws: served bonuses and saved throws do not combine",
     ),
+    "three columns of yahtzee": (
+        'extends = "yahtzee"\nname = "triple"\ncolumns = [1, 2, 3]\n',
+        "columns: 3 columns of 13 boxes make 39 boxes, 2^39",
+    ),
+    "columns with an upper bonus": (
+        GOOD.replace("rolls = 3\n", "rolls = 3\ncolumns = [1, 2]\n")
+        + "[upper_bonus]\nthreshold = 10\npoints = 5\n",
+        "columns: an upper bonus in each column",
+    ),
+    "columns that are not multipliers": (
+        GOOD.replace("rolls = 3\n", 'rolls = 3\ncolumns = [1, "two"]\n'),
+        "columns: got [1, 'two'], expected a list of 1 to 6 multipliers",
+    ),
     "more pairs needed than the box takes": (
         GOOD + '[[categories]]\nid = "x"\nkind = "pairs"\npairs = 1\nat_least = 2\n'
         'same_face_ok = false\nscore = "matching"\n',

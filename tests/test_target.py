@@ -82,7 +82,7 @@ class BruteForce:
         if self.upper[c] or natural > 0 or cat.kind in ("face", "chance"):
             return natural
         fixed = getattr(cat, "score", "all")
-        return fixed if isinstance(fixed, int) else sum(dice)
+        return (fixed if isinstance(fixed, int) else sum(dice)) * cat.factor
 
     def plain_points(self, c, dice, holds, first):
         """Box ``c``'s points: 0 while a box it requires holds none; served points on
@@ -93,7 +93,7 @@ class BruteForce:
             return 0
         pts = cat.points(self.counts(dice))
         if first and getattr(cat, "served", 0) and cat.matches(self.counts(dice)):
-            pts += cat.served
+            pts += cat.served * cat.factor  # part of the box's points: multiplied too
         return pts
 
     def choices(self, filled, yflag, dice, holds=0, first=False):

@@ -209,6 +209,7 @@ FIELDS = [
     ("categories", 1, "at_least"), ("categories", 1, "score"), ("categories", 2, "length"),
     ("categories", 2, "score"), ("categories", 3, "sets", 0, 1), ("categories", 4, "sizes", 0),
     ("categories", 5, "count"), ("categories", 5, "score"), ("categories", 2, "served"),
+    ("categories", 4, "factor"), ("max_saved_throws",),
 ]  # fmt: skip
 
 VALUES = (
@@ -228,6 +229,8 @@ def test_every_numeric_field_is_checked(field, value):
     data = copy.deepcopy(BASE)
     if field == ("categories", 2, "served"):
         data.pop("extra_yahtzee")  # served bonuses do not combine with a joker rule
+    if field == ("max_saved_throws",):
+        data["save_unused_throws"] = True
     node = data
     for key in field[:-1]:
         node = node[key]
@@ -240,6 +243,12 @@ def test_every_numeric_field_is_checked(field, value):
         return
     # accepted: the solvers honour it, in range and without overflow
     game = compile_rules(rules)
+    if rules.save_unused_throws:
+        from dicelab.solve.saved import solve_saved
+
+        value = solve_saved(game).expected_score
+        assert np.isfinite(value) and value >= 0
+        return
     assert 0 <= max_score(game) < 2**31
     if game.n_states <= 20_000:
         value = solve_expected(game).expected_score
@@ -297,3 +306,22 @@ def test_commands_that_do_not_save_throws_refuse_in_one_line():
         )
         assert done.returncode == 2, args
         assert done.stderr.count("\n") == 1 and "saved for later turns" in done.stderr, args
+
+
+# -- several columns --------------------------------------------------------------------
+def test_columns_multiply_and_play_each_box_once_per_column():
+    one = {"name": "one", "dice": 2, "faces": 3, "rolls": 2, "categories": [
+        {"id": "pair", "kind": "of_a_kind", "count": 2, "score": 10},
+        {"id": "sum", "kind": "chance"}]}  # fmt: skip
+    two = dict(one, name="two", columns=[1, 3])
+    rules = parse_rules(two)
+    assert [c.id for c in rules.categories] == ["pair_c1", "sum_c1", "pair_c2", "sum_c2"]
+    assert [c.label for c in rules.categories][2] == "Pair (x3)"
+    assert rules.categories[3].points(counts(3, 3)[:3]) == 18
+    assert "times 3" in rules.categories[2].scoring_text()
+    # one column is the plain game; a column of multiplier 1 twice is worth more than one
+    assert solve_expected(parse_rules(dict(one, columns=[1]))).expected_score == pytest.approx(
+        solve_expected(parse_rules(one)).expected_score
+    )
+    assert solve_expected(rules).expected_score > 2 * solve_expected(
+        parse_rules(one)).expected_score  # fmt: skip

@@ -50,7 +50,7 @@ def scorecard(rules: Rules) -> Panel:
     table.add_column("upper", justify="center")
     for i, cat in enumerate(rules.categories, start=1):
         table.add_row(
-            str(i), cat.label, cat.id, cat.describe(), "yes" if cat.counts_for_bonus else ""
+            str(i), cat.label, cat.id, cat.scoring_text(), "yes" if cat.counts_for_bonus else ""
         )
     lines = [
         Text(

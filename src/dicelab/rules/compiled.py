@@ -214,12 +214,16 @@ def compile_rules(rules: Rules) -> CompiledRules:
         for c, cat in enumerate(rules.categories):
             pts = cat.points(counts)
             score[c, ri] = pts
-            served[c, ri] = pts + (getattr(cat, "served", 0) if cat.matches(counts) else 0)
+            if cat.matches(counts):
+                pts_served = pts + getattr(cat, "served", 0) * cat.factor
+            else:
+                pts_served = pts
+            served[c, ri] = pts_served
             if isinstance(cat, (FaceCategory, ChanceCategory)) or cat.counts_for_bonus or pts > 0:
                 joker[c, ri] = pts
             else:
                 fixed = getattr(cat, "score", "all")
-                joker[c, ri] = fixed if isinstance(fixed, int) else total
+                joker[c, ri] = (fixed if isinstance(fixed, int) else total) * cat.factor
     upper = np.array(rules.upper_mask, dtype=np.bool_)
     box_of_face = np.full(rules.faces, -1, dtype=np.int64)
     for c, cat in enumerate(rules.categories):

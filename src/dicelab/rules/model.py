@@ -23,6 +23,9 @@ MAX_CATEGORIES = 20
 #: hundreds; the bound keeps every total, distribution and exact fraction of every
 #: solver within its exact range (a 20-box game scores at most a few million).
 MAX_POINTS = 10_000
+#: Largest multiplier of a box (a scorecard column's), and most columns.
+MAX_FACTOR = 10
+MAX_COLUMNS = 6
 
 JokerMode = Literal["free", "forced", "free-if-fifty", "none"]
 
@@ -52,6 +55,10 @@ class _Category(BaseModel):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=40)
     name: str | None = Field(default=None, max_length=60)
     upper: bool | None = None
+    factor: int = Field(
+        default=1, ge=1, le=MAX_FACTOR,
+        description="the box's points are multiplied by it (a scorecard column's multiplier)",
+    )  # fmt: skip
 
     @property
     def label(self) -> str:
@@ -66,8 +73,17 @@ class _Category(BaseModel):
     def describe(self) -> str:  # pragma: no cover - every kind overrides it
         raise NotImplementedError
 
-    def points(self, counts) -> int:  # pragma: no cover - every kind overrides it
+    def scoring_text(self) -> str:
+        """What the box scores, its column's multiplier included."""
+        text = self.describe()
+        return f"{text}, times {self.factor}" if self.factor > 1 else text
+
+    def base_points(self, counts) -> int:  # pragma: no cover - every kind overrides it
         raise NotImplementedError
+
+    def points(self, counts) -> int:
+        """Points of a set of dice (face counts) in this box."""
+        return self.base_points(counts) * self.factor
 
     def matches(self, counts) -> bool:
         """Whether the dice make the box's pattern (boxes without one always match)."""
@@ -98,7 +114,7 @@ class _PatternCategory(_Category):
     def matches(self, counts) -> bool:
         return self.matched(counts) >= 0
 
-    def points(self, counts) -> int:
+    def base_points(self, counts) -> int:
         return scoring.apply_score(self.matched(counts), counts, self.score)
 
     def served_text(self) -> str:
@@ -118,7 +134,7 @@ class FaceCategory(_Category):
     def describe(self) -> str:
         return f"sum of the {self.face}s"
 
-    def points(self, counts) -> int:
+    def base_points(self, counts) -> int:
         return scoring.face_score(counts, self.face)
 
 
@@ -130,7 +146,7 @@ class ChanceCategory(_Category):
     def describe(self) -> str:
         return "sum of all dice"
 
-    def points(self, counts) -> int:
+    def base_points(self, counts) -> int:
         return scoring.dice_sum(counts)
 
 
@@ -322,6 +338,64 @@ class Rules(BaseModel):
     upper_bonus: UpperBonus | None = None
     extra_yahtzee: ExtraYahtzee | None = None
     categories: list[Category] = Field(min_length=1, max_length=MAX_CATEGORIES)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _columns(cls, data):
+        """A scorecard of several columns becomes one box per (box, column).
+
+        ``columns = [1, 2, 3]`` plays every box once in each column, its points
+        times the column's multiplier (Yahtzee Triple, Kniffel Extreme). The boxes
+        of column ``j`` (from 1) get ids ``ID_cJ`` and names ``NAME (xM)``.
+        """
+        if not isinstance(data, dict) or "columns" not in data:
+            return data
+        data = dict(data)
+        columns = data.pop("columns")
+        if (
+            not isinstance(columns, list) or not 1 <= len(columns) <= MAX_COLUMNS
+            or any(isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_FACTOR
+                   for m in columns)
+        ):  # fmt: skip
+            raise ValueError(
+                f"columns: got {columns!r}, expected a list of 1 to {MAX_COLUMNS} multipliers, "
+                f"whole numbers from 1 to {MAX_FACTOR}"
+            )
+        boxes = data.get("categories")
+        if not isinstance(boxes, list) or not all(isinstance(b, dict) for b in boxes):
+            return data  # the field checks say what is wrong
+        n = len(boxes) * len(columns)
+        if n > MAX_CATEGORIES:
+            raise ValueError(
+                f"columns: {len(columns)} columns of {len(boxes)} boxes make {n} boxes, "
+                f"2^{n} = {float(2**n):.2e} sets of filled boxes before upper totals and "
+                f"flags; at most {MAX_CATEGORIES} boxes (2^{MAX_CATEGORIES} sets) fit"
+            )
+        if len(columns) > 1 and data.get("upper_bonus") is not None:
+            raise ValueError(
+                "columns: an upper bonus in each column needs one upper total per column "
+                "in the state; expected no upper_bonus with several columns"
+            )
+        if len(columns) > 1 and data.get("extra_yahtzee") is not None:
+            raise ValueError(
+                "columns: extra bonuses and jokers across columns are not supported; "
+                "expected no extra_yahtzee with several columns"
+            )
+        expanded = []
+        for j, m in enumerate(columns):
+            for b in boxes:
+                box = dict(b)
+                if len(columns) > 1:
+                    box["id"] = f"{b.get('id')}_c{j + 1}"
+                    label = b.get("name") or str(b.get("id", "")).replace("_", " ").capitalize()
+                    box["name"] = f"{label} (x{m})"
+                    if b.get("requires") is not None:
+                        box["requires"] = f"{b['requires']}_c{j + 1}"
+                own = b.get("factor", 1)
+                box["factor"] = m * own if isinstance(own, int) else own
+                expanded.append(box)
+        data["categories"] = expanded
+        return data
 
     @model_validator(mode="after")
     def _consistent(self) -> Rules:

@@ -150,7 +150,7 @@ def _info(entry: Entry) -> dict:
         "extra_bonus": extra,
         "served": r.has_served,
         "categories": [
-            {"id": c.id, "name": c.label, "scores": c.describe(), "upper": c.counts_for_bonus}
+            {"id": c.id, "name": c.label, "scores": c.scoring_text(), "upper": c.counts_for_bonus}
             for c in r.categories
         ],
     }
