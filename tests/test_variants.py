@@ -325,3 +325,13 @@ def test_columns_multiply_and_play_each_box_once_per_column():
     )
     assert solve_expected(rules).expected_score > 2 * solve_expected(
         parse_rules(one)).expected_score  # fmt: skip
+
+
+def test_six_dice_game_against_simulated_games():
+    # a rule set with more dice than boxes' patterns need: the solver's value and the
+    # mean of games played by the simulator (its own turn code and dice) agree
+    table = solve_expected("yahtzee-6-dice")
+    sim = simulate(table, games=20_000, seed=5)
+    assert abs(sim.mean - table.expected_score) < 4 * sim.standard_error
+    assert load_rules("yahtzee-d8").faces == 8
+    assert load_rules("yahtzee-d8").upper_bonus.threshold == 108
