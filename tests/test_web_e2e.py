@@ -45,7 +45,7 @@ def free_port() -> int:
 def server():
     from dicelab.web.app import create_app
 
-    for name in ("yahtzee", "yazy"):  # solved before any timed wait in the browser
+    for name in ("yahtzee", "yazy", "generala"):  # solved before any timed wait in the browser
         expected_table(name)
     port = free_port()
     config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
@@ -283,6 +283,31 @@ def test_other_built_in_rules(page):
     expect(counter(pg)).to_have_text("Turn 1 of 11 · Roll 1 of 3")
     expect(pg.locator("#expected-now")).to_contain_text("165.76")
     expect(pg.locator("#upper-bonus")).to_have_count(0)
+
+
+def test_a_served_hand_scores_on_the_first_throw(page):
+    pg = page
+    pg.select_option("#rules-select", "generala")
+    expect(counter(pg)).to_have_text("Turn 1 of 11 · Roll 1 of 3")
+    throw(pg, "2 3 4 5 6")
+    best = pg.locator("tr.option.best")
+    expect(best).to_have_attribute("data-box", "escalera")
+    expect(best).to_contain_text("Escalera (25)")
+    expect(pg.locator('tr.option[data-keep="2 3 4 5 6"]')).to_have_count(0)
+    best.click()  # filled at once from the first throw, with the served points
+    expect(counter(pg)).to_have_text("Turn 2 of 11 · Roll 1 of 3")
+    expect(pg.locator("#scorecard tr.filled[data-box=escalera] .points")).to_have_text("25")
+    expect(pg.locator("#total")).to_have_text("25")
+    expect(pg.locator("#review-total")).to_contain_text("total cost 0.00")
+    # stopping first and choosing on the scorecard gives the served points too
+    throw(pg, "3 3 3 5 5")
+    pg.click("#score-now")
+    expect(counter(pg)).to_contain_text("choose a box")
+    cell = pg.locator("#scorecard tr.candidate[data-box=full]")
+    expect(cell).to_contain_text("35")
+    cell.click()
+    expect(pg.locator("#scorecard tr.filled[data-box=full] .points")).to_have_text("35")
+    expect(pg.locator("#total")).to_have_text("60")
 
 
 def test_resume_from_a_game_record(page, tmp_path):

@@ -87,7 +87,10 @@ def turn_cost(rules: Rules, lanes: int, itemsize: int = 8) -> tuple[int, float]:
 def expected_cost(rules: Rules) -> Cost:
     """The expected-score table: one value per (filled boxes, upper total, flag)."""
     n_upper = rules.bonus_threshold + 1 if rules.bonus_threshold > 0 else 1
-    n_flag = 2 if rules.extra_bonus > 0 or rules.joker == "free-if-fifty" else 1
+    n_flag = (
+        2 if rules.extra_bonus > 0 or rules.joker == "free-if-fifty" or rules.required_index >= 0
+        else 1
+    )  # fmt: skip
     states = (1 << rules.n_categories) * n_upper * n_flag
     scratch, seconds = turn_cost(rules, states)
     what = f"{rules.name}'s expected-score table ({plural(rules.n_categories, 'box')})"
