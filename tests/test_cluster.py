@@ -104,6 +104,18 @@ def test_rows_to_each_task_give_the_same_tables(cluster):
     assert same(solve_expected(yacht).values, solve_expected(yacht, runner=rows).values)
 
 
+def test_saved_throws_on_the_cluster_are_bit_identical(cluster):
+    # the official Maxi Yatzy with saved throws is a cluster's job: its layers go
+    # out as the plain solve's, with every number of throws in hand in a mask's row
+    from dicelab.solve.saved import solve_saved
+
+    data = dict(SMALL, name="small-saved", save_unused_throws=True, max_saved_throws=3)
+    game = compile_rules(parse_rules(data))
+    here = solve_saved(game)
+    for runner in (cluster, DaskRunner(cluster.start().client, send="rows")):
+        assert same(here.values, solve_saved(game, runner=runner).values)
+
+
 def test_a_stored_table_is_the_same(cluster, tmp_path):
     game = compile_rules(parse_rules(SMALL))
     stored = solve_expected(game, runner=cluster, store=tmp_path)

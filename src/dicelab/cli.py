@@ -146,12 +146,9 @@ def solve(
             if r.save_unused_throws:  # throws in hand: their own table, not cached
                 from dicelab.solve.saved import solve_saved
 
-                if cluster or workers or store:
-                    raise UserError(
-                        f"{r.name}: rules that save unused throws are solved in this process "
-                        "only; leave out --cluster, --workers and --store"
-                    )
-                table = solve_saved(r, progress=tick, allow_large=allow_large)
+                table = solve_saved(
+                    r, progress=tick, allow_large=allow_large, runner=runner, store=store
+                )
             else:
                 table = expected_table(
                     r, use_cache=not no_cache, progress=tick, allow_large=allow_large,

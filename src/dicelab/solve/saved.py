@@ -34,7 +34,7 @@ from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.cost import Cost, turn_cost
-from dicelab.solve.expected import _layers, kernel_args, space_args
+from dicelab.solve.expected import ExpectedLayers, kernel_args, space_args
 from dicelab.text import plural
 
 Progress = Callable[[int, int], None]
@@ -98,13 +98,72 @@ class SavedTable:
         return float(v)
 
 
+class SavedLayers(ExpectedLayers):
+    """The solve with throws in hand as layers (see :mod:`dicelab.solve.schedule`).
+
+    As :class:`~dicelab.solve.expected.ExpectedLayers`, with a value per number of
+    throws in hand in every row: the table is ``V[mask, y, s, u]`` flattened, so a
+    mask's values stay one contiguous row, and a task (a list of masks) values each
+    of its masks for every ``s``.
+    """
+
+    def __init__(self, game: CompiledRules, chunk: int = 2048, width: int = 256) -> None:
+        super().__init__(game, chunk, width)
+        self.n_saved = game.rules.saved_cap + 1
+        self.shape = (1 << game.n_categories, game.n_flag, self.n_saved, game.n_upper)
+        self.size = int(np.prod(self.shape))
+        self.row = game.n_flag * self.n_saved * game.n_upper
+        self.weights = self.weights * self.n_saved
+        self.total = int(self.weights.sum())
+        self.done = int(self.weights[game.full_mask])
+
+    def start(self, table: np.ndarray) -> None:
+        g = self.game
+        V = table.reshape(self.shape)
+        V[:] = np.nan
+        V[g.full_mask] = 0.0
+        if g.threshold > 0:
+            V[g.full_mask, :, :, g.threshold] = float(g.rules.bonus_points)
+
+    def writes(self, task: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        g = self.game
+        ny = self.flags[task]
+        m = np.repeat(task, ny)
+        y = np.arange(m.size) - np.repeat(np.cumsum(ny) - ny, ny)
+        s = np.arange(self.n_saved)
+        starts = (((m * g.n_flag + y)[:, None] * self.n_saved + s[None, :]) * g.n_upper).ravel()
+        lengths = np.repeat(g.upper_extent[m].astype(np.int64), self.n_saved)
+        return starts, lengths
+
+    def run(self, table: np.ndarray, task: np.ndarray) -> None:
+        from numba import config, parallel_chunksize
+
+        from dicelab.solve import kernels
+
+        g = self.game
+        V = table.reshape(self.shape)
+        plan = kernels.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width)
+        args = (*kernel_args(g), *space_args(g))
+        with parallel_chunksize(1):
+            for s in range(self.n_saved):
+                kernels.solve_saved_batches(
+                    *plan, self.width, config.NUMBA_NUM_THREADS, s, V, *args
+                )  # fmt: skip
+
+
 def solve_saved(
     rules: Rules | CompiledRules | str,
     progress: Progress | None = None,
     width: int = 256,
     allow_large: bool = False,
+    runner=None,
+    store=None,
 ) -> SavedTable:
     """Solve a rule set with ``save_unused_throws`` for the maximum expected score.
+
+    ``runner`` and ``store`` say where the layers run and where the table lives while
+    it is solved (see :mod:`dicelab.solve.schedule`): the official Maxi Yatzy with
+    saving is a cluster's job.
 
     Raises
     ------
@@ -112,9 +171,8 @@ def solve_saved(
         If the rules do not save throws, or the table is more than this machine can
         solve (unless ``allow_large``).
     """
-    from numba import config, parallel_chunksize
-
     from dicelab.solve import kernels
+    from dicelab.solve.schedule import new_table, run_layers
 
     game = as_game(rules)
     r = game.rules
@@ -123,27 +181,10 @@ def solve_saved(
     saved_cost(r).check(allow_large)
     kernels.announce_compile(kernels.solve_saved_batches)
     start = time.perf_counter()
-    n_saved = r.saved_cap + 1
-    V = np.full((1 << game.n_categories, game.n_flag, n_saved, game.n_upper), np.nan)
-    V[game.full_mask] = 0.0
-    if game.threshold > 0:
-        V[game.full_mask, :, :, game.threshold] = float(r.bonus_points)
-    layers = _layers(game.n_categories)
-    weights = game.upper_extent.astype(np.int64)
-    total = int(weights.sum()) * n_saved
-    done = int(weights[game.full_mask]) * n_saved
-    args = (*kernel_args(game), *space_args(game))
-    for k in range(game.n_categories - 1, -1, -1):
-        masks = layers[k]
-        plan = kernels.plan_batches(masks, game.upper_extent, game.yahtzee, game.n_flag, width)
-        for s in range(n_saved):
-            with parallel_chunksize(1):
-                kernels.solve_saved_batches(
-                    *plan, width, config.NUMBA_NUM_THREADS, s, V, *args
-                )  # fmt: skip
-            done += int(weights[masks].sum())
-            if progress is not None:
-                progress(done, total)
+    layers = SavedLayers(game, width=width)
+    flat = new_table(layers.size, np.float64, store, name=f"{r.name}.saved")
+    run_layers(layers, flat, progress, runner)
+    V = flat.reshape(layers.shape)
     _mark_unreachable(V, game)
     return SavedTable(game=game, values=V, seconds=time.perf_counter() - start)
 
