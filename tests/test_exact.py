@@ -59,6 +59,18 @@ def test_exact_expected_equals_brute_force_fractions(rules):
     assert exact_expected(rules).value == brute[0]
 
 
+@EXACT
+@given(small_rules(variants=True), st.data())
+def test_exact_fractions_on_variants_equal_brute_force(rules, data):
+    # served bonuses (a first throw scored at once), boxes that need another, multipliers
+    brute = BruteForce(rules, "expected", exact=True).start()
+    assert exact_expected(rules).value == brute[0]
+    top = max_score(compile_rules(rules))
+    s = data.draw(st.integers(0, top))
+    assert exact_target(rules, s).value == BruteForce(rules, "needed", lanes=top + 1,
+                                                      exact=True).start()[s]  # fmt: skip
+
+
 def test_limbs_round_trip():
     for v in (0, 1, 2**32 - 1, 2**32, 6**180 * 325 + 12345):
         assert from_limbs(to_limbs(v, 20)) == v

@@ -11,6 +11,7 @@ import copy
 import json
 import subprocess
 import sys
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -174,12 +175,17 @@ def test_cli_on_generala():
     assert out.exit_code == 0, out.output
     best = json.loads(out.output)["options"][0]
     assert best["box"] == "escalera" and best["points"] == 25
-    for args in (["solve", "generala", "--exact"], ["duel", "generala"]):
-        done = subprocess.run(
-            [sys.executable, "-m", "dicelab", *args], capture_output=True, text=True
-        )
-        assert done.returncode == 2 and done.stderr.count("\n") == 1
-        assert "served bonuses" in done.stderr
+    done = subprocess.run(
+        [sys.executable, "-m", "dicelab", "duel", "generala"], capture_output=True, text=True
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "served bonuses" in done.stderr
+    # the exact fraction agrees with the floating-point value
+    out = runner.invoke(app, ["solve", "generala", "--exact", "--json"])
+    assert out.exit_code == 0, out.output
+    got = json.loads(out.output)
+    exact = Fraction(int(got["numerator"]), int(got["denominator"]))
+    assert abs(float(exact) - solve_expected("generala").expected_score) < 1e-9
     out = runner.invoke(app, ["rules", "show", "generala"])
     assert out.exit_code == 0 and "+5 served" in out.output and "Doble Generala" in out.output
 

@@ -276,7 +276,8 @@ def _rank(game, turn, roll: int, rerolls: int, offset: float) -> list[Option]:
             opt = Option(kind="keep", value=value, cost=0.0, keep=faces, stops=stops)
             raw.append((value, (0, -len(faces), faces), opt))
     if rerolls == 0 or served_now:
-        for box, pts, extra, val in turn.box_options(roll, served_now):
+        boxes = turn.box_options(roll, True) if served_now else turn.box_options(roll)
+        for box, pts, extra, val in boxes:
             cat = rules.categories[box]
             value = offset + val
             opt = Option(

@@ -288,7 +288,7 @@ def refuse_variants(
         return
     raise UserError(
         f"{rules.name}: {what} does not handle {rule} yet; the expected-score, target, "
-        f"distribution, advice and simulation commands do"
+        f"exact, distribution, advice and simulation commands do"
     )
 
 

@@ -514,7 +514,7 @@ def expected_outcomes(game: CompiledRules, space: DuelSpace):
     from numba import get_num_threads
 
     from dicelab.solve.distribution import _slots, layer_outcomes
-    from dicelab.solve.expected import expected_table, kernel_args, space_args
+    from dicelab.solve.expected import expected_table, kernel_args, served_args, space_args
 
     n = game.n_categories
     V = expected_table(game.rules).values
@@ -540,7 +540,7 @@ def expected_outcomes(game: CompiledRules, space: DuelSpace):
     Q = np.zeros(pos)
     layer_outcomes(
         masks, max(1, get_num_threads()), V, Q, qoff, lanes, n_lanes, slot_of, box_slots, n_e,
-        *kernel_args(game), *space_args(game),
+        *kernel_args(game), *space_args(game), *served_args(game),
     )  # fmt: skip
     extra = int(game.rules.extra_bonus)
     starts = [0]

@@ -36,7 +36,7 @@ from dicelab.dice import multinomial
 from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
-from dicelab.solve.expected import kernel_args, space_args
+from dicelab.solve.expected import kernel_args, served_args, space_args
 from dicelab.solve.kernels import box_points, box_rule, next_flag, open_box_rows, plan_layer
 from dicelab.solve.points import (
     PointsLayout,
@@ -207,10 +207,12 @@ def _final_rolls(mask, y, f0, nl, N, lo, hi, off, mode, d_next, A, cand, tmp, ro
 
 @njit(cache=True)
 def _throws(A, out, add, sub_rows, size_start, keep_size, faces_pow, multiplicity, dice, faces,
-            rerolls, nl):  # fmt: skip
+            rerolls, nl, S, served):  # fmt: skip
     """From exact final-roll numerators in ``A`` to turn-start numerators in ``out``.
 
-    ``faces_pow[j]`` is ``faces**j`` where it fits one multiplication, else 0.
+    ``faces_pow[j]`` is ``faces**j`` where it fits one multiplication, else 0. With
+    ``served``, ``S[r]`` is each first-throw roll scored at once (over the final
+    throw's denominator); the first throw takes the better of it and rolling on.
     """
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
@@ -240,6 +242,18 @@ def _throws(A, out, add, sub_rows, size_start, keep_size, faces_pow, multiplicit
                         break
                     if _greater(A[s, i], x):
                         x[:] = A[s, i]
+    if served:
+        for r in range(roll0, n_keeps):
+            for i in range(nl):
+                x = S[r - roll0, i]
+                for _ in range(rerolls):  # to the first throw's denominator
+                    if faces_pow[dice] > 0:
+                        _scale(x, faces_pow[dice])
+                    else:
+                        for _s in range(dice):
+                            _scale(x, faces)
+                if _greater(x, A[r, i]):
+                    A[r, i, :] = x
     for i in range(nl):
         acc = out[i]
         acc[:] = 0
@@ -255,15 +269,18 @@ def _throws(A, out, add, sub_rows, size_start, keep_size, faces_pow, multiplicit
 def _solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, N, lo, hi, off, mode, d_next,
                  score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
                  joker, extra_bonus, n_flag, values, index, add, sub_rows, size_start, keep_size,
-                 faces_pow, multiplicity, dice, faces, rerolls):  # fmt: skip
+                 faces_pow, multiplicity, dice, faces, rerolls, served, served_score,
+                 served_values, served_index):  # fmt: skip
     """Fill the exact numerators of a list of batches (see :mod:`dicelab.solve.target`)."""
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
     n_limbs = d_next.shape[0]
     n_batches = b_mask.shape[0]
+    n_cand = max(values.shape[0] * values.shape[1], served_values.shape[0] * served_values.shape[1])
     for w in prange(n_workers):
         A = np.zeros((n_keeps, width, n_limbs), np.int64)
-        cand = np.zeros((values.shape[0] * values.shape[1], width, n_limbs), np.int64)
+        S = np.zeros((n_keeps - roll0 if served else 1, width, n_limbs), np.int64)
+        cand = np.zeros((n_cand, width, n_limbs), np.int64)
         tmp = np.zeros((width, n_limbs), np.int64)
         out = np.zeros((width, n_limbs), np.int64)
         for b in range(w, n_batches, n_workers):
@@ -274,8 +291,14 @@ def _solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, N, lo, hi, off, mode
                 score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
                 joker, extra_bonus, n_flag, values, index,
             )  # fmt: skip
+            if served:
+                _final_rolls(
+                    b_mask[b], b_y[b], f0, nl, N, lo, hi, off, mode, d_next, S, cand, tmp, 0,
+                    served_score, joker_score, roll_face, upper, upper_box_of_face, threshold,
+                    yahtzee, joker, extra_bonus, n_flag, served_values, served_index,
+                )  # fmt: skip
             _throws(A, out, add, sub_rows, size_start, keep_size, faces_pow, multiplicity, dice,
-                    faces, rerolls, nl)  # fmt: skip
+                    faces, rerolls, nl, S, served)  # fmt: skip
             for i in range(nl):
                 N[f0 + i] = out[i]
 
@@ -313,7 +336,7 @@ def layer_denominator(game: CompiledRules, open_boxes: int) -> int:
 
 def _solve_exact(game: CompiledRules, layout: PointsLayout, mode: int, terminal, width: int):
     """Numerators of every row of ``layout``, solved layer by layer."""
-    refuse_variants(game, "the exact solver")
+    refuse_variants(game, "the exact solver", served=False)
     if layout.size > MAX_EXACT_VALUES:
         raise UserError(
             f"{game.rules.name}: exact arithmetic here needs {layout.size:,} (state, points) "
@@ -353,6 +376,7 @@ def _solve_exact(game: CompiledRules, layout: PointsLayout, mode: int, terminal,
         _solve_layer(
             *plan, width, workers, N, layout.lo, layout.hi, layout.off, mode, d_next, *rargs,
             add, sub_rows, size_start, keep_size, faces_pow, multiplicity, dice, faces, rerolls,
+            *served_args(game),
         )  # fmt: skip
     return N
 
