@@ -176,3 +176,22 @@ def test_play_and_review_in_a_real_process(tmp_path):
     assert run.returncode == 2
     assert run.stderr.startswith("error: game record, turn 1") and run.stderr.count("\n") == 1
     assert "Traceback" not in run.stderr
+
+
+def test_play_and_review_served_hands_in_the_terminal(capsys, monkeypatch, tmp_path):
+    # Generala: a first throw stopped with 'all' or scored at once by naming a box
+    # takes the served points; the review prices both as the best choice
+    path = tmp_path / "generala.json"
+    typed = "2 3 4 5 6\nall\nescalera\n3 3 3 5 5\nfull\nq\n"
+    code, out, _ = cli(
+        capsys, monkeypatch, "play", "generala", "--dice", "real", "--record", str(path),
+        stdin=typed,
+    )  # fmt: skip
+    assert code == 0, out
+    assert "Escalera: 25 points" in out and "Full: 35 points, score 60" in out
+    record = json.loads(path.read_text())
+    assert [t["points"] for t in record["turns"][:2]] == [25, 35]
+    code, out, _ = cli(capsys, monkeypatch, "review", str(path), "--json")
+    assert code == 0
+    got = json.loads(out)
+    assert got["total_cost"] == 0 and len(got["decisions"]) == 2

@@ -45,7 +45,7 @@ import secrets
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -291,8 +291,18 @@ class Game:
         )
 
     def advice(self) -> Advice:
-        """Every option of the decision at hand, ranked."""
-        return advise(self.table, self.position())
+        """Every option of the decision at hand, ranked.
+
+        Once the rolling has stopped only the boxes are options; on a served first
+        throw they come with their served points, priced against the best box.
+        """
+        advice = advise(self.table, self.position())
+        if self.phase == "box" and any(o.kind == "keep" for o in advice.options):
+            boxes = [o for o in advice.options if o.kind == "box"]
+            best = boxes[0].value
+            boxes = [replace(o, cost=max(0.0, best - o.value)) for o in boxes]
+            advice = replace(advice, options=boxes)
+        return advice
 
     @classmethod
     def resume(cls, table: ExpectedTable, record: dict) -> Game:

@@ -187,13 +187,17 @@ def _apply(game: Game, advice: Advice, text: str, console: Console, show: bool =
         elif all(ch.isdigit() or ch in ", " for ch in text):
             keep = parse_dice([text], rules.faces)
         if keep is not None:
+            chosen = next((o for o in advice.options if o.keep == tuple(sorted(keep))), None)
             game.keep(keep)
-            chosen = next(o for o in advice.options if o.keep == tuple(sorted(keep)))
-            console.print(chosen.label + _cost_text(chosen.cost, advice))
+            if chosen is not None:
+                console.print(chosen.label + _cost_text(chosen.cost, advice))
+            else:  # a served first throw kept whole: the box to fill says what it costs
+                console.print("keep all: " + " ".join(map(str, sorted(keep))))
             return
-    # a box: after the last throw, or now (the rolling stops)
+    # a box: after the last throw, or now (the rolling stops); a served first throw
+    # scored now is among the options already
     final = advice
-    if game.phase == "keep":
+    if game.phase == "keep" and not game.served_now:
         final = advise(game.table, replace(game.position(), rerolls_left=0))
     option = find_box_option(final, text, rules)
     points = game.fill(option.box)
