@@ -140,7 +140,7 @@ def test_generala_distribution_and_simulation_agree(generala):
     dist = score_distribution(generala.game, generala)
     assert dist.mean == pytest.approx(generala.expected_score, abs=1e-9)
     assert abs(dist.total - 1.0) < 1e-12
-    sim = simulate(generala, games=60_000, seed=11)
+    sim = simulate(generala, games=20_000, seed=11)
     n = sim.games
     assert abs(sim.mean - dist.mean) < 4 * dist.sd / np.sqrt(n)
     for s in (120, 150, 200, 250):
@@ -337,7 +337,7 @@ def test_six_dice_game_against_simulated_games():
     # a rule set with more dice than boxes' patterns need: the solver's value and the
     # mean of games played by the simulator (its own turn code and dice) agree
     table = solve_expected("yahtzee-6-dice")
-    sim = simulate(table, games=20_000, seed=5)
+    sim = simulate(table, games=5_000, seed=5)
     assert abs(sim.mean - table.expected_score) < 4 * sim.standard_error
     assert load_rules("yahtzee-d8").faces == 8
     assert load_rules("yahtzee-d8").upper_bonus.threshold == 108
