@@ -341,3 +341,24 @@ def test_six_dice_game_against_simulated_games():
     assert abs(sim.mean - table.expected_score) < 4 * sim.standard_error
     assert load_rules("yahtzee-d8").faces == 8
     assert load_rules("yahtzee-d8").upper_bonus.threshold == 108
+
+
+def test_advice_with_throws_in_hand():
+    from dicelab.solve.saved import saved_turn_values, solve_saved
+
+    data = load_rules("yazy").model_dump(mode="json")
+    data.update(name="yazy-saved", save_unused_throws=True, max_saved_throws=3)
+    table = solve_saved(parse_rules(data))
+    g = table.game
+    # the NumPy turn of advice gives the solver's values (each throw scored or kept)
+    rng = np.random.default_rng(3)
+    for mask in [0, g.full_mask ^ 1, *rng.integers(0, g.full_mask, size=12)]:
+        for s in range(4):
+            turn = saved_turn_values(table, int(mask), 0, 0, g.rules.rolls - 1 + s)
+            assert turn.start_value == pytest.approx(table.values[mask, 0, s, 0], abs=1e-9)
+    # with throws in hand a straight is scored at once, keeping them for later
+    a = advise(table, Position(dice=(2, 3, 4, 5, 6), rerolls_left=5))
+    assert a.best.kind == "box" and a.best.box == "straight"
+    assert not any(o.stops for o in a.options)
+    with pytest.raises(UserError, match="expected 0 to 5"):
+        advise(table, Position(dice=(2, 3, 4, 5, 6), rerolls_left=6))

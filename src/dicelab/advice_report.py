@@ -113,7 +113,13 @@ def run_advise(
         upper_total=upper,
         extra_bonuses=bonuses,
     )
-    if target is None:
+    if target is None and r.save_unused_throws:  # throws in hand: solved here, not cached
+        from dicelab.report import progress_bar
+        from dicelab.solve.saved import solve_saved
+
+        with progress_bar(f"solving {r.name}", enabled=not as_json) as tick:
+            advice = advise(solve_saved(r, progress=tick), position)
+    elif target is None:
         advice = advise(load_table(r, quiet=as_json), position)
     else:
         from dicelab.report import progress_bar

@@ -247,8 +247,9 @@ def _check_turn(rules, position: Position) -> int:
         raise UserError(f"dice: got {len(position.dice)}, expected {rules.dice}")
     if isinstance(rerolls, bool) or not isinstance(rerolls, int):
         raise UserError(f"rerolls left: got {rerolls!r}, expected a whole number")
-    if not 0 <= rerolls <= rules.rolls - 1:
-        raise UserError(f"rerolls left: got {rerolls}, expected 0 to {rules.rolls - 1}")
+    most = rules.rolls - 1 + rules.saved_cap  # throws in hand add rerolls
+    if not 0 <= rerolls <= most:
+        raise UserError(f"rerolls left: got {rerolls}, expected 0 to {most}")
     return rerolls
 
 
@@ -261,21 +262,23 @@ def _rank(game, turn, roll: int, rerolls: int, offset: float) -> list[Option]:
     space = game.space
     rules = game.rules
     raw: list[tuple[float, tuple, Option]] = []
-    # on the first throw of rules with served bonuses, scoring at once is a choice
-    # of box (served points), not one "keep all" option
+    # on the first throw of rules with served bonuses, and on every throw of rules
+    # that save unused throws, scoring at once is a choice of box (served points, or
+    # the throws kept for later), not one "keep all" option
     served_now = game.has_served and rerolls == rules.rolls - 1
+    boxes_now = rerolls == 0 or served_now or rules.save_unused_throws
     if rerolls > 0:
         for k in space.sub_keeps(roll):
             faces = space.faces_of(k)
             stops = k == roll
-            if stops and served_now:
+            if stops and boxes_now:
                 continue
             value = offset + (
                 turn.roll_value(roll, 0) if stops else turn.keep_value(rerolls, k)
             )
             opt = Option(kind="keep", value=value, cost=0.0, keep=faces, stops=stops)
             raw.append((value, (0, -len(faces), faces), opt))
-    if rerolls == 0 or served_now:
+    if boxes_now:
         boxes = turn.box_options(roll, True) if served_now else turn.box_options(roll)
         for box, pts, extra, val in boxes:
             cat = rules.categories[box]
@@ -301,7 +304,12 @@ def advise(table: ExpectedTable, position: Position) -> Advice:
     rerolls = _check_turn(g.rules, position)
     roll = g.space.index(tuple(position.dice))
     mask, upper, flag, score = scorecard_state(table, position)
-    turn = turn_values(table, mask, upper, flag)
+    if g.rules.save_unused_throws:
+        from dicelab.solve.saved import saved_turn_values
+
+        turn = saved_turn_values(table, mask, upper, flag, rerolls)
+    else:
+        turn = turn_values(table, mask, upper, flag)
     options = _rank(g, turn, roll, rerolls, float(score))
     return Advice(position=position, score_so_far=score, upper_total=upper, options=options)
 

@@ -33,8 +33,10 @@ import numpy as np
 from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
+from dicelab.rules.placement import box_points, box_rule, next_flag
+from dicelab.solve import turn
 from dicelab.solve.cost import Cost, turn_cost
-from dicelab.solve.expected import ExpectedLayers, kernel_args, space_args
+from dicelab.solve.expected import BoxOption, ExpectedLayers, KeepLookups, kernel_args, space_args
 from dicelab.text import plural
 
 Progress = Callable[[int, int], None]
@@ -198,3 +200,90 @@ def _mark_unreachable(V: np.ndarray, game: CompiledRules) -> None:
             no_y = ((np.arange(V.shape[0]) >> game.yahtzee) & 1) == 0
             flagged = V[:, 1, s, :]
             flagged[~reach | no_y[:, None]] = np.nan
+
+
+# -- one turn in NumPy, for advice ---------------------------------------------------------
+@dataclass
+class SavedTurnValues(KeepLookups):
+    """The values inside one turn when unused throws are saved, from a position with
+    ``rerolls`` rerolls left (throws in hand included).
+
+    ``keep[n, k]`` is keeping ``k`` with ``n`` rerolls left, before that reroll,
+    where a full roll's entry is scoring it then and there (keeping ``n`` throws);
+    ``keep[0, roll]`` a roll scored after the last throw.
+    """
+
+    table: SavedTable
+    filled: int
+    upper_total: int
+    flag: int
+    rerolls: int
+    keep: np.ndarray
+    start_value: float
+
+    def box_options(self, roll: int, first_throw: bool = False) -> list[BoxOption]:
+        """Every box the dice showing may go in now, keeping the rerolls left for later."""
+        g = self.table.game
+        space = g.space
+        r = roll - int(space.size_start[space.dice])
+        kept = min(self.rerolls, self.table.values.shape[2] - 1)
+        allowed, active, extra, zeroed = box_rule(
+            self.filled, self.flag, int(g.roll_face[r]), g.upper, g.upper_box_of_face,
+            g.yahtzee, g.placement_code, float(g.rules.extra_bonus),
+        )  # fmt: skip
+        u = min(self.upper_total, g.threshold) if g.threshold > 0 else 0
+        out = []
+        for c in range(g.n_categories):
+            if not (allowed >> c) & 1:
+                continue
+            pts = int(box_points(c, r, active, zeroed, g.score, g.joker_score))
+            y2 = next_flag(c, self.flag, pts, g.yahtzee, g.n_flag)
+            u2 = min(g.threshold, u + pts) if (g.upper[c] and g.threshold > 0) else u
+            value = pts + extra + float(self.table.values[self.filled | (1 << c), y2, kept, u2])
+            out.append(BoxOption(box=c, points=pts, extra=int(extra), value=value))
+        return out
+
+    def roll_value(self, roll: int, rerolls_left: int) -> float:
+        space = self.table.game.space
+        return float(max(self.keep[rerolls_left, k] for k in space.sub_keeps(roll)))
+
+
+def saved_turn_values(
+    table: SavedTable, filled: int, upper_total: int, flag: int, rerolls: int
+) -> SavedTurnValues:
+    """The turn of a state seen from a throw with ``rerolls`` rerolls left.
+
+    Each throw values the full rolls as scored then, keeping its rerolls for later
+    turns, as the solver does (:func:`dicelab.solve.kernels.solve_saved_batches`).
+    """
+    g = table.game
+    cap = table.values.shape[2] - 1
+    table.value(filled, upper_total, flag, 0)  # validates the state
+    if filled == g.full_mask:
+        raise UserError("every box is filled: the game is over")
+    u = min(upper_total, g.threshold) if g.threshold > 0 else 0
+    y = flag if g.n_flag == 2 else 0
+    space = g.space
+    dice, faces = space.dice, space.faces
+    starts = space.size_start
+    roll0 = int(starts[dice])
+    A = np.empty(space.n_keeps)
+    K = np.full((rerolls + 1, space.n_keeps), np.nan)
+    adds = [space.add[starts[size] : starts[size + 1]].T for size in range(dice)]
+    subs = [space.sub_rows[starts[size] : starts[size + 1]] for size in range(dice + 1)]
+    for n in range(rerolls + 1):
+        if n > 0:
+            for size in range(dice - 1, -1, -1):
+                add = adds[size]
+                acc = A[add[0]] + A[add[1]]
+                for f in range(2, faces):
+                    acc += A[add[f]]
+                A[starts[size] : starts[size + 1]] = acc / faces
+        A[roll0:] = turn.final_roll_values(g, table.values[:, :, min(n, cap), :], filled, u, y)
+        K[n] = A
+        if n > 0:
+            for size in range(1, dice + 1):
+                lo, hi = starts[size], starts[size + 1]
+                A[lo:hi] = np.maximum(A[lo:hi], A[subs[size]].max(axis=1))
+    start = float(np.dot(space.roll_prob, A[roll0:]))
+    return SavedTurnValues(table, filled, upper_total, y, rerolls, K, start)
