@@ -301,17 +301,31 @@ def test_saving_throws_is_worth_it_and_sized_before_work():
 
 
 def test_commands_that_do_not_save_throws_refuse_in_one_line():
-    for args in (
-        ["advise", "maxi-yatzy-saved", "--dice", "1", "2", "3", "4", "5", "6"],
-        ["solve", "maxi-yatzy-saved", "--target", "300"],
-        ["distribution", "maxi-yatzy-saved"],
-        ["simulate", "maxi-yatzy-saved", "--games", "10"],
+    for args, says in (
+        (["solve", "maxi-yatzy-saved", "--target", "300"], "saved for later turns"),
+        (["distribution", "maxi-yatzy-saved"], "saved for later turns"),
+        (["play", "maxi-yatzy-saved"], "saved for later turns"),
+        # advice and simulation play saving rule sets, but not one this size here
+        (["advise", "maxi-yatzy-saved", "--dice", "1", "2", "3", "4", "5", "6"], "states"),
+        (["simulate", "maxi-yatzy-saved", "--games", "10"], "states"),
     ):
         done = subprocess.run(
             [sys.executable, "-m", "dicelab", *args], capture_output=True, text=True
         )
         assert done.returncode == 2, args
-        assert done.stderr.count("\n") == 1 and "saved for later turns" in done.stderr, args
+        assert done.stderr.count("\n") == 1 and says in done.stderr, (args, done.stderr)
+
+
+def test_simulated_games_with_throws_in_hand():
+    from dicelab.solve.saved import solve_saved
+
+    data = load_rules("yazy").model_dump(mode="json")
+    data.update(name="yazy-saved", save_unused_throws=True, max_saved_throws=4)
+    table = solve_saved(parse_rules(data))
+    sim = simulate(table, games=10_000, seed=2)
+    assert abs(sim.mean - table.expected_score) < 4 * sim.standard_error
+    # more than the plain game's best: the saved throws were used
+    assert sim.mean > solve_expected("yazy").expected_score + 10
 
 
 # -- several columns --------------------------------------------------------------------

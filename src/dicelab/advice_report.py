@@ -85,6 +85,18 @@ def load_table(rules: str | Rules, quiet: bool = False) -> ExpectedTable:
         return expected_table(r, progress=tick)
 
 
+def load_any_table(rules: Rules, quiet: bool = False):
+    """:func:`load_table`, or for rules that save unused throws their table with throws
+    in hand (solved here, not cached): what advice and simulation play from."""
+    if not rules.save_unused_throws:
+        return load_table(rules, quiet)
+    from dicelab.report import progress_bar
+    from dicelab.solve.saved import solve_saved
+
+    with progress_bar(f"solving {rules.name}", enabled=not quiet) as tick:
+        return solve_saved(rules, progress=tick)
+
+
 # -- advise ------------------------------------------------------------------------------
 def run_advise(
     rules: str,
@@ -113,14 +125,8 @@ def run_advise(
         upper_total=upper,
         extra_bonuses=bonuses,
     )
-    if target is None and r.save_unused_throws:  # throws in hand: solved here, not cached
-        from dicelab.report import progress_bar
-        from dicelab.solve.saved import solve_saved
-
-        with progress_bar(f"solving {r.name}", enabled=not as_json) as tick:
-            advice = advise(solve_saved(r, progress=tick), position)
-    elif target is None:
-        advice = advise(load_table(r, quiet=as_json), position)
+    if target is None:
+        advice = advise(load_any_table(r, quiet=as_json), position)
     else:
         from dicelab.report import progress_bar
         from dicelab.rules.compiled import compile_rules
@@ -279,7 +285,7 @@ def run_simulate(
         raise UserError(f"bins: got {bins}, expected 1 to 200")
     if plot is not None:
         check_plot_path(plot)
-    table = load_table(rules, quiet=as_json)
+    table = load_any_table(load_rules(rules), quiet=as_json)
     err = Console(stderr=True)
     if as_json or not err.is_terminal or games < 20_000:
         sim = simulate(table, games, seed=seed)

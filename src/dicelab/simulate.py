@@ -182,6 +182,123 @@ def _play_block(
                 results[g, j] = out[j]
 
 
+@njit(cache=True)
+def _play_saved_game(
+    draws, V, A, cand, arg, keep_size, score, joker_score, roll_face, upper,
+    upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
+    add, sub_rows, size_start, roll_prob, dice, faces, rerolls, bonus_points, alike_box, out,
+):  # fmt: skip
+    """One game with optimal choices when unused throws are saved (``V[mask, y, s, u]``).
+
+    A turn with ``s`` throws in hand may reroll ``rerolls + s`` times; every throw
+    values the dice as scored then, keeping the rerolls left (at most the cap). The
+    whole game never throws more than ``rolls`` times per box, so the draws suffice.
+    """
+    n_cat = score.shape[0]
+    n_keeps = add.shape[0]
+    roll0 = size_start[dice]
+    cap = V.shape[2] - 1
+    full = (1 << n_cat) - 1
+    mask = 0
+    u = 0
+    y = 0
+    s = 0
+    total = 0
+    extras = 0
+    alike = 0
+    pos = 0
+    while mask != full:
+        levels = rerolls + s
+        for n in range(levels + 1):
+            if n > 0:
+                keep_values(A, add, size_start, dice, faces, 1)
+            final_roll_values(
+                mask, u, 1, y, 0, V[:, :, min(n, cap), :], A, cand, roll0, score, joker_score,
+                roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus,
+                n_flag, values, index,
+            )  # fmt: skip
+            if n > 0:
+                _best_keeps_arg(A, arg[n], sub_rows, n_keeps)
+        r = 0
+        for _ in range(dice):
+            r = add[r, draws[pos]]
+            pos += 1
+        n = levels
+        while n > 0:
+            k = arg[n, r]
+            if k == r:
+                break
+            r = k
+            for _ in range(dice - keep_size[k]):
+                r = add[r, draws[pos]]
+                pos += 1
+            n -= 1
+        kept = min(n, cap)
+        ri = r - roll0
+        allowed, active, extra, zeroed = box_rule(
+            mask, y, roll_face[ri], upper, upper_box_of_face, yahtzee, joker, extra_bonus
+        )
+        best_c = -1
+        best_v = -1.0e300
+        best_pts = 0
+        for c in range(n_cat):
+            if (allowed >> c) & 1 == 0:
+                continue
+            pts = box_points(c, ri, active, zeroed, score, joker_score)
+            y2 = next_flag(c, y, pts, yahtzee, n_flag)
+            u2 = u
+            if upper[c] and threshold > 0:
+                u2 = min(threshold, u + pts)
+            v = pts + V[mask | (1 << c), y2, kept, u2]
+            if v > best_v:
+                best_v = v
+                best_c = c
+                best_pts = pts
+        c = best_c
+        if extra > 0:
+            extras += 1
+        if c == alike_box and best_pts > 0:
+            alike = 1
+        total += best_pts + int(extra)
+        y = next_flag(c, y, best_pts, yahtzee, n_flag)
+        if upper[c] and threshold > 0:
+            u = min(threshold, u + best_pts)
+        mask |= 1 << c
+        s = kept
+    bonus = 1 if (threshold > 0 and u >= threshold) else 0
+    out[0] = total + bonus * bonus_points
+    out[1] = bonus
+    out[2] = extras
+    out[3] = alike
+
+
+@njit(cache=True, parallel=True)
+def _play_saved_block(
+    draws, V, keep_size, score, joker_score, roll_face, upper, upper_box_of_face,
+    threshold, yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows,
+    size_start, roll_prob, dice, faces, rerolls, bonus_points, alike_box, results, n_parts,
+):  # fmt: skip
+    """:func:`_play_block` for rules that save unused throws."""
+    n_games = draws.shape[0]
+    n_keeps = add.shape[0]
+    per = (n_games + n_parts - 1) // n_parts
+    most = rerolls + V.shape[2] - 1
+    for p in prange(n_parts):
+        A = np.empty((n_keeps, 1))
+        cand = np.empty((cand_rows(values), 1))
+        arg = np.zeros((most + 1, n_keeps), np.int64)
+        out = np.zeros(4, np.int64)
+        for g in range(p * per, min(n_games, (p + 1) * per)):
+            _play_saved_game(
+                draws[g], V, A, cand, arg, keep_size, score, joker_score, roll_face, upper,
+                upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
+                index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, bonus_points,
+                alike_box, out,
+            )  # fmt: skip
+            for j in range(4):
+                results[g, j] = out[j]
+
+
 @dataclass(frozen=True)
 class Simulation:
     """Scores of simulated games, with the exact expectation to compare against.
@@ -275,8 +392,9 @@ def simulate(
 
     Parameters
     ----------
-    table : ExpectedTable
-        The solved table of the rules played.
+    table : ExpectedTable or dicelab.solve.saved.SavedTable
+        The solved table of the rules played (a ``SavedTable`` for rules that save
+        unused throws).
     games : int
         Number of games.
     seed : int
@@ -305,11 +423,16 @@ def simulate(
         hi = min(games, lo + BLOCK)
         rng = np.random.default_rng(stream)
         draws = rng.integers(0, rules.faces, size=(hi - lo, n_draws), dtype=np.int8)
-        _play_block(
-            draws, table.values, keep_size, *rargs, *sargs, *served_args(g),
-            int(rules.bonus_points),
-            alike, results[lo:hi], parts,
-        )  # fmt: skip
+        if rules.save_unused_throws:
+            _play_saved_block(
+                draws, table.values, keep_size, *rargs, *sargs, int(rules.bonus_points),
+                alike, results[lo:hi], parts,
+            )  # fmt: skip
+        else:
+            _play_block(
+                draws, table.values, keep_size, *rargs, *sargs, *served_args(g),
+                int(rules.bonus_points), alike, results[lo:hi], parts,
+            )  # fmt: skip
         if progress is not None:
             progress(hi, games)
     seconds = time.perf_counter() - start

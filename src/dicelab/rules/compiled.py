@@ -276,7 +276,7 @@ def refuse_variants(
     if rules.save_unused_throws:
         raise UserError(
             f"{rules.name}: {what} does not handle unused throws saved for later turns yet; "
-            f"`dicelab solve {rules.name}` gives the optimal expected score"
+            f"`dicelab solve`, `advise` and `simulate` do"
         )
     if not served:
         return
