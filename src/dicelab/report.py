@@ -59,6 +59,10 @@ def scorecard(rules: Rules) -> Panel:
             f"{plural(rules.n_categories, 'box')}"
         )
     ]
+    if rules.save_unused_throws:
+        lines.append(
+            Text(f"Unused throws are saved for later turns (up to {rules.saved_cap} in hand)")
+        )
     if rules.description.strip():
         lines.insert(0, Text(" ".join(rules.description.split()), style="italic"))
     if rules.upper_bonus is not None and rules.upper_bonus.points > 0:
