@@ -57,7 +57,7 @@ from dicelab.solve.kernels import (
     next_flag,
     open_box_rows,
 )
-from dicelab.solve.points import StateBounds, layers, so_far_layout
+from dicelab.solve.points import StateBounds, layers
 
 Progress = Callable[[int, int], None]
 
@@ -508,8 +508,13 @@ def score_distribution(
     """
     game = as_game(rules)
     refuse_variants(game, "the score distribution", served=False)
-    layout = so_far_layout(game)  # (state, points so far): two layers are held at once
-    held = max(layout.layer_size(k) + layout.layer_size(k + 1) for k in range(game.n_categories))
+    bounds = StateBounds(game)
+    # (state, points so far) values of each layer, two of which are held at once:
+    # counted from the bounds, before the layout of every row is built
+    per_mask = np.where(bounds.reachable, bounds.so_far_hi - bounds.so_far_lo + 1, 0)
+    per_mask = per_mask.reshape(per_mask.shape[0], -1).sum(axis=1)
+    sizes = [int(per_mask[m].sum()) for m in layers(game.n_categories)]
+    held = max(sizes[k] + sizes[k + 1] for k in range(game.n_categories))
     Cost(f"{game.rules.name}'s score distribution", held, 16 * held, 0.0,
          unit="(state, points) values a layer").check(allow_large)  # fmt: skip
     if values is None:
@@ -522,7 +527,6 @@ def score_distribution(
         raise UserError(f"strategy table: expected shape {shape}, got {V.shape}")
     start_time = time.perf_counter()
     n = game.n_categories
-    bounds = StateBounds(game)
     reach = game.upper_reach
     lanes = np.zeros((1 << n, game.n_upper), dtype=np.int64)
     n_lanes = reach.sum(axis=1).astype(np.int64)

@@ -106,7 +106,7 @@ class StateBounds:
             reachable[:, 1, :] = game.upper_reach & ~y_open[:, None]
         self.to_come = to_come
         self.so_far_hi = so_far
-        self.so_far_lo = np.broadcast_to(u[None, None, :], shape).copy()
+        self.so_far_lo = np.broadcast_to(u[None, None, :], shape)  # a read-only view
         self.reachable = reachable
         self.bonus = bonus
 
@@ -161,9 +161,11 @@ class PointsLayout:
         return h.hexdigest()[:16]
 
 
-def build_layout(game: CompiledRules, lo: np.ndarray, hi: np.ndarray) -> PointsLayout:
+def build_layout(
+    game: CompiledRules, lo: np.ndarray, hi: np.ndarray, bounds: StateBounds | None = None
+) -> PointsLayout:
     """Lay rows out layer by layer, mask by mask, flag then upper total."""
-    bounds = StateBounds(game)
+    bounds = bounds or StateBounds(game)
     lo = np.where(bounds.reachable, lo, 1).astype(np.int64)
     hi = np.where(bounds.reachable, hi, 0).astype(np.int64)
     lengths = np.maximum(hi - lo + 1, 0)
@@ -188,20 +190,23 @@ def build_layout(game: CompiledRules, lo: np.ndarray, hi: np.ndarray) -> PointsL
 def needed_layout(game: CompiledRules) -> PointsLayout:
     """Rows of points still needed, ``1..most to come`` (the all-targets table)."""
     bounds = StateBounds(game)
-    return build_layout(game, np.ones_like(bounds.to_come), bounds.to_come)
+    return build_layout(game, np.ones_like(bounds.to_come), bounds.to_come, bounds)
 
 
-def so_far_layout(game: CompiledRules, low: int | None = None, high: int | None = None):
+def so_far_layout(
+    game: CompiledRules, low: int | None = None, high: int | None = None,
+    bounds: StateBounds | None = None,
+) -> PointsLayout:  # fmt: skip
     """Rows of points scored so far, for a utility constant up to ``low`` and from ``high``.
 
     A state whose best finish cannot pass ``low`` or which already has ``high``
     points has a known value and needs no row. ``None`` means no such bound.
     """
-    b = StateBounds(game)
+    b = bounds or StateBounds(game)
     lo = b.so_far_lo
     hi = b.so_far_hi
     if low is not None:
         lo = np.maximum(lo, low + 1 - b.to_come)
     if high is not None:
         hi = np.minimum(hi, high - 1)
-    return build_layout(game, lo, hi)
+    return build_layout(game, lo, hi, b)
