@@ -59,6 +59,36 @@ def _best_keeps_arg(A, arg, sub_rows, n_keeps):
 
 
 @njit(cache=True)
+def _best_box(mask, y, u, ri, V, score, joker_score, roll_face, upper, upper_box_of_face,
+              threshold, yahtzee, joker, extra_bonus, n_flag):  # fmt: skip
+    """The box a final roll ``ri`` goes in: ``(box, points, extra bonus)``.
+
+    ``V[mask, y, u]`` values the next turn's start; the first box of the best value
+    wins, as in the advice.
+    """
+    allowed, active, extra, zeroed = box_rule(
+        mask, y, roll_face[ri], upper, upper_box_of_face, yahtzee, joker, extra_bonus
+    )
+    best_c = -1
+    best_v = -1.0e300
+    best_pts = 0
+    for c in range(score.shape[0]):
+        if (allowed >> c) & 1 == 0:
+            continue
+        pts = box_points(c, ri, active, zeroed, score, joker_score)
+        y2 = next_flag(c, y, pts, yahtzee, n_flag)
+        u2 = u
+        if upper[c] and threshold > 0:
+            u2 = min(threshold, u + pts)
+        v = pts + V[mask | (1 << c), y2, u2]
+        if v > best_v:
+            best_v = v
+            best_c = c
+            best_pts = pts
+    return best_c, best_pts, extra
+
+
+@njit(cache=True)
 def _play_game(
     draws, V, A, S, cand, arg, stop, keep_size, score, joker_score, roll_face, upper,
     upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
@@ -116,27 +146,10 @@ def _play_game(
                 r = add[r, draws[pos]]
                 pos += 1
         table = served_score if (served and first) else score
-        ri = r - roll0
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, roll_face[ri], upper, upper_box_of_face, yahtzee, joker, extra_bonus
-        )
-        best_c = -1
-        best_v = -1.0e300
-        best_pts = 0
-        for c in range(n_cat):
-            if (allowed >> c) & 1 == 0:
-                continue
-            pts = box_points(c, ri, active, zeroed, table, joker_score)
-            y2 = next_flag(c, y, pts, yahtzee, n_flag)
-            u2 = u
-            if upper[c] and threshold > 0:
-                u2 = min(threshold, u + pts)
-            v = pts + V[mask | (1 << c), y2, u2]
-            if v > best_v:
-                best_v = v
-                best_c = c
-                best_pts = pts
-        c = best_c
+        c, best_pts, extra = _best_box(
+            mask, y, u, r - roll0, V, table, joker_score, roll_face, upper, upper_box_of_face,
+            threshold, yahtzee, joker, extra_bonus, n_flag,
+        )  # fmt: skip
         if extra > 0:
             extras += 1
         if c == alike_box and best_pts > 0:
@@ -234,27 +247,10 @@ def _play_saved_game(
                 pos += 1
             n -= 1
         kept = min(n, cap)
-        ri = r - roll0
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, roll_face[ri], upper, upper_box_of_face, yahtzee, joker, extra_bonus
-        )
-        best_c = -1
-        best_v = -1.0e300
-        best_pts = 0
-        for c in range(n_cat):
-            if (allowed >> c) & 1 == 0:
-                continue
-            pts = box_points(c, ri, active, zeroed, score, joker_score)
-            y2 = next_flag(c, y, pts, yahtzee, n_flag)
-            u2 = u
-            if upper[c] and threshold > 0:
-                u2 = min(threshold, u + pts)
-            v = pts + V[mask | (1 << c), y2, kept, u2]
-            if v > best_v:
-                best_v = v
-                best_c = c
-                best_pts = pts
-        c = best_c
+        c, best_pts, extra = _best_box(
+            mask, y, u, r - roll0, V[:, :, kept, :], score, joker_score, roll_face, upper,
+            upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
+        )  # fmt: skip
         if extra > 0:
             extras += 1
         if c == alike_box and best_pts > 0:

@@ -297,6 +297,12 @@ def throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, 
                 a = row[lane]
                 b = srow[lane]
                 row[lane] = a if a > b else b
+    first_throw_mean(A, out, roll_prob, roll0, lanes)
+
+
+@njit(cache=True)
+def first_throw_mean(A, out, roll_prob, roll0, lanes):
+    """Turn-start values ``out[:lanes]``: the first throw's rolls weighed by their chances."""
     for lane in range(lanes):
         out[lane] = 0.0
     for r in range(roll_prob.shape[0]):
@@ -441,13 +447,7 @@ def solve_saved_batches(
                 off += seg_nu[j]
             if level > 0:
                 best_keeps(A, sub_rows, lanes)
-        for lane in range(lanes):
-            out[lane] = 0.0
-        for r in range(roll_prob.shape[0]):
-            p = roll_prob[r]
-            src = A[roll0 + r, :lanes]
-            for lane in range(lanes):
-                out[lane] += p * src[lane]
+        first_throw_mean(A, out, roll_prob, roll0, lanes)
         off = 0
         for j in range(starts[b], starts[b + 1]):
             for ui in range(seg_nu[j]):
