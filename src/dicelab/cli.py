@@ -6,11 +6,16 @@ point and turns :class:`~dicelab.errors.UserError` into one line and exit code 2
 
 from __future__ import annotations
 
+import os
 import sys
 
-import typer
+# The command line uses no pydantic plugins; looking for them scans every installed
+# package's entry points, a cost each command would pay at its first rules file.
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-from dicelab.errors import UserError
+import typer  # noqa: E402
+
+from dicelab.errors import UserError  # noqa: E402
 
 app = typer.Typer(
     help="Exact solvers, advice and analysis for dice games.",
