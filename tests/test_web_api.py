@@ -409,6 +409,47 @@ def test_store_solves_each_rule_set_once(monkeypatch):
     assert calls == ["yazy"]
 
 
+def test_a_solve_in_progress_holds_up_no_other_endpoint(monkeypatch):
+    # a solve is held half done while more advice requests wait on it than the server
+    # has request threads; health, the rules list and the progress answer within a
+    # second, and every waiting request gets its advice once the solve ends
+    started, release = threading.Event(), threading.Event()
+    real = store_module.expected_table
+
+    def held(rules, **kwargs):
+        kwargs["progress"](5, 10)
+        started.set()
+        release.wait(60)
+        return real(rules, **kwargs)
+
+    monkeypatch.setattr(store_module, "expected_table", held)
+    body = {"rules": "yacht", "dice": [3, 3, 6, 5, 6], "rerolls_left": 2}
+    codes = []
+    with TestClient(create_app(Store())) as client:
+        assert client.get("/api/rules/yacht/progress").json()["state"] in ("idle", "cached")
+        waiting = [
+            threading.Thread(target=lambda: codes.append(client.post("/api/advice", json=body)
+                                                         .status_code))
+            for _ in range(60)
+        ]  # fmt: skip
+        for t in waiting:
+            t.start()
+        assert started.wait(30)
+        time.sleep(0.5)  # every request has reached the wait
+        t0 = time.monotonic()
+        assert client.get("/api/health").json() == {"status": "ok"}
+        assert len(client.get("/api/rules").json()["rules"]) >= 8
+        progress = client.get("/api/rules/yacht/progress").json()
+        assert time.monotonic() - t0 < 1.0
+        assert progress["state"] == "solving" and (progress["done"], progress["total"]) == (5, 10)
+        assert progress["estimate_seconds"] >= 0
+        release.set()
+        for t in waiting:
+            t.join(60)
+        assert codes == [200] * 60
+        assert client.get("/api/rules/yacht/progress").json()["state"] == "ready"
+
+
 # -- garbage ---------------------------------------------------------------------------
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**20), 10**20)

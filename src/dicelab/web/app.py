@@ -8,6 +8,7 @@ becomes 422, a body over the size limit 413. A 500 means a bug in dicelab.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from importlib import resources
 from typing import Any
@@ -245,16 +246,30 @@ def create_app(store: Store | None = None) -> FastAPI:
         return _info(store.get(rules_id))
 
     @app.get(
+        "/api/rules/{rules_id}/progress",
+        response_model=m.TableProgress,
+        response_model_exclude_none=True,
+        tags=["rules"],
+        responses=ERRORS,
+        summary="How far the solve of a rule set has come",
+    )
+    def get_progress(rules_id: str) -> dict:
+        """Answers at once, also while the rule set is being solved: the page polls it
+        to show a progress bar, and it gives the time a first solve takes."""
+        entry = store.get(rules_id)
+        return {"id": entry.id, **store.progress(entry.rules)}
+
+    @app.get(
         "/api/rules/{rules_id}/expected",
         response_model=m.ExpectedInfo,
         tags=["rules"],
         responses=ERRORS,
         summary="Solve a rule set: its optimal expected score",
     )
-    def get_expected(rules_id: str) -> dict:
+    async def get_expected(rules_id: str) -> dict:
         """Solves the rule set (or loads its table); later advice on it is then fast."""
         entry = store.get(rules_id)
-        table = store.table(entry.rules)
+        table = await asyncio.wrap_future(store.table_future(entry.rules))
         return {
             "id": entry.id,
             "expected_score": table.expected_score,
@@ -278,7 +293,8 @@ def create_app(store: Store | None = None) -> FastAPI:
         # event loop, and only a table still to be loaded or solved goes to a thread.
         entry = store.get(body.rules)
         rules = entry.rules
-        table = store.loaded(rules) or await run_in_threadpool(store.table, rules)
+        # a table still to be loaded or solved is awaited without holding a thread
+        table = store.loaded(rules) or await asyncio.wrap_future(store.table_future(rules))
         position = Position(
             dice=tuple(body.dice),
             rerolls_left=body.rerolls_left,
@@ -307,7 +323,7 @@ def create_app(store: Store | None = None) -> FastAPI:
         responses=ERRORS,
         summary="Every decision of a game record, priced",
     )
-    def post_review(body: m.ReviewRequest) -> dict:
+    async def post_review(body: m.ReviewRequest) -> dict:
         """Replay a game record and give each decision's cost against the best option.
 
         The record's rules fingerprint must match the rule set named by `rules`.
@@ -318,8 +334,9 @@ def create_app(store: Store | None = None) -> FastAPI:
         if not isinstance(name, str) or not name:
             raise UserError("review: name the rules played (`rules`, or the record's `rules`)")
         entry = store.get(name[:80])
-        table = store.table(entry.rules)
-        return {**review(table, body.record).to_dict(), "rules": entry.id}
+        table = await asyncio.wrap_future(store.table_future(entry.rules))
+        done = await run_in_threadpool(review, table, body.record)
+        return {**done.to_dict(), "rules": entry.id}
 
     return app
 

@@ -130,6 +130,18 @@ class ExpectedInfo(BaseModel):
     cached: bool = Field(description="Whether the table came from the disk cache.")
 
 
+class TableProgress(BaseModel):
+    id: str
+    state: Literal["ready", "solving", "cached", "idle"] = Field(
+        description="ready: in memory; solving: being loaded or solved now; cached: on disk, "
+        "loaded at the first advice; idle: to be solved at the first advice."
+    )
+    estimate_seconds: float = Field(description="Estimated seconds of a solve on this server.")
+    done: int | None = Field(None, description="States solved so far (while solving).")
+    total: int | None = Field(None, description="States to solve (while solving).")
+    seconds: float | None = Field(None, description="Seconds since the solve started.")
+
+
 class OptionOut(BaseModel):
     kind: Literal["keep", "box"]
     label: str

@@ -3,8 +3,11 @@
 Built-in rule sets are always available; uploaded ones are kept (a bounded number,
 the oldest dropped first) under an id made from their fingerprint, so uploading
 the same rules twice gives the same id. Tables are solved or loaded from the disk
-cache once per fingerprint and kept in memory; concurrent requests for a table
-that is being solved wait for that one solve instead of starting their own.
+cache once per fingerprint, on the store's own solver thread, and kept in memory;
+concurrent requests for a table that is being solved wait for that one solve
+instead of starting their own, and they wait without holding a request thread, so
+the other endpoints keep answering during a solve of minutes. :meth:`Store.progress`
+tells how far a solve has come.
 Only built-in rule sets write their tables to the disk cache: an upload's table is
 read from it if someone solved those rules there, and otherwise kept in memory
 only, so uploads cannot fill the disk.
@@ -13,13 +16,16 @@ only, so uploads cannot fill the disk.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 from dicelab import tables
 from dicelab.dice import n_keeps
 from dicelab.errors import UserError
 from dicelab.rules import Rules, builtin_names, load_rules, rules_from_text
+from dicelab.solve.cost import expected_cost
 from dicelab.solve.expected import OBJECTIVE, ExpectedTable, expected_table
 from dicelab.text import plural
 
@@ -78,7 +84,9 @@ class Store:
         self._builtin: dict[str, Entry] = {}
         self._uploads: OrderedDict[str, Entry] = OrderedDict()
         self._tables: OrderedDict[str, ExpectedTable] = OrderedDict()
-        self._solving: dict[str, threading.Lock] = {}
+        self._solving: dict[str, Solve] = {}
+        # solves run here, one at a time (each uses every core), apart from requests
+        self._solver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicelab-solve")
 
     # -- rule sets -------------------------------------------------------------------
     def builtin(self) -> list[Entry]:
@@ -140,25 +148,85 @@ class Store:
                 self._tables.move_to_end(key)
             return found
 
-    def table(self, rules: Rules) -> ExpectedTable:
-        """The expected-score table of a rule set: from memory, disk or a fresh solve."""
+    def table_future(self, rules: Rules) -> Future:
+        """A future of the rule set's table: done at once if it is in memory, else the
+        one load or solve of it, running on the store's own solver thread.
+
+        Requests wait on the future (``await asyncio.wrap_future(...)``) without holding
+        a thread, so a long solve never starves the other endpoints.
+        """
         key = rules.fingerprint()
         with self._lock:
             found = self._tables.get(key)
             if found is not None:
                 self._tables.move_to_end(key)
-                return found
-            gate = self._solving.setdefault(key, threading.Lock())
-        with gate:
-            with self._lock:
-                found = self._tables.get(key)
-            if found is not None:
-                return found
+                done: Future = Future()
+                done.set_result(found)
+                return done
+            job = self._solving.get(key)
+            if job is None:
+                job = self._solving[key] = Solve(time.monotonic())
+                job.future = self._solver.submit(self._load_or_solve, rules, job)
+            return job.future
+
+    def table(self, rules: Rules) -> ExpectedTable:
+        """The expected-score table of a rule set: from memory, disk or a fresh solve
+        (blocks the calling thread until it is there)."""
+        return self.table_future(rules).result()
+
+    def progress(self, rules: Rules) -> dict:
+        """Where the table of a rule set stands: ``ready``, ``solving`` (with the
+        states done, their total and the seconds so far) or ``idle``, and the estimated
+        seconds of a first solve on this machine."""
+        key = rules.fingerprint()
+        estimate = round(expected_cost(rules).seconds, 1)
+        with self._lock:
+            if key in self._tables:
+                return {"state": "ready", "estimate_seconds": estimate}
+            job = self._solving.get(key)
+            if job is None:
+                cached = self._cached(rules)
+                return {"state": "cached" if cached else "idle", "estimate_seconds": estimate}
+            return {
+                "state": "solving",
+                "done": job.done,
+                "total": job.total,
+                "seconds": round(time.monotonic() - job.started, 2),
+                "estimate_seconds": estimate,
+            }
+
+    def _load_or_solve(self, rules: Rules, job: Solve) -> ExpectedTable:
+        key = rules.fingerprint()
+        try:
             writes = any(rules.fingerprint() == e.rules.fingerprint() for e in self.builtin())
-            table = expected_table(rules, use_cache=writes or self._cached(rules))
+            table = self._solve(
+                rules, use_cache=writes or self._cached(rules), progress=job.tick
+            )
+        except BaseException:
             with self._lock:
-                self._tables[key] = table
-                while len(self._tables) > MAX_TABLES:
-                    self._tables.popitem(last=False)
                 self._solving.pop(key, None)
-            return table
+            raise
+        with self._lock:
+            self._tables[key] = table
+            while len(self._tables) > MAX_TABLES:
+                self._tables.popitem(last=False)
+            self._solving.pop(key, None)
+        return table
+
+    @staticmethod
+    def _solve(rules: Rules, use_cache: bool, progress) -> ExpectedTable:
+        """Load or solve one table (tests replace it to hold a solve in progress)."""
+        return expected_table(rules, use_cache=use_cache, progress=progress)
+
+
+@dataclass
+class Solve:
+    """A load or solve in progress: its future and how far it has come."""
+
+    started: float
+    future: Future | None = None
+    done: int = 0
+    total: int = 0
+
+    def tick(self, done: int, total: int) -> None:
+        self.done, self.total = int(done), int(total)
