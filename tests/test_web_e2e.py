@@ -310,6 +310,32 @@ def test_a_served_hand_scores_on_the_first_throw(page):
     expect(pg.locator("#total")).to_have_text("60")
 
 
+def test_a_solve_in_progress_is_shown_and_the_page_stays_usable(page):
+    # the server is solving yacht: its progress answers, the solve's own answer is
+    # held; the page says how far it has come and how long is left
+    pg = page
+    held = HeldAnswers(pg, "**/api/rules/yacht/expected")
+    advice = HeldAnswers(pg, "**/api/advice")  # waits for the solve, as on the server
+    progress = {"id": "yacht", "state": "solving", "done": 0, "total": 10, "seconds": 0.5,
+                "estimate_seconds": 42.0}  # fmt: skip
+    pg.route("**/api/rules/yacht/progress", lambda route: route.fulfill(
+        status=200, content_type="application/json", body=json.dumps(progress)))  # fmt: skip
+    pg.select_option("#rules-select", "yacht")
+    expect(pg.locator("#expected-now")).to_have_text(
+        "(solving the rules the first time: about 42 s)"
+    )
+    progress.update(done=5, seconds=3.0)
+    expect(pg.locator("#expected-now")).to_have_text("(solving the rules: 50%, about 3 s left)")
+    # the dice can be thrown meanwhile; the options wait for the solve, saying so
+    throw(pg, "3 3 6 5 6")
+    expect(pg.locator("#thinking")).to_have_text("solving the rules: 50%, about 3 s left")
+    pg.unroute("**/api/rules/yacht/progress")
+    held.release()
+    advice.release()
+    expect(pg.locator("#expected-now")).to_contain_text("expected final score now")
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+
+
 def test_resume_from_a_game_record(page, tmp_path):
     pg = page
     game = Game(expected_table("yahtzee"), dice="real")

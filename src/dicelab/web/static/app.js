@@ -11,6 +11,7 @@ const state = {
   rulesId: null,
   info: null,          // scorecard of the rules (GET /api/rules/{id})
   expected: null,      // optimal expected score of a whole game
+  solving: null,       // while the rule set is solved: how far (see watchSolve)
   record: null,        // the game record (the format of `dicelab play`): the game itself
   dice: [],            // faces showing, in the places they are drawn
   held: [],            // per die: kept for the next roll
@@ -152,14 +153,46 @@ async function chooseRules(id) {
   rememberRulesInAddress(id);
   newGame();
   renderRulesText();
-  $("expected-now").textContent = "(solving the rules…)";
+  state.solving = { state: "idle", estimate_seconds: 0 };
+  render();
+  watchSolve(id);
   try {
     const ex = await api(`/api/rules/${encodeURIComponent(id)}/expected`);
     if (state.rulesId === id) state.expected = ex.expected_score;
   } catch (err) {
     showError(err.message);
   }
+  if (state.rulesId === id) state.solving = null;
   render();
+}
+
+// While a rule set is being loaded or solved, show how far it has come (the server
+// answers this at once, also during a solve of minutes).
+async function watchSolve(id) {
+  while (state.rulesId === id && state.solving) {
+    try {
+      const p = await api(`/api/rules/${encodeURIComponent(id)}/progress`);
+      if (state.rulesId !== id || !state.solving || p.state === "ready") return;
+      state.solving = p;
+      render();
+    } catch (err) {
+      return; // the solve's own request says what went wrong
+    }
+    await new Promise((done) => setTimeout(done, 500));
+  }
+}
+
+function solvingText(p) {
+  if (p.state === "solving" && p.total > 0 && p.done > 0) {
+    const part = p.done / p.total;
+    const left = Math.max(1, Math.round((p.seconds * (1 - part)) / part));
+    return `(solving the rules: ${Math.floor(100 * part)}%, about ${left} s left)`;
+  }
+  if (p.state === "cached") return "(loading the solved rules…)";
+  if (p.estimate_seconds >= 5) {
+    return `(solving the rules the first time: about ${Math.round(p.estimate_seconds)} s)`;
+  }
+  return "(solving the rules…)";
 }
 
 // The address names the rule set on the page, so a reload or a shared link opens it.
@@ -661,7 +694,11 @@ function renderOptions() {
   if (throwsMade() === 0) {
     const ds = state.review && state.review.decisions;
     const now = ds && ds.length ? ds[ds.length - 1].chosen_value : state.expected;
-    expectedNow.textContent = now === null ? "" : `(expected final score now: ${fmt(now)})`;
+    if (now === null) {
+      expectedNow.textContent = state.solving ? solvingText(state.solving) : "";
+    } else {
+      expectedNow.textContent = `(expected final score now: ${fmt(now)})`;
+    }
     box.innerHTML = '<p class="muted">Roll to see the options.</p>';
     return;
   }
@@ -669,7 +706,8 @@ function renderOptions() {
   if (!a) {
     expectedNow.textContent = "";
     if (state.busy) {
-      box.innerHTML = '<p class="muted">Thinking…</p>';
+      const what = state.solving ? solvingText(state.solving).slice(1, -1) : "Thinking…";
+      box.innerHTML = `<p class="muted" id="thinking">${escapeHtml(what)}</p>`;
       return;
     }
     // the server did not answer (or answered an error): the position can be asked again
