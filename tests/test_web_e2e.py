@@ -322,7 +322,7 @@ def test_a_solve_in_progress_is_shown_and_the_page_stays_usable(page):
         status=200, content_type="application/json", body=json.dumps(progress)))  # fmt: skip
     pg.select_option("#rules-select", "yacht")
     expect(pg.locator("#expected-now")).to_have_text(
-        "(solving the rules the first time: about 42 s)"
+        "(solving the rules the first time: at most about 42 s)"
     )
     progress.update(done=5, seconds=3.0)
     expect(pg.locator("#expected-now")).to_have_text("(solving the rules: 50%, about 3 s left)")

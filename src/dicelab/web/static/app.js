@@ -190,7 +190,7 @@ function solvingText(p) {
   }
   if (p.state === "cached") return "(loading the solved rules…)";
   if (p.estimate_seconds >= 5) {
-    return `(solving the rules the first time: about ${Math.round(p.estimate_seconds)} s)`;
+    return `(solving the rules the first time: at most about ${Math.round(p.estimate_seconds)} s)`;
   }
   return "(solving the rules…)";
 }
