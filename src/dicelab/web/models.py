@@ -136,7 +136,9 @@ class TableProgress(BaseModel):
         description="ready: in memory; solving: being loaded or solved now; cached: on disk, "
         "loaded at the first advice; idle: to be solved at the first advice."
     )
-    estimate_seconds: float = Field(description="Estimated seconds of a solve on this server.")
+    estimate_seconds: float = Field(
+        description="An upper estimate of the seconds a first solve takes on this server."
+    )
     done: int | None = Field(None, description="States solved so far (while solving).")
     total: int | None = Field(None, description="States to solve (while solving).")
     seconds: float | None = Field(None, description="Seconds since the solve started.")
