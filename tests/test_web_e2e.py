@@ -583,6 +583,44 @@ def test_a_turn_by_keyboard_alone(page):
         pg.wait_for_function("() => window.opened === 1")
 
 
+def tab_to(pg, selector, limit=80):
+    """Press Tab until the focused element matches ``selector`` (keyboard only)."""
+    for _ in range(limit):
+        if pg.evaluate("(sel) => document.activeElement.matches(sel)", selector):
+            return
+        pg.keyboard.press("Tab")
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def test_a_whole_game_by_keyboard_alone(browser, server):
+    # yazy, eleven turns with Tab, Enter and Space only, always taking the best
+    # option: every option is a button, and the game is the library's best play
+    with open_page(browser, server + "/?rules=yazy&seed=3") as pg:
+        expect(counter(pg)).to_have_text("Turn 1 of 11 · Roll 1 of 3")
+        tab_to(pg, "#roll")
+        for turn in range(1, 12):
+            expect(counter(pg)).to_have_text(f"Turn {turn} of 11 · Roll 1 of 3")
+            pg.keyboard.press("Enter")  # the first throw
+            while True:
+                best = pg.locator("tr.option.best")
+                expect(best).to_have_count(1)
+                expect(best).to_have_attribute("role", "button")
+                kind, keep = best.get_attribute("data-kind"), best.get_attribute("data-keep")
+                dice = sorted(int(pg.locator(f"#die-{i}").get_attribute("data-face"))
+                              for i in range(5))  # fmt: skip
+                whole = kind == "keep" and keep == " ".join(map(str, dice))
+                if not pg.evaluate("() => document.activeElement.matches('tr.option.best')"):
+                    tab_to(pg, "tr.option.best")
+                pg.keyboard.press(" ")
+                if kind == "box":
+                    break  # filled: the next turn, or the game is over
+                if not whole:  # the dice to keep are held: roll the others
+                    tab_to(pg, "#roll")
+                    pg.keyboard.press("Enter")
+        expect(counter(pg)).to_have_text("Game over")
+        expect(pg.locator("#review-total")).to_contain_text("total cost 0.00")
+
+
 CONTRAST = """() => {
   const lum = (rgb) => {
     const c = rgb.map((v) => {

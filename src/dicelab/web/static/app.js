@@ -737,19 +737,33 @@ function renderOptions() {
     tr.dataset.cost = String(o.cost);
     if (o.box) tr.dataset.box = o.box;
     if (o.keep) tr.dataset.keep = o.keep.join(" ");
-    tr.tabIndex = 0;
     tr.title = o.kind === "box" ? "click to fill this box"
       : o.stops ? "click to stop rolling and choose a box" : "click to keep these dice";
     const cost = o.best ? "best" : `−${fmt(o.cost)}`;
     tr.innerHTML = `<td>${escapeHtml(o.label)}</td><td class="num">${fmt(o.expected_final_score)}`
       + `</td><td class="num cost">${cost}</td>`;
     const act = () => (o.kind === "keep" ? followKeep(o) : chooseBox(o.box));
-    tr.addEventListener("click", act);
-    tr.addEventListener("keydown", (e) => { if (e.key === "Enter") act(); });
+    actsAsButton(tr, act, `${o.label}: expected final score ${fmt(o.expected_final_score)}, `
+      + (o.best ? "the best option" : `costs ${fmt(o.cost)}`));
     body.appendChild(tr);
   }
   table.appendChild(body);
   box.appendChild(table);
+}
+
+// A table row that is a control: a button to assistive technology, reached by Tab,
+// and pressed by a click, Enter or Space, as a button is.
+function actsAsButton(tr, act, label) {
+  tr.tabIndex = 0;
+  tr.setAttribute("role", "button");
+  tr.setAttribute("aria-label", label);
+  tr.addEventListener("click", act);
+  tr.addEventListener("keydown", (e) => {
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault(); // Space would scroll the page
+      act();
+    }
+  });
 }
 
 function renderScorecard() {
@@ -780,10 +794,8 @@ function renderScorecard() {
       const o = candidates[c.id];
       tr.classList.add("candidate");
       if (o.best && $("show-advice").checked) tr.classList.add("best");
-      tr.tabIndex = 0;
       tr.title = `fill ${c.name} with ${o.points}`;
-      tr.addEventListener("click", () => chooseBox(c.id));
-      tr.addEventListener("keydown", (e) => { if (e.key === "Enter") chooseBox(c.id); });
+      actsAsButton(tr, () => chooseBox(c.id), `fill ${c.name} with ${o.points}`);
       const bonus = o.extra_bonus ? ` +${o.extra_bonus}` : "";
       cell = `<td class="num points maybe">${o.points}${bonus}</td>`;
     } else {
