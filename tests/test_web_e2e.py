@@ -276,6 +276,39 @@ def test_upload_a_rules_file(page):
     expect(pg.locator("#error")).to_contain_text("not a built-in rule set")
 
 
+def test_undo_the_last_box_or_stop(page):
+    pg = page
+    expect(pg.locator("#undo")).to_be_disabled()
+    throw(pg, "2 2 2 6 6")
+    expect(pg.locator("#undo")).to_be_disabled()  # a throw is not taken back
+    pg.click("#score-now")
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3 · choose a box")
+    pg.click("#undo")  # the stop: rolling again is possible
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")
+    expect(pg.locator("#roll")).to_be_enabled()
+    pg.click("#score-now")
+    pg.locator("#scorecard tr.candidate[data-box=full_house]").click()
+    expect(pg.locator("#total")).to_have_text("25")
+    expect(counter(pg)).to_have_text("Turn 2 of 13 · Roll 1 of 3")
+    pg.click("#undo")  # the box: the same dice come back to be placed again
+    expect(counter(pg)).to_contain_text("Turn 1 of 13 · Roll 1 of 3 · choose a box")
+    expect(pg.locator("#total")).to_have_text("0")
+    expect(pg.locator("#scorecard tr.candidate[data-box=sixes]")).to_contain_text("12")
+    pg.locator("#scorecard tr.candidate[data-box=sixes]").click()
+    expect(pg.locator("#total")).to_have_text("12")
+    # the review prices the choices that stand: the stop, and sixes against the full house
+    expect(pg.locator("#review-total")).to_contain_text("2 decisions")
+    table = expected_table("yahtzee")
+    first = advise(table, Position(dice=(2, 2, 2, 6, 6), rerolls_left=2))
+    stop = next(o for o in first.options if o.stops)
+    last = advise(table, Position(dice=(2, 2, 2, 6, 6), rerolls_left=0))
+    sixes = next(o for o in last.options if o.box == "sixes")
+    cost = float(pg.locator("#review-total").get_attribute("data-cost"))
+    assert cost == pytest.approx(stop.cost + sixes.cost, abs=1e-9)
+    throw(pg, "1 2 3 4 5")
+    expect(pg.locator("#undo")).to_be_disabled()  # the next turn has begun
+
+
 def test_other_built_in_rules(page):
     pg = page
     pg.select_option("#rules-select", "yazy")

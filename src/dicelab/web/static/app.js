@@ -358,6 +358,38 @@ function chooseBox(id) {
   render();
 }
 
+// Undo takes back the last decision the dice have not followed: the box filled last
+// (its dice come back, to be placed again), or a stop before a box was chosen. A keep
+// that was rolled cannot be taken back: the dice it threw are part of the game.
+function undoable() {
+  if (state.busy) return null;
+  const t = currentTurn();
+  if (t) return stopped(t) ? "stop" : null;
+  const ts = turns();
+  return ts.length ? "box" : null;
+}
+
+function undo() {
+  const what = undoable();
+  if (!what) return;
+  const ts = turns();
+  const t = ts[ts.length - 1];
+  if (what === "box") {
+    delete t.box;
+    delete t.points;
+    delete t.extra_bonus;
+    Object.assign(state.record, { finished: false, final_score: null });
+    state.dice = [...t.throws[t.throws.length - 1]];
+    state.held = state.dice.map(() => stopped(t));
+  } else {
+    t.keeps.pop();
+    state.held = state.dice.map(() => false);
+  }
+  state.advice = null;
+  reviewSoon();
+  refresh();
+}
+
 function adviceIsCurrent() {
   const a = state.advice;
   return a && sameFaces(a.dice, state.dice) && a.rerolls_left === rerollsLeft();
@@ -623,6 +655,7 @@ function renderCounter() {
   $("enter-throw").disabled = !canThrow;
   $("enter-dice").disabled = !canThrow;
   $("score-now").disabled = k === 0 || scoring() || gameOver() || state.busy;
+  $("undo").disabled = !undoable();
 }
 
 function dieFace(face) {
@@ -898,6 +931,7 @@ function wire() {
   }
   $("roll").addEventListener("click", () => doThrow(null));
   $("score-now").addEventListener("click", scoreNow);
+  $("undo").addEventListener("click", undo);
   $("enter-form").addEventListener("submit", (e) => {
     e.preventDefault();
     enterThrow($("enter-dice").value);
