@@ -35,7 +35,7 @@ from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
-from dicelab.solve.cost import Cost, turn_cost
+from dicelab.solve.cost import Cost, expected_cost
 from dicelab.solve.expected import BoxOption, ExpectedLayers, KeepLookups, kernel_args, space_args
 from dicelab.text import plural
 
@@ -43,23 +43,20 @@ Progress = Callable[[int, int], None]
 
 
 def saved_cost(rules: Rules) -> Cost:
-    """States, memory and time of the table with throws in hand."""
-    n_upper = rules.bonus_threshold + 1 if rules.bonus_threshold > 0 else 1
-    n_flag = (
-        2 if rules.extra_bonus > 0 or rules.joker == "free-if-fifty" or rules.required_index >= 0
-        else 1
-    )  # fmt: skip
+    """States, memory and time of the table with throws in hand: the plain table's
+    figures, times the throws in hand, and the longer turns they allow."""
+    plain = expected_cost(rules)
     n_saved = rules.saved_cap + 1
-    states = (1 << rules.n_categories) * n_upper * n_flag * n_saved
-    scratch, seconds = turn_cost(rules, states)
-    # a turn with s throws in hand has s more throws to value, each with a final pass
+    states = plain.states * n_saved
     per_turn = 2 * (rules.rolls - 1) + 1
     mean_levels = sum(2 * (rules.rolls - 1 + s) + 1 + s for s in range(n_saved)) / n_saved
+    scratch = plain.bytes - 8 * plain.states
     what = (
         f"{rules.name}'s expected-score table with up to {plural(rules.saved_cap, 'throw')} "
         f"in hand ({plural(rules.n_categories, 'box')})"
     )
-    return Cost(what, states, 8 * states + scratch, seconds * mean_levels / per_turn)
+    return Cost(what, states, 8 * states + scratch,
+                plain.seconds * n_saved * mean_levels / per_turn)  # fmt: skip
 
 
 @dataclass
@@ -264,26 +261,15 @@ def saved_turn_values(
     u = min(upper_total, g.threshold) if g.threshold > 0 else 0
     y = flag if g.n_flag == 2 else 0
     space = g.space
-    dice, faces = space.dice, space.faces
-    starts = space.size_start
-    roll0 = int(starts[dice])
+    roll0 = int(space.size_start[space.dice])
     A = np.empty(space.n_keeps)
     K = np.full((rerolls + 1, space.n_keeps), np.nan)
-    adds = [space.add[starts[size] : starts[size + 1]].T for size in range(dice)]
-    subs = [space.sub_rows[starts[size] : starts[size + 1]] for size in range(dice + 1)]
     for n in range(rerolls + 1):
         if n > 0:
-            for size in range(dice - 1, -1, -1):
-                add = adds[size]
-                acc = A[add[0]] + A[add[1]]
-                for f in range(2, faces):
-                    acc += A[add[f]]
-                A[starts[size] : starts[size + 1]] = acc / faces
+            turn.keep_means(space, A)
         A[roll0:] = turn.final_roll_values(g, table.values[:, :, min(n, cap), :], filled, u, y)
         K[n] = A
         if n > 0:
-            for size in range(1, dice + 1):
-                lo, hi = starts[size], starts[size + 1]
-                A[lo:hi] = np.maximum(A[lo:hi], A[subs[size]].max(axis=1))
+            turn.best_keeps(space, A)
     start = float(np.dot(space.roll_prob, A[roll0:]))
     return SavedTurnValues(table, filled, upper_total, y, rerolls, K, start)

@@ -104,6 +104,27 @@ def points_final_values(
     return best_boxes(game, mask, y, value_of, first_throw)
 
 
+def keep_means(space, A: np.ndarray) -> None:
+    """Every keep smaller than a full roll valued as the mean over one more die, largest
+    keeps first, the faces summed in the kernel's order (``A`` in keep order)."""
+    starts = space.size_start
+    inv = 1.0 / space.faces
+    for size in range(space.dice - 1, -1, -1):
+        add = space.add[starts[size] : starts[size + 1]].T
+        acc = A[add[0]] + A[add[1]]
+        for f in range(2, space.faces):
+            acc += A[add[f]]
+        A[starts[size] : starts[size + 1]] = acc * inv
+
+
+def best_keeps(space, A: np.ndarray) -> None:
+    """The best keep inside each set of dice, in place, smallest sets first."""
+    starts = space.size_start
+    for size in range(1, space.dice + 1):
+        lo, hi = starts[size], starts[size + 1]
+        A[lo:hi] = np.maximum(A[lo:hi], A[space.sub_rows[lo:hi]].max(axis=1))
+
+
 def throws(game: CompiledRules, final: np.ndarray, first: np.ndarray | None = None):
     """From the final-roll values to every value inside the turn (see :func:`turn_detail`).
 
@@ -111,30 +132,16 @@ def throws(game: CompiledRules, final: np.ndarray, first: np.ndarray | None = No
     throw takes the better of it and rolling on.
     """
     space = game.space
-    dice, faces = space.dice, space.faces
     rerolls = game.rules.rolls - 1
-    starts = space.size_start
-    roll0 = int(starts[dice])
+    roll0 = int(space.size_start[space.dice])
     A = np.empty(space.n_keeps)
     A[roll0:] = final
     K = np.full((rerolls + 1, space.n_keeps), np.nan)
     K[0, roll0:] = A[roll0:]
-    inv = 1.0 / faces
-    adds = [space.add[starts[size] : starts[size + 1]].T for size in range(dice)]
-    subs = [space.sub_rows[starts[size] : starts[size + 1]] for size in range(dice + 1)]
     for n in range(1, rerolls + 1):
-        # keep values, largest keeps first: the mean over one more die, summed in order
-        for size in range(dice - 1, -1, -1):
-            add = adds[size]
-            acc = A[add[0]] + A[add[1]]
-            for f in range(2, faces):
-                acc += A[add[f]]
-            A[starts[size] : starts[size + 1]] = acc * inv
+        keep_means(space, A)
         K[n] = A
-        # best keep inside each set of dice, smallest first
-        for size in range(1, dice + 1):
-            lo, hi = starts[size], starts[size + 1]
-            A[lo:hi] = np.maximum(A[lo:hi], A[subs[size]].max(axis=1))
+        best_keeps(space, A)
     if first is not None:
         A[roll0:] = np.maximum(A[roll0:], first)
     start = np.cumsum(space.roll_prob * A[roll0:])[-1]
