@@ -228,6 +228,64 @@ def test_body_size_limit(client):
     assert "request body" in error(r, 413)
 
 
+# -- other objectives ------------------------------------------------------------------
+def test_target_advice_and_outlook_match_the_target_table(client):
+    from dicelab.advisor import advise_target
+    from dicelab.solve.target import target_table
+
+    table = target_table("yazy")
+    start = client.post("/api/outlook", json={"rules": "yazy", "objective": "target",
+                                               "target": 200}).json()
+    assert start["value"] == pytest.approx(table.probability(200), abs=1e-12)
+    assert start["expected_final_score"] is None
+    filled = {"ones": 3, "sixes": 24}
+    body = {"rules": "yazy", "dice": [2, 2, 5, 5, 6], "rerolls_left": 1, "filled": filled,
+            "objective": "target", "target": 200}
+    got = client.post("/api/advice", json=body).json()
+    lib = advise_target(table, Position(dice=(2, 2, 5, 5, 6), rerolls_left=1, filled=filled), 200)
+    assert [o["label"] for o in got["options"]] == [o.label for o in lib.options]
+    assert [o["value"] for o in got["options"]] == pytest.approx([o.value for o in lib.options])
+    assert got["value"] == pytest.approx(lib.value) and 0 < got["value"] < 1
+    assert got["options"][0]["best"] and got["options"][0]["cost"] == 0
+    assert got["objective"] == "target" and got["target"] == 200
+    # a target already reached is certain; one out of reach is refused
+    done = client.post("/api/outlook", json={"rules": "yazy", "objective": "target",
+                                              "target": 20, "filled": filled}).json()
+    assert done["value"] == 1.0
+    far = client.post("/api/advice", json={**body, "target": 9999})
+    assert "best possible score in yazy is 280" in error(far, 400)
+
+
+def test_win_advice_beats_the_points_player(client):
+    from dicelab.solve.target import solve_win
+
+    report = solve_win("yazy")
+    start = client.post("/api/outlook", json={"rules": "yazy", "objective": "win"}).json()
+    assert start["value"] == pytest.approx(report.win_probability, abs=1e-12)
+    assert start["value"] > report.expected_strategy_win_probability
+    got = client.post("/api/advice", json={"rules": "yazy", "dice": [3, 3, 6, 5, 6],
+                                           "rerolls_left": 2, "objective": "win"}).json()
+    assert got["objective"] == "win" and 0.4 < got["value"] < 0.6
+    values = [o["value"] for o in got["options"]]
+    assert values == sorted(values, reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ({"objective": "target"}, "give the final score to reach"),
+        ({"target": 200}, "only with objective target"),
+        ({"objective": "points"}, "objective"),
+    ],
+)
+def test_bad_objectives(client, body, words):
+    got = client.post("/api/advice", json={"rules": "yazy", "dice": [1, 2, 3, 4, 5],
+                                           "rerolls_left": 2, **body})
+    assert words in error(got, 400 if "objective" not in body or body["objective"] == "target"
+                          else 422)
+    assert "objective" in error(client.get("/api/rules/yazy/progress?objective=x"), 422)
+
+
 # -- uploads ---------------------------------------------------------------------------
 def test_upload_then_advise(client):
     r = client.post("/api/rules", json={"toml": UPLOAD})

@@ -107,6 +107,7 @@ class Advice:
     upper_total: int
     options: list[Option]
     target: int | None = None  # set when values are chances of reaching this score
+    win: bool = False  # set when values are chances to beat a player who plays for points
 
     @property
     def best(self) -> Option:
@@ -120,7 +121,10 @@ class Advice:
 
     def to_dict(self) -> dict:
         """Plain data for JSON output."""
-        key = "expected_final_score" if self.target is None else "probability"
+        key = (
+            "win_probability" if self.win
+            else "expected_final_score" if self.target is None else "probability"
+        )  # fmt: skip
         out = {
             "dice": list(self.position.dice),
             "rerolls_left": self.position.rerolls_left,
@@ -334,6 +338,27 @@ def advise_target(table, position: Position, target: int) -> Advice:
         position=position, score_so_far=score, upper_total=upper, options=options,
         target=target,
     )  # fmt: skip
+
+
+def advise_win(table, position: Position) -> Advice:
+    """Rank every option by its chance to beat an opponent's score distribution.
+
+    ``table`` is the :class:`dicelab.solve.target.UtilityTable` of
+    :func:`dicelab.solve.target.solve_win`: values are chances of a higher final
+    score than the opponent's (a tie counting half) after each option, with the
+    best play from then on; costs are lost chance.
+    """
+    from dicelab.solve.target import points_turn_values
+
+    g = table.game
+    rerolls = _check_turn(g.rules, position)
+    roll = g.space.index(tuple(position.dice))
+    mask, upper, flag, score = scorecard_state(table, position)
+    turn = points_turn_values(table, mask, upper, flag, score)
+    options = _rank(g, turn, roll, rerolls, 0.0)
+    return Advice(
+        position=position, score_so_far=score, upper_total=upper, options=options, win=True
+    )
 
 
 def _stable_rank(raw: list[tuple[float, tuple, Option]]) -> list[tuple[float, tuple, Option]]:

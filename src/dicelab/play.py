@@ -56,6 +56,10 @@ from dicelab.solve.expected import ExpectedTable
 
 FORMAT = "dicelab-game"
 FORMAT_VERSION = 1
+#: How a record's dice came: ``virtual`` from NumPy's generator with the recorded seed
+#: (so the seed and the keeps reproduce every throw), ``drawn`` by another program
+#: (the web page) with no seed to reproduce them, ``real`` thrown and typed in.
+RECORD_DICE = ("virtual", "drawn", "real")
 
 
 def _faces(dice, n_faces: int, what: str) -> list[int]:
@@ -312,6 +316,8 @@ class Game:
             pass
         for key in ("started", "rules_source", "dice", "seed"):
             game.record[key] = record.get(key, game.record[key])
+        if record["dice"] == "drawn":  # drawn elsewhere, by no seed: draw on afresh
+            game._rng = np.random.default_rng()
         if record["dice"] == "virtual":
             game._rng = np.random.default_rng(record["seed"])
             for t in game.turns:  # draw what the recorded throws drew
@@ -416,8 +422,10 @@ def check_header(record: dict, table: ExpectedTable) -> None:
             f"the game was played under other rules than {rules.name!r} "
             f"(the record names {record.get('rules')!r}; fingerprints differ)"
         )
-    if record.get("dice") not in ("virtual", "real"):
-        raise UserError(f"game record: dice {record.get('dice')!r}, expected virtual or real")
+    if record.get("dice") not in RECORD_DICE:
+        raise UserError(
+            f"game record: dice {record.get('dice')!r}, expected virtual, drawn or real"
+        )
     seed = record.get("seed")
     if record["dice"] == "virtual" and (
         isinstance(seed, bool) or not isinstance(seed, int) or seed < 0

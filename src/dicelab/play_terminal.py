@@ -138,7 +138,7 @@ def _step(game: Game, console: Console, read, show: bool, top: int) -> None:
                 f"\n[bold]turn {len(game.filled) + 1} of {rules.n_categories}[/bold], "
                 f"score {game.score}"
             )
-        if game.record["dice"] == "virtual":
+        if game.record["dice"] != "real":
             game.roll()
         else:
             kept = game.kept

@@ -20,12 +20,14 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from dicelab.advisor import TIE, Position, advise
+from dicelab.advisor import TIE, Position, advise, advise_target, advise_win, scorecard_state
 from dicelab.errors import UserError
 from dicelab.report import JOKER_TEXT
 from dicelab.web import models as m
 from dicelab.web.store import Entry, NotFound, Store
 
+#: The key of an advice's values, by objective (see :meth:`dicelab.advisor.Advice.to_dict`).
+VALUE_KEYS = ("expected_final_score", "probability", "win_probability")
 #: Largest request body accepted, in bytes.
 MAX_BODY = 256 * 1024
 
@@ -38,7 +40,9 @@ Advice for dice games of the Yahtzee family, from exact expected-score tables.
   expected score of a game.
 * `POST /api/advice` ranks every option of a position (the keeps before a reroll,
   the boxes after the last throw) by expected final score, with its cost against
-  the best one.
+  the best one; or, with `objective`, by the chance of reaching a `target` score
+  or of beating a player who plays for points.
+* `POST /api/outlook` gives the value of a scorecard before the turn's first throw.
 * `POST /api/review` prices every decision of a game record (the format written by
   `dicelab play` and by the page) against optimal play.
 
@@ -253,11 +257,12 @@ def create_app(store: Store | None = None) -> FastAPI:
         responses=ERRORS,
         summary="How far the solve of a rule set has come",
     )
-    def get_progress(rules_id: str) -> dict:
+    def get_progress(rules_id: str, objective: m.Objective = "expected") -> dict:
         """Answers at once, also while the rule set is being solved: the page polls it
-        to show a progress bar, and it gives the time a first solve takes."""
+        to show a progress bar, and it gives the time a first solve takes. `objective`
+        names the table: `expected` (the default), `target` or `win`."""
         entry = store.get(rules_id)
-        return {"id": entry.id, **store.progress(entry.rules)}
+        return {"id": entry.id, **store.progress(entry.rules, objective)}
 
     @app.get(
         "/api/rules/{rules_id}/expected",
@@ -276,6 +281,20 @@ def create_app(store: Store | None = None) -> FastAPI:
             "cached": bool(table.meta.get("cached")),
         }
 
+    async def table_for(rules, objective: str = "expected"):
+        # a table in memory answers on the event loop; one still to be loaded or
+        # solved is awaited without holding a thread
+        found = store.loaded(rules, objective)
+        if found is not None:
+            return found
+        return await asyncio.wrap_future(store.table_future(rules, objective))
+
+    def check_target(rules, body) -> None:
+        if body.objective == "target" and body.target is None:
+            raise UserError("objective target: give the final score to reach (`target`)")
+        if body.objective != "target" and body.target is not None:
+            raise UserError(f"target: only with objective target (got {body.objective})")
+
     @app.post(
         "/api/advice",
         response_model=m.AdviceOut,
@@ -286,15 +305,15 @@ def create_app(store: Store | None = None) -> FastAPI:
     async def post_advice(body: m.AdviceRequest) -> FastJSON:
         """Rank the keeps (rerolls left) or the boxes (after the last throw).
 
-        Each option has its expected final score under optimal play from then on
-        and its cost: how many expected points it gives up against the best one.
+        Each option has its value for the objective under the best play from then
+        on (the expected final score, the chance of reaching the target, or the
+        chance to win) and its cost: what it gives up against the best one.
+        The first advice of an objective other than `expected` solves its table.
         """
-        # Advice from a table in memory takes about a millisecond: it runs on the
-        # event loop, and only a table still to be loaded or solved goes to a thread.
         entry = store.get(body.rules)
         rules = entry.rules
-        # a table still to be loaded or solved is awaited without holding a thread
-        table = store.loaded(rules) or await asyncio.wrap_future(store.table_future(rules))
+        check_target(rules, body)
+        table = await table_for(rules, body.objective)
         position = Position(
             dice=tuple(body.dice),
             rerolls_left=body.rerolls_left,
@@ -302,19 +321,63 @@ def create_app(store: Store | None = None) -> FastAPI:
             upper_total=body.upper_total,
             extra_bonuses=body.extra_bonuses,
         )
-        advice = advise(table, position)
+        if body.objective == "target":
+            advice = advise_target(table, position, body.target)
+        elif body.objective == "win":
+            advice = advise_win(table, position)
+        else:
+            advice = advise(table, position)
         out = advice.to_dict()
+        key = next(k for k in VALUE_KEYS if k in out)
         for option, o in zip(out["options"], advice.options, strict=True):
             option["box_name"] = o.box_name
             option["best"] = o.cost <= TIE
+            option["value"] = option.pop(key)
+            option["expected_final_score"] = option["value"] if key == VALUE_KEYS[0] else None
+        out["value"] = out.pop(key)
         out.update(
             rules=entry.id,
+            objective=body.objective,
+            target=body.target,
+            expected_final_score=out["value"] if key == VALUE_KEYS[0] else None,
             turn=len(body.filled) + 1,
             turns=rules.n_categories,
             roll=rules.rolls - body.rerolls_left,
             rolls=rules.rolls,
         )
         return FastJSON(out)
+
+    @app.post(
+        "/api/outlook",
+        response_model=m.OutlookOut,
+        tags=["advice"],
+        responses=ERRORS,
+        summary="The value of a scorecard before the turn's first throw",
+    )
+    async def post_outlook(body: m.OutlookRequest) -> dict:
+        """What the rest of the game holds from the start of a turn, with the best play
+        for the objective: the expected final score (and its spread), or the chance of
+        reaching the target, or the chance to win."""
+        entry = store.get(body.rules)
+        rules = entry.rules
+        check_target(rules, body)
+        table = await table_for(rules, body.objective)
+        position = Position(
+            dice=(), rerolls_left=0, filled=dict(body.filled),
+            upper_total=body.upper_total, extra_bonuses=body.extra_bonuses,
+        )  # fmt: skip
+        mask, upper, flag, score = scorecard_state(table, position, allow_full=True)
+        if body.objective == "target":
+            value = table.value(mask, upper, flag, max(body.target - score, 0))
+        elif body.objective == "win":
+            value = table.value(mask, upper, flag, score)
+        else:
+            value = score + table.value(mask, upper, flag)
+        expected = value if body.objective == "expected" else None
+        return {
+            "rules": entry.id, "objective": body.objective, "target": body.target,
+            "score_so_far": score, "value": value, "expected_final_score": expected, "sd": None,
+        }  # fmt: skip
 
     @app.post(
         "/api/review",

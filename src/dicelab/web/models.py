@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints
 
 from dicelab.dice import MAX_DICE
 
+Objective = Literal["expected", "target", "win"]
 RulesName = Annotated[str, StringConstraints(min_length=1, max_length=80)]
 BoxId = Annotated[str, StringConstraints(min_length=1, max_length=40)]
 Points = Annotated[StrictInt, Field(ge=0, le=1_000_000)]
@@ -51,6 +52,43 @@ class AdviceRequest(_Request):
     )
     extra_bonuses: Annotated[StrictInt, Field(ge=0, le=1000)] = Field(
         0, description="Extra all-same bonuses already earned."
+    )
+    objective: Objective = Field(
+        "expected",
+        description="What to play for: `expected` the highest average final score, "
+        "`target` the best chance of a final score of at least `target`, `win` the best "
+        "chance to beat a player who plays for the highest average (a tie counts half).",
+    )
+    target: Annotated[StrictInt, Field(ge=0, le=1_000_000)] | None = Field(
+        None, description="The final score to reach (objective `target` only)."
+    )
+
+
+class OutlookRequest(_Request):
+    """A scorecard at the start of a turn, before the dice are thrown."""
+
+    rules: RulesName = Field("yahtzee", description="A built-in rule set name or an upload id.")
+    filled: dict[BoxId, Points | None] = Field(default_factory=dict, max_length=64)
+    upper_total: Points | None = None
+    extra_bonuses: Annotated[StrictInt, Field(ge=0, le=1000)] = 0
+    objective: Objective = "expected"
+    target: Annotated[StrictInt, Field(ge=0, le=1_000_000)] | None = None
+
+
+class OutlookOut(BaseModel):
+    rules: str
+    objective: Objective
+    target: int | None
+    score_so_far: int = Field(description="Points scored so far, without the upper bonus.")
+    value: float = Field(
+        description="With the best play for the objective from here: the expected final "
+        "score, or the chance of reaching the target, or the chance to win."
+    )
+    expected_final_score: float | None = Field(
+        description="Objective `expected`: the expected final score (the same as `value`)."
+    )
+    sd: float | None = Field(
+        description="Objective `expected`: the standard deviation of the final score."
     )
 
 
@@ -155,8 +193,17 @@ class OptionOut(BaseModel):
     stops: bool = Field(
         False, description="A keep of every die: no more rolling, a box is chosen next."
     )
-    expected_final_score: float
-    cost: float = Field(description="Expected points lost against the best option.")
+    value: float = Field(
+        description="Its value for the objective: the expected final score, or the chance "
+        "of reaching the target, or the chance to win."
+    )
+    expected_final_score: float | None = Field(description="Objective `expected`: the value.")
+    sd: float | None = Field(
+        None, description="Objective `expected`: standard deviation of the final score."
+    )
+    cost: float = Field(
+        description="What it gives up against the best option: expected points, or chance."
+    )
     best: bool = Field(description="True for the best option and any that tie with it.")
 
 
@@ -170,7 +217,12 @@ class AdviceOut(BaseModel):
     rerolls_left: int
     score_so_far: int = Field(description="Points scored so far, without the upper bonus.")
     upper_total: int
-    expected_final_score: float = Field(description="With optimal play from here.")
+    objective: Objective
+    target: int | None = Field(description="The score to reach (objective `target`).")
+    value: float = Field(description="The best option's value: the position's value.")
+    expected_final_score: float | None = Field(
+        description="Objective `expected`: with optimal play from here."
+    )
     options: list[OptionOut] = Field(description="Every option, best first.")
 
 

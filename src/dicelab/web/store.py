@@ -8,6 +8,11 @@ concurrent requests for a table that is being solved wait for that one solve
 instead of starting their own, and they wait without holding a request thread, so
 the other endpoints keep answering during a solve of minutes. :meth:`Store.progress`
 tells how far a solve has come.
+Each rule set has one table per objective (:data:`OBJECTIVES`): the expected-score
+table, the target table (every target at once) and the table that plays to beat a
+player who plays for points. The last two are large (Yahtzee's target table is
+2.3 GB), so at most :data:`MAX_POINTS_TABLES` of them are kept in memory; a cached
+target table is memory-mapped, and advice reads only the rows it needs.
 Only built-in rule sets write their tables to the disk cache: an upload's table is
 read from it if someone solved those rules there, and otherwise kept in memory
 only, so uploads cannot fill the disk.
@@ -25,8 +30,11 @@ from dicelab import tables
 from dicelab.dice import n_keeps
 from dicelab.errors import UserError
 from dicelab.rules import Rules, builtin_names, load_rules, rules_from_text
-from dicelab.solve.cost import expected_cost
+from dicelab.rules.compiled import as_game
+from dicelab.solve.cost import expected_cost, points_cost
 from dicelab.solve.expected import OBJECTIVE, ExpectedTable, expected_table
+from dicelab.solve.points import needed_layout
+from dicelab.solve.target import OBJECTIVE_TARGET, solve_win, target_table
 from dicelab.text import plural
 
 #: Largest uploaded rules file, in characters.
@@ -41,6 +49,12 @@ MAX_STATES = 2**15 * 64 * 2
 MAX_WORK = 2_000_000_000
 #: Most distinct keeps (sub-multisets of the dice) of a rule set the server solves.
 MAX_KEEPS = 5005
+#: What a table is solved for: the most points on average, the best chance of
+#: reaching a target score (one table for every target), or the best chance of
+#: beating a player who plays for points (whose score distribution is exact).
+OBJECTIVES = ("expected", "target", "win")
+#: Target and win tables kept in memory at once (the largest are gigabytes).
+MAX_POINTS_TABLES = 2
 
 
 class NotFound(UserError):
@@ -83,8 +97,9 @@ class Store:
         self._lock = threading.Lock()
         self._builtin: dict[str, Entry] = {}
         self._uploads: OrderedDict[str, Entry] = OrderedDict()
-        self._tables: OrderedDict[str, ExpectedTable] = OrderedDict()
-        self._solving: dict[str, Solve] = {}
+        self._tables: OrderedDict[tuple[str, str], object] = OrderedDict()
+        self._solving: dict[tuple[str, str], Solve] = {}
+        self._estimates: dict[tuple[str, str], float] = {}
         # solves run here, one at a time (each uses every core), apart from requests
         self._solver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicelab-solve")
 
@@ -135,27 +150,31 @@ class Store:
         return entry
 
     @staticmethod
-    def _cached(rules: Rules) -> bool:
-        return tables.table_path(rules, OBJECTIVE).exists()
+    def _cached(rules: Rules, objective: str = "expected") -> bool:
+        name = OBJECTIVE if objective == "expected" else OBJECTIVE_TARGET
+        if objective == "win":
+            return False  # named by the opponent's distribution: known once solved
+        return tables.table_path(rules, name).exists()
 
     # -- tables ----------------------------------------------------------------------
-    def loaded(self, rules: Rules) -> ExpectedTable | None:
+    def loaded(self, rules: Rules, objective: str = "expected"):
         """The table of a rule set if it is in memory, without waiting for a solve."""
-        key = rules.fingerprint()
+        key = (rules.fingerprint(), objective)
         with self._lock:
             found = self._tables.get(key)
             if found is not None:
                 self._tables.move_to_end(key)
             return found
 
-    def table_future(self, rules: Rules) -> Future:
-        """A future of the rule set's table: done at once if it is in memory, else the
-        one load or solve of it, running on the store's own solver thread.
+    def table_future(self, rules: Rules, objective: str = "expected") -> Future:
+        """A future of the rule set's table for an objective: done at once if it is in
+        memory, else the one load or solve of it, running on the store's solver thread.
 
         Requests wait on the future (``await asyncio.wrap_future(...)``) without holding
         a thread, so a long solve never starves the other endpoints.
         """
-        key = rules.fingerprint()
+        check_objective(objective)
+        key = (rules.fingerprint(), objective)
         with self._lock:
             found = self._tables.get(key)
             if found is not None:
@@ -166,26 +185,41 @@ class Store:
             job = self._solving.get(key)
             if job is None:
                 job = self._solving[key] = Solve(time.monotonic())
-                job.future = self._solver.submit(self._load_or_solve, rules, job)
+                job.future = self._solver.submit(self._load_or_solve, rules, objective, job)
             return job.future
 
-    def table(self, rules: Rules) -> ExpectedTable:
-        """The expected-score table of a rule set: from memory, disk or a fresh solve
+    def table(self, rules: Rules, objective: str = "expected"):
+        """The table of a rule set for an objective: from memory, disk or a fresh solve
         (blocks the calling thread until it is there)."""
-        return self.table_future(rules).result()
+        return self.table_future(rules, objective).result()
 
-    def progress(self, rules: Rules) -> dict:
+    def estimate(self, rules: Rules, objective: str = "expected") -> float:
+        """An upper estimate of the seconds a first solve takes on this machine."""
+        key = (rules.fingerprint(), objective)
+        with self._lock:
+            if key in self._estimates:
+                return self._estimates[key]
+        seconds = expected_cost(rules).seconds
+        if objective != "expected":  # the points table, after the expected-score table
+            seconds += points_cost(rules, needed_layout(as_game(rules)).size).seconds
+        seconds = round(seconds, 1)
+        with self._lock:
+            self._estimates[key] = seconds
+        return seconds
+
+    def progress(self, rules: Rules, objective: str = "expected") -> dict:
         """Where the table of a rule set stands: ``ready``, ``solving`` (with the
         states done, their total and the seconds so far) or ``idle``, and the estimated
         seconds of a first solve on this machine."""
-        key = rules.fingerprint()
-        estimate = round(expected_cost(rules).seconds, 1)
+        check_objective(objective)
+        key = (rules.fingerprint(), objective)
+        estimate = self.estimate(rules, objective)
         with self._lock:
             if key in self._tables:
                 return {"state": "ready", "estimate_seconds": estimate}
             job = self._solving.get(key)
             if job is None:
-                cached = self._cached(rules)
+                cached = self._cached(rules, objective)
                 return {"state": "cached" if cached else "idle", "estimate_seconds": estimate}
             return {
                 "state": "solving",
@@ -195,28 +229,51 @@ class Store:
                 "estimate_seconds": estimate,
             }
 
-    def _load_or_solve(self, rules: Rules, job: Solve) -> ExpectedTable:
-        key = rules.fingerprint()
+    def _load_or_solve(self, rules: Rules, objective: str, job: Solve):
+        key = (rules.fingerprint(), objective)
         try:
             writes = any(rules.fingerprint() == e.rules.fingerprint() for e in self.builtin())
-            table = self._solve(
-                rules, use_cache=writes or self._cached(rules), progress=job.tick
-            )
+            use_cache = writes or self._cached(rules, objective)
+            if objective == "expected":
+                table = self._solve(rules, use_cache=use_cache, progress=job.tick)
+            else:
+                table = self._solve_points(rules, objective, use_cache, job.tick)
         except BaseException:
             with self._lock:
                 self._solving.pop(key, None)
             raise
         with self._lock:
             self._tables[key] = table
-            while len(self._tables) > MAX_TABLES:
-                self._tables.popitem(last=False)
+            self._evict()
             self._solving.pop(key, None)
         return table
+
+    def _evict(self) -> None:
+        """Drop the least recently used tables beyond the limits (lock held)."""
+        points = [k for k in self._tables if k[1] != "expected"]
+        for k in points[: max(0, len(points) - MAX_POINTS_TABLES)]:
+            del self._tables[k]
+        while len(self._tables) > MAX_TABLES:
+            self._tables.popitem(last=False)
 
     @staticmethod
     def _solve(rules: Rules, use_cache: bool, progress) -> ExpectedTable:
         """Load or solve one table (tests replace it to hold a solve in progress)."""
         return expected_table(rules, use_cache=use_cache, progress=progress)
+
+    @staticmethod
+    def _solve_points(rules: Rules, objective: str, use_cache: bool, progress):
+        """The target table (memory-mapped from the cache when there), or the table
+        that plays to beat the expected-score player's score distribution."""
+        game = as_game(rules)
+        if objective == "target":
+            return target_table(game, use_cache=use_cache, progress=progress, mapped=use_cache)
+        return solve_win(game, use_cache=use_cache, progress=progress).table
+
+
+def check_objective(objective: str) -> None:
+    if objective not in OBJECTIVES:
+        raise UserError(f"objective: got {objective!r}, expected one of {', '.join(OBJECTIVES)}")
 
 
 @dataclass

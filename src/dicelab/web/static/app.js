@@ -252,7 +252,7 @@ function emptyRecord() {
     rules_source: state.rulesId,
     fingerprint: state.info.fingerprint,
     started: new Date().toISOString().slice(0, 19),
-    dice: "real",
+    dice: "real",   // "drawn" once the page throws the dice: no seed reproduces them
     seed: null,
     turns: [],
     finished: false,
@@ -298,6 +298,7 @@ function doThrow(faces) {
       state.dice = state.dice.map((d, i) => (state.held[i] ? d : rollDie()));
     }
   }
+  if (!faces) state.record.dice = "drawn";
   t.throws.push(sorted(state.dice));
   if (scoring()) state.held = state.held.map(() => false);
   refresh();
