@@ -343,12 +343,53 @@ def test_a_served_hand_scores_on_the_first_throw(page):
     expect(pg.locator("#total")).to_have_text("60")
 
 
+def test_play_for_a_target_then_to_beat_a_points_player(page):
+    from dicelab.advisor import advise_target
+    from dicelab.solve.target import solve_win, target_table
+
+    pg = page
+    pg.select_option("#rules-select", "yazy")
+    expect(counter(pg)).to_have_text("Turn 1 of 11 · Roll 1 of 3")
+    pg.select_option("#objective", "target")
+    expect(pg.locator("#target")).to_be_visible()
+    pg.fill("#target", "200")
+    pg.press("#target", "Enter")
+    table = target_table("yazy")
+    start = f"{100 * table.probability(200):.2f}%"
+    expect(pg.locator("#expected-now")).to_have_text(f"(chance of 200 or more now: {start})")
+    throw(pg, "2 2 5 5 6")
+    lib = advise_target(table, Position(dice=(2, 2, 5, 5, 6), rerolls_left=2), 200)
+    best = pg.locator("tr.option.best").first
+    expect(best).to_contain_text(lib.best.label)
+    expect(best.locator(".value")).to_have_text(f"{100 * lib.best.value:.2f}%")
+    expect(pg.locator("table.options th").nth(1)).to_have_text("chance of 200 or more")
+    worst = pg.locator("tr.option").last
+    expect(worst.locator(".cost")).to_have_text(f"−{100 * lib.options[-1].cost:.2f}%")
+    # the choice survives a reload, with the game
+    pg.reload()
+    expect(pg.locator("#objective")).to_have_value("target")
+    expect(pg.locator("tr.option.best").first).to_contain_text(lib.best.label)
+    pg.select_option("#objective", "win")
+    expect(pg.locator("#target")).to_be_hidden()
+    expect(pg.locator("table.options th").nth(1)).to_have_text("chance to beat a points player")
+    pg.locator("tr.option.best").first.click()  # keep, roll on, and fill a box
+    pg.click("#roll")
+    pg.click("#roll")
+    pg.locator("tr.option.best").first.click()
+    expect(counter(pg)).to_have_text("Turn 2 of 11 · Roll 1 of 3")
+    expect(pg.locator("#expected-now")).to_contain_text("chance to beat a points player now:")
+    pg.click("#new-game")
+    win = f"{100 * solve_win('yazy').win_probability:.2f}%"
+    expect(pg.locator("#expected-now")).to_have_text(f"(chance to beat a points player now: {win})")
+
+
 def test_a_solve_in_progress_is_shown_and_the_page_stays_usable(page):
     # the server is solving yacht: its progress answers, the solve's own answer is
     # held; the page says how far it has come and how long is left
     pg = page
     held = HeldAnswers(pg, "**/api/rules/yacht/expected")
     advice = HeldAnswers(pg, "**/api/advice")  # waits for the solve, as on the server
+    outlook = HeldAnswers(pg, "**/api/outlook")  # this too
     progress = {"id": "yacht", "state": "solving", "done": 0, "total": 10, "seconds": 0.5,
                 "estimate_seconds": 42.0}  # fmt: skip
     pg.route("**/api/rules/yacht/progress", lambda route: route.fulfill(
@@ -365,6 +406,7 @@ def test_a_solve_in_progress_is_shown_and_the_page_stays_usable(page):
     pg.unroute("**/api/rules/yacht/progress")
     held.release()
     advice.release()
+    outlook.release()
     expect(pg.locator("#expected-now")).to_contain_text("expected final score now")
     expect(pg.locator("tr.option.best")).to_have_count(1)
 

@@ -16,6 +16,9 @@ const state = {
   dice: [],            // faces showing, in the places they are drawn
   held: [],            // per die: kept for the next roll
   advice: null,        // the last advice, for the position shown
+  objective: "expected", // what the advice plays for: expected, target or win
+  target: null,        // the final score to reach (objective target)
+  outlook: null,       // the value of the scorecard before this turn's first throw
   review: null,        // the last review of the record (POST /api/review)
   busy: false,
   request: 0,          // number of the latest advice request
@@ -162,8 +165,10 @@ async function chooseRules(id) {
   } catch (err) {
     showError(err.message);
   }
-  if (state.rulesId === id) state.solving = null;
+  if (state.rulesId === id && state.objective === "expected") state.solving = null;
   render();
+  if (state.objective !== "expected") watchSolve(id);
+  outlookSoon();
 }
 
 // While a rule set is being loaded or solved, show how far it has come (the server
@@ -171,7 +176,8 @@ async function chooseRules(id) {
 async function watchSolve(id) {
   while (state.rulesId === id && state.solving) {
     try {
-      const p = await api(`/api/rules/${encodeURIComponent(id)}/progress`);
+      const which = state.objective === "expected" ? "" : `?objective=${state.objective}`;
+      const p = await api(`/api/rules/${encodeURIComponent(id)}/progress${which}`);
       if (state.rulesId !== id || !state.solving || p.state === "ready") return;
       state.solving = p;
       render();
@@ -265,8 +271,11 @@ function newGame() {
   // answers still on their way belong to the old game: they are dropped on arrival
   state.request += 1;
   state.reviewRequest += 1;
-  Object.assign(state, { dice: [], held: [], advice: null, review: null, busy: false });
+  Object.assign(state, {
+    dice: [], held: [], advice: null, review: null, busy: false, outlook: null,
+  });
   render();
+  outlookSoon();
 }
 
 // A throw: virtual dice, or the faces of real ones (``faces``, every die).
@@ -357,6 +366,7 @@ function chooseBox(id) {
   Object.assign(state, { dice: [], held: [], advice: null });
   reviewSoon();
   render();
+  outlookSoon();
 }
 
 // Undo takes back the last decision the dice have not followed: the box filled last
@@ -393,7 +403,8 @@ function undo() {
 
 function adviceIsCurrent() {
   const a = state.advice;
-  return a && sameFaces(a.dice, state.dice) && a.rerolls_left === rerollsLeft();
+  return a && sameFaces(a.dice, state.dice) && a.rerolls_left === rerollsLeft()
+    && a.objective === state.objective && a.target === state.target;
 }
 
 function followKeep(option) {
@@ -460,6 +471,7 @@ async function refresh() {
     rerolls_left: rerollsLeft(),
     filled: filled(),
     extra_bonuses: extraBonuses(),
+    ...objectiveBody(),
   };
   state.busy = true;
   render();
@@ -478,6 +490,76 @@ async function refresh() {
     if (number === state.request) state.busy = false;
     render();
   }
+}
+
+// -- what the advice plays for --------------------------------------------------------
+function objectiveBody() {
+  return state.objective === "target"
+    ? { objective: "target", target: state.target } : { objective: state.objective };
+}
+
+// A value of the objective: an expected score, or a chance in per cent.
+function valueText(x) {
+  return state.objective === "expected" ? fmt(x) : `${fmt(100 * x)}%`;
+}
+
+function costText(c) {
+  return state.objective === "expected" ? `−${fmt(c)}` : `−${fmt(100 * c)}%`;
+}
+
+function valueName() {
+  if (state.objective === "target") return `chance of ${state.target} or more`;
+  if (state.objective === "win") return "chance to beat a points player";
+  return "expected final score";
+}
+
+function objectiveKey() {
+  return `${state.objective}:${state.target}`;
+}
+
+// Change what the advice plays for (the game goes on): its table may need a solve.
+function setObjective() {
+  const objective = $("objective").value;
+  const target = Number($("target").value);
+  $("target").hidden = objective !== "target";
+  if (objective === "target" && !(Number.isInteger(target) && target >= 0)) {
+    showError("target: type a whole number of points, 0 or more");
+    return;
+  }
+  showError("");
+  state.objective = objective;
+  state.target = objective === "target" ? target : null;
+  state.advice = null;
+  state.outlook = null;
+  if (objective !== "expected") {
+    state.solving = { state: "idle", estimate_seconds: 0 };
+    watchSolve(state.rulesId);
+  }
+  outlookSoon();
+  refresh();
+}
+
+// The value of the scorecard before the turn's first throw (and the game's start).
+async function outlookSoon() {
+  if (!state.record || gameOver() || throwsMade() > 0) return;
+  const key = `${objectiveKey()}|${JSON.stringify(filled())}`;
+  if (state.outlook && state.outlook.key === key) return;
+  const id = state.rulesId;
+  try {
+    const out = await api("/api/outlook", {
+      rules: id, filled: filled(), extra_bonuses: extraBonuses(), ...objectiveBody(),
+    });
+    if (id === state.rulesId && `${objectiveKey()}|${JSON.stringify(filled())}` === key) {
+      state.outlook = { ...out, key };
+      if (state.objective !== "expected") state.solving = null;
+    }
+  } catch (err) {
+    if (id === state.rulesId) {
+      showError(err.message);
+      state.solving = null;
+    }
+  }
+  render();
 }
 
 // Price every decision so far (play.py's review, on the server).
@@ -544,7 +626,10 @@ let storageWorks = true;
 
 function saveGame() {
   if (!state.record || !state.rulesId) return;
-  const saved = { rulesId: state.rulesId, record: state.record, dice: state.dice, held: state.held };
+  const saved = {
+    rulesId: state.rulesId, record: state.record, dice: state.dice, held: state.held,
+    objective: state.objective, target: state.target,
+  };
   try {
     localStorage.setItem(SAVE_KEY, JSON.stringify(saved));
     storageWorks = true;
@@ -568,12 +653,21 @@ function savedGame() {
 // The game of the last visit, if its rules are still on the server (and the address
 // does not ask for other rules): the same turn, dice and held dice as it was left.
 async function restoreGame(saved) {
+  if (["expected", "target", "win"].includes(saved.objective)) {
+    $("objective").value = saved.objective;
+    if (saved.objective === "target") $("target").value = String(saved.target);
+    $("target").hidden = saved.objective !== "target";
+    state.objective = saved.objective;
+    state.target = saved.objective === "target" ? saved.target : null;
+  }
   await chooseRules(saved.rulesId);
   Object.assign(state, {
     record: saved.record, dice: saved.dice, held: saved.held, advice: null, review: null,
   });
   try {
     if (turns().length) await reviewSoon();
+    state.outlook = null;
+    outlookSoon();
     await refresh();
   } catch (err) {
     newGame();
@@ -726,12 +820,11 @@ function renderOptions() {
     return;
   }
   if (throwsMade() === 0) {
-    const ds = state.review && state.review.decisions;
-    const now = ds && ds.length ? ds[ds.length - 1].chosen_value : state.expected;
-    if (now === null) {
+    const o = state.outlook;
+    if (!o || o.key.split("|")[0] !== objectiveKey()) {
       expectedNow.textContent = state.solving ? solvingText(state.solving) : "";
     } else {
-      expectedNow.textContent = `(expected final score now: ${fmt(now)})`;
+      expectedNow.textContent = `(${valueName()} now: ${valueText(o.value)})`;
     }
     box.innerHTML = '<p class="muted">Roll to see the options.</p>';
     return;
@@ -754,14 +847,14 @@ function renderOptions() {
     box.firstChild.appendChild(retry);
     return;
   }
-  expectedNow.textContent = `(expected final score now: ${fmt(a.expected_final_score)})`;
+  expectedNow.textContent = `(${valueName()} now: ${valueText(a.value)})`;
   if (!$("show-advice").checked) {
     box.innerHTML = '<p class="muted">Advice hidden: choose, and the review shows the cost.</p>';
     return;
   }
   const table = document.createElement("table");
   table.className = "options";
-  table.innerHTML = '<thead><tr><th>option</th><th class="num">expected final score</th>'
+  table.innerHTML = `<thead><tr><th>option</th><th class="num">${valueName()}</th>`
     + '<th class="num">cost</th></tr></thead>';
   const body = document.createElement("tbody");
   for (const o of a.options) {
@@ -773,12 +866,12 @@ function renderOptions() {
     if (o.keep) tr.dataset.keep = o.keep.join(" ");
     tr.title = o.kind === "box" ? "click to fill this box"
       : o.stops ? "click to stop rolling and choose a box" : "click to keep these dice";
-    const cost = o.best ? "best" : `−${fmt(o.cost)}`;
-    tr.innerHTML = `<td>${escapeHtml(o.label)}</td><td class="num">${fmt(o.expected_final_score)}`
+    const cost = o.best ? "best" : costText(o.cost);
+    tr.innerHTML = `<td>${escapeHtml(o.label)}</td><td class="num value">${valueText(o.value)}`
       + `</td><td class="num cost">${cost}</td>`;
     const act = () => (o.kind === "keep" ? followKeep(o) : chooseBox(o.box));
-    actsAsButton(tr, act, `${o.label}: expected final score ${fmt(o.expected_final_score)}, `
-      + (o.best ? "the best option" : `costs ${fmt(o.cost)}`));
+    actsAsButton(tr, act, `${o.label}: ${valueName()} ${valueText(o.value)}, `
+      + (o.best ? "the best option" : `costs ${costText(o.cost).slice(1)}`));
     body.appendChild(tr);
   }
   table.appendChild(body);
@@ -938,6 +1031,8 @@ function wire() {
     enterThrow($("enter-dice").value);
   });
   $("show-advice").addEventListener("change", render);
+  $("objective").addEventListener("change", setObjective);
+  $("target").addEventListener("change", setObjective);
   $("download").addEventListener("click", downloadRecord);
 }
 
