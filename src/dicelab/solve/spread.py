@@ -1,0 +1,282 @@
+"""The spread of the final score from every state, under the expected-score optimum.
+
+An expected final score says nothing of the risk taken: keeping 6 6 and going for
+sixes, or taking a sure small straight, may differ by a point on average and by
+ten in standard deviation. The table here holds, for every turn-start state, the
+second moment ``E[R**2]`` of the points ``R`` still to come when the strategy of
+:mod:`dicelab.solve.distribution` is played (the expected-score optimum, ties
+broken as there); with the expected-score table's ``E[R]`` it gives the standard
+deviation of the final score from any state, and :func:`turn_moments` the one of
+every option inside a turn.
+
+The table is filled backwards, one layer of filled boxes at a time, from the
+outcome distribution of each state's turn (box, points, extra bonus), which
+:func:`dicelab.solve.distribution.layer_outcomes` computes: a turn that scores
+``g`` and leads to state ``s'`` adds ``P * (g**2 + 2 g E[R'] + E[R'**2])``. At the
+start this gives the same standard deviation as the forward distribution (two
+independent computations; the tests compare them).
+
+>>> from dicelab.solve.spread import spread_table
+>>> round(spread_table("yazy").start_sd, 4)
+32.3764
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import get_num_threads, njit, prange
+
+from dicelab.errors import UserError
+from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
+from dicelab.rules.placement import box_points, box_rule, next_flag
+from dicelab.solve import turn
+from dicelab.solve.distribution import TIE, _slots, layer_outcomes
+from dicelab.solve.expected import (
+    ExpectedTable,
+    expected_table,
+    kernel_args,
+    served_args,
+    space_args,
+)
+from dicelab.solve.kernels import next_flag as next_flag_nb
+from dicelab.solve.points import layers
+
+OBJECTIVE_SPREAD = "spread"
+
+
+@dataclass
+class SpreadTable:
+    """``values[mask, flag, upper] = E[R**2]``, ``R`` the points still to come from a
+    turn start under the expected-score optimum (``expected`` holds ``E[R]``)."""
+
+    expected: ExpectedTable
+    values: np.ndarray
+    seconds: float = 0.0
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def game(self) -> CompiledRules:
+        return self.expected.game
+
+    def sd(self, filled: int, upper_total: int = 0, flag: int = 0) -> float:
+        """Standard deviation of the final score from a turn start."""
+        mean = self.expected.value(filled, upper_total, flag)  # validates the state
+        g = self.game
+        u = min(upper_total, g.threshold) if g.threshold > 0 else 0
+        y = flag if g.n_flag == 2 else 0
+        return spread_of(float(self.values[filled, y, u]), mean)
+
+    @property
+    def start_sd(self) -> float:
+        """Standard deviation of the final score of a whole game."""
+        return self.sd(0)
+
+
+def spread_of(second: float | np.ndarray, mean: float | np.ndarray):
+    """``sqrt(E[X**2] - E[X]**2)``, rounding below zero taken as zero."""
+    return np.sqrt(np.maximum(second - np.square(mean), 0.0))
+
+
+@njit(cache=True, parallel=True)
+def moments_layer(masks, V, M2, Q, qoff, lanes, n_lanes, box_slots, slot_pts, n_e, extra_bonus,
+                  upper, threshold, yahtzee, n_flag):  # fmt: skip
+    """``M2`` of every state of a layer from its turn outcomes ``Q`` (see
+    :func:`dicelab.solve.distribution.turn_outcomes` for their layout)."""
+    n_cat = upper.shape[0]
+    extra = int(extra_bonus)
+    for b in prange(masks.shape[0]):
+        X = masks[b]
+        width = 0
+        for c in range(n_cat):
+            if (X >> c) & 1 == 0:
+                width += box_slots[c]
+        ny = 2 if (n_flag == 2 and (X >> yahtzee) & 1 == 1) else 1
+        for y in range(ny):
+            q0 = qoff[X, y]
+            for i in range(n_lanes[X]):
+                u = lanes[X, i]
+                acc = 0.0
+                base = 0
+                for c in range(n_cat):
+                    if (X >> c) & 1 == 1:
+                        continue
+                    Y = X | (1 << c)
+                    for s in range(box_slots[c]):
+                        q = Q[q0 + i * width + base + s]
+                        if q == 0.0:
+                            continue
+                        pts = slot_pts[c, s // n_e]
+                        gain = float(pts + (s % n_e) * extra)
+                        y2 = next_flag_nb(c, y, pts, yahtzee, n_flag)
+                        u2 = u
+                        if upper[c] and threshold > 0:
+                            u2 = min(u + pts, threshold)
+                        acc += q * (gain * gain + 2.0 * gain * V[Y, y2, u2] + M2[Y, y2, u2])
+                    base += box_slots[c]
+                M2[X, y, u] = acc
+
+
+def solve_spread(rules, values: ExpectedTable | None = None, progress=None) -> SpreadTable:
+    """The second moments of the points to come from every state (see the module)."""
+    game = as_game(rules)
+    refuse_variants(game, "the spread of the final score", served=False)
+    if values is None:
+        values = expected_table(game)
+    V = values.values
+    start = time.perf_counter()
+    n = game.n_categories
+    reach = game.upper_reach
+    lanes = np.zeros((1 << n, game.n_upper), dtype=np.int64)
+    n_lanes = reach.sum(axis=1).astype(np.int64)
+    for m in range(1 << n):
+        us = np.flatnonzero(reach[m])
+        lanes[m, : us.size] = us
+    slot_of, slot_pts, n_e = _slots(game)
+    box_slots = (slot_of >= 0).sum(axis=1) * n_e
+    bits = ((np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
+    block_slots = (~bits * box_slots).sum(axis=1)
+    M2 = np.zeros_like(V)
+    M2[game.full_mask] = np.square(V[game.full_mask])  # the upper bonus, if any
+    rargs, sargs = kernel_args(game), space_args(game)
+    workers = max(1, get_num_threads())
+    all_layers = layers(n)
+    for k in range(n - 1, -1, -1):
+        masks = all_layers[k]
+        flags = np.array([game.flags_of(int(m)) for m in masks])
+        sizes = block_slots[masks] * n_lanes[masks]
+        qoff = np.zeros((1 << n, game.n_flag), dtype=np.int64)
+        pos = 0
+        for i, m in enumerate(masks):
+            for y in range(flags[i]):
+                qoff[m, y] = pos
+                pos += sizes[i]
+        Q = np.zeros(pos)
+        layer_outcomes(
+            masks, workers, V, Q, qoff, lanes, n_lanes, slot_of, box_slots, n_e, *rargs, *sargs,
+            *served_args(game),
+        )
+        moments_layer(
+            masks, V, M2, Q, qoff, lanes, n_lanes, box_slots, slot_pts, n_e,
+            float(game.rules.extra_bonus), game.upper, game.threshold, game.yahtzee, game.n_flag,
+        )  # fmt: skip
+        if progress is not None:
+            progress(n - k, n)
+    return SpreadTable(values, M2, seconds=time.perf_counter() - start)
+
+
+def spread_table(rules, values: ExpectedTable | None = None, use_cache: bool = True,
+                 progress=None) -> SpreadTable:  # fmt: skip
+    """The spread table of a rule set, from the cache when it holds one (checked as
+    every cached table is)."""
+    from dicelab import tables
+
+    game = as_game(rules)
+    if values is None:
+        values = expected_table(game, use_cache=use_cache)
+    if use_cache:
+        found = tables.lookup(game.rules, OBJECTIVE_SPREAD, values.values.shape)
+        if found is not None:
+            array, meta = found
+            return SpreadTable(values, array, meta=meta)
+    table = solve_spread(game, values, progress)
+    tables.remember(table, game.rules, OBJECTIVE_SPREAD, None, use_cache)
+    return table
+
+
+# -- one turn, in NumPy ---------------------------------------------------------------------
+def _final_moments(game: CompiledRules, V, M2, mask: int, u: int, y: int):
+    """Each final roll's mean and second moment in the box the strategy picks.
+
+    The first open box that beats the others by more than ``TIE`` is taken, as in
+    :func:`dicelab.solve.distribution.turn_outcomes`.
+    """
+    score = game.score
+    n_cat, n_rolls = score.shape
+    cap = game.threshold
+    A = np.full(n_rolls, np.nan)
+    B = np.full(n_rolls, np.nan)
+    ordinary = game.roll_face < 0
+
+    def moments(c, pts, extra, y2):
+        u2 = np.where(game.upper[c] & (cap > 0), np.minimum(u + pts, cap), u)
+        m2 = mask | (1 << c)
+        g = (pts + extra).astype(np.float64)
+        v, w = V[m2, y2, u2], M2[m2, y2, u2]
+        return g + v, g * g + 2.0 * g * v + w
+
+    for c in range(n_cat):
+        if (mask >> c) & 1:
+            continue
+        pts = score[c]
+        y2 = np.where((pts > 0) & (game.n_flag == 2), 1, 0) if c == game.yahtzee else y
+        a, b = moments(c, pts, np.zeros_like(pts), y2 + np.zeros_like(pts))
+        take = ordinary & (np.isnan(A) | (a > A + TIE))
+        A[take], B[take] = a[take], b[take]
+    extra_bonus = float(game.rules.extra_bonus)
+    for r in np.flatnonzero(~ordinary):
+        allowed, active, extra, zeroed = box_rule(
+            mask, y, int(game.roll_face[r]), game.upper, game.upper_box_of_face, game.yahtzee,
+            game.placement_code, extra_bonus,
+        )  # fmt: skip
+        for c in range(n_cat):
+            if not (allowed >> c) & 1:
+                continue
+            pts = int(box_points(c, r, active, zeroed, score, game.joker_score))
+            y2 = next_flag(c, y, pts, game.yahtzee, game.n_flag)
+            a, b = moments(c, np.array(pts), np.array(int(extra)), np.array(y2))
+            if np.isnan(A[r]) or a > A[r] + TIE:
+                A[r], B[r] = a, b
+    return A, B
+
+
+def _best_keeps_chosen(space, A: np.ndarray, B: np.ndarray) -> None:
+    """The keep the strategy picks inside each set of dice, in place, with its second
+    moment: better by more than ``TIE``, else fewer dice, else the lower keep index."""
+    starts = space.size_start
+    size_of = np.repeat(np.arange(space.dice + 1), np.diff(starts))
+    arg = np.arange(space.n_keeps)
+    for size in range(1, space.dice + 1):
+        ks = np.arange(starts[size], starts[size + 1])
+        subs = space.sub_rows[ks]
+        for j in range(subs.shape[1]):
+            s = subs[:, j]
+            active = s != ks  # padding repeats the keep itself
+            va, vb = A[ks], A[s]
+            a, b = arg[ks], arg[s]
+            better = vb > va + TIE
+            fewer = (size_of[b] < size_of[a]) | ((size_of[b] == size_of[a]) & (b < a))
+            take = active & (better | ((vb >= va - TIE) & fewer))
+            A[ks[take]] = vb[take]
+            arg[ks[take]] = b[take]
+    B[:] = B[arg]
+
+
+def turn_moments(spread: SpreadTable, mask: int, u: int, y: int):
+    """Means and second moments of the points to come inside one turn.
+
+    Returns ``(K, KB)``: ``K[0, roll]`` and ``KB[0, roll]`` for a final roll in the
+    box the strategy picks, ``K[n, keep]`` and ``KB[n, keep]`` for keeping ``keep``
+    with ``n`` rerolls left. ``u`` is the capped upper total, ``y`` the flag. The
+    means are the advice's; ``sqrt(KB - K**2)`` is the spread of each option.
+    """
+    game = spread.game
+    if game.has_served or game.rules.save_unused_throws:
+        raise UserError("the spread of each option: not for served or saved throws")
+    space = game.space
+    rerolls = game.rules.rolls - 1
+    roll0 = int(space.size_start[space.dice])
+    A = np.empty(space.n_keeps)
+    B = np.empty(space.n_keeps)
+    A[roll0:], B[roll0:] = _final_moments(game, spread.expected.values, spread.values, mask, u, y)
+    K = np.full((rerolls + 1, space.n_keeps), np.nan)
+    KB = np.full((rerolls + 1, space.n_keeps), np.nan)
+    K[0, roll0:], KB[0, roll0:] = A[roll0:], B[roll0:]
+    for n in range(1, rerolls + 1):
+        turn.keep_means(space, A)
+        turn.keep_means(space, B)
+        K[n], KB[n] = A, B
+        _best_keeps_chosen(space, A, B)
+    return K, KB
