@@ -484,6 +484,7 @@ def score_distribution(
     use_cache: bool = True,
     allow_large: bool = False,
     runner=None,
+    start: tuple[int, int, int, int] | None = None,
 ) -> ScoreDistribution:
     """The exact distribution of the final score of a table-driven strategy.
 
@@ -505,6 +506,11 @@ def score_distribution(
     runner : dicelab.solve.schedule.Runner, optional
         Where the default table is solved, if it is not cached; the forward pass
         of the distribution itself runs in this process.
+    start : tuple of int, optional
+        ``(filled, flag, upper, points)``: the distribution of the final score from
+        this turn start (``upper`` capped at the bonus threshold, ``points`` scored so
+        far without the upper bonus) instead of from the game's start. Only the
+        states that follow it are visited.
     """
     game = as_game(rules)
     refuse_variants(game, "the score distribution", served=False)
@@ -546,11 +552,22 @@ def score_distribution(
     # rows of the current layer (lo, hi, off) and of the next one
     rows = [np.ones(shape, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.int64)]
     nrows = [np.ones(shape, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.int64)]
-    rows[0][0, 0, 0] = 0
+    first = 0
+    if start is None:
+        rows[0][0, 0, 0] = 0
+    else:
+        mask0, y0, u0, points0 = (int(x) for x in start)
+        if not (0 <= mask0 <= game.full_mask and 0 <= u0 < game.n_upper
+                and 0 <= y0 < game.n_flag and reach[mask0, u0]):  # fmt: skip
+            raise UserError(f"distribution: the state {start} cannot occur in a game")
+        rows[0][mask0, y0, u0] = rows[1][mask0, y0, u0] = points0
+        first = bin(mask0).count("1")
+        # only the states that can follow the start: its supersets
+        all_layers = [m[(m & mask0) == mask0] for m in all_layers]
     F = np.ones(1)
     p_same = 0.0
     peak_values = 1
-    for k in range(n):
+    for k in range(first, n):
         masks = all_layers[k]
         flags = np.array([game.flags_of(int(m)) for m in masks])
         sizes = block_slots[masks] * n_lanes[masks]

@@ -280,3 +280,33 @@ def turn_moments(spread: SpreadTable, mask: int, u: int, y: int):
         K[n], KB[n] = A, B
         _best_keeps_chosen(space, A, B)
     return K, KB
+
+
+def option_spreads(spread: SpreadTable, position, options) -> list[float]:
+    """The standard deviation of the final score after each option of a position.
+
+    ``options`` are the :class:`dicelab.advisor.Option` of the position's advice: a
+    keep is followed by the strategy's play of the rerolls, a box leads to the next
+    turn's state.
+    """
+    from dicelab.advisor import scorecard_state
+
+    game = spread.game
+    space = game.space
+    mask, upper, flag, _ = scorecard_state(spread.expected, position)
+    u = min(upper, game.threshold) if game.threshold > 0 else 0
+    y = flag if game.n_flag == 2 else 0
+    K, KB = turn_moments(spread, mask, u, y)
+    roll = space.index(tuple(position.dice))
+    ids = [c.id for c in game.rules.categories]
+    out = []
+    for o in options:
+        if o.kind == "keep":
+            n, k = (0, roll) if o.stops else (position.rerolls_left, space.index(o.keep))
+            out.append(float(spread_of(KB[n, k], K[n, k])))
+            continue
+        c = ids.index(o.box)
+        y2 = next_flag(c, y, o.points, game.yahtzee, game.n_flag)
+        u2 = min(u + o.points, game.threshold) if game.upper[c] and game.threshold > 0 else u
+        out.append(spread.sd(mask | (1 << c), u2, y2))
+    return out

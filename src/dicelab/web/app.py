@@ -23,6 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from dicelab.advisor import TIE, Position, advise, advise_target, advise_win, scorecard_state
 from dicelab.errors import UserError
 from dicelab.report import JOKER_TEXT
+from dicelab.solve.spread import option_spreads
 from dicelab.web import models as m
 from dicelab.web.store import Entry, NotFound, Store
 
@@ -289,6 +290,14 @@ def create_app(store: Store | None = None) -> FastAPI:
             return found
         return await asyncio.wrap_future(store.table_future(rules, objective))
 
+    async def spread_for(rules):
+        """The spread table, for rules whose every option has one (not served or saved)."""
+        if rules.has_served or rules.save_unused_throws:
+            return None
+        return store.loaded(rules, "spread") or await asyncio.wrap_future(
+            store.spread_future(rules)
+        )
+
     def check_target(rules, body) -> None:
         if body.objective == "target" and body.target is None:
             raise UserError("objective target: give the final score to reach (`target`)")
@@ -333,8 +342,14 @@ def create_app(store: Store | None = None) -> FastAPI:
             option["box_name"] = o.box_name
             option["best"] = o.cost <= TIE
             option["value"] = option.pop(key)
+            option["sd"] = None
             option["expected_final_score"] = option["value"] if key == VALUE_KEYS[0] else None
         out["value"] = out.pop(key)
+        spread = await spread_for(rules) if body.objective == "expected" else None
+        if spread is not None:
+            sds = option_spreads(spread, position, advice.options)
+            for option, sd in zip(out["options"], sds, strict=True):
+                option["sd"] = sd
         out.update(
             rules=entry.id,
             objective=body.objective,
@@ -374,10 +389,48 @@ def create_app(store: Store | None = None) -> FastAPI:
         else:
             value = score + table.value(mask, upper, flag)
         expected = value if body.objective == "expected" else None
+        sd = None
+        if body.objective == "expected" and not rules.save_unused_throws:
+            spread = store.loaded(rules, "spread") or await asyncio.wrap_future(
+                store.spread_future(rules)
+            )
+            sd = spread.sd(mask, upper, flag)
         return {
             "rules": entry.id, "objective": body.objective, "target": body.target,
-            "score_so_far": score, "value": value, "expected_final_score": expected, "sd": None,
+            "score_so_far": score, "value": value, "expected_final_score": expected, "sd": sd,
         }  # fmt: skip
+
+    @app.post(
+        "/api/distribution",
+        response_model=m.DistributionOut,
+        tags=["advice"],
+        responses=ERRORS,
+        summary="The distribution of the final score from the start of a turn",
+    )
+    async def post_distribution(body: m.DistributionRequest) -> FastJSON:
+        """The exact probability of every final score from a scorecard before the turn's
+        first throw, with the expected-score optimum played from there (about a second
+        for the first turns of Yahtzee, much less later)."""
+        entry = store.get(body.rules)
+        rules = entry.rules
+        if rules.save_unused_throws:
+            raise UserError(f"{rules.name}: no score distribution for saved throws")
+        table = await table_for(rules)
+        position = Position(
+            dice=(), rerolls_left=0, filled=dict(body.filled),
+            upper_total=body.upper_total, extra_bonuses=body.extra_bonuses,
+        )  # fmt: skip
+        mask, upper, flag, score = scorecard_state(table, position, allow_full=True)
+        g = table.game
+        u = min(upper, g.threshold) if g.threshold > 0 else 0
+        y = flag if g.n_flag == 2 else 0
+        dist = await asyncio.wrap_future(store.distribution_future(rules, (mask, y, u, score)))
+        lo, hi = dist.lowest, dist.highest
+        return FastJSON({
+            "rules": entry.id, "score_so_far": score, "mean": dist.mean, "sd": dist.sd,
+            "lowest": lo, "highest": hi, "pmf": dist.pmf[lo : hi + 1].tolist(),
+            "percentiles": {str(q): v for q, v in dist.percentiles().items()},
+        })  # fmt: skip
 
     @app.post(
         "/api/review",

@@ -92,6 +92,28 @@ class OutlookOut(BaseModel):
     )
 
 
+class DistributionRequest(_Request):
+    """A scorecard at the start of a turn, before the dice are thrown."""
+
+    rules: RulesName = Field("yahtzee", description="A built-in rule set name or an upload id.")
+    filled: dict[BoxId, Points | None] = Field(default_factory=dict, max_length=64)
+    upper_total: Points | None = None
+    extra_bonuses: Annotated[StrictInt, Field(ge=0, le=1000)] = 0
+
+
+class DistributionOut(BaseModel):
+    rules: str
+    score_so_far: int
+    mean: float = Field(description="Expected final score (the expected-score optimum).")
+    sd: float = Field(description="Standard deviation of the final score.")
+    lowest: int = Field(description="Lowest final score with a chance above zero.")
+    highest: int = Field(description="Highest final score with a chance above zero.")
+    pmf: list[float] = Field(description="P(final score = lowest + i), i = 0 .. highest - lowest.")
+    percentiles: dict[str, int] = Field(
+        description="Percentile (1, 5, 10, 25, 50, 75, 90, 95, 99) to final score."
+    )
+
+
 class ReviewRequest(_Request):
     """A game record, finished or not, as written by ``dicelab play`` or the page."""
 

@@ -42,7 +42,7 @@ MAX_UPLOAD_CHARS = 64_000
 #: Uploaded rule sets kept; the oldest is dropped first.
 MAX_UPLOADS = 32
 #: Solved tables kept in memory; the least recently used is dropped first.
-MAX_TABLES = 8
+MAX_TABLES = 16
 #: Largest table (turn-start states, before pruning) the server solves itself.
 MAX_STATES = 2**15 * 64 * 2
 #: Largest solve (states times keeps) the server does itself: about official Yatzy.
@@ -55,6 +55,8 @@ MAX_KEEPS = 5005
 OBJECTIVES = ("expected", "target", "win")
 #: Target and win tables kept in memory at once (the largest are gigabytes).
 MAX_POINTS_TABLES = 2
+#: Score distributions from a position kept in memory (a page asks for each turn's).
+MAX_DISTRIBUTIONS = 64
 
 
 class NotFound(UserError):
@@ -97,11 +99,16 @@ class Store:
         self._lock = threading.Lock()
         self._builtin: dict[str, Entry] = {}
         self._uploads: OrderedDict[str, Entry] = OrderedDict()
+        # (fingerprint, objective) -> table; "spread" is the expected-score table's
+        # second moments, which give the standard deviation of every option
         self._tables: OrderedDict[tuple[str, str], object] = OrderedDict()
         self._solving: dict[tuple[str, str], Solve] = {}
         self._estimates: dict[tuple[str, str], float] = {}
         # solves run here, one at a time (each uses every core), apart from requests
         self._solver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicelab-solve")
+        # score distributions from a position (a second or two each) run apart from solves
+        self._forward = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicelab-dist")
+        self._distributions: OrderedDict[tuple, Future] = OrderedDict()
 
     # -- rule sets -------------------------------------------------------------------
     def builtin(self) -> list[Entry]:
@@ -151,9 +158,9 @@ class Store:
 
     @staticmethod
     def _cached(rules: Rules, objective: str = "expected") -> bool:
-        name = OBJECTIVE if objective == "expected" else OBJECTIVE_TARGET
         if objective == "win":
             return False  # named by the opponent's distribution: known once solved
+        name = {"expected": OBJECTIVE, "target": OBJECTIVE_TARGET}.get(objective, objective)
         return tables.table_path(rules, name).exists()
 
     # -- tables ----------------------------------------------------------------------
@@ -200,7 +207,9 @@ class Store:
             if key in self._estimates:
                 return self._estimates[key]
         seconds = expected_cost(rules).seconds
-        if objective != "expected":  # the points table, after the expected-score table
+        if objective == "spread":  # the turns again, after the expected-score table
+            seconds *= 2
+        elif objective != "expected":  # the points table, after the expected-score table
             seconds += points_cost(rules, needed_layout(as_game(rules)).size).seconds
         seconds = round(seconds, 1)
         with self._lock:
@@ -236,6 +245,11 @@ class Store:
             use_cache = writes or self._cached(rules, objective)
             if objective == "expected":
                 table = self._solve(rules, use_cache=use_cache, progress=job.tick)
+            elif objective == "spread":
+                from dicelab.solve.spread import spread_table
+
+                expected = self.loaded(rules) or self._solve(rules, use_cache, job.tick)
+                table = spread_table(expected.game, expected, use_cache, progress=job.tick)
             else:
                 table = self._solve_points(rules, objective, use_cache, job.tick)
         except BaseException:
@@ -248,9 +262,40 @@ class Store:
             self._solving.pop(key, None)
         return table
 
+    def spread_future(self, rules: Rules) -> Future:
+        """A future of the rule set's spread table (second moments under the expected-
+        score optimum, a few seconds after the expected-score table)."""
+        return self.table_future(rules, "spread")
+
+    def distribution_future(self, rules: Rules, start: tuple[int, int, int, int]) -> Future:
+        """A future of the final-score distribution from a turn start ``(filled, flag,
+        upper, points)`` under the expected-score optimum; the last few are kept."""
+        key = (rules.fingerprint(), *start)
+        with self._lock:
+            found = self._distributions.get(key)
+            if found is not None:
+                self._distributions.move_to_end(key)
+                return found
+            job = self._forward.submit(self._distribution, rules, start)
+            self._distributions[key] = job
+            while len(self._distributions) > MAX_DISTRIBUTIONS:
+                self._distributions.popitem(last=False)
+        job.add_done_callback(lambda f: f.exception() and self._forget(key))
+        return job
+
+    def _forget(self, key: tuple) -> None:
+        with self._lock:
+            self._distributions.pop(key, None)
+
+    def _distribution(self, rules: Rules, start: tuple[int, int, int, int]):
+        from dicelab.solve.distribution import score_distribution
+
+        table = self.table(rules)
+        return score_distribution(table.game, table, start=start)
+
     def _evict(self) -> None:
         """Drop the least recently used tables beyond the limits (lock held)."""
-        points = [k for k in self._tables if k[1] != "expected"]
+        points = [k for k in self._tables if k[1] in ("target", "win")]
         for k in points[: max(0, len(points) - MAX_POINTS_TABLES)]:
             del self._tables[k]
         while len(self._tables) > MAX_TABLES:
@@ -272,7 +317,7 @@ class Store:
 
 
 def check_objective(objective: str) -> None:
-    if objective not in OBJECTIVES:
+    if objective not in OBJECTIVES and objective != "spread":
         raise UserError(f"objective: got {objective!r}, expected one of {', '.join(OBJECTIVES)}")
 
 

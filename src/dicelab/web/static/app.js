@@ -19,6 +19,7 @@ const state = {
   objective: "expected", // what the advice plays for: expected, target or win
   target: null,        // the final score to reach (objective target)
   outlook: null,       // the value of the scorecard before this turn's first throw
+  distribution: null,  // the final score's distribution from this turn's start
   review: null,        // the last review of the record (POST /api/review)
   busy: false,
   request: 0,          // number of the latest advice request
@@ -553,6 +554,7 @@ async function outlookSoon() {
       state.outlook = { ...out, key };
       if (state.objective !== "expected") state.solving = null;
     }
+    distributionSoon();
   } catch (err) {
     if (id === state.rulesId) {
       showError(err.message);
@@ -560,6 +562,65 @@ async function outlookSoon() {
     }
   }
   render();
+}
+
+// The chart: the final score's distribution from this turn's start (a second or so
+// for the first turns of large games; it comes when it comes).
+async function distributionSoon() {
+  if (!state.record || gameOver() || state.info.served) return;
+  const card = JSON.stringify(filled());
+  const key = `${state.rulesId}|${card}|${extraBonuses()}`;
+  if (state.distribution && state.distribution.key === key) return;
+  try {
+    const d = await api("/api/distribution", {
+      rules: state.rulesId, filled: filled(), extra_bonuses: extraBonuses(),
+    });
+    if (key === `${state.rulesId}|${JSON.stringify(filled())}|${extraBonuses()}`) {
+      state.distribution = { ...d, key };
+      renderChart();
+    }
+  } catch (err) {
+    state.distribution = null;  // no chart: the rest of the page is unaffected
+    renderChart();
+  }
+}
+
+function renderChart() {
+  const fig = $("chart");
+  const d = state.distribution;
+  const key = `${state.rulesId}|${JSON.stringify(filled())}|${extraBonuses()}`;
+  if (!d || d.key !== key || gameOver()) {
+    fig.hidden = true;
+    return;
+  }
+  // the middle 99% of the chances, in bars of a few points each
+  const from = d.percentiles["1"];
+  const to = d.percentiles["99"];
+  const span = Math.max(1, to - from + 1);
+  const step = Math.max(1, Math.ceil(span / 80));
+  const bars = [];
+  for (let x = from; x <= to; x += step) {
+    let p = 0;
+    for (let k = x; k < x + step && k <= d.highest; k++) p += d.pmf[k - d.lowest] || 0;
+    bars.push([x, p]);
+  }
+  const top = Math.max(...bars.map((b) => b[1])) || 1;
+  const w = 400 / bars.length;
+  const at = (x) => ((x - from) / (bars.length * step)) * 400;
+  const rects = bars.map(([x, p], i) => `<rect x="${(i * w).toFixed(2)}" width="${(w * 0.92).toFixed(2)}"`
+    + ` y="${(118 - (110 * p) / top).toFixed(2)}" height="${((110 * p) / top).toFixed(2)}">`
+    + `<title>${step > 1 ? `${x}–${x + step - 1}` : x}: ${fmt(100 * p, 3)}%</title></rect>`);
+  const mean = `<line class="mean" x1="${at(d.mean).toFixed(2)}" x2="${at(d.mean).toFixed(2)}"`
+    + ' y1="0" y2="120"></line>';
+  $("chart-svg").innerHTML = rects.join("") + mean;
+  $("chart-svg").setAttribute("aria-label", `final score distribution: mean ${fmt(d.mean)}, `
+    + `sd ${fmt(d.sd)}, 10% below ${d.percentiles["10"]}, 90% below ${d.percentiles["90"]}`);
+  $("chart-caption").textContent = `Final score from this turn on, playing for the highest `
+    + `average: mean ${fmt(d.mean)}, sd ${fmt(d.sd)}; 80% of games end between `
+    + `${d.percentiles["10"]} and ${d.percentiles["90"]}`;
+  $("chart-axis").innerHTML = `<span>${from}</span><span>${d.percentiles["50"]} (median)</span>`
+    + `<span>${to}</span>`;
+  fig.hidden = false;
 }
 
 // Price every decision so far (play.py's review, on the server).
@@ -691,6 +752,7 @@ function render() {
   renderOptions();
   renderScorecard();
   renderReview();
+  renderChart();
   if (state.busy) {
     state.focusKey = focused;  // controls are off while the server answers: wait for it
   } else {
@@ -824,7 +886,8 @@ function renderOptions() {
     if (!o || o.key.split("|")[0] !== objectiveKey()) {
       expectedNow.textContent = state.solving ? solvingText(state.solving) : "";
     } else {
-      expectedNow.textContent = `(${valueName()} now: ${valueText(o.value)})`;
+      const sd = o.sd !== null && o.sd !== undefined ? ` ± ${fmt(o.sd)}` : "";
+      expectedNow.textContent = `(${valueName()} now: ${valueText(o.value)}${sd})`;
     }
     box.innerHTML = '<p class="muted">Roll to see the options.</p>';
     return;
@@ -854,7 +917,9 @@ function renderOptions() {
   }
   const table = document.createElement("table");
   table.className = "options";
+  const spread = a.options.some((o) => o.sd !== null && o.sd !== undefined);
   table.innerHTML = `<thead><tr><th>option</th><th class="num">${valueName()}</th>`
+    + (spread ? '<th class="num" title="standard deviation of the final score">± sd</th>' : "")
     + '<th class="num">cost</th></tr></thead>';
   const body = document.createElement("tbody");
   for (const o of a.options) {
@@ -868,9 +933,11 @@ function renderOptions() {
       : o.stops ? "click to stop rolling and choose a box" : "click to keep these dice";
     const cost = o.best ? "best" : costText(o.cost);
     tr.innerHTML = `<td>${escapeHtml(o.label)}</td><td class="num value">${valueText(o.value)}`
+      + (spread ? `</td><td class="num sd">${fmt(o.sd, 1)}` : "")
       + `</td><td class="num cost">${cost}</td>`;
     const act = () => (o.kind === "keep" ? followKeep(o) : chooseBox(o.box));
-    actsAsButton(tr, act, `${o.label}: ${valueName()} ${valueText(o.value)}, `
+    actsAsButton(tr, act, `${o.label}: ${valueName()} ${valueText(o.value)}`
+      + (spread ? ` (spread ${fmt(o.sd, 1)}), ` : ", ")
       + (o.best ? "the best option" : `costs ${costText(o.cost).slice(1)}`));
     body.appendChild(tr);
   }
