@@ -801,7 +801,8 @@ function renderCounter() {
     const left = rerollsLeft();
     counter.textContent = `Turn ${turnNumber()} of ${n} · Roll ${k} of ${rolls()}`;
     hint.textContent = `${left} reroll${left > 1 ? "s" : ""} left: `
-      + "click the dice to keep, then roll again, or score now.";
+      + "click the dice to keep (▲ ▼ correct a face), or an option to follow it; "
+      + "then roll again, or score now.";
   }
   counter.dataset.turn = gameOver() ? "" : String(turnNumber());
   counter.dataset.roll = String(k);
