@@ -286,6 +286,41 @@ def test_bad_objectives(client, body, words):
     assert "objective" in error(client.get("/api/rules/yazy/progress?objective=x"), 422)
 
 
+# -- spread and distribution -----------------------------------------------------------
+def test_spread_of_options_and_distribution_from_a_turn_start(client):
+    from dicelab.solve.distribution import score_distribution
+
+    whole = score_distribution("yazy")
+    start = client.post("/api/outlook", json={"rules": "yazy"}).json()
+    assert start["sd"] == pytest.approx(whole.sd, abs=1e-9)
+    got = client.post("/api/distribution", json={"rules": "yazy"}).json()
+    lo = got["lowest"]
+    assert got["pmf"] == pytest.approx(whole.pmf[lo : got["highest"] + 1].tolist(), abs=1e-15)
+    assert sum(got["pmf"]) == pytest.approx(1.0)
+    # later in a game: the distribution's mean and sd are those of the outlook (the
+    # forward distribution and the backward moments are separate computations)
+    card = {"filled": {"ones": 3, "sixes": 24, "full_house": 25}}
+    later = client.post("/api/distribution", json={"rules": "yazy", **card}).json()
+    outlook = client.post("/api/outlook", json={"rules": "yazy", **card}).json()
+    assert later["mean"] == pytest.approx(outlook["value"], abs=1e-9)
+    assert later["sd"] == pytest.approx(outlook["sd"], abs=1e-7)
+    assert later["lowest"] >= 52 and later["score_so_far"] == 52
+    # each option's spread: a box leads to the next turn start's spread
+    body = {"rules": "yazy", "dice": [6, 6, 6, 2, 1], "rerolls_left": 0, **card}
+    advice = client.post("/api/advice", json=body).json()
+    box = next(o for o in advice["options"] if o["kind"] == "box" and o["box"] == "twos")
+    after = client.post("/api/outlook", json={
+        "rules": "yazy", "filled": {**card["filled"], "twos": 2}}).json()  # fmt: skip
+    assert box["sd"] == pytest.approx(after["sd"], abs=1e-9)
+    assert all(o["sd"] >= 0 for o in advice["options"])
+
+
+def test_no_spread_for_served_rules(client):
+    got = client.post("/api/advice", json={"rules": "generala", "dice": [1, 2, 3, 4, 6],
+                                           "rerolls_left": 2}).json()
+    assert all(o["sd"] is None for o in got["options"])
+
+
 # -- uploads ---------------------------------------------------------------------------
 def test_upload_then_advise(client):
     r = client.post("/api/rules", json={"toml": UPLOAD})
@@ -374,6 +409,29 @@ def test_review_matches_the_library(client):
     assert not data["finished"]
     without_rules = client.post("/api/review", json={"record": record}).json()
     assert without_rules["total_cost"] == pytest.approx(data["total_cost"])
+
+
+def test_review_groups_the_decisions_by_kind(client):
+    table = expected_table("yahtzee")
+    game = Game(table, dice="real")
+    game.roll([2, 2, 2, 6, 6])
+    game.keep([2, 2, 2])  # a keep
+    game.roll([1, 3])
+    game.fill("twos")  # a stop (a keep of every die), then an upper box
+    game.roll([1, 2, 3, 4, 6])
+    game.keep([1, 2, 3, 4, 6])  # a stop again
+    game.fill("chance")  # a lower box
+    got = client.post("/api/review", json={"rules": "yahtzee", "record": game.record}).json()
+    kinds = [d["kind"] for d in got["decisions"]]
+    assert kinds == ["keep", "keep", "upper box", "keep", "lower box"]
+    lib = review(table, game.record)
+    groups = {g["kind"]: g for g in got["by_kind"]}
+    assert groups["keep"]["decisions"] == 3 and groups["upper box"]["decisions"] == 1
+    for kind, g in groups.items():
+        ds = [d for d in lib.decisions if d.kind == kind]
+        assert g["cost"] == pytest.approx(sum(d.cost for d in ds))
+        assert g["mistakes"] == sum(d.cost > 1e-9 for d in ds)
+    assert got["average_cost"] == pytest.approx(lib.total_cost / 5)
 
 
 def test_review_box_filled_twice(client):

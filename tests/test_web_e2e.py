@@ -45,7 +45,7 @@ def free_port() -> int:
 def server():
     from dicelab.web.app import create_app
 
-    for name in ("yahtzee", "yazy", "generala"):  # solved before any timed wait in the browser
+    for name in ("yahtzee", "yazy", "generala", "yacht"):  # solved before any timed wait
         expected_table(name)
     port = free_port()
     config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
@@ -243,6 +243,49 @@ def test_a_whole_game_ends_with_a_summary(page):
     lib = review(expected_table("yahtzee"), record)
     assert lib.finished and lib.score == int(total)
     assert f"{lib.total_cost:.2f}" in pg.locator("#review-total").inner_text()
+
+
+def test_a_whole_game_of_yacht_by_the_advice_with_the_end_analysis(page):
+    # every turn follows the best option with virtual dice (keeps included); the
+    # chart shows each turn's distribution, the end gives the analysis
+    pg = page
+    pg.select_option("#rules-select", "yacht")
+    expect(counter(pg)).to_have_text("Turn 1 of 12 · Roll 1 of 3")
+    expect(pg.locator("#chart")).to_be_visible()
+    expect(pg.locator("#chart-caption")).to_contain_text("mean 191.77")
+    for turn in range(1, 13):
+        expect(counter(pg)).to_have_text(f"Turn {turn} of 12 · Roll 1 of 3")
+        pg.click("#roll")
+        while True:
+            best = pg.locator("tr.option.best").first
+            expect(best).to_be_visible()
+            if best.get_attribute("data-kind") == "box":
+                best.click()
+                break
+            best.click()  # a keep (or the stop, which leads to the boxes)
+            if pg.locator("#roll").is_enabled():
+                pg.click("#roll")
+    expect(counter(pg)).to_have_text("Game over")
+    summary = pg.locator("#summary")
+    expect(summary).to_contain_text("191.77")
+    expect(pg.locator("#by-kind tbody tr")).to_have_count(3)  # keeps, upper, lower boxes
+    expect(pg.locator("#by-kind tr[data-kind='keep'] td").nth(2)).to_have_text("0")
+    expect(pg.locator("#average-cost")).to_contain_text("0.000 expected points")
+    total = pg.locator("#total").inner_text()
+    expect(pg.locator("#score-path")).to_have_attribute("aria-label", re.compile(f"to {total}$"))
+    n = pg.locator("#review tbody tr").count()
+    points = pg.locator("#score-path polyline").get_attribute("points").split()
+    assert len(points) == n + 1
+    with pg.expect_download() as dl:
+        pg.click("#download")
+    record = json.loads(Path(dl.value.path()).read_text(encoding="utf-8"))
+    assert record["dice"] == "drawn" and record["seed"] is None
+    lib = review(expected_table("yacht"), record)
+    assert lib.finished and lib.score == int(total) and lib.total_cost < 1e-9
+    assert [g["decisions"] for g in lib.by_kind()] == [
+        int(pg.locator(f"#by-kind tr[data-kind='{k}'] td").nth(1).inner_text())
+        for k in ("keep", "upper box", "lower box")
+    ]
 
 
 UPLOAD = """extends = "yahtzee"

@@ -517,6 +517,9 @@ class Decision:
     best: Option
     rank: int
     n_options: int
+    #: ``keep`` (a choice of dice before a reroll, or stopping), ``upper box`` (a box
+    #: whose points count towards the upper bonus) or ``lower box``
+    kind: str = "keep"
 
     @property
     def cost(self) -> float:
@@ -557,6 +560,19 @@ class Review:
     def luck(self) -> float:
         return self.outcome - self.expected_score + self.total_cost
 
+    def by_kind(self) -> list[dict]:
+        """Decisions, mistakes and cost of each kind of decision (keeps, upper boxes,
+        lower boxes), for the kinds the game had."""
+        out = []
+        for kind in DECISION_KINDS:
+            ds = [d for d in self.decisions if d.kind == kind]
+            if ds:
+                out.append({
+                    "kind": kind, "decisions": len(ds), "mistakes": sum(d.mistake for d in ds),
+                    "cost": float(sum(d.cost for d in ds)),
+                })  # fmt: skip
+        return out
+
     def to_dict(self) -> dict:
         """Plain data for JSON output."""
         return {
@@ -568,6 +584,8 @@ class Review:
             "mistakes": len(self.mistakes),
             "luck": self.luck,
             "outcome": self.outcome,
+            "average_cost": self.total_cost / len(self.decisions) if self.decisions else 0.0,
+            "by_kind": self.by_kind(),
             "decisions": [
                 {
                     "turn": d.turn,
@@ -581,10 +599,21 @@ class Review:
                     "cost": d.cost,
                     "rank": d.rank,
                     "options": d.n_options,
+                    "kind": d.kind,
                 }
                 for d in self.decisions
             ],
         }
+
+
+DECISION_KINDS = ("keep", "upper box", "lower box")
+
+
+def _kind(option: Option, rules) -> str:
+    if option.kind == "keep":
+        return "keep"
+    box = next(c for c in rules.categories if c.id == option.box)
+    return "upper box" if box.counts_for_bonus else "lower box"
 
 
 def review(table: ExpectedTable, record: dict) -> Review:
@@ -608,6 +637,7 @@ def review(table: ExpectedTable, record: dict) -> Review:
                 best=advice.best,
                 rank=rank,
                 n_options=len(advice.options),
+                kind=_kind(chosen, table.rules),
             )  # fmt: skip
         )
     finished = game.phase == "over"

@@ -260,6 +260,16 @@ class DecisionOut(BaseModel):
     cost: float = Field(description="Expected points lost against the best option.")
     rank: int = Field(description="Rank of the choice among the options (1 is best).")
     options: int = Field(description="Number of options there were.")
+    kind: Literal["keep", "upper box", "lower box"] = Field(
+        description="A keep (or a stop) before a reroll, or the box filled."
+    )
+
+
+class KindSummary(BaseModel):
+    kind: Literal["keep", "upper box", "lower box"]
+    decisions: int
+    mistakes: int = Field(description="Decisions of this kind that were not the best.")
+    cost: float = Field(description="Expected points these decisions lost in all.")
 
 
 class ReviewOut(BaseModel):
@@ -273,6 +283,8 @@ class ReviewOut(BaseModel):
     outcome: float = Field(
         description="The final score, or the expected final score of an unfinished game."
     )
+    average_cost: float = Field(description="Expected points lost per decision, on average.")
+    by_kind: list[KindSummary] = Field(description="Mistakes and cost by kind of decision.")
     decisions: list[DecisionOut]
 
 

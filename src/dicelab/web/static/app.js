@@ -1051,12 +1051,50 @@ function renderReview() {
       + `<br>With optimal play a game scores ${fmt(r.expected_score)} on average. `
       + `Your decisions cost ${fmt(r.total_cost)} expected points in all `
       + `(${r.mistakes} of ${ds.length} were not the best); `
-      + `the dice gave you ${r.luck >= 0 ? "+" : "−"}${fmt(Math.abs(r.luck))} (luck).`;
+      + `the dice gave you ${r.luck >= 0 ? "+" : "−"}${fmt(Math.abs(r.luck))} (luck).`
+      + analysisHtml(r);
     summary.hidden = false;
   } else {
     summary.hidden = true;
   }
   $("download").hidden = turns().length === 0;
+}
+
+// End of the game: the mistakes by kind, the loss per decision, and the expected
+// final score after every decision, from the start's expectation to the final score.
+const KIND_NAMES = { keep: "keeps", "upper box": "upper boxes", "lower box": "lower boxes" };
+
+function analysisHtml(r) {
+  const rows = r.by_kind.map((k) => `<tr data-kind="${k.kind}"><td>${KIND_NAMES[k.kind]}</td>`
+    + `<td class="num">${k.decisions}</td><td class="num">${k.mistakes}</td>`
+    + `<td class="num">${fmt(k.cost)}</td></tr>`).join("");
+  const table = '<table class="kinds" id="by-kind"><thead><tr><th>decisions</th>'
+    + '<th class="num">made</th><th class="num">not the best</th>'
+    + `<th class="num">cost</th></tr></thead><tbody>${rows}</tbody></table>`;
+  const average = `<p id="average-cost">On average a decision cost ${fmt(r.average_cost, 3)} `
+    + "expected points.</p>";
+  return table + average + pathSvg(r);
+}
+
+function pathSvg(r) {
+  const values = [r.expected_score, ...r.decisions.map((d) => d.chosen_value)];
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  const pad = Math.max(1, (hi - lo) * 0.08);
+  const y = (v) => 96 - ((v - (lo - pad)) / (hi - lo + 2 * pad)) * 92;
+  const x = (i) => (i / Math.max(1, values.length - 1)) * 400;
+  const points = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
+  const start = y(r.expected_score).toFixed(1);
+  const marks = r.decisions.map((d, i) => (d.cost > 1e-9
+    ? `<circle class="miss" cx="${x(i + 1).toFixed(1)}" cy="${y(d.chosen_value).toFixed(1)}" r="3">`
+      + `<title>turn ${d.turn}, roll ${d.throw}: ${escapeHtml(d.chosen)} cost ${fmt(d.cost)}</title>`
+      + "</circle>" : "")).join("");
+  return '<figure class="path"><figcaption>Expected final score after each decision '
+    + `(from ${fmt(r.expected_score)} to ${r.score}; red: not the best)</figcaption>`
+    + '<svg id="score-path" viewBox="0 0 400 100" preserveAspectRatio="none" role="img" '
+    + `aria-label="expected final score through the game, from ${fmt(r.expected_score)} `
+    + `to ${r.score}"><line class="start" x1="0" x2="400" y1="${start}" y2="${start}"></line>`
+    + `<polyline points="${points}"></polyline>${marks}</svg></figure>`;
 }
 
 function downloadRecord() {
