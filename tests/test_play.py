@@ -102,6 +102,19 @@ def test_resume_continues_with_the_same_dice(yahtzee, finished):
         assert resumed.record["seed"] == 11
 
 
+def test_a_record_of_dice_drawn_by_the_page_is_reviewed_and_resumed(yahtzee, finished):
+    # the page's generator is not NumPy's: its records say "drawn", with no seed
+    half = play_best(Game(yahtzee, seed=11), stop_after=17)
+    data = json.loads(record_text(half.record))
+    data.update(dice="drawn", seed=None)
+    assert review(yahtzee, data).decisions
+    resumed = play_best(Game.resume(yahtzee, data))  # rolls on with fresh dice
+    assert resumed.phase == "over" and resumed.record["dice"] == "drawn"
+    assert resumed.record["turns"][:3] == finished["turns"][:3]
+    with pytest.raises(UserError, match="expected virtual, drawn or real"):
+        review(yahtzee, {**data, "dice": "loaded"})
+
+
 def test_record_file_round_trip(tmp_path, finished, yahtzee):
     path = save_record(finished, tmp_path / "game.json")
     assert load_record(path) == finished
