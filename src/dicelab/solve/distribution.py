@@ -462,6 +462,59 @@ def all_same_box(rules: Rules) -> int:
     return -1
 
 
+@dataclass
+class OutcomeLayout:
+    """Where the turn outcomes of a layer's states sit in one flat array.
+
+    A state's lanes are its reachable upper totals (``lanes[mask, :n_lanes[mask]]``);
+    each lane holds one slot per (open box, points, extra bonus earned or not):
+    ``slot_of[c, points] * n_e + extra`` after the slots of the open boxes before
+    ``c``, ``box_slots[c]`` slots per box, ``block_slots[mask]`` per lane.
+    """
+
+    lanes: np.ndarray
+    n_lanes: np.ndarray
+    slot_of: np.ndarray
+    slot_pts: np.ndarray
+    n_e: int
+    box_slots: np.ndarray
+    block_slots: np.ndarray
+
+    @classmethod
+    def of(cls, game: CompiledRules) -> OutcomeLayout:
+        n = game.n_categories
+        reach = game.upper_reach
+        lanes = np.zeros((1 << n, game.n_upper), dtype=np.int64)
+        n_lanes = reach.sum(axis=1).astype(np.int64)
+        for m in range(1 << n):
+            us = np.flatnonzero(reach[m])
+            lanes[m, : us.size] = us
+        slot_of, slot_pts, n_e = _slots(game)
+        box_slots = (slot_of >= 0).sum(axis=1) * n_e
+        bits = ((np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
+        block_slots = (~bits * box_slots).sum(axis=1)
+        return cls(lanes, n_lanes, slot_of, slot_pts, n_e, box_slots, block_slots)
+
+    def outcomes(self, game: CompiledRules, V: np.ndarray, masks: np.ndarray):
+        """``(Q, qoff)``: the turn outcomes of every state of ``masks`` under the
+        strategy of ``V``, state ``(mask, flag)`` from ``Q[qoff[mask, flag]]``."""
+        flags = np.array([game.flags_of(int(m)) for m in masks])
+        sizes = self.block_slots[masks] * self.n_lanes[masks]
+        qoff = np.zeros((1 << game.n_categories, game.n_flag), dtype=np.int64)
+        pos = 0
+        for i, m in enumerate(masks):
+            for y in range(flags[i]):
+                qoff[m, y] = pos
+                pos += sizes[i]
+        Q = np.zeros(pos)
+        layer_outcomes(
+            masks, max(1, get_num_threads()), V, Q, qoff, self.lanes, self.n_lanes,
+            self.slot_of, self.box_slots, self.n_e, *kernel_args(game), *space_args(game),
+            *served_args(game),
+        )  # fmt: skip
+        return Q, qoff
+
+
 def _slots(game: CompiledRules) -> tuple[np.ndarray, np.ndarray, int]:
     """Outcome slots: ``slot_of[c, points]`` (-1 if impossible), ``slot_pts[c, s]``, ``n_e``."""
     n = game.n_categories
@@ -534,19 +587,11 @@ def score_distribution(
     start_time = time.perf_counter()
     n = game.n_categories
     reach = game.upper_reach
-    lanes = np.zeros((1 << n, game.n_upper), dtype=np.int64)
-    n_lanes = reach.sum(axis=1).astype(np.int64)
-    for m in range(1 << n):
-        us = np.flatnonzero(reach[m])
-        lanes[m, : us.size] = us
-    slot_of, slot_pts, n_e = _slots(game)
-    box_slots = (slot_of >= 0).sum(axis=1) * n_e
-    bits = ((np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
-    block_slots = (~bits * box_slots).sum(axis=1)
+    out = OutcomeLayout.of(game)
+    lanes, n_lanes, slot_pts, n_e, box_slots = (
+        out.lanes, out.n_lanes, out.slot_pts, out.n_e, out.box_slots
+    )
     same = all_same_box(game.rules)
-    rargs = kernel_args(game)
-    sargs = space_args(game)
-    workers = max(1, get_num_threads())
     all_layers = layers(n)
     shape = (1 << n, game.n_flag, game.n_upper)
     # rows of the current layer (lo, hi, off) and of the next one
@@ -569,19 +614,7 @@ def score_distribution(
     peak_values = 1
     for k in range(first, n):
         masks = all_layers[k]
-        flags = np.array([game.flags_of(int(m)) for m in masks])
-        sizes = block_slots[masks] * n_lanes[masks]
-        qoff = np.zeros((1 << n, game.n_flag), dtype=np.int64)
-        pos = 0
-        for i, m in enumerate(masks):
-            for y in range(flags[i]):
-                qoff[m, y] = pos
-                pos += sizes[i]
-        Q = np.zeros(pos)
-        layer_outcomes(
-            masks, workers, V, Q, qoff, lanes, n_lanes, slot_of, box_slots, n_e, *rargs, *sargs,
-            *served_args(game),
-        )
+        Q, qoff = out.outcomes(game, V, masks)
         nxt = all_layers[k + 1]
         scored = np.zeros(len(nxt))
         args = (

@@ -27,20 +27,14 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit, prange
 
 from dicelab.errors import UserError
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
 from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
-from dicelab.solve.distribution import TIE, _slots, layer_outcomes
-from dicelab.solve.expected import (
-    ExpectedTable,
-    expected_table,
-    kernel_args,
-    served_args,
-    space_args,
-)
+from dicelab.solve.distribution import TIE, OutcomeLayout
+from dicelab.solve.expected import ExpectedTable, expected_table
 from dicelab.solve.kernels import next_flag as next_flag_nb
 from dicelab.solve.points import layers
 
@@ -128,39 +122,17 @@ def solve_spread(rules, values: ExpectedTable | None = None, progress=None) -> S
     V = values.values
     start = time.perf_counter()
     n = game.n_categories
-    reach = game.upper_reach
-    lanes = np.zeros((1 << n, game.n_upper), dtype=np.int64)
-    n_lanes = reach.sum(axis=1).astype(np.int64)
-    for m in range(1 << n):
-        us = np.flatnonzero(reach[m])
-        lanes[m, : us.size] = us
-    slot_of, slot_pts, n_e = _slots(game)
-    box_slots = (slot_of >= 0).sum(axis=1) * n_e
-    bits = ((np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
-    block_slots = (~bits * box_slots).sum(axis=1)
+    out = OutcomeLayout.of(game)
     M2 = np.zeros_like(V)
     M2[game.full_mask] = np.square(V[game.full_mask])  # the upper bonus, if any
-    rargs, sargs = kernel_args(game), space_args(game)
-    workers = max(1, get_num_threads())
     all_layers = layers(n)
     for k in range(n - 1, -1, -1):
         masks = all_layers[k]
-        flags = np.array([game.flags_of(int(m)) for m in masks])
-        sizes = block_slots[masks] * n_lanes[masks]
-        qoff = np.zeros((1 << n, game.n_flag), dtype=np.int64)
-        pos = 0
-        for i, m in enumerate(masks):
-            for y in range(flags[i]):
-                qoff[m, y] = pos
-                pos += sizes[i]
-        Q = np.zeros(pos)
-        layer_outcomes(
-            masks, workers, V, Q, qoff, lanes, n_lanes, slot_of, box_slots, n_e, *rargs, *sargs,
-            *served_args(game),
-        )
+        Q, qoff = out.outcomes(game, V, masks)
         moments_layer(
-            masks, V, M2, Q, qoff, lanes, n_lanes, box_slots, slot_pts, n_e,
-            float(game.rules.extra_bonus), game.upper, game.threshold, game.yahtzee, game.n_flag,
+            masks, V, M2, Q, qoff, out.lanes, out.n_lanes, out.box_slots, out.slot_pts,
+            out.n_e, float(game.rules.extra_bonus), game.upper, game.threshold, game.yahtzee,
+            game.n_flag,
         )  # fmt: skip
         if progress is not None:
             progress(n - k, n)

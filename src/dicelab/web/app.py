@@ -290,6 +290,14 @@ def create_app(store: Store | None = None) -> FastAPI:
             return found
         return await asyncio.wrap_future(store.table_future(rules, objective))
 
+    def turn_start(table, body) -> tuple[int, int, int, int]:
+        """``(mask, upper, flag, score)`` of the scorecard of a request, checked."""
+        position = Position(
+            dice=(), rerolls_left=0, filled=dict(body.filled),
+            upper_total=body.upper_total, extra_bonuses=body.extra_bonuses,
+        )  # fmt: skip
+        return scorecard_state(table, position, allow_full=True)
+
     async def spread_for(rules):
         """The spread table, for rules whose every option has one (not served or saved)."""
         if rules.has_served or rules.save_unused_throws:
@@ -377,11 +385,7 @@ def create_app(store: Store | None = None) -> FastAPI:
         rules = entry.rules
         check_target(rules, body)
         table = await table_for(rules, body.objective)
-        position = Position(
-            dice=(), rerolls_left=0, filled=dict(body.filled),
-            upper_total=body.upper_total, extra_bonuses=body.extra_bonuses,
-        )  # fmt: skip
-        mask, upper, flag, score = scorecard_state(table, position, allow_full=True)
+        mask, upper, flag, score = turn_start(table, body)
         if body.objective == "target":
             value = table.value(mask, upper, flag, max(body.target - score, 0))
         elif body.objective == "win":
@@ -416,11 +420,7 @@ def create_app(store: Store | None = None) -> FastAPI:
         if rules.save_unused_throws:
             raise UserError(f"{rules.name}: no score distribution for saved throws")
         table = await table_for(rules)
-        position = Position(
-            dice=(), rerolls_left=0, filled=dict(body.filled),
-            upper_total=body.upper_total, extra_bonuses=body.extra_bonuses,
-        )  # fmt: skip
-        mask, upper, flag, score = scorecard_state(table, position, allow_full=True)
+        mask, upper, flag, score = turn_start(table, body)
         g = table.game
         u = min(upper, g.threshold) if g.threshold > 0 else 0
         y = flag if g.n_flag == 2 else 0
