@@ -24,6 +24,7 @@ independent computations; the tests compare them).
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,6 +40,8 @@ from dicelab.solve.kernels import next_flag as next_flag_nb
 from dicelab.solve.points import layers
 
 OBJECTIVE_SPREAD = "spread"
+#: Turns whose moments a spread table keeps (about 22 KB each for Yahtzee).
+TURNS_KEPT = 64
 
 
 @dataclass
@@ -50,6 +53,8 @@ class SpreadTable:
     values: np.ndarray
     seconds: float = 0.0
     meta: dict = field(default_factory=dict)
+    #: the last turns asked for (a player asks about one turn two or three times)
+    turns: OrderedDict = field(default_factory=OrderedDict, repr=False)
 
     @property
     def game(self) -> CompiledRules:
@@ -193,14 +198,18 @@ def _final_moments(game: CompiledRules, V, M2, mask: int, u: int, y: int):
             mask, y, int(game.roll_face[r]), game.upper, game.upper_box_of_face, game.yahtzee,
             game.placement_code, extra_bonus,
         )  # fmt: skip
-        for c in range(n_cat):
+        best_a = best_b = None
+        for c in range(n_cat):  # a few boxes: scalar arithmetic beats NumPy calls here
             if not (allowed >> c) & 1:
                 continue
             pts = int(box_points(c, r, active, zeroed, score, game.joker_score))
             y2 = next_flag(c, y, pts, game.yahtzee, game.n_flag)
-            a, b = moments(c, np.array(pts), np.array(int(extra)), np.array(y2))
-            if np.isnan(A[r]) or a > A[r] + TIE:
-                A[r], B[r] = a, b
+            u2 = min(u + pts, cap) if (game.upper[c] and cap > 0) else u
+            g = float(pts + extra)
+            v, w = float(V[mask | (1 << c), y2, u2]), float(M2[mask | (1 << c), y2, u2])
+            if best_a is None or g + v > best_a + TIE:
+                best_a, best_b = g + v, g * g + 2.0 * g * v + w
+        A[r], B[r] = best_a, best_b
     return A, B
 
 
@@ -237,6 +246,9 @@ def turn_moments(spread: SpreadTable, mask: int, u: int, y: int):
     game = spread.game
     if game.has_served or game.rules.save_unused_throws:
         raise UserError("the spread of each option: not for served or saved throws")
+    found = spread.turns.get((mask, u, y))
+    if found is not None:
+        return found
     space = game.space
     rerolls = game.rules.rolls - 1
     roll0 = int(space.size_start[space.dice])
@@ -251,6 +263,9 @@ def turn_moments(spread: SpreadTable, mask: int, u: int, y: int):
         turn.keep_means(space, B)
         K[n], KB[n] = A, B
         _best_keeps_chosen(space, A, B)
+    spread.turns[(mask, u, y)] = (K, KB)
+    while len(spread.turns) > TURNS_KEPT:
+        spread.turns.popitem(last=False)
     return K, KB
 
 
@@ -268,7 +283,9 @@ def option_spreads(spread: SpreadTable, position, options) -> list[float]:
     mask, upper, flag, _ = scorecard_state(spread.expected, position)
     u = min(upper, game.threshold) if game.threshold > 0 else 0
     y = flag if game.n_flag == 2 else 0
-    K, KB = turn_moments(spread, mask, u, y)
+    # the rolls and keeps of the turn, only where a keep is among the options
+    keeps = any(o.kind == "keep" for o in options)
+    K, KB = turn_moments(spread, mask, u, y) if keeps else (None, None)
     roll = space.index(tuple(position.dice))
     ids = [c.id for c in game.rules.categories]
     out = []
