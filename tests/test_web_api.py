@@ -321,6 +321,78 @@ def test_no_spread_for_served_rules(client):
     assert all(o["sd"] is None for o in got["options"])
 
 
+# -- the two-player game ---------------------------------------------------------------
+@pytest.fixture(scope="module")
+def four(client):
+    from test_duel_cli import FOUR_TOML
+
+    return client.post("/api/rules", json={"toml": FOUR_TOML}).json()["id"]
+
+
+def test_duel_outlook_and_advice_agree_with_brute_force(client, four):
+    from test_duel import FOUR_BOXES, duel_brute
+
+    from dicelab.rules import parse_rules
+
+    value, throw = duel_brute(parse_rules(FOUR_BOXES))
+    start = client.post("/api/duel/outlook", json={
+        "rules": four, "mine": {}, "theirs": {}, "my_seat": "A"}).json()  # fmt: skip
+    assert start["to_move"] == "mine"
+    assert start["win_chance"] == pytest.approx(value((0, 0, 0), (0, 0, 0), 0), abs=1e-9)
+    as_b = client.post("/api/duel/outlook", json={
+        "rules": four, "mine": {}, "theirs": {}, "my_seat": "B"}).json()  # fmt: skip
+    assert as_b["to_move"] == "theirs"
+    assert as_b["win_chance"] == pytest.approx(1 - start["win_chance"], abs=1e-9)
+    # I (B) have Ones=1, they have Ones=2 and Threes=3: I trail by 4 with 1 and 3 showing
+    body = {"rules": four, "dice": [1, 3], "rerolls_left": 1, "mine": {"filled": {"ones": 1}},
+            "theirs": {"filled": {"ones": 2, "threes": 3}}}  # fmt: skip
+    got = client.post("/api/duel/advice", json=body).json()
+    assert got["seat"] == "B" and got["my_score"] - got["their_score"] == -4
+    slow = throw((0b0001, 1, 0), (0b0011, 5, 0), -4, (1, 3), 1)
+    assert got["value"] == pytest.approx(slow, abs=1e-9)
+    assert got["options"][0]["best"] and got["options"][0]["cost"] == 0
+    values = [o["value"] for o in got["options"]]
+    assert values == sorted(values, reverse=True)
+    # at the end: 1, 1/2 or 0 by the final scores, upper bonus included
+    full = {"ones": 2, "threes": 3, "pair": 0, "sum": 2}
+    end = client.post("/api/duel/outlook", json={
+        "rules": four, "mine": {"filled": full}, "theirs": {"filled": {**full, "threes": 0}},
+        "my_seat": "A"}).json()  # fmt: skip
+    assert end["to_move"] is None and end["win_chance"] == 1.0
+    assert end["my_score"] == 2 + 3 + 2 + 5 and end["their_score"] == 4
+
+
+def test_duel_mistakes_are_one_line(client, four):
+    bad = client.post("/api/duel/outlook", json={
+        "rules": four, "mine": {"filled": {"ones": 1, "threes": 3}}, "theirs": {},
+        "my_seat": "A"})  # fmt: skip
+    assert "do not alternate" in error(bad, 400)
+    big = client.post("/api/duel/outlook", json={"rules": "yahtzee", "mine": {}, "theirs": {},
+                                                  "my_seat": "A"})  # fmt: skip
+    assert "pairs of sheets" in error(big, 400)
+
+
+def test_duel_review_matches_the_library(client, four):
+    from dicelab.duel_game import DuelGame, review_duel
+
+    store = client.app.state.store
+    entry = store.get(four)
+    table, expected = store.table(entry.rules, "duel"), store.table(entry.rules)
+    game = DuelGame(table, expected, seed=4, human="A")
+    while not game.over:
+        g = game.games[game.mover]
+        if g.phase == "roll":
+            g.roll()
+            continue
+        options = game.options()
+        game.apply(options[-1] if game.mover == "A" else options[0])  # A plays badly
+    got = client.post("/api/duel/review", json={"rules": four, "record": game.record}).json()
+    lib = review_duel(table, expected, game.record)
+    assert [d["chosen"] for d in got["decisions"]] == [d.chosen.label for d in lib]
+    assert got["total_cost"] == pytest.approx(sum(d.cost for d in lib))
+    assert got["mistakes"] == sum(d.mistake for d in lib) > 0
+
+
 # -- uploads ---------------------------------------------------------------------------
 def test_upload_then_advise(client):
     r = client.post("/api/rules", json={"toml": UPLOAD})

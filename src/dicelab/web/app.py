@@ -258,10 +258,10 @@ def create_app(store: Store | None = None) -> FastAPI:
         responses=ERRORS,
         summary="How far the solve of a rule set has come",
     )
-    def get_progress(rules_id: str, objective: m.Objective = "expected") -> dict:
+    def get_progress(rules_id: str, objective: m.TableKind = "expected") -> dict:
         """Answers at once, also while the rule set is being solved: the page polls it
         to show a progress bar, and it gives the time a first solve takes. `objective`
-        names the table: `expected` (the default), `target` or `win`."""
+        names the table: `expected` (the default), `target`, `win` or `duel`."""
         entry = store.get(rules_id)
         return {"id": entry.id, **store.progress(entry.rules, objective)}
 
@@ -431,6 +431,111 @@ def create_app(store: Store | None = None) -> FastAPI:
             "lowest": lo, "highest": hi, "pmf": dist.pmf[lo : hi + 1].tolist(),
             "percentiles": {str(q): v for q, v in dist.percentiles().items()},
         })  # fmt: skip
+
+    # -- the two-player game ----------------------------------------------------------
+    def duel_sheets(table, body):
+        """Player states and scores of both sheets (A moves when both have filled as
+        many boxes), each checked."""
+        from dicelab.duel_report import Sheet, _player
+
+        mine = _player(table, Sheet(dict(body.mine.filled), bonuses=body.mine.extra_bonuses),
+                       "my")  # fmt: skip
+        theirs = _player(table, Sheet(dict(body.theirs.filled),
+                                      bonuses=body.theirs.extra_bonuses), "their")  # fmt: skip
+        return mine, theirs
+
+    @app.post(
+        "/api/duel/advice",
+        response_model=m.DuelAdviceOut,
+        tags=["duel"],
+        responses=ERRORS,
+        summary="Every option of the player to move in the two-player game, by win chance",
+    )
+    async def post_duel_advice(body: m.DuelAdviceRequest) -> FastJSON:
+        """Both players play to win (a tie counts half). The first call on a rule set
+        solves its two-player game, when this server can hold it."""
+        from dicelab.duel_report import Sheet, duel_advise
+
+        entry = store.get(body.rules)
+        table = await table_for(entry.rules, "duel")
+        expected = await table_for(entry.rules)
+        advice = duel_advise(
+            table, expected, tuple(body.dice), body.rerolls_left,
+            Sheet(dict(body.mine.filled), bonuses=body.mine.extra_bonuses),
+            Sheet(dict(body.theirs.filled), bonuses=body.theirs.extra_bonuses),
+        )  # fmt: skip
+        options = []
+        for o in advice.options:
+            options.append({
+                "kind": o.kind, "label": o.label, "keep": list(o.keep) if o.keep else
+                ([] if o.kind == "keep" else None), "box": o.box, "box_name": o.box_name,
+                "points": o.points, "extra_bonus": o.extra, "stops": o.stops, "value": o.value,
+                "expected_final_score": None, "sd": None, "cost": o.cost, "best": o.cost <= TIE,
+            })  # fmt: skip
+        return FastJSON({
+            "rules": entry.id, "objective": "duel", "seat": advice.seat, "dice": list(body.dice),
+            "rerolls_left": body.rerolls_left, "my_score": advice.my_score,
+            "their_score": advice.their_score, "target": None, "value": advice.options[0].value,
+            "options": options,
+        })  # fmt: skip
+
+    @app.post(
+        "/api/duel/outlook",
+        response_model=m.DuelOutlookOut,
+        tags=["duel"],
+        responses=ERRORS,
+        summary="Whose turn it is in the two-player game, and the win chance",
+    )
+    async def post_duel_outlook(body: m.DuelOutlookRequest) -> dict:
+        """Between turns: who moves next and the chance of `mine` to win, both playing
+        to win; at the end, 1, 1/2 or 0 by the final scores."""
+        entry = store.get(body.rules)
+        table = await table_for(entry.rules, "duel")
+        (me, mine), (them, theirs) = duel_sheets(table, body)
+        s, g = table.space, table.game
+        k_me, k_them = int(s.p_count[me]), int(s.p_count[them])
+        bonus = {i: int(g.rules.bonus_points) if g.threshold > 0 and s.p_u[i] >= g.threshold
+                 else 0 for i in (me, them)}  # fmt: skip
+        k_a, k_b = (k_me, k_them) if body.my_seat == "A" else (k_them, k_me)
+        if k_a == k_b == g.n_categories:
+            final_me, final_them = mine + bonus[me], theirs + bonus[them]
+            chance = 1.0 if final_me > final_them else 0.5 if final_me == final_them else 0.0
+            to_move = None
+        elif k_a in (k_b, k_b + 1):
+            mover_is_me = (k_a == k_b) == (body.my_seat == "A")
+            if mover_is_me:
+                to_move, chance = "mine", table.mover_value(me, them, mine - theirs)
+            else:
+                to_move, chance = "theirs", 1.0 - table.mover_value(them, me, theirs - mine)
+        else:
+            raise UserError(
+                f"the sheets do not alternate: A has {k_a} boxes filled and B {k_b}; A moves "
+                "when both have as many, B when A has one more"
+            )
+        return {
+            "rules": entry.id, "to_move": to_move, "my_score": mine + bonus[me],
+            "their_score": theirs + bonus[them], "win_chance": chance,
+        }  # fmt: skip
+
+    @app.post(
+        "/api/duel/review",
+        response_model=m.DuelReviewOut,
+        tags=["duel"],
+        responses=ERRORS,
+        summary="The human player's decisions of a duel record, priced in win chance",
+    )
+    async def post_duel_review(body: m.DuelReviewRequest) -> dict:
+        from dicelab.duel_game import review_duel
+
+        entry = store.get(body.rules)
+        table = await table_for(entry.rules, "duel")
+        expected = await table_for(entry.rules)
+        decisions = await run_in_threadpool(review_duel, table, expected, body.record)
+        out = [d.to_dict() for d in decisions]
+        return {
+            "rules": entry.id, "decisions": out, "total_cost": sum(d.cost for d in decisions),
+            "mistakes": sum(d.mistake for d in decisions),
+        }  # fmt: skip
 
     @app.post(
         "/api/review",

@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints
 from dicelab.dice import MAX_DICE
 
 Objective = Literal["expected", "target", "win"]
+#: The tables the server solves: one per objective, and the two-player game.
+TableKind = Literal["expected", "target", "win", "duel"]
 RulesName = Annotated[str, StringConstraints(min_length=1, max_length=80)]
 BoxId = Annotated[str, StringConstraints(min_length=1, max_length=40)]
 Points = Annotated[StrictInt, Field(ge=0, le=1_000_000)]
@@ -112,6 +114,83 @@ class DistributionOut(BaseModel):
     percentiles: dict[str, int] = Field(
         description="Percentile (1, 5, 10, 25, 50, 75, 90, 95, 99) to final score."
     )
+
+
+class SheetIn(_Request):
+    """One player's scorecard: filled boxes with their points, extra bonuses earned."""
+
+    filled: dict[BoxId, Points] = Field(default_factory=dict, max_length=64)
+    extra_bonuses: Annotated[StrictInt, Field(ge=0, le=1000)] = 0
+
+
+class DuelAdviceRequest(_Request):
+    """A position of the two-player game: the mover's dice, their sheet and the other's."""
+
+    rules: RulesName = Field(description="A built-in rule set name or an upload id.")
+    dice: list[Annotated[StrictInt, Field(ge=-1000, le=1000)]] = Field(max_length=MAX_DICE + 8)
+    rerolls_left: Annotated[StrictInt, Field(ge=0, le=100)]
+    mine: SheetIn = Field(description="The sheet of the player to move.")
+    theirs: SheetIn = Field(description="The other player's sheet.")
+
+
+class DuelOutlookRequest(_Request):
+    """Both sheets between turns."""
+
+    rules: RulesName
+    mine: SheetIn
+    theirs: SheetIn
+    my_seat: Literal["A", "B"] = Field(description="A moves first, B second.")
+
+
+class DuelOutlookOut(BaseModel):
+    rules: str
+    to_move: Literal["mine", "theirs"] | None = Field(
+        description="Whose turn it is (the first player moves when both have filled as many "
+        "boxes); null when both sheets are full."
+    )
+    my_score: int = Field(description="Points so far with the upper bonus once earned.")
+    their_score: int
+    win_chance: float = Field(
+        description="The chance of `mine` to win (a tie counting half), both playing to win."
+    )
+
+
+class DuelAdviceOut(BaseModel):
+    rules: str
+    objective: Literal["duel"]
+    seat: Literal["A", "B"] = Field(description="The mover's seat: A moved first.")
+    dice: list[int]
+    rerolls_left: int
+    my_score: int = Field(description="The mover's points so far, without the upper bonus.")
+    their_score: int
+    target: None = None
+    value: float = Field(description="The mover's chance to win with the best play.")
+    options: list[OptionOut] = Field(description="Every option, by win chance, best first.")
+
+
+class DuelReviewRequest(_Request):
+    rules: RulesName
+    record: dict[str, Any] = Field(
+        description="A duel record (format `dicelab-duel`, as `dicelab duel play` writes)."
+    )
+
+
+class DuelDecisionOut(BaseModel):
+    turn: int
+    dice: list[int]
+    rerolls_left: int
+    chosen: str
+    best: str
+    win_chance_chosen: float
+    win_chance_best: float
+    cost: float = Field(description="Win chance lost against the best option.")
+
+
+class DuelReviewOut(BaseModel):
+    rules: str
+    decisions: list[DuelDecisionOut] = Field(description="The human player's decisions.")
+    total_cost: float
+    mistakes: int
 
 
 class ReviewRequest(_Request):

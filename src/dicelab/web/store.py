@@ -50,10 +50,11 @@ MAX_WORK = 2_000_000_000
 #: Most distinct keeps (sub-multisets of the dice) of a rule set the server solves.
 MAX_KEEPS = 5005
 #: What a table is solved for: the most points on average, the best chance of
-#: reaching a target score (one table for every target), or the best chance of
-#: beating a player who plays for points (whose score distribution is exact).
-OBJECTIVES = ("expected", "target", "win")
-#: Target and win tables kept in memory at once (the largest are gigabytes).
+#: reaching a target score (one table for every target), the best chance of
+#: beating a player who plays for points (whose score distribution is exact), or
+#: the two-player game against the computer, both playing to win.
+OBJECTIVES = ("expected", "target", "win", "duel")
+#: Target, win and duel tables kept in memory at once (the largest are gigabytes).
 MAX_POINTS_TABLES = 2
 #: Score distributions from a position kept in memory (a page asks for each turn's).
 MAX_DISTRIBUTIONS = 64
@@ -160,6 +161,10 @@ class Store:
     def _cached(rules: Rules, objective: str = "expected") -> bool:
         if objective == "win":
             return False  # named by the opponent's distribution: known once solved
+        if objective == "duel":
+            from dicelab.solve import duel
+
+            return tables.table_path(rules, duel.OBJECTIVE, {"layout": duel.LAYOUT}).exists()
         name = {"expected": OBJECTIVE, "target": OBJECTIVE_TARGET}.get(objective, objective)
         return tables.table_path(rules, name).exists()
 
@@ -207,7 +212,11 @@ class Store:
             if key in self._estimates:
                 return self._estimates[key]
         seconds = expected_cost(rules).seconds
-        if objective == "spread":  # the turns again, after the expected-score table
+        if objective == "duel":
+            from dicelab.solve.duel import duel_cost
+
+            seconds = duel_cost(as_game(rules), compare=False).seconds
+        elif objective == "spread":  # the turns again, after the expected-score table
             seconds *= 2
         elif objective != "expected":  # the points table, after the expected-score table
             seconds += points_cost(rules, needed_layout(as_game(rules)).size).seconds
@@ -245,6 +254,13 @@ class Store:
             use_cache = writes or self._cached(rules, objective)
             if objective == "expected":
                 table = self._solve(rules, use_cache=use_cache, progress=job.tick)
+            elif objective == "duel":
+                from dicelab.solve.duel import duel_table
+
+                table = duel_table(
+                    as_game(rules), use_cache=use_cache, progress=job.tick, mapped=use_cache,
+                    compare=False,
+                )  # fmt: skip
             elif objective == "spread":
                 from dicelab.solve.spread import spread_table
 
@@ -295,7 +311,7 @@ class Store:
 
     def _evict(self) -> None:
         """Drop the least recently used tables beyond the limits (lock held)."""
-        points = [k for k in self._tables if k[1] in ("target", "win")]
+        points = [k for k in self._tables if k[1] in ("target", "win", "duel")]
         for k in points[: max(0, len(points) - MAX_POINTS_TABLES)]:
             del self._tables[k]
         while len(self._tables) > MAX_TABLES:
