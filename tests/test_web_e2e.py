@@ -426,6 +426,63 @@ def test_play_for_a_target_then_to_beat_a_points_player(page):
     expect(pg.locator("#expected-now")).to_have_text(f"(chance to beat a points player now: {win})")
 
 
+def test_a_whole_duel_against_the_computer(browser, server):
+    # a four-box game whose duel solves at once: you (A) play the best options, the
+    # computer answers each turn, the win chance is shown; the record is a duel record
+    from test_duel import FOUR_BOXES, duel_brute
+    from test_duel_cli import FOUR_TOML
+
+    from dicelab.duel_game import review_duel
+    from dicelab.rules import parse_rules
+    from dicelab.solve.duel import duel_table
+
+    with open_page(browser, server + "/?seed=5&fast") as pg:
+        expect(counter(pg)).to_have_text(re.compile("Turn 1 of 13"))
+        pg.set_input_files("#rules-file", files=[
+            {"name": "four.toml", "mimeType": "text/plain", "buffer": FOUR_TOML.encode()}])
+        expect(counter(pg)).to_have_text("Turn 1 of 4 · Roll 1 of 2")
+        pg.select_option("#objective", "duel")
+        value, _ = duel_brute(parse_rules(FOUR_BOXES))
+        start = f"{100 * value((0, 0, 0), (0, 0, 0), 0):.2f}%"
+        expect(pg.locator("#expected-now")).to_have_text(f"(chance to win the duel now: {start})")
+        expect(pg.locator("#scorecard th").nth(2)).to_have_text("computer")
+        for turn in range(1, 5):
+            expect(counter(pg)).to_have_text(f"Turn {turn} of 4 · Roll 1 of 2")
+            pg.click("#roll")
+            while True:
+                best = pg.locator("tr.option.best").first
+                expect(best).to_be_visible()
+                kind = best.get_attribute("data-kind")
+                best.click()
+                if kind == "box":
+                    break
+                if pg.locator("#roll").is_enabled():
+                    pg.click("#roll")
+            # the computer's turn: its throws and its box show, then its sheet
+            expect(pg.locator("#computer-log")).to_contain_text("It filled")
+            # its boxes, with its upper total, bonus and total
+            expect(pg.locator("#scorecard td.computer:not(:empty)")).to_have_count(turn + 3)
+        result = pg.locator("#duel-result")
+        expect(result).to_be_visible()
+        me, it = pg.locator("#total").inner_text(), pg.locator("#computer-total").inner_text()
+        verdict = "You win" if int(me) > int(it) else "The computer wins" if int(me) < int(it) \
+            else "A tie"  # fmt: skip
+        expect(result).to_have_text(f"{verdict}: {me} to {it}")
+        expect(counter(pg)).to_contain_text("Game over: ")
+        expect(pg.locator("#review-total")).to_contain_text("total cost 0.00% of win chance")
+        with pg.expect_download() as dl:
+            pg.click("#download")
+        record = json.loads(Path(dl.value.path()).read_text(encoding="utf-8"))
+    assert record["format"] == "dicelab-duel" and record["human"] == "A"
+    rules = parse_rules(FOUR_BOXES)
+    table = duel_table(rules, use_cache=False, compare=False)
+    decisions = review_duel(table, expected_table(rules, use_cache=False), record)
+    assert decisions and all(not d.mistake for d in decisions)
+    # the computer played the win-optimal move at every step
+    theirs = review_duel(table, expected_table(rules, use_cache=False), record, seat="B")
+    assert len(theirs) >= 4 and all(not d.mistake for d in theirs)
+
+
 def test_a_solve_in_progress_is_shown_and_the_page_stays_usable(page):
     # the server is solving yacht: its progress answers, the solve's own answer is
     # held; the page says how far it has come and how long is left

@@ -20,6 +20,8 @@ const state = {
   target: null,        // the final score to reach (objective target)
   outlook: null,       // the value of the scorecard before this turn's first throw
   distribution: null,  // the final score's distribution from this turn's start
+  duel: null,          // a game against the computer: {record (dicelab-duel), log}
+  computerBusy: false, // the computer is playing its turn
   review: null,        // the last review of the record (POST /api/review)
   busy: false,
   request: 0,          // number of the latest advice request
@@ -85,8 +87,12 @@ function currentTurn() {
 }
 
 function filled() {
+  return filledOf(state.record);
+}
+
+function filledOf(record) {
   const out = {};
-  for (const t of turns()) if ("box" in t) out[t.box] = t.points;
+  for (const t of record.turns) if ("box" in t) out[t.box] = t.points;
   return out;
 }
 
@@ -113,13 +119,13 @@ const rerollsLeft = () => {
   return servedNow() ? rolls() - 1 : 0;
 };
 
-function totals() {
-  const f = filled();
+function totals(record = state.record) {
+  const f = filledOf(record);
   const filledSum = Object.values(f).reduce((s, v) => s + v, 0);
   const bonus = state.info.upper_bonus;
   const upper = boxes().filter((c) => c.upper && c.id in f).reduce((s, c) => s + f[c.id], 0);
   const bonusEarned = bonus && upper >= bonus.threshold ? bonus.points : 0;
-  const extraPoints = turns().reduce((s, t) => s + (t.extra_bonus || 0), 0);
+  const extraPoints = record.turns.reduce((s, t) => s + (t.extra_bonus || 0), 0);
   return { upper, bonusEarned, extraPoints, total: filledSum + bonusEarned + extraPoints };
 }
 
@@ -268,7 +274,13 @@ function emptyRecord() {
 }
 
 function newGame() {
-  state.record = emptyRecord();
+  if (state.objective === "duel") {
+    newDuel();
+  } else {
+    state.duel = null;
+    state.record = emptyRecord();
+  }
+  state.computerBusy = false;
   // answers still on their way belong to the old game: they are dropped on arrival
   state.request += 1;
   state.reviewRequest += 1;
@@ -281,7 +293,7 @@ function newGame() {
 
 // A throw: virtual dice, or the faces of real ones (``faces``, every die).
 function doThrow(faces) {
-  if (gameOver() || scoring() || state.busy) return;
+  if (gameOver() || scoring() || state.busy || state.computerBusy) return;
   const n = state.info.dice;
   let t = currentTurn();
   if (!t) {
@@ -367,7 +379,11 @@ function chooseBox(id) {
   Object.assign(state, { dice: [], held: [], advice: null });
   reviewSoon();
   render();
-  outlookSoon();
+  if (inDuel()) {
+    computerTurn();
+  } else {
+    outlookSoon();
+  }
 }
 
 // Undo takes back the last decision the dice have not followed: the box filled last
@@ -378,7 +394,7 @@ function undoable() {
   const t = currentTurn();
   if (t) return stopped(t) ? "stop" : null;
   const ts = turns();
-  return ts.length ? "box" : null;
+  return ts.length && !inDuel() ? "box" : null;  // in a duel the computer has moved since
 }
 
 function undo() {
@@ -474,10 +490,17 @@ async function refresh() {
     extra_bonuses: extraBonuses(),
     ...objectiveBody(),
   };
+  const path = inDuel() ? "/api/duel/advice" : "/api/advice";
+  if (inDuel()) {
+    delete body.filled;
+    delete body.extra_bonuses;
+    delete body.objective;
+    Object.assign(body, { mine: sheetOf(state.record), theirs: sheetOf(computerRecord()) });
+  }
   state.busy = true;
   render();
   try {
-    const advice = await api("/api/advice", body);
+    const advice = await api(path, body);
     if (number === state.request) {
       state.advice = advice;
       showError("");
@@ -491,6 +514,137 @@ async function refresh() {
     if (number === state.request) state.busy = false;
     render();
   }
+}
+
+// -- two players: you (A, first) against the computer (B), both playing to win ---------
+const inDuel = () => state.objective === "duel" && state.duel !== null;
+const computerRecord = () => state.duel.record.b;
+const computerFilled = () => Object.keys(filledOf(computerRecord())).length;
+// the computer moves once you have filled a box more than it has
+const computerToMove = () => inDuel() && computerFilled() < Object.keys(filled()).length;
+//: How long each step of the computer's turn shows (?fast skips the wait).
+const DUEL_STEP_MS = new URLSearchParams(location.search).has("fast") ? 0 : 400;
+const pause = (ms) => new Promise((done) => setTimeout(done, ms));
+
+function sheetOf(record) {
+  return {
+    filled: filledOf(record),
+    extra_bonuses: record.turns.filter((t) => t.extra_bonus > 0).length,
+  };
+}
+
+// A duel record, as `dicelab duel play` writes it (`dicelab duel review` reads it).
+function newDuel() {
+  const a = emptyRecord();
+  const b = emptyRecord();
+  state.duel = {
+    record: {
+      format: "dicelab-duel", version: 1, rules: state.info.name, rules_source: state.rulesId,
+      fingerprint: state.info.fingerprint, started: a.started, seed: null, human: "A", a, b,
+    },
+    log: [],
+  };
+  state.record = a;
+}
+
+// The computer's turn: it throws (the page's dice), asks the server for its best
+// option after each throw, and follows it; each step shows for a moment.
+async function computerTurn() {
+  if (!computerToMove() || state.computerBusy) return;
+  const duel = state.duel;
+  const rec = computerRecord();
+  const n = state.info.dice;
+  const t = { throws: [], keeps: [] };
+  rec.turns.push(t);
+  rec.dice = "drawn";
+  state.computerBusy = true;
+  duel.log = [];
+  let dice = sorted(Array.from({ length: n }, rollDie));
+  t.throws.push(dice);
+  duel.log.push(`The computer threw ${dice.join(" ")}.`);
+  render();
+  try {
+    for (;;) {
+      await pause(DUEL_STEP_MS);
+      const stoppedNow = t.keeps.length === t.throws.length;
+      const left = stoppedNow ? 0 : rolls() - t.throws.length;
+      const advice = await api("/api/duel/advice", {
+        rules: state.rulesId, dice, rerolls_left: left,
+        mine: sheetOf(rec), theirs: sheetOf(state.record),
+      });
+      if (state.duel !== duel) return;  // a new game began meanwhile
+      const best = advice.options[0];
+      if (best.kind === "box") {
+        Object.assign(t, { box: best.box, points: best.points, extra_bonus: best.extra_bonus });
+        duel.log.push(`It filled ${best.label}.`);
+        break;
+      }
+      t.keeps.push(sorted(best.keep));
+      if (best.stops) {
+        duel.log.push("It keeps them all.");
+        continue;
+      }
+      const kept = [...best.keep];
+      dice = sorted([...kept, ...Array.from({ length: n - kept.length }, rollDie)]);
+      t.throws.push(dice);
+      duel.log.push(`It kept ${kept.length ? kept.join(" ") : "nothing"} and threw `
+        + `${dice.join(" ")}.`);
+      render();
+    }
+    if (computerFilled() === boxes().length) {
+      rec.finished = true;
+      rec.final_score = totals(rec).total;
+    }
+  } catch (err) {
+    rec.turns.pop();  // the turn is played again from its start
+    showError(`the computer's turn: ${err.message}`);
+    state.computerBusy = false;
+    render();
+    return;
+  }
+  state.computerBusy = false;
+  render();
+  duelOutlookSoon();
+}
+
+// Whose turn and your chance to win, between turns (1, 1/2 or 0 at the end).
+async function duelOutlookSoon() {
+  if (!inDuel() || throwsMade() > 0 || state.computerBusy) return;
+  const sheets = { mine: sheetOf(state.record), theirs: sheetOf(computerRecord()) };
+  const key = `duel:null|${JSON.stringify(sheets)}`;
+  if (state.outlook && state.outlook.key === key) return;
+  const duel = state.duel;
+  try {
+    const out = await api("/api/duel/outlook", { rules: state.rulesId, ...sheets, my_seat: "A" });
+    if (state.duel === duel) {
+      state.outlook = { value: out.win_chance, sd: null, key };
+      state.solving = null;
+    }
+  } catch (err) {
+    if (state.duel === duel) {
+      showError(err.message);
+      state.solving = null;
+    }
+  }
+  render();
+}
+
+// Your decisions priced in win chance (the server replays the duel record).
+async function duelReviewSoon() {
+  const number = ++state.reviewRequest;
+  const record = JSON.parse(JSON.stringify(state.duel.record));
+  try {
+    const r = await api("/api/duel/review", { rules: state.rulesId, record });
+    if (number === state.reviewRequest) {
+      const decisions = r.decisions.map((d) => ({
+        ...d, throw: rolls() - d.rerolls_left, chosen_value: d.win_chance_chosen,
+      }));
+      state.review = { ...r, decisions, duel: true };
+    }
+  } catch (err) {
+    if (number === state.reviewRequest) showError(`review: ${err.message}`);
+  }
+  renderReview();
 }
 
 // -- what the advice plays for --------------------------------------------------------
@@ -509,6 +663,7 @@ function costText(c) {
 }
 
 function valueName() {
+  if (state.objective === "duel") return "chance to win the duel";
   if (state.objective === "target") return `chance of ${state.target} or more`;
   if (state.objective === "win") return "chance to beat a points player";
   return "expected final score";
@@ -528,10 +683,12 @@ function setObjective() {
     return;
   }
   showError("");
+  const otherGame = (objective === "duel") !== (state.objective === "duel");
   state.objective = objective;
   state.target = objective === "target" ? target : null;
   state.advice = null;
   state.outlook = null;
+  if (otherGame) newGame();  // a duel and a game alone are different games
   if (objective !== "expected") {
     state.solving = { state: "idle", estimate_seconds: 0 };
     watchSolve(state.rulesId);
@@ -542,6 +699,10 @@ function setObjective() {
 
 // The value of the scorecard before the turn's first throw (and the game's start).
 async function outlookSoon() {
+  if (inDuel()) {
+    duelOutlookSoon();
+    return;
+  }
   if (!state.record || gameOver() || throwsMade() > 0) return;
   const key = `${objectiveKey()}|${JSON.stringify(filled())}`;
   if (state.outlook && state.outlook.key === key) return;
@@ -567,7 +728,7 @@ async function outlookSoon() {
 // The chart: the final score's distribution from this turn's start (a second or so
 // for the first turns of large games; it comes when it comes).
 async function distributionSoon() {
-  if (!state.record || gameOver() || state.info.served) return;
+  if (!state.record || gameOver() || state.info.served || inDuel()) return;
   const card = JSON.stringify(filled());
   const key = `${state.rulesId}|${card}|${extraBonuses()}`;
   if (state.distribution && state.distribution.key === key) return;
@@ -589,7 +750,7 @@ function renderChart() {
   const fig = $("chart");
   const d = state.distribution;
   const key = `${state.rulesId}|${JSON.stringify(filled())}|${extraBonuses()}`;
-  if (!d || d.key !== key || gameOver()) {
+  if (!d || d.key !== key || gameOver() || inDuel()) {
     fig.hidden = true;
     return;
   }
@@ -625,6 +786,10 @@ function renderChart() {
 
 // Price every decision so far (play.py's review, on the server).
 async function reviewSoon() {
+  if (inDuel()) {
+    duelReviewSoon();
+    return;
+  }
   const number = ++state.reviewRequest;
   const record = JSON.parse(JSON.stringify(state.record));
   try {
@@ -689,7 +854,7 @@ function saveGame() {
   if (!state.record || !state.rulesId) return;
   const saved = {
     rulesId: state.rulesId, record: state.record, dice: state.dice, held: state.held,
-    objective: state.objective, target: state.target,
+    objective: state.objective, target: state.target, duel: state.duel,
   };
   try {
     localStorage.setItem(SAVE_KEY, JSON.stringify(saved));
@@ -714,7 +879,7 @@ function savedGame() {
 // The game of the last visit, if its rules are still on the server (and the address
 // does not ask for other rules): the same turn, dice and held dice as it was left.
 async function restoreGame(saved) {
-  if (["expected", "target", "win"].includes(saved.objective)) {
+  if (["expected", "target", "win", "duel"].includes(saved.objective)) {
     $("objective").value = saved.objective;
     if (saved.objective === "target") $("target").value = String(saved.target);
     $("target").hidden = saved.objective !== "target";
@@ -725,11 +890,16 @@ async function restoreGame(saved) {
   Object.assign(state, {
     record: saved.record, dice: saved.dice, held: saved.held, advice: null, review: null,
   });
+  if (state.objective === "duel" && saved.duel && saved.duel.record) {
+    state.duel = saved.duel;
+    state.record = state.duel.record.a;  // the page's player moves first
+  }
   try {
     if (turns().length) await reviewSoon();
     state.outlook = null;
     outlookSoon();
     await refresh();
+    if (computerToMove()) computerTurn();
   } catch (err) {
     newGame();
     showError(`the game kept in this browser could not be restored (${err.message}): `
@@ -788,7 +958,16 @@ function renderCounter() {
   const k = throwsMade();
   const counter = $("roll-counter");
   const hint = $("hint");
-  if (gameOver()) {
+  if (inDuel() && (state.computerBusy || computerToMove())) {
+    counter.textContent = `Turn ${computerFilled() + 1} of ${n} · the computer plays`;
+    hint.textContent = "The computer plays to win; its turn shows below.";
+  } else if (inDuel() && gameOver()) {
+    const me = totals().total;
+    const it = totals(computerRecord()).total;
+    const verdict = me > it ? "you win" : me < it ? "the computer wins" : "a tie";
+    counter.textContent = `Game over: ${verdict}, ${me} to ${it}`;
+    hint.textContent = "Start a new duel, or change the rules or what you play for.";
+  } else if (gameOver()) {
     counter.textContent = "Game over";
     hint.textContent = "Start a new game, or change the rules.";
   } else if (k === 0) {
@@ -806,7 +985,7 @@ function renderCounter() {
   }
   counter.dataset.turn = gameOver() ? "" : String(turnNumber());
   counter.dataset.roll = String(k);
-  const canThrow = !gameOver() && !scoring() && !state.busy;
+  const canThrow = !gameOver() && !scoring() && !state.busy && !state.computerBusy;
   $("roll").disabled = !canThrow;
   $("roll").textContent = k === 0 ? "Roll"
     : k < rolls() ? `Roll again (roll ${k + 1} of ${rolls()})` : "No rolls left";
@@ -814,6 +993,9 @@ function renderCounter() {
   $("enter-dice").disabled = !canThrow;
   $("score-now").disabled = k === 0 || scoring() || gameOver() || state.busy;
   $("undo").disabled = !undoable();
+  const log = $("computer-log");
+  log.hidden = !inDuel() || !state.duel.log.length;
+  log.textContent = inDuel() ? state.duel.log.join(" ") : "";
 }
 
 function dieFace(face) {
@@ -970,6 +1152,16 @@ function renderScorecard() {
   const f = filled();
   const t = totals();
   const cats = boxes();
+  const duel = inDuel();
+  const cf = duel ? filledOf(computerRecord()) : {};
+  const ct = duel ? totals(computerRecord()) : null;
+  // in a duel, a last column holds the computer's sheet
+  const other = (text) => (duel ? `<td class="num computer">${text}</td>` : "");
+  if (duel) {
+    const head = document.createElement("tr");
+    head.innerHTML = '<th></th><th class="num">you</th><th class="num">computer</th>';
+    table.appendChild(head);
+  }
   const lastUpper = cats.map((c) => c.upper).lastIndexOf(true);
   const row = (cells, cls) => {
     const tr = document.createElement("tr");
@@ -997,26 +1189,30 @@ function renderScorecard() {
       cell = '<td class="num points"></td>';
     }
     tr.innerHTML = `<td title="${escapeHtml(c.scores)}">${escapeHtml(c.name)}`
-      + `<span class="scores">${escapeHtml(c.scores)}</span></td>${cell}`;
+      + `<span class="scores">${escapeHtml(c.scores)}</span></td>${cell}`
+      + other(c.id in cf ? String(cf[c.id]) : "");
     if (i === lastUpper) {
       const bonus = state.info.upper_bonus;
       row(`<td>Upper total</td><td class="num" id="upper-total">${t.upper}`
-        + `${bonus ? ` / ${bonus.threshold}` : ""}</td>`, "sum");
+        + `${bonus ? ` / ${bonus.threshold}` : ""}</td>${duel ? other(ct.upper) : ""}`, "sum");
       if (bonus) {
         const upperOpen = cats.some((u) => u.upper && !(u.id in f));
         const text = t.bonusEarned ? String(t.bonusEarned)
           : !upperOpen ? '<span class="muted">missed: 0</span>'
           : `<span class="muted">${Math.max(0, bonus.threshold - t.upper)} to go</span>`;
         row(`<td>Bonus (${bonus.points} at ${bonus.threshold})</td>`
-          + `<td class="num" id="upper-bonus">${text}</td>`, "sum");
+          + `<td class="num" id="upper-bonus">${text}</td>${duel ? other(ct.bonusEarned) : ""}`,
+        "sum");
       }
     }
   });
   if (state.info.extra_bonus) {
     row(`<td>Extra bonuses (${extraBonuses()} × ${state.info.extra_bonus.points})</td>`
-      + `<td class="num">${t.extraPoints}</td>`, "sum");
+      + `<td class="num">${t.extraPoints}</td>${duel ? other(ct.extraPoints) : ""}`, "sum");
   }
-  row(`<td>Total</td><td class="num" id="total">${t.total}</td>`, "sum total");
+  row(`<td>Total</td><td class="num" id="total">${t.total}</td>`
+    + `${duel ? `<td class="num computer" id="computer-total">${ct.total}</td>` : ""}`,
+  "sum total");
 }
 
 function renderReview() {
@@ -1025,9 +1221,11 @@ function renderReview() {
   table.innerHTML = "";
   const r = state.review;
   const ds = r ? r.decisions : [];
+  const duel = Boolean(r && r.duel);
+  const costOf = (c) => (duel ? `${fmt(100 * c)}%` : fmt(c));
   $("review-total").textContent = ds.length
-    ? `${ds.length} decision${ds.length > 1 ? "s" : ""}, total cost ${fmt(r.total_cost)}`
-      + " expected points"
+    ? `${ds.length} decision${ds.length > 1 ? "s" : ""}, total cost ${costOf(r.total_cost)}`
+      + (duel ? " of win chance" : " expected points")
     : "Each decision and what it cost against the best one appear here.";
   $("review-total").dataset.cost = r ? String(r.total_cost) : "0";
   if (ds.length) {
@@ -1040,13 +1238,21 @@ function renderReview() {
       tr.className = bad ? "costly" : "good";
       tr.innerHTML = `<td class="num">${d.turn}</td><td class="num">${d.throw}</td>`
         + `<td class="dice-cell">${d.dice.join(" ")}</td><td>${escapeHtml(d.chosen)}</td>`
-        + `<td>${bad ? escapeHtml(d.best) : "✓"}</td><td class="num">${fmt(d.cost)}</td>`;
+        + `<td>${bad ? escapeHtml(d.best) : "✓"}</td><td class="num">${costOf(d.cost)}</td>`;
       body.appendChild(tr);
     }
     table.appendChild(body);
   }
   const summary = $("summary");
-  if (gameOver() && r && r.finished) {
+  if (duel && gameOver() && !state.computerBusy && !computerToMove()) {
+    const me = totals().total;
+    const it = totals(computerRecord()).total;
+    const verdict = me > it ? "You win" : me < it ? "The computer wins" : "A tie";
+    summary.innerHTML = `<strong id="duel-result">${verdict}: ${me} to ${it}</strong>`
+      + `<br>Your decisions cost ${costOf(r.total_cost)} of win chance in all `
+      + `(${r.mistakes} of ${ds.length} were not the best).`;
+    summary.hidden = false;
+  } else if (gameOver() && r && r.finished) {
     summary.innerHTML = `<strong>Final score: <span id="final-score">${r.score}</span></strong>`
       + `<br>With optimal play a game scores ${fmt(r.expected_score)} on average. `
       + `Your decisions cost ${fmt(r.total_cost)} expected points in all `
@@ -1098,10 +1304,11 @@ function pathSvg(r) {
 }
 
 function downloadRecord() {
-  const blob = new Blob([JSON.stringify(state.record, null, 1)], { type: "application/json" });
+  const record = inDuel() ? state.duel.record : state.record;
+  const blob = new Blob([JSON.stringify(record, null, 1)], { type: "application/json" });
   const a = document.createElement("a");
   a.href = URL.createObjectURL(blob);
-  a.download = `dicelab-${state.rulesId}-game.json`;
+  a.download = `dicelab-${state.rulesId}-${inDuel() ? "duel" : "game"}.json`;
   a.click();
   setTimeout(() => URL.revokeObjectURL(a.href), 1000);
 }
