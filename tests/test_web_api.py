@@ -369,7 +369,9 @@ def test_duel_mistakes_are_one_line(client, four):
     assert "do not alternate" in error(bad, 400)
     big = client.post("/api/duel/outlook", json={"rules": "yahtzee", "mine": {}, "theirs": {},
                                                   "my_seat": "A"})  # fmt: skip
-    assert "pairs of sheets" in error(big, 400)
+    message = error(big, 400)
+    assert "pairs of sheets" in message and "such as yazy" in message
+    assert "--allow-large" not in message
 
 
 def test_duel_review_matches_the_library(client, four):

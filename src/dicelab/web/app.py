@@ -288,7 +288,16 @@ def create_app(store: Store | None = None) -> FastAPI:
         found = store.loaded(rules, objective)
         if found is not None:
             return found
-        return await asyncio.wrap_future(store.table_future(rules, objective))
+        try:
+            return await asyncio.wrap_future(store.table_future(rules, objective))
+        except UserError as exc:  # a solve too large: the command-line way out means nothing here
+            text = str(exc)
+            if "--allow-large" not in text:
+                raise
+            text = text.split("; add --allow-large")[0]
+            if objective == "duel":
+                text += "; duels are played on smaller rule sets, such as yazy"
+            raise UserError(text) from None
 
     def turn_start(table, body) -> tuple[int, int, int, int]:
         """``(mask, upper, flag, score)`` of the scorecard of a request, checked."""
