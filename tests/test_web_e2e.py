@@ -462,6 +462,10 @@ def test_a_whole_duel_against_the_computer(browser, server):
             expect(pg.locator("#computer-log")).to_contain_text("It filled")
             # its boxes, with its upper total, bonus and total
             expect(pg.locator("#scorecard td.computer:not(:empty)")).to_have_count(turn + 3)
+            if turn == 2:  # a reload in the middle keeps both sheets and the duel
+                pg.reload()
+                expect(pg.locator("#objective")).to_have_value("duel")
+                expect(pg.locator("#scorecard td.computer:not(:empty)")).to_have_count(5)
         result = pg.locator("#duel-result")
         expect(result).to_be_visible()
         me, it = pg.locator("#total").inner_text(), pg.locator("#computer-total").inner_text()

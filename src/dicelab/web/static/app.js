@@ -1153,6 +1153,7 @@ function renderScorecard() {
   const t = totals();
   const cats = boxes();
   const duel = inDuel();
+  table.classList.toggle("duel", duel);  // two sheets: the box descriptions fold away
   const cf = duel ? filledOf(computerRecord()) : {};
   const ct = duel ? totals(computerRecord()) : null;
   // in a duel, a last column holds the computer's sheet
