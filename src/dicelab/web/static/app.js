@@ -522,7 +522,7 @@ const computerRecord = () => state.duel.record.b;
 const computerFilled = () => Object.keys(filledOf(computerRecord())).length;
 // the computer moves once you have filled a box more than it has
 const computerToMove = () => inDuel() && computerFilled() < Object.keys(filled()).length;
-//: How long each step of the computer's turn shows (?fast skips the wait).
+// How long each step of the computer's turn shows (?fast skips the wait).
 const DUEL_STEP_MS = new URLSearchParams(location.search).has("fast") ? 0 : 400;
 const pause = (ms) => new Promise((done) => setTimeout(done, ms));
 
