@@ -66,13 +66,18 @@ class AdviceRequest(_Request):
     )
 
 
-class OutlookRequest(_Request):
+class DistributionRequest(_Request):
     """A scorecard at the start of a turn, before the dice are thrown."""
 
     rules: RulesName = Field("yahtzee", description="A built-in rule set name or an upload id.")
     filled: dict[BoxId, Points | None] = Field(default_factory=dict, max_length=64)
     upper_total: Points | None = None
     extra_bonuses: Annotated[StrictInt, Field(ge=0, le=1000)] = 0
+
+
+class OutlookRequest(DistributionRequest):
+    """A scorecard at the start of a turn, and what the player plays for."""
+
     objective: Objective = "expected"
     target: Annotated[StrictInt, Field(ge=0, le=1_000_000)] | None = None
 
@@ -92,15 +97,6 @@ class OutlookOut(BaseModel):
     sd: float | None = Field(
         description="Objective `expected`: the standard deviation of the final score."
     )
-
-
-class DistributionRequest(_Request):
-    """A scorecard at the start of a turn, before the dice are thrown."""
-
-    rules: RulesName = Field("yahtzee", description="A built-in rule set name or an upload id.")
-    filled: dict[BoxId, Points | None] = Field(default_factory=dict, max_length=64)
-    upper_total: Points | None = None
-    extra_bonuses: Annotated[StrictInt, Field(ge=0, le=1000)] = 0
 
 
 class DistributionOut(BaseModel):
