@@ -458,8 +458,11 @@ def test_a_whole_duel_against_the_computer(browser, server):
                     break
                 if pg.locator("#roll").is_enabled():
                     pg.click("#roll")
-            # the computer's turn: its throws and its box show, then its sheet
+            # the computer's turn: its throws and its box show, then its sheet; the
+            # keyboard's focus waits on Roll for your next turn
             expect(pg.locator("#computer-log")).to_contain_text("It filled")
+            if turn < 4:
+                expect(pg.locator("#roll")).to_be_focused()
             # its boxes, with its upper total, bonus and total
             expect(pg.locator("#scorecard td.computer:not(:empty)")).to_have_count(turn + 3)
             if turn == 2:  # a reload in the middle keeps both sheets and the duel

@@ -923,8 +923,9 @@ function render() {
   renderScorecard();
   renderReview();
   renderChart();
-  if (state.busy) {
-    state.focusKey = focused;  // controls are off while the server answers: wait for it
+  if (state.busy || state.computerBusy) {
+    // controls are off while the server answers or the computer plays: wait for it
+    state.focusKey = focused;
   } else {
     state.focusKey = null;
     restoreFocus(focused);
