@@ -490,6 +490,33 @@ def test_a_whole_duel_against_the_computer(browser, server):
     assert len(theirs) >= 4 and all(not d.mistake for d in theirs)
 
 
+def test_a_computer_turn_cut_off_is_played_again(browser, server):
+    from test_duel_cli import FOUR_TOML
+
+    with open_page(browser, server + "/?seed=8&fast") as pg:
+        expect(counter(pg)).to_have_text(re.compile("Turn 1 of 13"))
+        pg.set_input_files("#rules-file", files=[
+            {"name": "four.toml", "mimeType": "text/plain", "buffer": FOUR_TOML.encode()}])
+        pg.select_option("#objective", "duel")
+        expect(pg.locator("#expected-now")).to_contain_text("chance to win the duel now")
+        pg.click("#roll")
+        pg.click("#score-now")
+        box = pg.locator("tr.option.best").first
+        expect(box).to_have_attribute("data-kind", "box")
+        pg.route("**/api/duel/advice", lambda route: route.abort())
+        box.click()
+        expect(pg.locator("#error")).to_contain_text("the computer's turn")
+        roll = pg.locator("#roll")
+        expect(roll).to_have_text("Let the computer play")
+        expect(pg.locator("#enter-throw")).to_be_disabled()
+        pg.unroute("**/api/duel/advice")
+        roll.click()
+        expect(pg.locator("#computer-log")).to_contain_text("It filled")
+        expect(counter(pg)).to_have_text("Turn 2 of 4 · Roll 1 of 2")
+        expect(roll).to_have_text("Roll")
+        expect(pg.locator("#error")).to_be_hidden()
+
+
 def test_a_solve_in_progress_is_shown_and_the_page_stays_usable(page):
     # the server is solving yacht: its progress answers, the solve's own answer is
     # held; the page says how far it has come and how long is left

@@ -293,6 +293,10 @@ function newGame() {
 
 // A throw: virtual dice, or the faces of real ones (``faces``, every die).
 function doThrow(faces) {
+  if (computerToMove()) {
+    computerTurn();
+    return;
+  }
   if (gameOver() || scoring() || state.busy || state.computerBusy) return;
   const n = state.info.dice;
   let t = currentTurn();
@@ -558,6 +562,7 @@ async function computerTurn() {
   rec.turns.push(t);
   rec.dice = "drawn";
   state.computerBusy = true;
+  showError("");
   duel.log = [];
   let dice = sorted(Array.from({ length: n }, rollDie));
   t.throws.push(dice);
@@ -990,7 +995,11 @@ function renderCounter() {
   $("roll").disabled = !canThrow;
   $("roll").textContent = k === 0 ? "Roll"
     : k < rolls() ? `Roll again (roll ${k + 1} of ${rolls()})` : "No rolls left";
-  $("enter-throw").disabled = !canThrow;
+  // a computer's turn that could not be played (a lost connection) is played on Roll
+  const computerWaits = computerToMove() && !state.computerBusy;
+  if (computerWaits) $("roll").textContent = "Let the computer play";
+  $("roll").disabled = !canThrow && !computerWaits;
+  $("enter-throw").disabled = !canThrow || computerToMove();
   $("enter-dice").disabled = !canThrow;
   $("score-now").disabled = k === 0 || scoring() || gameOver() || state.busy;
   $("undo").disabled = !undoable();
