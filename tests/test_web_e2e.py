@@ -245,6 +245,20 @@ def test_a_whole_game_ends_with_a_summary(page):
     assert f"{lib.total_cost:.2f}" in pg.locator("#review-total").inner_text()
 
 
+def play_turn_by_the_advice(pg):
+    """Throw, then follow the best option (keeps, a stop) until a box is filled."""
+    pg.click("#roll")
+    while True:
+        best = pg.locator("tr.option.best").first
+        expect(best).to_be_visible()
+        kind = best.get_attribute("data-kind")
+        best.click()
+        if kind == "box":
+            return
+        if pg.locator("#roll").is_enabled():
+            pg.click("#roll")
+
+
 def test_a_whole_game_of_yacht_by_the_advice_with_the_end_analysis(page):
     # every turn follows the best option with virtual dice (keeps included); the
     # chart shows each turn's distribution, the end gives the analysis
@@ -255,16 +269,7 @@ def test_a_whole_game_of_yacht_by_the_advice_with_the_end_analysis(page):
     expect(pg.locator("#chart-caption")).to_contain_text("mean 191.77")
     for turn in range(1, 13):
         expect(counter(pg)).to_have_text(f"Turn {turn} of 12 · Roll 1 of 3")
-        pg.click("#roll")
-        while True:
-            best = pg.locator("tr.option.best").first
-            expect(best).to_be_visible()
-            if best.get_attribute("data-kind") == "box":
-                best.click()
-                break
-            best.click()  # a keep (or the stop, which leads to the boxes)
-            if pg.locator("#roll").is_enabled():
-                pg.click("#roll")
+        play_turn_by_the_advice(pg)
     expect(counter(pg)).to_have_text("Game over")
     summary = pg.locator("#summary")
     expect(summary).to_contain_text("191.77")
@@ -448,16 +453,7 @@ def test_a_whole_duel_against_the_computer(browser, server):
         expect(pg.locator("#scorecard th").nth(2)).to_have_text("computer")
         for turn in range(1, 5):
             expect(counter(pg)).to_have_text(f"Turn {turn} of 4 · Roll 1 of 2")
-            pg.click("#roll")
-            while True:
-                best = pg.locator("tr.option.best").first
-                expect(best).to_be_visible()
-                kind = best.get_attribute("data-kind")
-                best.click()
-                if kind == "box":
-                    break
-                if pg.locator("#roll").is_enabled():
-                    pg.click("#roll")
+            play_turn_by_the_advice(pg)
             # the computer's turn: its throws and its box show, then its sheet; the
             # keyboard's focus waits on Roll for your next turn
             expect(pg.locator("#computer-log")).to_contain_text("It filled")

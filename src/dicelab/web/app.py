@@ -307,13 +307,6 @@ def create_app(store: Store | None = None) -> FastAPI:
         )  # fmt: skip
         return scorecard_state(table, position, allow_full=True)
 
-    async def spread_for(rules):
-        """The spread table, for rules whose every option has one (not served or saved)."""
-        if rules.has_served or rules.save_unused_throws:
-            return None
-        return store.loaded(rules, "spread") or await asyncio.wrap_future(
-            store.spread_future(rules)
-        )
 
     def check_target(rules, body) -> None:
         if body.objective == "target" and body.target is None:
@@ -362,8 +355,9 @@ def create_app(store: Store | None = None) -> FastAPI:
             option["sd"] = None
             option["expected_final_score"] = option["value"] if key == VALUE_KEYS[0] else None
         out["value"] = out.pop(key)
-        spread = await spread_for(rules) if body.objective == "expected" else None
-        if spread is not None:
+        # every option's spread: not for served hands or saved throws
+        if body.objective == "expected" and not (rules.has_served or rules.save_unused_throws):
+            spread = await table_for(rules, "spread")
             sds = option_spreads(spread, position, advice.options)
             for option, sd in zip(out["options"], sds, strict=True):
                 option["sd"] = sd
@@ -404,10 +398,7 @@ def create_app(store: Store | None = None) -> FastAPI:
         expected = value if body.objective == "expected" else None
         sd = None
         if body.objective == "expected" and not rules.save_unused_throws:
-            spread = store.loaded(rules, "spread") or await asyncio.wrap_future(
-                store.spread_future(rules)
-            )
-            sd = spread.sd(mask, upper, flag)
+            sd = (await table_for(rules, "spread")).sd(mask, upper, flag)
         return {
             "rules": entry.id, "objective": body.objective, "target": body.target,
             "score_so_far": score, "value": value, "expected_final_score": expected, "sd": sd,

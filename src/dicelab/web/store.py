@@ -278,11 +278,6 @@ class Store:
             self._solving.pop(key, None)
         return table
 
-    def spread_future(self, rules: Rules) -> Future:
-        """A future of the rule set's spread table (second moments under the expected-
-        score optimum, a few seconds after the expected-score table)."""
-        return self.table_future(rules, "spread")
-
     def distribution_future(self, rules: Rules, start: tuple[int, int, int, int]) -> Future:
         """A future of the final-score distribution from a turn start ``(filled, flag,
         upper, points)`` under the expected-score optimum; the last few are kept."""

@@ -96,7 +96,7 @@ function filledOf(record) {
   return out;
 }
 
-const extraBonuses = () => turns().filter((t) => t.extra_bonus > 0).length;
+const extraBonuses = () => sheetOf(state.record).extra_bonuses;
 const turnNumber = () => Object.keys(filled()).length + 1;
 const gameOver = () => Object.keys(filled()).length === boxes().length;
 const throwsMade = () => (currentTurn() ? currentTurn().throws.length : 0);
