@@ -243,10 +243,14 @@ class ExpectedLayers:
     ``k`` boxes filled, and a task is a list of masks.
     """
 
-    def __init__(self, game: CompiledRules, chunk: int = 2048, width: int = 256) -> None:
+    def __init__(
+        self, game: CompiledRules, chunk: int = 2048, width: int = 256, turn_dtype=np.float32
+    ) -> None:
         self.game = game
         self.chunk = chunk
         self.width = width
+        self.turn_dtype = np.dtype(turn_dtype)
+        self.blocks = 4
         self.shape = (1 << game.n_categories, game.n_flag, game.n_upper)
         self.size = int(np.prod(self.shape))
         self.dtype = np.dtype(np.float64)
@@ -305,13 +309,16 @@ class ExpectedLayers:
 
         from dicelab.solve import kernels
 
+        from dicelab.solve.lanes import lanes_of
+
         g = self.game
         V = table.reshape(self.shape)
-        plan = kernels.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width)
+        width = lanes_of(self.turn_dtype.itemsize) * self.blocks
+        plan = kernels.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, width)
         with parallel_chunksize(1):  # batches differ in cost: hand them out one by one
-            kernels.solve_batches(
-                *plan, self.width, config.NUMBA_NUM_THREADS, V, *kernel_args(g), *space_args(g),
-                *served_args(g),
+            kernels.solve_blocks(
+                *plan, width, config.NUMBA_NUM_THREADS, V, *kernel_args(g), *space_args(g),
+                *served_args(g), np.empty(0, self.turn_dtype),
             )  # fmt: skip
 
 

@@ -24,6 +24,7 @@ import numpy as np
 from numba import get_thread_id, njit, prange
 
 from dicelab.rules import placement
+from dicelab.solve import lanes
 
 #: Below every value a kernel compares, and finite in float32 as in float64.
 NEG = -3.0e38
@@ -89,6 +90,7 @@ def cand_rows(values):
 def final_roll_values(
     mask, u0, nu, y, off, V, A, cand, roll0, score, joker_score, roll_face, upper,
     upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
+    base, shifted,
 ):  # fmt: skip
     """Best box for every final roll: fills ``A[roll0 + r, off : off + nu]``.
 
@@ -97,11 +99,28 @@ def final_roll_values(
     way whatever the box history, so each box's distinct scores are valued once
     (``cand``) and each roll takes the best of its candidates; the all-same rolls,
     where bonus and joker rules apply, take the general path.
+
+    Every value is stored relative to ``base[off + ui]``, which this function sets:
+    with ``shifted``, the lowest candidate of the first open box (so single
+    precision ``A`` and ``cand`` hold small numbers near the turn's own values),
+    otherwise 0. The turn's result is ``base`` plus the mean over the first throw.
     """
     n_cat, n_rolls = score.shape
-    if cand.shape[0] < cand_rows(values) or cand.shape[1] < nu:
+    if cand.shape[0] < cand_rows(values) or cand.shape[1] < nu or base.shape[0] < off + nu:
         raise ValueError("final_roll_values: cand needs cand_rows(values) rows of nu lanes")
     open_boxes, first_row, n_vals_of, n_open, total_rows = open_box_rows(mask, values)
+    lb = base[off : off + nu]
+    for ui in range(nu):
+        lb[ui] = 0.0
+    if shifted and n_open > 0:
+        c = open_boxes[0]
+        src = V[mask | (1 << c), 0 if c == yahtzee else y]
+        pts = values[c, 0]
+        for ui in range(nu):
+            u2 = u0 + ui
+            if upper[c] and threshold > 0:
+                u2 = min(u2 + pts, threshold)
+            lb[ui] = pts + src[u2]
     for t in range(n_open):
         c = open_boxes[t]
         pos = first_row[t]
@@ -114,10 +133,10 @@ def final_roll_values(
             if shift:
                 for ui in range(nu):
                     u2 = u0 + ui + pts
-                    crow[ui] = pts + src[u2 if u2 < threshold else threshold]
+                    crow[ui] = (pts + src[u2 if u2 < threshold else threshold]) - lb[ui]
             else:
                 for ui in range(nu):
-                    crow[ui] = pts + src[u0 + ui]
+                    crow[ui] = (pts + src[u0 + ui]) - lb[ui]
     # A box's candidates grow with its points (the next state's value never falls
     # with a higher upper total), so a box scoring 0 for a roll is never better
     # than its own 0-candidate: all of those are covered by one row, the best
@@ -178,7 +197,7 @@ def final_roll_values(
                     u2 += pts
                     if u2 > threshold:
                         u2 = threshold
-                v = add + src[u2]
+                v = (add + src[u2]) - lb[ui]
                 if v > row[ui]:
                     row[ui] = v
 
@@ -189,7 +208,7 @@ next_flag = njit(cache=True)(placement.next_flag)
 box_points = njit(cache=True)(placement.box_points)
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST | {"contract"})
 def keep_values(A, add, size_start, dice, faces, lanes):
     """Expected value of every keep smaller than a full roll, from the full rolls.
 
@@ -198,13 +217,20 @@ def keep_values(A, add, size_start, dice, faces, lanes):
     each row is written once per pair.
     """
     inv = A.dtype.type(1.0 / faces)
+    # 1/faces is inexact in any binary precision: ``lo`` holds the part ``inv``
+    # misses, and ``x * inv + x * lo`` contracts to one fused multiply-add, so the
+    # mean is rounded once and not biased upwards at every throw (in single
+    # precision that bias alone moves a 13-turn game's value by 3e-5). In double
+    # precision ``lo`` is 0 and the result is ``x * inv``.
+    lo = A.dtype.type(1.0 / faces - np.float64(inv))
     for k in range(size_start[dice] - 1, -1, -1):
         row = A[k, :lanes]
         a = A[add[k, 0], :lanes]
         b = A[add[k, 1], :lanes]
         if faces == 2:
             for lane in range(lanes):
-                row[lane] = (a[lane] + b[lane]) * inv
+                x = a[lane] + b[lane]
+                row[lane] = x * inv + x * lo
             continue
         for lane in range(lanes):
             row[lane] = a[lane] + b[lane]
@@ -214,7 +240,8 @@ def keep_values(A, add, size_start, dice, faces, lanes):
             b = A[add[k, f + 1], :lanes]
             if f + 2 == faces:
                 for lane in range(lanes):
-                    row[lane] = ((row[lane] + a[lane]) + b[lane]) * inv
+                    x = (row[lane] + a[lane]) + b[lane]
+                    row[lane] = x * inv + x * lo
             else:
                 for lane in range(lanes):
                     row[lane] = (row[lane] + a[lane]) + b[lane]
@@ -222,7 +249,8 @@ def keep_values(A, add, size_start, dice, faces, lanes):
         if f < faces:
             a = A[add[k, f], :lanes]
             for lane in range(lanes):
-                row[lane] = (row[lane] + a[lane]) * inv
+                x = row[lane] + a[lane]
+                row[lane] = x * inv + x * lo
 
 
 @njit(cache=True, fastmath=FAST)
@@ -279,11 +307,12 @@ def best_keeps(A, sub_rows, lanes):
 
 @njit(cache=True)
 def throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, lanes,
-                     S, served):  # fmt: skip
+                     S, served, base):  # fmt: skip
     """From final-roll values in ``A`` to turn-start values in ``out[:lanes]``.
 
     With ``served``, ``S[r]`` holds each first-throw roll scored at once with its
-    served points; the first throw takes the better of that and rolling on.
+    served points; the first throw takes the better of that and rolling on. The
+    values in ``A`` are relative to ``base`` (see :func:`final_roll_values`).
     """
     roll0 = size_start[dice]
     for _ in range(rerolls):
@@ -297,12 +326,13 @@ def throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, 
                 a = row[lane]
                 b = srow[lane]
                 row[lane] = a if a > b else b
-    first_throw_mean(A, out, roll_prob, roll0, lanes)
+    first_throw_mean(A, out, roll_prob, roll0, lanes, base)
 
 
 @njit(cache=True)
-def first_throw_mean(A, out, roll_prob, roll0, lanes):
-    """Turn-start values ``out[:lanes]``: the first throw's rolls weighed by their chances."""
+def first_throw_mean(A, out, roll_prob, roll0, lanes, base):
+    """Turn-start values ``out[:lanes]``: ``base`` plus the first throw's rolls
+    weighed by their chances, summed in double precision whatever ``A`` holds."""
     for lane in range(lanes):
         out[lane] = 0.0
     for r in range(roll_prob.shape[0]):
@@ -310,6 +340,8 @@ def first_throw_mean(A, out, roll_prob, roll0, lanes):
         src = A[roll0 + r, :lanes]
         for lane in range(lanes):
             out[lane] += p * src[lane]
+    for lane in range(lanes):
+        out[lane] += base[lane]
 
 
 @njit(cache=True)
@@ -359,7 +391,7 @@ def solve_batches(
     seg_mask, seg_y, seg_u0, seg_nu, starts, width, n_workers, V, score, joker_score,
     roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
     values, index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls,
-    served, served_score, served_values, served_index,
+    served, served_score, served_values, served_index, scratch,
 ):  # fmt: skip
     """Fill ``V`` for every segment of a layer; batches run in parallel.
 
@@ -367,40 +399,300 @@ def solve_batches(
     them): an allocation per batch costs a page-mapping system call wherever the
     allocator returns memory to the system early (Dask's workers ask it to).
     With ``served``, the first throw may also score at once with the served table.
+    The turn is computed in the precision of ``scratch`` (an empty array), each
+    lane relative to a double-precision base (see :func:`final_roll_values`).
     """
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
     n_rolls = n_keeps - roll0
-    A_of = np.empty((n_workers, n_keeps, width))
-    S_of = np.empty((n_workers, n_rolls if served else 1, width))
-    cand_of = np.empty((n_workers, max(cand_rows(values), cand_rows(served_values)), width))
+    dt = scratch.dtype
+    A_of = np.empty((n_workers, n_keeps, width), dt)
+    S_of = np.empty((n_workers, n_rolls if served else 1, width), dt)
+    cand_of = np.empty((n_workers, max(cand_rows(values), cand_rows(served_values)), width), dt)
     out_of = np.empty((n_workers, width))
+    base_of = np.empty((n_workers, width))
     for b in prange(starts.shape[0] - 1):
         w = get_thread_id()
         A = A_of[w]
         S = S_of[w]
         cand = cand_of[w]
         out = out_of[w]
+        base = base_of[w]
         off = 0
         for j in range(starts[b], starts[b + 1]):
             final_roll_values(
                 seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, A, cand, roll0,
                 score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                yahtzee, joker, extra_bonus, n_flag, values, index,
+                yahtzee, joker, extra_bonus, n_flag, values, index, base, True,
             )  # fmt: skip
             if served:
                 final_roll_values(
                     seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, S, cand, 0,
                     served_score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                    yahtzee, joker, extra_bonus, n_flag, served_values, served_index,
+                    yahtzee, joker, extra_bonus, n_flag, served_values, served_index, base,
+                    True,
                 )  # fmt: skip
             off += seg_nu[j]
         throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, off,
-                         S, served)  # fmt: skip
+                         S, served, base)  # fmt: skip
         off = 0
         for j in range(starts[b], starts[b + 1]):
             for ui in range(seg_nu[j]):
                 V[seg_mask[j], seg_y[j], seg_u0[j] + ui] = out[off + ui]
+            off += seg_nu[j]
+
+
+# -- blocks of one lane vector: the expected-score turn (:mod:`dicelab.solve.lanes`) --
+# The same turn as above, on scratch rows exactly one lane vector wide: every
+# row operation is a handful of SIMD instructions on data that stays in the
+# first-level cache. A block holds one or more segments (mask, flag, a run of
+# upper totals), each at its own lane offset.
+@njit(cache=True)
+def after_box(dst, off, nu, src, u0, pts, shift, threshold, add, base):
+    """``dst[off + ui]``: ``add`` plus the next state's value ``src`` at upper total
+    ``u0 + ui`` (plus ``pts`` when ``shift``, capped at the threshold), less the
+    lane's base. Two contiguous runs, so the compiler vectorises both."""
+    s0 = u0 + pts if shift else u0
+    n1 = min(max(threshold - s0, 0), nu) if shift else nu
+    for ui in range(n1):
+        dst[off + ui] = (add + src[s0 + ui]) - base[off + ui]
+    if n1 < nu:
+        capped = add + src[threshold]
+        for ui in range(n1, nu):
+            dst[off + ui] = capped - base[off + ui]
+
+
+@njit(cache=True)
+def final_block(mask, u0, nu, y, off, V, A, cand, picks, roll0, score, joker_score, roll_face,
+                upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
+                index, base, set_base):  # fmt: skip
+    """:func:`final_roll_values` for the lanes ``off .. off + nu`` of a batch.
+
+    A batch's lanes are cut into blocks of one lane vector: ``A[blk]`` is block
+    ``blk``'s scratch, ``cand[i, blk]`` its part of candidate row ``i`` (two rows
+    more than :func:`cand_rows`). Each final roll's list of candidate rows is
+    made once and its maximum taken block by block, stored into this segment's
+    lanes only. Values are relative to ``base[off + ui]``; with ``set_base`` this
+    sets it, to the lowest candidate of the first open box. ``picks`` is scratch
+    for one roll's rows.
+    """
+    n_cat, n_rolls = score.shape
+    L = A.shape[2]
+    flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
+    b0 = off // L
+    b1 = (off + nu - 1) // L
+    whole = off == 0 and nu == cand.shape[1] * L
+    open_boxes, first_row, n_vals_of, n_open, total_rows = open_box_rows(mask, values)
+    if set_base:
+        for ui in range(nu):
+            base[off + ui] = 0.0
+        if n_open > 0:
+            c = open_boxes[0]
+            pts = values[c, 0]
+            after_box(base, off, nu, V[mask | (1 << c), 0 if c == yahtzee else y], u0, pts,
+                      upper[c] and threshold > 0, threshold, float(pts), base)  # fmt: skip
+    for t in range(n_open):
+        c = open_boxes[t]
+        src = V[mask | (1 << c), 0 if c == yahtzee else y]
+        shift = upper[c] and threshold > 0
+        for j in range(n_vals_of[t]):
+            pts = values[c, j]
+            after_box(flat[first_row[t] + j], off, nu, src, u0, pts, shift, threshold,
+                      float(pts), base)  # fmt: skip
+    # the best 0-candidate of the open boxes covers every box a roll scores 0 in
+    # (see :func:`final_roll_values`): row ``total_rows``
+    zrow = flat[total_rows]
+    for ui in range(nu):
+        zrow[off + ui] = NEG
+    for t in range(n_open):
+        if values[open_boxes[t], 0] == 0:
+            crow = flat[first_row[t]]
+            for ui in range(nu):
+                zrow[off + ui] = max(zrow[off + ui], crow[off + ui])
+    for r in range(n_rolls):
+        if roll_face[r] >= 0:
+            continue
+        n = 0
+        for t in range(n_open):
+            c = open_boxes[t]
+            j = index[c, r]
+            if j == 0 and values[c, 0] == 0:
+                continue
+            picks[n] = first_row[t] + j
+            n += 1
+        if whole and b1 == 3:  # four blocks side by side: four independent maxima
+            m0 = lanes.load_at(cand, total_rows, 0)
+            m1 = lanes.load_at(cand, total_rows, 1)
+            m2 = lanes.load_at(cand, total_rows, 2)
+            m3 = lanes.load_at(cand, total_rows, 3)
+            for i in range(n):
+                p = picks[i]
+                m0 = lanes.vmax(m0, lanes.load_at(cand, p, 0))
+                m1 = lanes.vmax(m1, lanes.load_at(cand, p, 1))
+                m2 = lanes.vmax(m2, lanes.load_at(cand, p, 2))
+                m3 = lanes.vmax(m3, lanes.load_at(cand, p, 3))
+            lanes.store_at(A, 0, roll0 + r, m0)
+            lanes.store_at(A, 1, roll0 + r, m1)
+            lanes.store_at(A, 2, roll0 + r, m2)
+            lanes.store_at(A, 3, roll0 + r, m3)
+            continue
+        for blk in range(b0, b1 + 1):
+            m = lanes.load_at(cand, total_rows, blk)
+            for i in range(n):
+                m = lanes.vmax(m, lanes.load_at(cand, picks[i], blk))
+            lo = max(off - blk * L, 0)
+            hi = min(off + nu - blk * L, L)
+            if lo == 0 and hi == L:
+                lanes.store_at(A, blk, roll0 + r, m)
+            else:
+                lanes.store_lanes_at(A, blk, roll0 + r, m, lo, hi)
+    # all-same rolls: each allowed box into row ``total_rows + 1``, the best in
+    # ``total_rows``
+    best = flat[total_rows]
+    tmp = flat[total_rows + 1]
+    for r in range(n_rolls):
+        face = roll_face[r]
+        if face < 0:
+            continue
+        allowed, active, extra, zeroed = box_rule(
+            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
+        )
+        for ui in range(nu):
+            best[off + ui] = NEG
+        for c in range(n_cat):
+            if (allowed >> c) & 1 == 0:
+                continue
+            pts = box_points(c, r, active, zeroed, score, joker_score)
+            y2 = next_flag(c, y, pts, yahtzee, n_flag)
+            after_box(tmp, off, nu, V[mask | (1 << c), y2], u0, pts, upper[c] and threshold > 0,
+                      threshold, pts + extra, base)  # fmt: skip
+            for ui in range(nu):
+                best[off + ui] = max(best[off + ui], tmp[off + ui])
+        for blk in range(b0, b1 + 1):
+            lo = max(off - blk * L, 0)
+            hi = min(off + nu - blk * L, L)
+            lanes.store_lanes_at(A, blk, roll0 + r, lanes.load_at(cand, total_rows, blk), lo, hi)
+
+
+@njit(cache=True)
+def keep_block(A, add, size_start, dice, faces):
+    """:func:`keep_values` on lane-vector rows: the mean is rounded once (a fused
+    multiply-add with the part of ``1 / faces`` its rounding misses)."""
+    inv = A.dtype.type(1.0 / faces)
+    lo = A.dtype.type(1.0 / faces - np.float64(inv))
+    for k in range(size_start[dice] - 1, -1, -1):
+        x = lanes.load(A, add[k, 0])
+        for f in range(1, faces):
+            x = lanes.vadd(x, lanes.load(A, add[k, f]))
+        lanes.store(A, k, lanes.vfma(x, lanes.splat(x, inv), lanes.vmul(x, lanes.splat(x, lo))))
+
+
+@njit(cache=True)
+def best_block(A, sub_rows):
+    """:func:`best_keeps` on lane-vector rows: each keep's maximum over its sub-keeps
+    is taken in registers and stored once."""
+    width = sub_rows.shape[1]
+    for k in range(A.shape[0]):
+        i = sub_rows[k, 0]
+        if i == k:
+            continue
+        m = lanes.vmax(lanes.load(A, k), lanes.load(A, i))
+        for j in range(1, width):
+            i = sub_rows[k, j]
+            if i == k:
+                break
+            m = lanes.vmax(m, lanes.load(A, i))
+        lanes.store(A, k, m)
+
+
+@njit(cache=True)
+def throws_block(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, S, served,
+                 base):  # fmt: skip
+    """:func:`throws_and_start` on lane-vector rows; ``out`` gets every lane of the
+    block, the first throw's mean summed in double precision plus ``base``."""
+    roll0 = size_start[dice]
+    for _ in range(rerolls):
+        keep_block(A, add, size_start, dice, faces)
+        best_block(A, sub_rows)
+    if served:
+        for r in range(roll_prob.shape[0]):
+            lanes.store(A, roll0 + r, lanes.vmax(lanes.load(A, roll0 + r), lanes.load(S, r)))
+    acc = lanes.splat(lanes.widen(lanes.load(A, roll0)), 0.0)
+    for r in range(roll_prob.shape[0]):
+        x = lanes.widen(lanes.load(A, roll0 + r))
+        acc = lanes.vfma(x, lanes.splat(x, roll_prob[r]), acc)
+    lanes.store(out, 0, acc)
+    for lane in range(A.shape[1]):
+        out[lane] += base[lane]
+
+
+@njit(cache=True)
+def zeros(shape, dtype):
+    """``np.zeros`` outside a parallel region: inside one, Numba fills the array in a
+    parallel loop of its own, scheduled element by element under a chunk size of 1."""
+    return np.zeros(shape, dtype)
+
+
+@njit(cache=True, parallel=True)
+def solve_blocks(
+    seg_mask, seg_y, seg_u0, seg_nu, starts, width, n_workers, V, score, joker_score,
+    roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
+    values, index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, served,
+    served_score, served_values, served_index, scratch,
+):  # fmt: skip
+    """Fill ``V`` for every segment of a layer: batches of ``width`` lanes in
+    parallel, each turned in blocks of one lane vector.
+
+    As :func:`solve_batches`, with the scratch of each block one lane vector wide
+    (the lanes of :func:`dicelab.solve.lanes.lanes_of` for ``scratch.dtype``, which
+    must divide ``width``): the final throw is shared by the blocks of a batch, the
+    rerolls run block by block in the first-level cache. Buffers start at zero, so
+    lanes no segment uses hold finite values.
+    """
+    n_keeps = add.shape[0]
+    roll0 = size_start[dice]
+    n_rolls = n_keeps - roll0
+    dt = scratch.dtype
+    L = 64 // scratch.itemsize
+    nb = width // L
+    n_cand = max(cand_rows(values), cand_rows(served_values)) + 1
+    A_of = zeros((n_workers, nb, n_keeps, L), dt)
+    S_of = zeros((n_workers, nb, n_rolls if served else 1, L), dt)
+    cand_of = zeros((n_workers, n_cand, nb, L), dt)
+    picks_of = np.empty((n_workers, n_cand), np.int64)
+    out_of = np.empty((n_workers, nb, L))
+    base_of = np.empty((n_workers, nb * L))
+    for b in prange(starts.shape[0] - 1):
+        w = get_thread_id()
+        A = A_of[w]
+        S = S_of[w]
+        cand = cand_of[w]
+        picks = picks_of[w]
+        out = out_of[w]
+        base = base_of[w]
+        off = 0
+        for j in range(starts[b], starts[b + 1]):
+            final_block(
+                seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, A, cand, picks, roll0,
+                score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
+                joker, extra_bonus, n_flag, values, index, base, True,
+            )  # fmt: skip
+            if served:
+                final_block(
+                    seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, S, cand, picks, 0,
+                    served_score, joker_score, roll_face, upper, upper_box_of_face, threshold,
+                    yahtzee, joker, extra_bonus, n_flag, served_values, served_index, base,
+                    False,
+                )  # fmt: skip
+            off += seg_nu[j]
+        for blk in range((off + L - 1) // L):
+            throws_block(A[blk], out[blk], add, sub_rows, size_start, roll_prob, dice, faces,
+                         rerolls, S[blk], served, base[blk * L : blk * L + L])  # fmt: skip
+        flat = out.reshape(nb * L)
+        off = 0
+        for j in range(starts[b], starts[b + 1]):
+            for ui in range(seg_nu[j]):
+                V[seg_mask[j], seg_y[j], seg_u0[j] + ui] = flat[off + ui]
             off += seg_nu[j]
 
 
@@ -425,11 +717,13 @@ def solve_saved_batches(
     A_of = np.empty((n_workers, n_keeps, width))
     cand_of = np.empty((n_workers, cand_rows(values), width))
     out_of = np.empty((n_workers, width))
+    base_of = np.empty((n_workers, width))  # 0: each level reads another table
     for b in prange(starts.shape[0] - 1):
         w = get_thread_id()
         A = A_of[w]
         cand = cand_of[w]
         out = out_of[w]
+        base = base_of[w]
         lanes = 0
         for j in range(starts[b], starts[b + 1]):
             lanes += seg_nu[j]
@@ -442,12 +736,12 @@ def solve_saved_batches(
                 final_roll_values(
                     seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, Vn, A, cand, roll0,
                     score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                    yahtzee, joker, extra_bonus, n_flag, values, index,
+                    yahtzee, joker, extra_bonus, n_flag, values, index, base, False,
                 )  # fmt: skip
                 off += seg_nu[j]
             if level > 0:
                 best_keeps(A, sub_rows, lanes)
-        first_throw_mean(A, out, roll_prob, roll0, lanes)
+        first_throw_mean(A, out, roll_prob, roll0, lanes, base)
         off = 0
         for j in range(starts[b], starts[b + 1]):
             for ui in range(seg_nu[j]):
@@ -611,6 +905,7 @@ def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign,
     cand_of = np.empty((n_workers, n_cand, width), T.dtype)
     tmp_of = np.empty((n_workers, width), T.dtype)
     out_of = np.empty((n_workers, width))  # the sum over the first throw in float64
+    zero = np.zeros(width)  # the values are absolute: no base
     for b in prange(n_batches):
         w = get_thread_id()
         A = A_of[w]
@@ -632,7 +927,7 @@ def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign,
                 yahtzee, joker, extra_bonus, n_flag, served_values, served_index,
             )  # fmt: skip
         throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl,
-                         S, served)  # fmt: skip
+                         S, served, zero)  # fmt: skip
         for i in range(nl):
             T[f0 + i] = out[i]
 
@@ -737,6 +1032,7 @@ def duel_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, T, toff, xlo, ulo
     cand_of = np.empty((n_workers, values.shape[0] * values.shape[1], width))
     tmp_of = np.empty((n_workers, width))
     out_of = np.empty((n_workers, width))
+    zero = np.zeros(width)  # the values are absolute: no base
     for b in prange(b_i.shape[0]):
         w = get_thread_id()
         A = A_of[w]
@@ -750,7 +1046,7 @@ def duel_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, T, toff, xlo, ulo
             values, index,
         )  # fmt: skip
         throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl,
-                         A, False)  # fmt: skip
+                         A, False, zero)  # fmt: skip
         node = b_node[b]
         base = toff[node] + x0 - xlo[node]
         for lane in range(nl):
