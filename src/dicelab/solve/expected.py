@@ -308,7 +308,6 @@ class ExpectedLayers:
         from numba import config, parallel_chunksize
 
         from dicelab.solve import kernels
-
         from dicelab.solve.lanes import lanes_of
 
         g = self.game

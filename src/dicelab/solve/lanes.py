@@ -53,7 +53,7 @@ def _vector_of(arrty) -> LaneVector:
 def _row_pointer(context, builder, arrty, arr, idx_types, idx):
     """Pointer to ``arr[idx..., 0]``: the first lane of a row."""
     ary = context.make_array(arrty)(context, builder, arr)
-    inds = [context.cast(builder, v, t, types.intp) for v, t in zip(idx, idx_types)]
+    inds = [context.cast(builder, v, t, types.intp) for v, t in zip(idx, idx_types, strict=True)]
     inds += [ir.Constant(ir.IntType(64), 0)] * (arrty.ndim - len(inds))
     return cgutils.get_item_pointer2(
         context, builder, data=ary.data, shape=cgutils.unpack_tuple(builder, ary.shape),
@@ -90,10 +90,15 @@ def _store(context, builder, sig, args, n_index, lo=None, hi=None):
     if lo is not None:
         old = builder.load(vptr, align=align)
         i64 = ir.IntType(64)
-        idx = ir.Constant(ir.VectorType(i64, vt.width), [ir.Constant(i64, i) for i in range(vt.width)])
-        lo_v = _splat_value(builder, context.cast(builder, args[lo], sig.args[lo], types.int64), vt.width)
-        hi_v = _splat_value(builder, context.cast(builder, args[hi], sig.args[hi], types.int64), vt.width)
-        inside = builder.and_(builder.icmp_signed(">=", idx, lo_v), builder.icmp_signed("<", idx, hi_v))
+        idx = ir.Constant(ir.VectorType(i64, vt.width), list(range(vt.width)))
+
+        def bound(k):
+            return _splat_value(builder, context.cast(builder, args[k], sig.args[k], types.int64),
+                                vt.width)  # fmt: skip
+
+        inside = builder.and_(
+            builder.icmp_signed(">=", idx, bound(lo)), builder.icmp_signed("<", idx, bound(hi))
+        )
         vec = builder.select(inside, vec, old)
     builder.store(vec, vptr, align=align)
     return context.get_dummy_value()
@@ -137,13 +142,16 @@ def store_lanes_at(typingctx, arr, i, j, vec, lo, hi):
     the other lanes keep their values."""
     _check_array(arr, 2)
     _check_vector(arr, vec)
-    return types.none(arr, i, j, vec, lo, hi), lambda c, b, sig, args: _store(c, b, sig, args, 2, 4, 5)
+    sig = types.none(arr, i, j, vec, lo, hi)
+    return sig, lambda c, b, sig, args: _store(c, b, sig, args, 2, 4, 5)
 
 
 def _splat_value(builder, value, width):
     vt = ir.VectorType(value.type, width)
-    one = builder.insert_element(ir.Constant(vt, ir.Undefined), value, ir.Constant(ir.IntType(32), 0))
-    return builder.shuffle_vector(one, ir.Constant(vt, ir.Undefined), ir.Constant(ir.VectorType(ir.IntType(32), width), [0] * width))
+    i32 = ir.IntType(32)
+    one = builder.insert_element(ir.Constant(vt, ir.Undefined), value, ir.Constant(i32, 0))
+    mask = ir.Constant(ir.VectorType(i32, width), [0] * width)
+    return builder.shuffle_vector(one, ir.Constant(vt, ir.Undefined), mask)
 
 
 @intrinsic
@@ -174,8 +182,12 @@ def _binary(name: str, op: str):
         return a(a, b), codegen
 
     typer.__name__ = name
-    typer.__doc__ = {"max": "Lane-wise maximum.", "fadd": "Lane-wise sum.",
-                     "fsub": "Lane-wise difference.", "fmul": "Lane-wise product."}[op]
+    typer.__doc__ = {
+        "max": "Lane-wise maximum.",
+        "fadd": "Lane-wise sum.",
+        "fsub": "Lane-wise difference.",
+        "fmul": "Lane-wise product.",
+    }[op]
     return intrinsic(typer)
 
 
