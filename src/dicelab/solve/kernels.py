@@ -447,19 +447,22 @@ def solve_batches(
 # row operation is a handful of SIMD instructions on data that stays in the
 # first-level cache. A block holds one or more segments (mask, flag, a run of
 # upper totals), each at its own lane offset.
-@njit(cache=True)
-def after_box(dst, off, nu, src, u0, pts, shift, threshold, add, base):
-    """``dst[off + ui]``: ``add`` plus the next state's value ``src`` at upper total
+@njit(cache=True, inline="always")
+def after_box(dst, src, u0, pts, shift, threshold, add, base):
+    """``dst[ui]``: ``add`` plus the next state's value ``src`` at upper total
     ``u0 + ui`` (plus ``pts`` when ``shift``, capped at the threshold), less the
-    lane's base. Two contiguous runs, so the compiler vectorises both."""
+    lane's ``base[ui]``. Two contiguous runs, indexed from 0 so the compiler
+    knows no index is negative and vectorises both."""
+    nu = dst.shape[0]
     s0 = u0 + pts if shift else u0
     n1 = min(max(threshold - s0, 0), nu) if shift else nu
+    run = src[s0 : s0 + n1]
     for ui in range(n1):
-        dst[off + ui] = (add + src[s0 + ui]) - base[off + ui]
+        dst[ui] = (add + run[ui]) - base[ui]
     if n1 < nu:
         capped = add + src[threshold]
         for ui in range(n1, nu):
-            dst[off + ui] = capped - base[off + ui]
+            dst[ui] = capped - base[ui]
 
 
 @njit(cache=True)
@@ -483,32 +486,31 @@ def final_block(mask, u0, nu, y, off, V, A, cand, picks, roll0, score, joker_sco
     b1 = (off + nu - 1) // L
     whole = off == 0 and nu == cand.shape[1] * L
     open_boxes, first_row, n_vals_of, n_open, total_rows = open_box_rows(mask, values)
+    lb = base[off : off + nu]
     if set_base:
-        for ui in range(nu):
-            base[off + ui] = 0.0
+        lb[:] = 0.0
         if n_open > 0:
             c = open_boxes[0]
             pts = values[c, 0]
-            after_box(base, off, nu, V[mask | (1 << c), 0 if c == yahtzee else y], u0, pts,
-                      upper[c] and threshold > 0, threshold, float(pts), base)  # fmt: skip
+            after_box(lb, V[mask | (1 << c), 0 if c == yahtzee else y], u0, pts,
+                      upper[c] and threshold > 0, threshold, float(pts), lb)  # fmt: skip
     for t in range(n_open):
         c = open_boxes[t]
         src = V[mask | (1 << c), 0 if c == yahtzee else y]
         shift = upper[c] and threshold > 0
         for j in range(n_vals_of[t]):
             pts = values[c, j]
-            after_box(flat[first_row[t] + j], off, nu, src, u0, pts, shift, threshold,
-                      float(pts), base)  # fmt: skip
+            after_box(flat[first_row[t] + j, off : off + nu], src, u0, pts, shift, threshold,
+                      float(pts), lb)  # fmt: skip
     # the best 0-candidate of the open boxes covers every box a roll scores 0 in
     # (see :func:`final_roll_values`): row ``total_rows``
-    zrow = flat[total_rows]
-    for ui in range(nu):
-        zrow[off + ui] = NEG
+    zrow = flat[total_rows, off : off + nu]
+    zrow[:] = NEG
     for t in range(n_open):
         if values[open_boxes[t], 0] == 0:
-            crow = flat[first_row[t]]
+            crow = flat[first_row[t], off : off + nu]
             for ui in range(nu):
-                zrow[off + ui] = max(zrow[off + ui], crow[off + ui])
+                zrow[ui] = max(zrow[ui], crow[ui])
     for r in range(n_rolls):
         if roll_face[r] >= 0:
             continue
@@ -548,8 +550,8 @@ def final_block(mask, u0, nu, y, off, V, A, cand, picks, roll0, score, joker_sco
                 lanes.store_lanes_at(A, blk, roll0 + r, m, lo, hi)
     # all-same rolls: each allowed box into row ``total_rows + 1``, the best in
     # ``total_rows``
-    best = flat[total_rows]
-    tmp = flat[total_rows + 1]
+    best = flat[total_rows, off : off + nu]
+    tmp = flat[total_rows + 1, off : off + nu]
     for r in range(n_rolls):
         face = roll_face[r]
         if face < 0:
@@ -557,17 +559,16 @@ def final_block(mask, u0, nu, y, off, V, A, cand, picks, roll0, score, joker_sco
         allowed, active, extra, zeroed = box_rule(
             mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
         )
-        for ui in range(nu):
-            best[off + ui] = NEG
+        best[:] = NEG
         for c in range(n_cat):
             if (allowed >> c) & 1 == 0:
                 continue
             pts = box_points(c, r, active, zeroed, score, joker_score)
             y2 = next_flag(c, y, pts, yahtzee, n_flag)
-            after_box(tmp, off, nu, V[mask | (1 << c), y2], u0, pts, upper[c] and threshold > 0,
-                      threshold, pts + extra, base)  # fmt: skip
+            after_box(tmp, V[mask | (1 << c), y2], u0, pts, upper[c] and threshold > 0,
+                      threshold, pts + extra, lb)  # fmt: skip
             for ui in range(nu):
-                best[off + ui] = max(best[off + ui], tmp[off + ui])
+                best[ui] = max(best[ui], tmp[ui])
         for blk in range(b0, b1 + 1):
             lo = max(off - blk * L, 0)
             hi = min(off + nu - blk * L, L)
