@@ -242,9 +242,12 @@ def test_solver_agrees_with_brute_force(rules):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_rules(variants=True))
 def test_solver_agrees_with_brute_force_on_variants(rules):
-    fast = solve_expected(rules).expected_score
     slow = brute_force(rules)
+    fast = solve_expected(rules, precision="double").expected_score
     assert abs(fast - slow) < 1e-9 * max(1.0, abs(slow))
+    # single-precision turns, each value held relative to a double base
+    fast = solve_expected(rules).expected_score
+    assert abs(fast - slow) < 1e-6 * max(1.0, abs(slow))
 
 
 @st.composite

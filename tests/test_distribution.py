@@ -178,7 +178,7 @@ BRUTE = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCh
 @BRUTE
 @given(small_rules())
 def test_optimum_distribution_equals_brute_force(rules):
-    table = solve_expected(rules)
+    table = solve_expected(rules, precision="double")
     dist = score_distribution(rules, table)
     assert_same_distribution(dist, PolicyBrute(rules))
     assert dist.mean == pytest.approx(table.expected_score, abs=1e-9)
@@ -188,7 +188,7 @@ def test_optimum_distribution_equals_brute_force(rules):
 @given(small_rules(variants=True))
 def test_optimum_distribution_equals_brute_force_on_variants(rules):
     # served bonuses (a first throw scored at once), boxes that need another
-    table = solve_expected(rules)
+    table = solve_expected(rules, precision="double")
     dist = score_distribution(rules, table)
     assert_same_distribution(dist, PolicyBrute(rules))
     assert dist.mean == pytest.approx(table.expected_score, abs=1e-9)
@@ -212,7 +212,7 @@ def test_any_table_driven_strategy(rules, seed):
 @pytest.fixture(scope="module", params=sorted(PUBLISHED_SD))
 def published(request):
     name = request.param
-    table = solve_expected(name)
+    table = solve_expected(name, precision="double")
     return name, table, score_distribution(name, table)
 
 

@@ -399,8 +399,8 @@ def test_cli_default_objective_keeps_its_keys():
     assert res.exit_code == 0, res.output
     d = json.loads(res.output)
     assert set(d) == {
-        "rules", "objective", "expected_score", "states", "seconds", "solve_seconds",
-        "cached", "table",
+        "rules", "objective", "precision", "expected_score", "states", "seconds",
+        "solve_seconds", "cached", "table",
     }  # fmt: skip
     assert d["objective"] == "expected"
 

@@ -7,7 +7,7 @@ from dicelab.solve.expected import solve_expected, turn_values
 
 @pytest.fixture(scope="module")
 def yahtzee():
-    return solve_expected("yahtzee")
+    return solve_expected("yahtzee", precision="double")
 
 
 def test_turn_start_equals_table(yahtzee):
@@ -51,12 +51,14 @@ def test_known_positions(yahtzee):
 
 @pytest.mark.parametrize("name", ["yahtzee", "yahtzee-forced-joker", "yatzy", "yacht", "yazy"])
 def test_numpy_turn_start_is_the_solver_value_to_the_bit(name, yahtzee):
-    """Advice computes one turn in NumPy; it must give the solver's kernel value exactly."""
+    """Advice computes one turn in NumPy; it gives the solver's double-precision
+    value to rounding (the kernel holds values relative to a base and sums the first
+    throw with fused multiply-adds)."""
     import numpy as np
 
     from dicelab.solve import turn
 
-    table = yahtzee if name == "yahtzee" else solve_expected(name)
+    table = yahtzee if name == "yahtzee" else solve_expected(name, precision="double")
     g = table.game
     rng = np.random.default_rng(7)
     masks = [0, g.full_mask ^ 1, *rng.integers(0, g.full_mask, size=40)]
@@ -65,4 +67,4 @@ def test_numpy_turn_start_is_the_solver_value_to_the_bit(name, yahtzee):
         for u in (us[0], us[len(us) // 2], us[-1]):
             for y in range(g.flags_of(int(mask))):
                 _, start, _ = turn.turn_detail(g, table.values, int(mask), int(u), y)
-                assert start == table.values[mask, y, u]
+                assert start == pytest.approx(table.values[mask, y, u], rel=1e-13, abs=1e-13)

@@ -292,7 +292,9 @@ def test_spread_of_options_and_distribution_from_a_turn_start(client):
 
     whole = score_distribution("yazy")
     start = client.post("/api/outlook", json={"rules": "yazy"}).json()
-    assert start["sd"] == pytest.approx(whole.sd, abs=1e-9)
+    # the forward distribution and the backward moments agree to the table's
+    # single-precision turns
+    assert start["sd"] == pytest.approx(whole.sd, abs=1e-6)
     got = client.post("/api/distribution", json={"rules": "yazy"}).json()
     lo = got["lowest"]
     assert got["pmf"] == pytest.approx(whole.pmf[lo : got["highest"] + 1].tolist(), abs=1e-15)
@@ -302,8 +304,9 @@ def test_spread_of_options_and_distribution_from_a_turn_start(client):
     card = {"filled": {"ones": 3, "sixes": 24, "full_house": 25}}
     later = client.post("/api/distribution", json={"rules": "yazy", **card}).json()
     outlook = client.post("/api/outlook", json={"rules": "yazy", **card}).json()
-    assert later["mean"] == pytest.approx(outlook["value"], abs=1e-9)
-    assert later["sd"] == pytest.approx(outlook["sd"], abs=1e-7)
+    # (the served table's turns ran in single precision: its entries within 1e-6)
+    assert later["mean"] == pytest.approx(outlook["value"], abs=1e-6)
+    assert later["sd"] == pytest.approx(outlook["sd"], abs=1e-6)
     assert later["lowest"] >= 52 and later["score_so_far"] == 52
     # each option's spread: a box leads to the next turn start's spread
     body = {"rules": "yazy", "dice": [6, 6, 6, 2, 1], "rerolls_left": 0, **card}

@@ -123,6 +123,10 @@ def solve(
     cluster: str | None = CLUSTER_OPTION,
     workers: int | None = WORKERS_OPTION,
     store: str | None = STORE_OPTION,
+    precision: str = typer.Option(
+        "single", "--precision",
+        help="Values inside a turn: single (fast, within 1e-6) or double (expected score).",
+    ),
 ) -> None:
     """Solve a rule set: maximum expected score, best P(score >= S), or best chance to win."""
     import json
@@ -135,8 +139,16 @@ def solve(
 
     if objective is None:
         objective = "target" if target is not None else "expected"
+    plain = objective == "expected" and not exact and target is None and opponent is None
+    if precision != "single":
+        from dicelab.errors import UserError
+        from dicelab.solve.expected import turn_dtype
+
+        turn_dtype(precision)
+        if not plain:
+            raise UserError("--precision: applies to the expected-score solve only")
     with runner_for(cluster, workers) as runner:
-        if objective != "expected" or exact or target is not None or opponent is not None:
+        if not plain:
             from dicelab.objective_report import run_objective
 
             run_objective(
@@ -157,13 +169,14 @@ def solve(
             else:
                 table = expected_table(
                     r, use_cache=not no_cache, progress=tick, allow_large=allow_large,
-                    runner=runner, store=store,
+                    runner=runner, store=store, precision=precision,
                 )  # fmt: skip
     seconds = time.perf_counter() - start
     if json_out:
         out = {
             "rules": r.name,
             "objective": "expected",
+            "precision": precision,
             "expected_score": table.expected_score,
             "states": table.n_states,
             "seconds": round(seconds, 4),

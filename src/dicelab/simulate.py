@@ -106,7 +106,6 @@ def _play_game(
     roll0 = size_start[dice]
     n_rolls = n_keeps - roll0
     full = (1 << n_cat) - 1
-    base = np.zeros(1)  # one lane, values absolute
     mask = 0
     u = 0
     y = 0
@@ -118,7 +117,6 @@ def _play_game(
         final_roll_values(
             mask, u, 1, y, 0, V, A, cand, roll0, score, joker_score, roll_face, upper,
             upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
-            base, False,
         )  # fmt: skip
         for r in range(n_rolls):
             stop[r] = A[roll0 + r, 0]
@@ -126,7 +124,7 @@ def _play_game(
             final_roll_values(
                 mask, u, 1, y, 0, V, S, cand, 0, served_score, joker_score, roll_face, upper,
                 upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
-                served_values, served_index, base, False,
+                served_values, served_index,
             )  # fmt: skip
         for n in range(1, rerolls + 1):
             keep_values(A, add, size_start, dice, faces, 1)
@@ -214,7 +212,6 @@ def _play_saved_game(
     roll0 = size_start[dice]
     cap = V.shape[2] - 1
     full = (1 << n_cat) - 1
-    base = np.zeros(1)  # one lane, values absolute
     mask = 0
     u = 0
     y = 0
@@ -231,7 +228,7 @@ def _play_saved_game(
             final_roll_values(
                 mask, u, 1, y, 0, V[:, :, min(n, cap), :], A, cand, roll0, score, joker_score,
                 roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus,
-                n_flag, values, index, base, False,
+                n_flag, values, index,
             )  # fmt: skip
             if n > 0:
                 _best_keeps_arg(A, arg[n], sub_rows, n_keeps)

@@ -31,6 +31,19 @@ from dicelab.solve.cost import expected_cost
 
 Progress = Callable[[int, int], None]
 
+#: Precision of the values inside a turn -> its NumPy type. The tables are double
+#: precision either way; a single-precision turn holds each value relative to a
+#: double-precision base and keeps every published value within 1e-6 (see
+#: ``docs/solver.md``).
+PRECISIONS = {"single": np.float32, "double": np.float64}
+
+
+def turn_dtype(precision: str) -> np.dtype:
+    """The NumPy type of a turn's values for a precision name."""
+    if precision not in PRECISIONS:
+        raise UserError(f"precision: got {precision!r}, expected one of: {', '.join(PRECISIONS)}")
+    return np.dtype(PRECISIONS[precision])
+
 
 @dataclass
 class ExpectedTable:
@@ -244,13 +257,19 @@ class ExpectedLayers:
     """
 
     def __init__(
-        self, game: CompiledRules, chunk: int = 2048, width: int = 256, turn_dtype=np.float32
+        self, game: CompiledRules, chunk: int = 2048, width: int = 64, precision: str = "single"
     ) -> None:
+        from dicelab.solve.lanes import lanes_of
+
         self.game = game
         self.chunk = chunk
-        self.width = width
-        self.turn_dtype = np.dtype(turn_dtype)
-        self.blocks = 4
+        self.turn_dtype = turn_dtype(precision)
+        # whole lane vectors: the final throw is shared by a batch's blocks
+        lanes = lanes_of(self.turn_dtype.itemsize)
+        self.width = max(lanes, width // lanes * lanes)
+        # the first turns (few states, so little cost) in double precision: the start
+        # value has no average over many states to cancel its own rounding
+        self.double_layers = 3 if self.turn_dtype != np.float64 else 0
         self.shape = (1 << game.n_categories, game.n_flag, game.n_upper)
         self.size = int(np.prod(self.shape))
         self.dtype = np.dtype(np.float64)
@@ -308,16 +327,17 @@ class ExpectedLayers:
         from numba import config, parallel_chunksize
 
         from dicelab.solve import kernels
-        from dicelab.solve.lanes import lanes_of
 
         g = self.game
         V = table.reshape(self.shape)
-        width = lanes_of(self.turn_dtype.itemsize) * self.blocks
-        plan = kernels.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, width)
+        dtype = self.turn_dtype
+        if int(task[0]).bit_count() < self.double_layers:
+            dtype = np.dtype(np.float64)
+        plan = kernels.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width)
         with parallel_chunksize(1):  # batches differ in cost: hand them out one by one
             kernels.solve_blocks(
-                *plan, width, config.NUMBA_NUM_THREADS, V, *kernel_args(g), *space_args(g),
-                *served_args(g), np.empty(0, self.turn_dtype),
+                *plan, self.width, config.NUMBA_NUM_THREADS, V, *kernel_args(g), *space_args(g),
+                *served_args(g), np.empty(0, dtype),
             )  # fmt: skip
 
 
@@ -331,10 +351,11 @@ def solve_expected(
     rules: Rules | CompiledRules | str,
     progress: Progress | None = None,
     chunk: int = 2048,
-    width: int = 256,
+    width: int = 64,
     allow_large: bool = False,
     runner=None,
     store=None,
+    precision: str = "single",
 ) -> ExpectedTable:
     """Solve a rule set for the maximum expected final score.
 
@@ -347,23 +368,29 @@ def solve_expected(
     chunk : int
         Masks per parallel batch; smaller batches report progress more often.
     width : int
-        States valued together in one batch (the row length of the kernels).
+        States valued together in one batch: their final throw is shared, their
+        rerolls run a lane vector (16 single or 8 double) at a time.
     allow_large : bool
         Solve even what :mod:`dicelab.solve.cost` says this machine cannot finish.
     runner : dicelab.solve.schedule.Runner, optional
         Where the layers run (default: this process; see :mod:`dicelab.solve.schedule`).
     store : str or Path, optional
         A folder for the table while it is solved (memory-mapped), instead of memory.
+    precision : {"single", "double"}
+        Precision of the values inside a turn (the table is double either way):
+        single is about twice as fast and within 1e-6 of double on every
+        published value, double reproduces the exact computation to 1e-12.
     """
     from dicelab.solve import kernels
     from dicelab.solve.schedule import new_table, run_layers
 
+    turn_dtype(precision)
     game = as_game(rules)
     refuse_variants(game, "this command", served=False)
     expected_cost(game.rules).check(allow_large)
-    kernels.announce_compile(kernels.solve_batches)
+    kernels.announce_compile(kernels.solve_blocks)
     start = time.perf_counter()
-    layers = ExpectedLayers(game, chunk=chunk, width=width)
+    layers = ExpectedLayers(game, chunk=chunk, width=width, precision=precision)
     flat = new_table(layers.size, np.float64, store, name=f"{game.rules.name}.expected")
     run_layers(layers, flat, progress, runner)
     V = flat.reshape(layers.shape)
@@ -393,15 +420,21 @@ def expected_table(
     allow_large: bool = False,
     runner=None,
     store=None,
+    precision: str = "single",
 ) -> ExpectedTable:
     """The expected-score table of a rule set, from the cache when it holds one.
 
     A table found in the cache is used only if its rules, objective, engine version
     and checksum all match; otherwise the rule set is solved and the table saved.
     ``table.meta["cached"]`` tells which happened. ``runner`` and ``store`` say where
-    a solve runs and where its table lives (see :mod:`dicelab.solve.schedule`).
+    a solve runs and where its table lives (see :mod:`dicelab.solve.schedule`);
+    ``precision`` is the turn's (see :func:`solve_expected`): a double-precision
+    table is cached apart.
     """
     from dicelab import tables
+
+    turn_dtype(precision)  # a mistake is told before any work
+    params = None if precision == "single" else {"precision": precision}
 
     if isinstance(rules, str):
         rules = load_rules(rules)
@@ -410,18 +443,21 @@ def expected_table(
     game = rules if isinstance(rules, CompiledRules) else None
     rules = game.rules if game is not None else rules
     cost = expected_cost(rules)
-    if not (use_cache and tables.table_path(rules, OBJECTIVE).exists()):
+    if not (use_cache and tables.table_path(rules, OBJECTIVE, params).exists()):
         cost.check(allow_large)  # before compiling: the rules alone tell the size
     game = game or compile_rules(rules)
     if use_cache:
         shape = (1 << game.n_categories, game.n_flag, game.n_upper)
-        found = tables.lookup(rules, OBJECTIVE, shape)
+        found = tables.lookup(rules, OBJECTIVE, shape, params)
         if found is not None:
             values, meta = found
             return ExpectedTable(game=game, values=values, seconds=0.0, meta=meta)
     cost.announce()
     table = solve_expected(
-        game, progress=progress, allow_large=allow_large, runner=runner, store=store
+        game, progress=progress, allow_large=allow_large, runner=runner, store=store,
+        precision=precision,
+    )  # fmt: skip
+    tables.remember(
+        table, rules, OBJECTIVE, params, use_cache, expected_score=table.expected_score
     )
-    tables.remember(table, rules, OBJECTIVE, None, use_cache, expected_score=table.expected_score)
     return table

@@ -8,7 +8,11 @@ die fewer (:func:`best_keeps`). Both touch ``keeps x faces`` entries per throw.
 
 Every array row here holds *lanes*: the same turn for several states that differ
 only in the upper total. Lane ``ui`` is the state with upper total ``u0 + ui``;
-the inner loops run over contiguous lanes, which the compiler vectorises.
+the inner loops run over contiguous lanes, which the compiler vectorises. The
+expected-score solve (:func:`solve_blocks`) cuts its rows into blocks of exactly
+one SIMD register (:mod:`dicelab.solve.lanes`) so a turn's scratch stays in the
+first-level cache, and holds single-precision values relative to a
+double-precision base.
 
 The value table ``V`` has shape ``(2**boxes, n_flag, n_upper)``: the expected
 points still to come at the start of a turn. The last section runs the same turn
@@ -90,7 +94,6 @@ def cand_rows(values):
 def final_roll_values(
     mask, u0, nu, y, off, V, A, cand, roll0, score, joker_score, roll_face, upper,
     upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
-    base, shifted,
 ):  # fmt: skip
     """Best box for every final roll: fills ``A[roll0 + r, off : off + nu]``.
 
@@ -99,28 +102,11 @@ def final_roll_values(
     way whatever the box history, so each box's distinct scores are valued once
     (``cand``) and each roll takes the best of its candidates; the all-same rolls,
     where bonus and joker rules apply, take the general path.
-
-    Every value is stored relative to ``base[off + ui]``, which this function sets:
-    with ``shifted``, the lowest candidate of the first open box (so single
-    precision ``A`` and ``cand`` hold small numbers near the turn's own values),
-    otherwise 0. The turn's result is ``base`` plus the mean over the first throw.
     """
     n_cat, n_rolls = score.shape
-    if cand.shape[0] < cand_rows(values) or cand.shape[1] < nu or base.shape[0] < off + nu:
+    if cand.shape[0] < cand_rows(values) or cand.shape[1] < nu:
         raise ValueError("final_roll_values: cand needs cand_rows(values) rows of nu lanes")
     open_boxes, first_row, n_vals_of, n_open, total_rows = open_box_rows(mask, values)
-    lb = base[off : off + nu]
-    for ui in range(nu):
-        lb[ui] = 0.0
-    if shifted and n_open > 0:
-        c = open_boxes[0]
-        src = V[mask | (1 << c), 0 if c == yahtzee else y]
-        pts = values[c, 0]
-        for ui in range(nu):
-            u2 = u0 + ui
-            if upper[c] and threshold > 0:
-                u2 = min(u2 + pts, threshold)
-            lb[ui] = pts + src[u2]
     for t in range(n_open):
         c = open_boxes[t]
         pos = first_row[t]
@@ -133,10 +119,10 @@ def final_roll_values(
             if shift:
                 for ui in range(nu):
                     u2 = u0 + ui + pts
-                    crow[ui] = (pts + src[u2 if u2 < threshold else threshold]) - lb[ui]
+                    crow[ui] = pts + src[u2 if u2 < threshold else threshold]
             else:
                 for ui in range(nu):
-                    crow[ui] = (pts + src[u0 + ui]) - lb[ui]
+                    crow[ui] = pts + src[u0 + ui]
     # A box's candidates grow with its points (the next state's value never falls
     # with a higher upper total), so a box scoring 0 for a roll is never better
     # than its own 0-candidate: all of those are covered by one row, the best
@@ -197,7 +183,7 @@ def final_roll_values(
                     u2 += pts
                     if u2 > threshold:
                         u2 = threshold
-                v = (add + src[u2]) - lb[ui]
+                v = add + src[u2]
                 if v > row[ui]:
                     row[ui] = v
 
@@ -307,12 +293,11 @@ def best_keeps(A, sub_rows, lanes):
 
 @njit(cache=True)
 def throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, lanes,
-                     S, served, base):  # fmt: skip
+                     S, served):  # fmt: skip
     """From final-roll values in ``A`` to turn-start values in ``out[:lanes]``.
 
     With ``served``, ``S[r]`` holds each first-throw roll scored at once with its
-    served points; the first throw takes the better of that and rolling on. The
-    values in ``A`` are relative to ``base`` (see :func:`final_roll_values`).
+    served points; the first throw takes the better of that and rolling on.
     """
     roll0 = size_start[dice]
     for _ in range(rerolls):
@@ -326,13 +311,12 @@ def throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, 
                 a = row[lane]
                 b = srow[lane]
                 row[lane] = a if a > b else b
-    first_throw_mean(A, out, roll_prob, roll0, lanes, base)
+    first_throw_mean(A, out, roll_prob, roll0, lanes)
 
 
 @njit(cache=True)
-def first_throw_mean(A, out, roll_prob, roll0, lanes, base):
-    """Turn-start values ``out[:lanes]``: ``base`` plus the first throw's rolls
-    weighed by their chances, summed in double precision whatever ``A`` holds."""
+def first_throw_mean(A, out, roll_prob, roll0, lanes):
+    """Turn-start values ``out[:lanes]``: the first throw's rolls weighed by their chances."""
     for lane in range(lanes):
         out[lane] = 0.0
     for r in range(roll_prob.shape[0]):
@@ -340,8 +324,6 @@ def first_throw_mean(A, out, roll_prob, roll0, lanes, base):
         src = A[roll0 + r, :lanes]
         for lane in range(lanes):
             out[lane] += p * src[lane]
-    for lane in range(lanes):
-        out[lane] += base[lane]
 
 
 @njit(cache=True)
@@ -385,61 +367,6 @@ def plan_batches(masks, extent, yahtzee, n_flag, width):
     starts[nb] = j
     return seg_mask, seg_y, seg_u0, seg_nu, starts[: nb + 1]
 
-
-@njit(cache=True, parallel=True)
-def solve_batches(
-    seg_mask, seg_y, seg_u0, seg_nu, starts, width, n_workers, V, score, joker_score,
-    roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
-    values, index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls,
-    served, served_score, served_values, served_index, scratch,
-):  # fmt: skip
-    """Fill ``V`` for every segment of a layer; batches run in parallel.
-
-    Each thread reuses its own buffers (indexed by thread id, ``n_workers`` of
-    them): an allocation per batch costs a page-mapping system call wherever the
-    allocator returns memory to the system early (Dask's workers ask it to).
-    With ``served``, the first throw may also score at once with the served table.
-    The turn is computed in the precision of ``scratch`` (an empty array), each
-    lane relative to a double-precision base (see :func:`final_roll_values`).
-    """
-    n_keeps = add.shape[0]
-    roll0 = size_start[dice]
-    n_rolls = n_keeps - roll0
-    dt = scratch.dtype
-    A_of = np.empty((n_workers, n_keeps, width), dt)
-    S_of = np.empty((n_workers, n_rolls if served else 1, width), dt)
-    cand_of = np.empty((n_workers, max(cand_rows(values), cand_rows(served_values)), width), dt)
-    out_of = np.empty((n_workers, width))
-    base_of = np.empty((n_workers, width))
-    for b in prange(starts.shape[0] - 1):
-        w = get_thread_id()
-        A = A_of[w]
-        S = S_of[w]
-        cand = cand_of[w]
-        out = out_of[w]
-        base = base_of[w]
-        off = 0
-        for j in range(starts[b], starts[b + 1]):
-            final_roll_values(
-                seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, A, cand, roll0,
-                score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                yahtzee, joker, extra_bonus, n_flag, values, index, base, True,
-            )  # fmt: skip
-            if served:
-                final_roll_values(
-                    seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, S, cand, 0,
-                    served_score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                    yahtzee, joker, extra_bonus, n_flag, served_values, served_index, base,
-                    True,
-                )  # fmt: skip
-            off += seg_nu[j]
-        throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, off,
-                         S, served, base)  # fmt: skip
-        off = 0
-        for j in range(starts[b], starts[b + 1]):
-            for ui in range(seg_nu[j]):
-                V[seg_mask[j], seg_y[j], seg_u0[j] + ui] = out[off + ui]
-            off += seg_nu[j]
 
 
 # -- blocks of one lane vector: the expected-score turn (:mod:`dicelab.solve.lanes`) --
@@ -641,14 +568,18 @@ def solve_blocks(
     values, index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, served,
     served_score, served_values, served_index, scratch,
 ):  # fmt: skip
-    """Fill ``V`` for every segment of a layer: batches of ``width`` lanes in
+    """Fill ``V`` for every segment of a layer; batches of ``width`` lanes run in
     parallel, each turned in blocks of one lane vector.
 
-    As :func:`solve_batches`, with the scratch of each block one lane vector wide
-    (the lanes of :func:`dicelab.solve.lanes.lanes_of` for ``scratch.dtype``, which
-    must divide ``width``): the final throw is shared by the blocks of a batch, the
-    rerolls run block by block in the first-level cache. Buffers start at zero, so
-    lanes no segment uses hold finite values.
+    The final throw is shared by the blocks of a batch (:func:`final_block`); the
+    rerolls run block by block in the first-level cache (:func:`throws_block`), in
+    the precision of ``scratch`` (an empty array; its lane vector must divide
+    ``width``), each lane relative to a double-precision base. Each thread reuses
+    its own buffers (indexed by thread id, ``n_workers`` of them): an allocation
+    per batch costs a page-mapping system call wherever the allocator returns
+    memory to the system early (Dask's workers ask it to). Buffers start at zero,
+    so lanes no segment uses hold finite values. With ``served``, the first throw
+    may also score at once with the served table.
     """
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
@@ -718,13 +649,11 @@ def solve_saved_batches(
     A_of = np.empty((n_workers, n_keeps, width))
     cand_of = np.empty((n_workers, cand_rows(values), width))
     out_of = np.empty((n_workers, width))
-    base_of = np.empty((n_workers, width))  # 0: each level reads another table
     for b in prange(starts.shape[0] - 1):
         w = get_thread_id()
         A = A_of[w]
         cand = cand_of[w]
         out = out_of[w]
-        base = base_of[w]
         lanes = 0
         for j in range(starts[b], starts[b + 1]):
             lanes += seg_nu[j]
@@ -737,12 +666,12 @@ def solve_saved_batches(
                 final_roll_values(
                     seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, Vn, A, cand, roll0,
                     score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                    yahtzee, joker, extra_bonus, n_flag, values, index, base, False,
+                    yahtzee, joker, extra_bonus, n_flag, values, index,
                 )  # fmt: skip
                 off += seg_nu[j]
             if level > 0:
                 best_keeps(A, sub_rows, lanes)
-        first_throw_mean(A, out, roll_prob, roll0, lanes, base)
+        first_throw_mean(A, out, roll_prob, roll0, lanes)
         off = 0
         for j in range(starts[b], starts[b + 1]):
             for ui in range(seg_nu[j]):
@@ -906,7 +835,6 @@ def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign,
     cand_of = np.empty((n_workers, n_cand, width), T.dtype)
     tmp_of = np.empty((n_workers, width), T.dtype)
     out_of = np.empty((n_workers, width))  # the sum over the first throw in float64
-    zero = np.zeros(width)  # the values are absolute: no base
     for b in prange(n_batches):
         w = get_thread_id()
         A = A_of[w]
@@ -928,7 +856,7 @@ def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign,
                 yahtzee, joker, extra_bonus, n_flag, served_values, served_index,
             )  # fmt: skip
         throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl,
-                         S, served, zero)  # fmt: skip
+                         S, served)  # fmt: skip
         for i in range(nl):
             T[f0 + i] = out[i]
 
@@ -1033,7 +961,6 @@ def duel_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, T, toff, xlo, ulo
     cand_of = np.empty((n_workers, values.shape[0] * values.shape[1], width))
     tmp_of = np.empty((n_workers, width))
     out_of = np.empty((n_workers, width))
-    zero = np.zeros(width)  # the values are absolute: no base
     for b in prange(b_i.shape[0]):
         w = get_thread_id()
         A = A_of[w]
@@ -1047,7 +974,7 @@ def duel_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, T, toff, xlo, ulo
             values, index,
         )  # fmt: skip
         throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl,
-                         A, False, zero)  # fmt: skip
+                         A, False)  # fmt: skip
         node = b_node[b]
         base = toff[node] + x0 - xlo[node]
         for lane in range(nl):

@@ -107,7 +107,7 @@ class SavedLayers(ExpectedLayers):
     """
 
     def __init__(self, game: CompiledRules, chunk: int = 2048, width: int = 256) -> None:
-        super().__init__(game, chunk, width)
+        super().__init__(game, chunk, width, precision="double")
         self.n_saved = game.rules.saved_cap + 1
         self.shape = (1 << game.n_categories, game.n_flag, self.n_saved, game.n_upper)
         self.size = int(np.prod(self.shape))

@@ -1,0 +1,142 @@
+"""Lane vectors (:mod:`dicelab.solve.lanes`) against NumPy, and the block kernels
+against the row kernels they replace."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numba import njit
+
+from dicelab.rules import load_rules
+from dicelab.rules.compiled import compile_rules
+from dicelab.solve import kernels, lanes
+
+
+@njit
+def _ops(a, b, c, out):
+    """Every lane-vector operation on rows 0 of ``a``, ``b``, ``c`` into ``out``."""
+    x = lanes.load(a, 0)
+    y = lanes.load(b, 0)
+    z = lanes.load(c, 0)
+    lanes.store(out, 0, lanes.vmax(x, y))
+    lanes.store(out, 1, lanes.vadd(x, y))
+    lanes.store(out, 2, lanes.vsub(x, y))
+    lanes.store(out, 3, lanes.vmul(x, y))
+    lanes.store(out, 4, lanes.vfma(x, y, z))
+    lanes.store(out, 5, lanes.splat(x, 2.5))
+
+
+@njit
+def _widened(a, out):
+    lanes.store(out, 0, lanes.widen(lanes.load(a, 0)))
+
+
+@njit
+def _store_lanes(arr, i, j, src, lo, hi):
+    lanes.store_lanes_at(arr, i, j, lanes.load(src, 0), lo, hi)
+
+
+finite = st.floats(-1e6, 1e6, allow_nan=False, width=32)
+
+
+def rounded(exact: Fraction, dtype) -> float:
+    """``exact`` rounded to the nearest value of ``dtype`` (ties to even)."""
+    guess = dtype(float(exact))
+    best = None
+    for cand in (np.nextafter(guess, dtype(-np.inf)), guess, np.nextafter(guess, dtype(np.inf))):
+        key = (abs(Fraction(float(cand)) - exact), int(cand.view(f"u{cand.itemsize}")) & 1)
+        if best is None or key < best[0]:
+            best = (key, cand)
+    return best[1]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_operations_match_numpy(dtype, data):
+    n = lanes.lanes_of(np.dtype(dtype).itemsize)
+    rows = [
+        np.array(data.draw(st.lists(finite, min_size=n, max_size=n)), dtype).reshape(1, n)
+        for _ in range(3)
+    ]
+    a, b, c = rows
+    out = np.zeros((6, n), dtype)
+    _ops(a, b, c, out)
+    assert np.array_equal(out[0], np.maximum(a[0], b[0]))
+    assert np.array_equal(out[1], a[0] + b[0])
+    assert np.array_equal(out[2], a[0] - b[0])
+    assert np.array_equal(out[3], a[0] * b[0])
+    # a fused multiply-add rounds once: the exact product and sum, rounded
+    for lane in range(n):
+        x, y, z = (Fraction(float(v[0, lane])) for v in (a, b, c))
+        exact = x * y + z
+        assert out[4, lane] == rounded(exact, dtype)
+    assert np.all(out[5] == 2.5)
+
+
+def test_widen_keeps_every_lane():
+    a = (np.arange(16, dtype=np.float32) / 3).reshape(1, 16)
+    out = np.zeros(16)
+    _widened(a, out)
+    assert np.array_equal(out, a[0].astype(np.float64))
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(0, 16), (0, 5), (5, 16), (3, 9), (7, 7)])
+def test_store_lanes_writes_only_its_lanes(lo, hi):
+    arr = np.full((2, 3, 16), -1.0, np.float32)
+    src = np.arange(16, dtype=np.float32).reshape(1, 16)
+    _store_lanes(arr, 1, 2, src, lo, hi)
+    want = np.full(16, -1.0, np.float32)
+    want[lo:hi] = src[0, lo:hi]
+    assert np.array_equal(arr[1, 2], want)
+    assert np.all(arr[0] == -1.0) and np.all(arr[1, :2] == -1.0)
+
+
+def test_rows_of_the_wrong_width_are_refused():
+    @njit
+    def bad(a, v):
+        lanes.store(a, 0, lanes.load(v, 0))
+
+    with pytest.raises(Exception, match="does not fit"):
+        bad(np.zeros((2, 16), np.float64), np.zeros((1, 16), np.float32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_block_throws_match_the_row_kernels(dtype):
+    """The rerolls of one block equal :func:`keep_values` and :func:`best_keeps`."""
+    space = compile_rules(load_rules("yahtzee")).space
+    n = lanes.lanes_of(np.dtype(dtype).itemsize)
+    rng = np.random.default_rng(7)
+    A = rng.uniform(-20, 60, (space.add.shape[0], n)).astype(dtype)
+    B = A.copy()
+    kernels.keep_values(A, space.add, space.size_start, space.dice, space.faces, n)
+    kernels.best_keeps(A, space.sub_rows, n)
+    kernels.keep_block(B, space.add, space.size_start, space.dice, space.faces)
+    kernels.best_block(B, space.sub_rows)
+    assert np.array_equal(A, B)
+
+
+def test_keep_mean_is_not_biased_in_single_precision():
+    """``1/6`` rounded to single precision is 3e-8 too large: a plain multiply moves
+    every mean up by that share; the block mean (rounded once) does not."""
+    space = compile_rules(load_rules("yahtzee")).space
+    rng = np.random.default_rng(3)
+    A = rng.uniform(0, 30, (space.add.shape[0], 16)).astype(np.float32)
+    plain = A.copy()
+    exact = A.astype(np.float64)
+    kernels.keep_block(A, space.add, space.size_start, space.dice, space.faces)
+    kernels.keep_values(exact, space.add, space.size_start, space.dice, space.faces, 16)
+    inv = np.float32(1 / 6)
+    for k in range(space.size_start[space.dice] - 1, -1, -1):
+        total = plain[space.add[k, 0]].copy()
+        for f in range(1, 6):
+            total += plain[space.add[k, f]]
+        plain[k] = total * inv
+    keeps = slice(0, space.size_start[space.dice])
+    bias = (A[keeps] - exact[keeps]).mean()
+    plain_bias = (plain[keeps] - exact[keeps]).mean()
+    assert plain_bias > 2e-7
+    assert abs(bias) < plain_bias / 4
+    assert np.abs(A[keeps] - exact[keeps]).max() < 1e-5
