@@ -458,8 +458,9 @@ def test_load_rules_for_target_bound():
     assert max_score(compile_rules(load_rules("yahtzee"))) == 1575
 
 
-def test_points_turn_start_is_the_solver_value_to_the_bit(yazy_target):
-    """Target advice computes one lane's turn in NumPy; the solver's kernel value exactly."""
+def test_points_turn_start_is_the_solver_value(yazy_target):
+    """Target advice computes one lane's turn in NumPy; the solver's kernel value to a
+    rounding (the kernel sums the first throw with fused multiply-adds)."""
     g = yazy_target.game
     lay = yazy_target.layout
     rng = np.random.default_rng(3)
@@ -468,4 +469,6 @@ def test_points_turn_start_is_the_solver_value_to_the_bit(yazy_target):
         lo, hi = int(lay.lo[mask, 0, 0]), int(lay.hi[mask, 0, 0])
         for points in {lo, (lo + hi) // 2, hi}:
             tv = points_turn_values(yazy_target, mask, 0, 0, points)
-            assert tv.start_value == yazy_target.value(mask, 0, 0, points)
+            assert tv.start_value == pytest.approx(
+                yazy_target.value(mask, 0, 0, points), rel=1e-14, abs=1e-15
+            )

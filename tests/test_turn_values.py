@@ -50,7 +50,7 @@ def test_known_positions(yahtzee):
 
 
 @pytest.mark.parametrize("name", ["yahtzee", "yahtzee-forced-joker", "yatzy", "yacht", "yazy"])
-def test_numpy_turn_start_is_the_solver_value_to_the_bit(name, yahtzee):
+def test_numpy_turn_start_is_the_solver_value(name, yahtzee):
     """Advice computes one turn in NumPy; it gives the solver's double-precision
     value to rounding (the kernel holds values relative to a base and sums the first
     throw with fused multiply-adds)."""

@@ -187,8 +187,9 @@ def solve(
         typer.echo(json.dumps(out))
         return
     how = "from the cache" if table.meta.get("cached") else "solved"
+    digits = 6 if precision == "single" else 7  # single-precision turns: within 1e-6
     typer.echo(
-        f"{r.name}: optimal expected score {table.expected_score:.7f} "
+        f"{r.name}: optimal expected score {table.expected_score:.{digits}f} "
         f"({table.n_states:,} states, {how} in {seconds:.2f} s)"
     )
 

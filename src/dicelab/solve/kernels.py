@@ -745,48 +745,6 @@ def best_candidates(A, roll0, nl, cand, open_boxes, first_row, n_open, index, ro
 
 
 @njit(cache=True)
-def final_rolls(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, cand, tmp, roll0,
-                score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
-                joker, extra_bonus, n_flag, values, index):  # fmt: skip
-    """Best box for every final roll and lane: fills ``A[roll0 + r, :nl]``.
-
-    As :func:`dicelab.solve.kernels.final_roll_values`, with lanes over points: the
-    distinct scores of each open box are valued once (``cand``), each ordinary
-    roll takes the best of its boxes, all-same rolls follow the joker rules.
-    """
-    n_cat, n_rolls = score.shape
-    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
-    for t in range(n_open):
-        c = open_boxes[t]
-        pos = first_row[t]
-        n_vals = n_vals_of[t]
-        for j in range(n_vals):
-            pts = values[c, j]
-            fill_after(cand[pos + j], nl, mask, y, f0, c, pts, pts, T, lo, hi, off, sign,
-                       below, above, upper, threshold, yahtzee, n_flag)  # fmt: skip
-    best_candidates(A, roll0, nl, cand, open_boxes, first_row, n_open, index, roll_face)
-    for r in range(n_rolls):
-        face = roll_face[r]
-        if face < 0:
-            continue
-        row = A[roll0 + r, :nl]
-        for i in range(nl):
-            row[i] = NEG
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
-        )
-        for c in range(n_cat):
-            if (allowed >> c) & 1 == 0:
-                continue
-            pts = box_points(c, r, active, zeroed, score, joker_score)
-            fill_after(tmp, nl, mask, y, f0, c, pts, pts + int(extra), T, lo, hi, off, sign,
-                       below, above, upper, threshold, yahtzee, n_flag)  # fmt: skip
-            for i in range(nl):
-                if tmp[i] > row[i]:
-                    row[i] = tmp[i]
-
-
-@njit(cache=True)
 def plan_layer(masks, block, n_flag, width):
     """Cut the rows of a layer into batches of at most ``width`` lanes of one block."""
     n = 0
@@ -813,13 +771,145 @@ def plan_layer(masks, block, n_flag, width):
     return b_mask, b_y, b_f0, b_nl
 
 
+@njit(cache=True)
+def batch_runs(mask, y, f0, nl, lo, hi, off, runs):
+    """The rows of ``(mask, y)`` that meet lanes ``f0 .. f0 + nl``, once per batch.
+
+    ``runs[k] = (u, a, b, t0)``: upper total ``u`` holds lanes ``a .. b``, lane ``i``
+    at points ``t0 + i``. Returns the number of runs.
+    """
+    n = 0
+    for u in range(lo.shape[2]):
+        r0 = off[mask, y, u]
+        length = hi[mask, y, u] - lo[mask, y, u] + 1
+        if r0 < 0 or length <= 0:
+            continue
+        a = max(r0, f0)
+        b = min(r0 + length, f0 + nl)
+        if a >= b:
+            continue
+        runs[n, 0] = u
+        runs[n, 1] = a
+        runs[n, 2] = b
+        runs[n, 3] = lo[mask, y, u] - r0
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def fill_runs(dst, f0, runs, n_runs, m2, y2, shift, pts, gain, T, lo, hi, off, sign, below,
+              above, threshold):  # fmt: skip
+    """:func:`fill_after` over the runs of :func:`batch_runs`: three contiguous
+    stretches per run (below, the next row, above), each indexed from zero."""
+    for k in range(n_runs):
+        u = runs[k, 0]
+        a = runs[k, 1]
+        b = runs[k, 2]
+        u2 = min(u + pts, threshold) if shift else u
+        base = runs[k, 3] + sign * gain
+        r2 = off[m2, y2, u2]
+        lo2 = lo[m2, y2, u2]
+        hi2 = hi[m2, y2, u2]
+        s1 = min(max(lo2 - base, a), b)
+        s2 = min(max(hi2 - base + 1, s1), b)
+        d = dst[a - f0 : b - f0]
+        for i in range(s1 - a):
+            d[i] = below
+        if s2 > s1:
+            src = T[r2 + base - lo2 + s1 : r2 + base - lo2 + s2]
+            mid = d[s1 - a : s2 - a]
+            for i in range(s2 - s1):
+                mid[i] = src[i]
+        for i in range(s2 - a, b - a):
+            d[i] = above
+
+
+@njit(cache=True)
+def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, cand, picks,
+                       runs, roll0, score, joker_score, roll_face, upper, upper_box_of_face,
+                       threshold, yahtzee, joker, extra_bonus, n_flag, values,
+                       index):  # fmt: skip
+    """Best box for every final roll and lane (lanes over points) of one batch, cut
+    into blocks of one lane vector: each box's distinct scores valued once, each
+    ordinary roll the best of its boxes, all-same rolls by the joker rules.
+
+    ``A[blk]`` is block ``blk``'s scratch and ``cand[i, blk]`` its part of candidate
+    row ``i`` (two rows more than the boxes' distinct scores); lanes past ``nl``
+    hold finite leftovers that are never written back.
+    """
+    n_cat, n_rolls = score.shape
+    L = A.shape[2]
+    nbk = (nl + L - 1) // L
+    flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
+    n_runs = batch_runs(mask, y, f0, nl, lo, hi, off, runs)
+    open_boxes, first_row, n_vals_of, n_open, total = open_box_rows(mask, values)
+    for t in range(n_open):
+        c = open_boxes[t]
+        shift = upper[c] and threshold > 0
+        for j in range(n_vals_of[t]):
+            pts = values[c, j]
+            fill_runs(flat[first_row[t] + j], f0, runs, n_runs, mask | (1 << c),
+                      next_flag(c, y, pts, yahtzee, n_flag), shift, pts, pts, T, lo, hi, off,
+                      sign, below, above, threshold)  # fmt: skip
+    for r in range(n_rolls):
+        if roll_face[r] >= 0:
+            continue
+        for t in range(n_open):
+            picks[t] = first_row[t] + index[open_boxes[t], r]
+        if nbk == 4:  # four blocks side by side: four independent maxima
+            p = picks[0]
+            m0 = lanes.load_at(cand, p, 0)
+            m1 = lanes.load_at(cand, p, 1)
+            m2 = lanes.load_at(cand, p, 2)
+            m3 = lanes.load_at(cand, p, 3)
+            for i in range(1, n_open):
+                p = picks[i]
+                m0 = lanes.vmax(m0, lanes.load_at(cand, p, 0))
+                m1 = lanes.vmax(m1, lanes.load_at(cand, p, 1))
+                m2 = lanes.vmax(m2, lanes.load_at(cand, p, 2))
+                m3 = lanes.vmax(m3, lanes.load_at(cand, p, 3))
+            lanes.store_at(A, 0, roll0 + r, m0)
+            lanes.store_at(A, 1, roll0 + r, m1)
+            lanes.store_at(A, 2, roll0 + r, m2)
+            lanes.store_at(A, 3, roll0 + r, m3)
+            continue
+        for blk in range(nbk):
+            m = lanes.load_at(cand, picks[0], blk)
+            for i in range(1, n_open):
+                m = lanes.vmax(m, lanes.load_at(cand, picks[i], blk))
+            lanes.store_at(A, blk, roll0 + r, m)
+    best = flat[total, :nl]
+    tmp = flat[total + 1]
+    for r in range(n_rolls):
+        face = roll_face[r]
+        if face < 0:
+            continue
+        best[:] = NEG
+        allowed, active, extra, zeroed = box_rule(
+            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
+        )
+        for c in range(n_cat):
+            if (allowed >> c) & 1 == 0:
+                continue
+            pts = box_points(c, r, active, zeroed, score, joker_score)
+            fill_runs(tmp, f0, runs, n_runs, mask | (1 << c), next_flag(c, y, pts, yahtzee, n_flag),
+                      upper[c] and threshold > 0, pts, pts + int(extra), T, lo, hi, off, sign,
+                      below, above, threshold)  # fmt: skip
+            for i in range(nl):
+                best[i] = max(best[i], tmp[i])
+        for blk in range(nbk):
+            lanes.store_at(A, blk, roll0 + r, lanes.load_at(cand, total, blk))
+
+
 @njit(cache=True, parallel=True)
-def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign, below,
-                above, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows, size_start,
-                roll_prob, dice, faces, rerolls, served, served_score, served_values,
-                served_index):  # fmt: skip
-    """Fill the lanes of a list of batches; each thread reuses its own buffers.
+def solve_points_blocks(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign, below,
+                        above, score, joker_score, roll_face, upper, upper_box_of_face,
+                        threshold, yahtzee, joker, extra_bonus, n_flag, values, index, add,
+                        sub_rows, size_start, roll_prob, dice, faces, rerolls, served,
+                        served_score, served_values, served_index):  # fmt: skip
+    """Fill the lanes of a list of batches (lanes over points), each turned in blocks
+    of one lane vector of ``T``'s precision (:func:`final_points_block`,
+    :func:`throws_block`); ``width`` is a whole number of lane vectors.
 
     ``n_workers`` is the most threads a parallel region may use (buffers are
     indexed by thread id); batches are handed out one at a time (see
@@ -828,37 +918,43 @@ def solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, off, sign,
     """
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
-    n_batches = b_mask.shape[0]
+    n_rolls = n_keeps - roll0
+    L = 64 // T.itemsize
+    nb = width // L
     n_cand = max(values.shape[0] * values.shape[1], served_values.shape[0] * served_values.shape[1])
-    A_of = np.empty((n_workers, n_keeps, width), T.dtype)
-    S_of = np.empty((n_workers, n_keeps - roll0 if served else 1, width), T.dtype)
-    cand_of = np.empty((n_workers, n_cand, width), T.dtype)
-    tmp_of = np.empty((n_workers, width), T.dtype)
-    out_of = np.empty((n_workers, width))  # the sum over the first throw in float64
-    for b in prange(n_batches):
+    A_of = zeros((n_workers, nb, n_keeps, L), T.dtype)
+    S_of = zeros((n_workers, nb, n_rolls if served else 1, L), T.dtype)
+    cand_of = zeros((n_workers, n_cand + 2, nb, L), T.dtype)
+    picks_of = np.empty((n_workers, n_cand), np.int64)
+    runs_of = np.empty((n_workers, lo.shape[2], 4), np.int64)
+    out_of = np.empty((n_workers, nb, L))  # the first throw's mean in double precision
+    no_base = zeros((nb * L,), np.float64)
+    for b in prange(b_mask.shape[0]):
         w = get_thread_id()
         A = A_of[w]
         S = S_of[w]
         cand = cand_of[w]
-        tmp = tmp_of[w]
         out = out_of[w]
         nl = b_nl[b]
         f0 = b_f0[b]
-        final_rolls(
-            b_mask[b], b_y[b], f0, nl, T, lo, hi, off, sign, below, above, A, cand, tmp,
-            roll0, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-            yahtzee, joker, extra_bonus, n_flag, values, index,
+        final_points_block(
+            b_mask[b], b_y[b], f0, nl, T, lo, hi, off, sign, below, above, A, cand,
+            picks_of[w], runs_of[w], roll0, score, joker_score, roll_face, upper,
+            upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
         )  # fmt: skip
         if served:
-            final_rolls(
-                b_mask[b], b_y[b], f0, nl, T, lo, hi, off, sign, below, above, S, cand, tmp,
-                0, served_score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                yahtzee, joker, extra_bonus, n_flag, served_values, served_index,
+            final_points_block(
+                b_mask[b], b_y[b], f0, nl, T, lo, hi, off, sign, below, above, S, cand,
+                picks_of[w], runs_of[w], 0, served_score, joker_score, roll_face, upper,
+                upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
+                served_values, served_index,
             )  # fmt: skip
-        throws_and_start(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, nl,
-                         S, served)  # fmt: skip
+        for blk in range((nl + L - 1) // L):
+            throws_block(A[blk], out[blk], add, sub_rows, size_start, roll_prob, dice, faces,
+                         rerolls, S[blk], served, no_base[blk * L : blk * L + L])  # fmt: skip
+        flat = out.reshape(nb * L)
         for i in range(nl):
-            T[f0 + i] = out[i]
+            T[f0 + i] = flat[i]
 
 
 # -- two players: lanes over the lead (:mod:`dicelab.solve.duel`) ---------------------

@@ -137,7 +137,7 @@ class PointsLayers:
     """
 
     def __init__(self, game: CompiledRules, layout: PointsLayout, sign: int, below: float,
-                 above: float, terminal: np.ndarray, width: int = 256, chunk: int = 256,
+                 above: float, terminal: np.ndarray, width: int = 64, chunk: int = 256,
                  dtype: type = np.float64) -> None:  # fmt: skip
         self.game = game
         self.layout = layout
@@ -145,9 +145,14 @@ class PointsLayers:
         self.below = below
         self.above = above
         self.terminal = terminal  # the values of the full-sheet rows, in order
-        self.width = width
         self.chunk = chunk
         self.dtype = np.dtype(dtype)
+        # whole lane vectors (see dicelab.solve.lanes): a batch's final throw is
+        # shared by its blocks, its rerolls run a block at a time
+        from dicelab.solve.lanes import lanes_of
+
+        lanes = lanes_of(self.dtype.itemsize)
+        self.width = max(lanes, width // lanes * lanes)
         self.size = layout.size
         self.total = layout.size
         self.done = layout.layer_size(game.n_categories)
@@ -197,7 +202,7 @@ class PointsLayers:
         g, lay = self.game, self.layout
         plan = kernels.plan_layer(task, lay.block, g.n_flag, self.width)
         with parallel_chunksize(1):
-            kernels.solve_layer(
+            kernels.solve_points_blocks(
                 *plan, self.width, config.NUMBA_NUM_THREADS, table, lay.lo, lay.hi, lay.off,
                 self.sign, self.below, self.above, *kernel_args(g), *space_args(g),
                 *served_args(g),
@@ -228,7 +233,7 @@ def solve_points(
     above: float,
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
     progress: Progress | None = None,
-    width: int = 256,
+    width: int = 64,
     chunk: int = 256,
     dtype: type = np.float64,
     allow_large: bool = False,
@@ -248,7 +253,7 @@ def solve_points(
     cost = points_cost(game.rules, layout.size, np.dtype(dtype).itemsize)
     cost.check(allow_large)
     cost.announce()
-    kernels.announce_compile(kernels.solve_layer)
+    kernels.announce_compile(kernels.solve_points_blocks)
     solve = PointsLayers(
         game, layout, sign, below, above, terminal_rows(game, layout, terminal), width,
         chunk, dtype,
@@ -301,7 +306,7 @@ def check_target(game: CompiledRules, target: int) -> None:
 def solve_target(
     rules: Rules | CompiledRules | str,
     progress: Progress | None = None,
-    width: int = 256,
+    width: int = 64,
     dtype: type = np.float64,
     allow_large: bool = False,
     runner=None,
@@ -428,7 +433,7 @@ def solve_utility(
     rules: Rules | CompiledRules | str,
     utility: Utility,
     progress: Progress | None = None,
-    width: int = 256,
+    width: int = 64,
     allow_large: bool = False,
     runner=None,
 ) -> UtilityTable:
