@@ -1,7 +1,7 @@
 """Benchmark of the expected-score solver, with the closest peer in the same run.
 
 Run ``python benchmarks/bench_solve.py`` (``--runs N``, ``--no-peer``, ``--rules a,b``,
-``--threads 1,2``).
+``--threads 1,2``, ``--precision single,double``).
 
 For each rule set, a fresh process compiles (or loads the compiled kernels), then
 solves ``--runs`` times; the median and the fastest time are printed with the
@@ -10,8 +10,10 @@ in a separate process. The peer, the PyPI package ``yatzy-solver`` (Rust core),
 is installed into ``benchmarks/.peer-venv`` (never into the project's own
 environment) and timed the same way on the rule sets it shares with dicelab.
 The solve is also timed with each number of threads of ``--threads`` (default: 1
-and every core) for a scaling table, and the load average of the machine is
-printed before and after, so a noisy run shows as such.
+and every core) for a scaling table, and in double precision (the first precision
+of ``--precision`` is the main one), with each start value's distance from the
+published figure; the load average of the machine is printed before and after, so
+a noisy run shows as such.
 """
 
 from __future__ import annotations
@@ -35,19 +37,22 @@ PEER_VARIANTS = {
     "yatzy": ("yatzy-scandinavian", 248.4399894),
 }
 TARGETS = {"yahtzee": 0.15, "yatzy": 0.4}
+#: the published optimal expected scores (SPEC, Part A)
+REFERENCE = {"yahtzee": 254.5896095, "yatzy": 248.4399894, "yacht": 191.7743692,
+             "yazy": 165.7573}  # fmt: skip
 
 OWN = textwrap.dedent(
     """
     import json, resource, sys, time
     from dicelab.solve.expected import solve_expected
-    name, runs = sys.argv[1], int(sys.argv[2])
+    name, runs, precision = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     t0 = time.perf_counter()
-    first = solve_expected(name)
+    first = solve_expected(name, precision=precision)
     first_s = time.perf_counter() - t0
     times = []
     t = first
     for _ in range(runs):
-        t = solve_expected(name)
+        t = solve_expected(name, precision=precision)
         times.append(t.seconds)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"times": times, "first": first_s, "peak_mib": peak,
@@ -113,7 +118,7 @@ def first_run_ever(name: str) -> float:
     """Seconds of a first solve with an empty compile cache (compile included)."""
     with tempfile.TemporaryDirectory() as tmp:
         env = dict(os.environ, NUMBA_CACHE_DIR=tmp)
-        res = run_json(sys.executable, OWN, name, "0", env=env)
+        res = run_json(sys.executable, OWN, name, "0", "single", env=env)
     return res["first"]
 
 
@@ -123,16 +128,23 @@ def main() -> None:
     ap.add_argument("--rules", default="yahtzee,yatzy,yacht,yazy")
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--threads", default=f"1,{os.cpu_count()}", help="thread counts to scale")
+    ap.add_argument("--precision", default="single,double", help="turn precisions, main first")
     args = ap.parse_args()
     names = args.rules.split(",")
     threads = sorted({int(t) for t in args.threads.split(",")})
+    precisions = args.precision.split(",")
+    main_precision = precisions[0]
     print(load())
 
-    print(f"dicelab expected-score solver, {args.runs} runs each after the one-time compile")
+    print(
+        f"dicelab expected-score solver ({main_precision} precision turns), "
+        f"{args.runs} runs each after the one-time compile"
+    )
     print(f"{'rules':10} {'median s':>9} {'min s':>8} {'target':>7} {'peak MiB':>9} {'states':>10}")
     own = {}
     for name in names:
-        res = run_json(sys.executable, OWN, name, str(args.runs), env=with_threads(threads[-1]))
+        res = run_json(sys.executable, OWN, name, str(args.runs), main_precision,
+                       env=with_threads(threads[-1]))  # fmt: skip
         own[name] = res
         med = statistics.median(res["times"])
         target = TARGETS.get(name)
@@ -152,10 +164,25 @@ def main() -> None:
                 if t == threads[-1]:
                     meds.append(statistics.median(own[name]["times"]))
                     continue
-                res = run_json(sys.executable, OWN, name, str(args.runs), env=with_threads(t))
+                res = run_json(sys.executable, OWN, name, str(args.runs), main_precision,
+                               env=with_threads(t))  # fmt: skip
                 meds.append(statistics.median(res["times"]))
             cells = [f"{m:7.3f} ({meds[0] / m:4.2f}x)" for m in meds]
             print(f"{name:10} " + " ".join(f"{c:>15}" for c in cells))
+
+    for other in precisions[1:]:
+        print(f"\n{other} precision turns against {main_precision} (same run, {threads[-1]} thr)")
+        print(f"{'rules':10} {f'{other} s':>9} {f'{main_precision} s':>9} {'ratio':>6} "
+              f"{'start diff':>11} {f'{main_precision} - published':>20}")  # fmt: skip
+        for name in names:
+            res = run_json(sys.executable, OWN, name, str(args.runs), other,
+                           env=with_threads(threads[-1]))  # fmt: skip
+            om = statistics.median(res["times"])
+            mm = statistics.median(own[name]["times"])
+            diff = own[name]["value"] - res["value"]
+            ref = REFERENCE.get(name)
+            off = "" if ref is None else f"{own[name]['value'] - ref:+.1e}"
+            print(f"{name:10} {om:9.3f} {mm:9.3f} {om / mm:5.2f}x {diff:+11.1e} {off:>20}")
 
     if args.no_peer:
         return

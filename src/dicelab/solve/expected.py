@@ -25,7 +25,7 @@ import numpy as np
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, as_game, compile_rules, refuse_variants
-from dicelab.rules.placement import box_points, box_rule, next_flag
+from dicelab.rules.placement import JOKER_NONE, box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import expected_cost
 
@@ -212,12 +212,20 @@ def _layers(n_categories: int) -> list[np.ndarray]:
     return [masks[pop == k] for k in range(n_categories + 1)]
 
 
-def kernel_args(game: CompiledRules) -> tuple:
-    """The rule arrays, in the order the turn kernels take them."""
+def kernel_args(game: CompiledRules, solving: bool = False) -> tuple:
+    """The rule arrays, in the order the turn kernels take them.
+
+    With ``solving``, all-alike rolls are marked as such only where a rule of their
+    own applies (a joker, an extra bonus, a flag, boxes that need another): under
+    the others they score like any roll, and the solvers value them with the rest.
+    """
+    roll_face = game.roll_face
+    if solving and game.n_flag == 1 and game.placement_code == JOKER_NONE:
+        roll_face = np.full_like(roll_face, -1)
     return (
         game.score,
         game.joker_score,
-        game.roll_face,
+        roll_face,
         game.upper,
         game.upper_box_of_face,
         game.threshold,
@@ -336,7 +344,8 @@ class ExpectedLayers:
         plan = kernels.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width)
         with parallel_chunksize(1):  # batches differ in cost: hand them out one by one
             kernels.solve_blocks(
-                *plan, self.width, config.NUMBA_NUM_THREADS, V, *kernel_args(g), *space_args(g),
+                *plan, self.width, config.NUMBA_NUM_THREADS, V, *kernel_args(g, solving=True),
+                *space_args(g),
                 *served_args(g), np.empty(0, dtype),
             )  # fmt: skip
 

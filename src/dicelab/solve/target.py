@@ -204,7 +204,7 @@ class PointsLayers:
         with parallel_chunksize(1):
             kernels.solve_points_blocks(
                 *plan, self.width, config.NUMBA_NUM_THREADS, table, lay.lo, lay.hi, lay.off,
-                self.sign, self.below, self.above, *kernel_args(g), *space_args(g),
+                self.sign, self.below, self.above, *kernel_args(g, solving=True), *space_args(g),
                 *served_args(g),
             )  # fmt: skip
 
