@@ -46,7 +46,7 @@ def test_too_many_keeps_refused_before_anything_is_built(tmp_path):
 
 
 def test_a_solve_longer_than_an_hour_is_refused_with_its_figures(tmp_path):
-    path = rules_file(tmp_path, "wider", 8, 6, 4, 20, threshold=300)
+    path = rules_file(tmp_path, "wider", 12, 6, 4, 20, threshold=300)
     out = cli("solve", str(path), timeout=20)
     assert out.returncode == 2 and out.stderr.count("\n") == 1
     assert "315,621,376 states" in out.stderr and "--allow-large" in out.stderr

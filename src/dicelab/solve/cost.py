@@ -17,16 +17,18 @@ from dicelab.errors import UserError
 from dicelab.rules.model import Rules
 from dicelab.text import plural
 
-#: Element operations of the turn kernels per second on 2 cores (Yahtzee's bound of
-#: 1.0e6 states x 462 keeps x 6 faces x 5 passes takes about half a second): a
-#: deliberately low figure, so estimates err towards longer.
-RATE = 1.0e10
+#: Element operations of the turn kernels per second on 2 cores, in single precision
+#: (``keeps x faces x passes`` per lane; double precision runs at half this rate).
+#: Measured: 1.1e11 for Yahtzee's expected-score table, 8.5e10 for Maxi Yatzy's,
+#: 6.1e10 for Yahtzee's table over points; a deliberately low figure, so estimates
+#: err towards longer.
+RATE = 4.0e10
 #: Longest solve started without ``--allow-large``.
 MAX_SECONDS = 3600.0
 #: Share of this machine's memory a solve may plan to use without ``--allow-large``.
 MEMORY_SHARE = 0.75
 #: Lanes of a kernel batch and threads that may each hold one (scratch per thread).
-LANES = 256
+LANES = 64
 
 
 def machine_memory() -> int:
@@ -75,13 +77,15 @@ class Cost:
 
 def turn_cost(rules: Rules, lanes: int, itemsize: int = 8) -> tuple[int, float]:
     """Scratch bytes and seconds of solving ``lanes`` lanes of turns of these rules
-    (refusing dice with too many keeps first)."""
+    (refusing dice with too many keeps first); ``itemsize`` is the bytes of a value
+    inside a turn (4 in single precision)."""
     check_keeps(rules.dice, rules.faces, rules.name)
     keeps = n_keeps(rules.dice, rules.faces)
     threads = os.cpu_count() or 1
     passes = 2 * (rules.rolls - 1) + 1
     scratch = threads * keeps * LANES * itemsize * 2
-    return scratch, lanes * keeps * rules.faces * passes / RATE
+    rate = RATE * 4 / max(itemsize, 4)
+    return scratch, lanes * keeps * rules.faces * passes / rate
 
 
 def expected_cost(rules: Rules) -> Cost:
@@ -92,7 +96,7 @@ def expected_cost(rules: Rules) -> Cost:
         else 1
     )  # fmt: skip
     states = (1 << rules.n_categories) * n_upper * n_flag
-    scratch, seconds = turn_cost(rules, states)
+    scratch, seconds = turn_cost(rules, states, itemsize=4)  # single-precision turns
     what = f"{rules.name}'s expected-score table ({plural(rules.n_categories, 'box')})"
     return Cost(what, states, 8 * states + scratch, seconds)
 
