@@ -345,8 +345,8 @@ class ExpectedLayers:
         with parallel_chunksize(1):  # batches differ in cost: hand them out one by one
             kernels.solve_blocks(
                 *plan, self.width, config.NUMBA_NUM_THREADS, V, *kernel_args(g, solving=True),
-                *space_args(g),
-                *served_args(g), np.empty(0, dtype),
+                *space_args(g), *served_args(g), np.empty(0, dtype),
+                kernels.block_stride(g.space.add.shape[0], self.width, dtype.itemsize),
             )  # fmt: skip
 
 

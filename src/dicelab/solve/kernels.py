@@ -392,14 +392,28 @@ def after_box(dst, src, u0, pts, shift, threshold, add, base):
             dst[ui] = capped - base[ui]
 
 
+@njit(cache=True, inline="always")
+def put(A, blk, row, stride, m):
+    """Store ``m`` as row ``row`` of block ``blk``: ``A[blk, row]``, or with ``stride``
+    2, where blocks are paired row by row, ``A[blk // 2, 2 * row + blk % 2]``."""
+    lanes.store_at(A, blk // stride, row * stride + blk % stride, m)
+
+
+@njit(cache=True, inline="always")
+def put_lanes(A, blk, row, stride, m, lo, hi):
+    """:func:`put` for the lanes ``lo <= lane < hi`` only."""
+    lanes.store_lanes_at(A, blk // stride, row * stride + blk % stride, m, lo, hi)
+
+
 @njit(cache=True)
-def final_block(mask, u0, nu, y, off, V, A, cand, picks, roll0, score, joker_score, roll_face,
-                upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
-                index, base, set_base):  # fmt: skip
+def final_block(mask, u0, nu, y, off, V, A, stride, cand, picks, roll0, score, joker_score,
+                roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus,
+                n_flag, values, index, base, set_base):  # fmt: skip
     """:func:`final_roll_values` for the lanes ``off .. off + nu`` of a batch.
 
-    A batch's lanes are cut into blocks of one lane vector: ``A[blk]`` is block
-    ``blk``'s scratch, ``cand[i, blk]`` its part of candidate row ``i`` (two rows
+    A batch's lanes are cut into blocks of one lane vector: row ``k`` of block
+    ``blk``'s scratch is in ``A`` as :func:`put` says (``stride`` 1 or 2), and
+    ``cand[i, blk]`` is its part of candidate row ``i`` (two rows
     more than :func:`cand_rows`). Each final roll's list of candidate rows is
     made once and its maximum taken block by block, stored into this segment's
     lanes only. Values are relative to ``base[off + ui]``; with ``set_base`` this
@@ -460,10 +474,10 @@ def final_block(mask, u0, nu, y, off, V, A, cand, picks, roll0, score, joker_sco
                 m1 = lanes.vmax(m1, lanes.load_at(cand, p, 1))
                 m2 = lanes.vmax(m2, lanes.load_at(cand, p, 2))
                 m3 = lanes.vmax(m3, lanes.load_at(cand, p, 3))
-            lanes.store_at(A, 0, roll0 + r, m0)
-            lanes.store_at(A, 1, roll0 + r, m1)
-            lanes.store_at(A, 2, roll0 + r, m2)
-            lanes.store_at(A, 3, roll0 + r, m3)
+            put(A, 0, roll0 + r, stride, m0)
+            put(A, 1, roll0 + r, stride, m1)
+            put(A, 2, roll0 + r, stride, m2)
+            put(A, 3, roll0 + r, stride, m3)
             continue
         for blk in range(b0, b1 + 1):
             m = lanes.load_at(cand, total_rows, blk)
@@ -472,9 +486,9 @@ def final_block(mask, u0, nu, y, off, V, A, cand, picks, roll0, score, joker_sco
             lo = max(off - blk * L, 0)
             hi = min(off + nu - blk * L, L)
             if lo == 0 and hi == L:
-                lanes.store_at(A, blk, roll0 + r, m)
+                put(A, blk, roll0 + r, stride, m)
             else:
-                lanes.store_lanes_at(A, blk, roll0 + r, m, lo, hi)
+                put_lanes(A, blk, roll0 + r, stride, m, lo, hi)
     # all-same rolls: each allowed box into row ``total_rows + 1``, the best in
     # ``total_rows``
     best = flat[total_rows, off : off + nu]
@@ -499,7 +513,14 @@ def final_block(mask, u0, nu, y, off, V, A, cand, picks, roll0, score, joker_sco
         for blk in range(b0, b1 + 1):
             lo = max(off - blk * L, 0)
             hi = min(off + nu - blk * L, L)
-            lanes.store_lanes_at(A, blk, roll0 + r, lanes.load_at(cand, total_rows, blk), lo, hi)
+            put_lanes(A, blk, roll0 + r, stride, lanes.load_at(cand, total_rows, blk), lo, hi)
+
+
+@njit(cache=True, inline="always")
+def mean_of(x, inv, lo):
+    """``x / faces`` rounded once: ``x * inv + x * lo`` as one fused multiply-add,
+    ``lo`` the part of ``1 / faces`` that ``inv`` misses."""
+    return lanes.vfma(x, lanes.splat(x, inv), lanes.vmul(x, lanes.splat(x, lo)))
 
 
 @njit(cache=True)
@@ -512,7 +533,7 @@ def keep_block(A, add, size_start, dice, faces):
         x = lanes.load(A, add[k, 0])
         for f in range(1, faces):
             x = lanes.vadd(x, lanes.load(A, add[k, f]))
-        lanes.store(A, k, lanes.vfma(x, lanes.splat(x, inv), lanes.vmul(x, lanes.splat(x, lo))))
+        lanes.store(A, k, mean_of(x, inv, lo))
 
 
 @njit(cache=True)
@@ -555,6 +576,105 @@ def throws_block(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rero
 
 
 @njit(cache=True)
+def keep_pair(A, add, size_start, dice, faces):
+    """:func:`keep_block` on two blocks paired row by row (``A[k, j]`` is row ``k``
+    of block ``j``): two independent chains of additions, so the core overlaps
+    them."""
+    inv = A.dtype.type(1.0 / faces)
+    lo = A.dtype.type(1.0 / faces - np.float64(inv))
+    for k in range(size_start[dice] - 1, -1, -1):
+        x0 = lanes.load_at(A, add[k, 0], 0)
+        x1 = lanes.load_at(A, add[k, 0], 1)
+        for f in range(1, faces):
+            x0 = lanes.vadd(x0, lanes.load_at(A, add[k, f], 0))
+            x1 = lanes.vadd(x1, lanes.load_at(A, add[k, f], 1))
+        lanes.store_at(A, k, 0, mean_of(x0, inv, lo))
+        lanes.store_at(A, k, 1, mean_of(x1, inv, lo))
+
+
+@njit(cache=True)
+def best_pair(A, sub_rows):
+    """:func:`best_block` on two blocks paired row by row."""
+    width = sub_rows.shape[1]
+    for k in range(A.shape[0]):
+        i = sub_rows[k, 0]
+        if i == k:
+            continue
+        m0 = lanes.vmax(lanes.load_at(A, k, 0), lanes.load_at(A, i, 0))
+        m1 = lanes.vmax(lanes.load_at(A, k, 1), lanes.load_at(A, i, 1))
+        for j in range(1, width):
+            i = sub_rows[k, j]
+            if i == k:
+                break
+            m0 = lanes.vmax(m0, lanes.load_at(A, i, 0))
+            m1 = lanes.vmax(m1, lanes.load_at(A, i, 1))
+        lanes.store_at(A, k, 0, m0)
+        lanes.store_at(A, k, 1, m1)
+
+
+@njit(cache=True)
+def throws_pair(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, S, served,
+                base):  # fmt: skip
+    """:func:`throws_block` on two blocks paired row by row: ``out[j]`` gets block
+    ``j``'s turn-start values, ``base[j * lanes + lane]`` added."""
+    roll0 = size_start[dice]
+    L = A.shape[2]
+    for _ in range(rerolls):
+        keep_pair(A, add, size_start, dice, faces)
+        best_pair(A, sub_rows)
+    if served:
+        for r in range(roll_prob.shape[0]):
+            for j in range(2):
+                lanes.store_at(A, roll0 + r, j,
+                               lanes.vmax(lanes.load_at(A, roll0 + r, j), lanes.load_at(S, r, j)))
+    acc0 = lanes.splat(lanes.widen(lanes.load_at(A, roll0, 0)), 0.0)
+    acc1 = acc0
+    for r in range(roll_prob.shape[0]):
+        x0 = lanes.widen(lanes.load_at(A, roll0 + r, 0))
+        x1 = lanes.widen(lanes.load_at(A, roll0 + r, 1))
+        p = lanes.splat(x0, roll_prob[r])
+        acc0 = lanes.vfma(x0, p, acc0)
+        acc1 = lanes.vfma(x1, p, acc1)
+    lanes.store(out, 0, acc0)
+    lanes.store(out, 1, acc1)
+    for j in range(2):
+        for lane in range(L):
+            out[j, lane] += base[j * L + lane]
+
+
+@njit(cache=True)
+def throws_blocks(A, out, nbk, stride, add, sub_rows, size_start, roll_prob, dice, faces,
+                  rerolls, S, served, base):  # fmt: skip
+    """The rerolls and first throw of blocks ``0 .. nbk`` of a batch, one by one or
+    two at a time (``stride``, see :func:`put`); ``out[blk]`` gets block ``blk``'s
+    turn-start values."""
+    L = A.shape[2]
+    if stride == 1:
+        for blk in range(nbk):
+            throws_block(A[blk], out[blk], add, sub_rows, size_start, roll_prob, dice, faces,
+                         rerolls, S[blk], served, base[blk * L : blk * L + L])  # fmt: skip
+        return
+    n_keeps = A.shape[1] // 2
+    n_s = S.shape[1] // 2
+    for p in range((nbk + 1) // 2):
+        throws_pair(A[p].reshape((n_keeps, 2, L)), out[2 * p : 2 * p + 2], add, sub_rows,
+                    size_start, roll_prob, dice, faces, rerolls, S[p].reshape((n_s, 2, L)),
+                    served, base[2 * p * L : 2 * p * L + 2 * L])  # fmt: skip
+
+
+def block_stride(n_keeps: int, width: int, itemsize: int) -> int:
+    """2 where a turn runs two blocks at a time (see :func:`put`), else 1.
+
+    Two blocks go together when their scratch (64 bytes a keep each) fits in 64 KiB,
+    about a first-level cache, and a batch holds an even number of blocks: two
+    independent chains then halve Yahtzee's rerolls (462 keeps) on an AVX-512 core;
+    Maxi Yatzy's (924 keeps) would spill to the second level and run slower.
+    """
+    blocks = width // lanes.lanes_of(itemsize)
+    return 2 if 2 * 64 * n_keeps <= 64 * 1024 and blocks % 2 == 0 else 1
+
+
+@njit(cache=True)
 def zeros(shape, dtype):
     """``np.zeros`` outside a parallel region: inside one, Numba fills the array in a
     parallel loop of its own, scheduled element by element under a chunk size of 1."""
@@ -566,7 +686,7 @@ def solve_blocks(
     seg_mask, seg_y, seg_u0, seg_nu, starts, width, n_workers, V, score, joker_score,
     roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
     values, index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, served,
-    served_score, served_values, served_index, scratch,
+    served_score, served_values, served_index, scratch, stride,
 ):  # fmt: skip
     """Fill ``V`` for every segment of a layer; batches of ``width`` lanes run in
     parallel, each turned in blocks of one lane vector.
@@ -588,8 +708,8 @@ def solve_blocks(
     L = 64 // scratch.itemsize
     nb = width // L
     n_cand = max(cand_rows(values), cand_rows(served_values)) + 1
-    A_of = zeros((n_workers, nb, n_keeps, L), dt)
-    S_of = zeros((n_workers, nb, n_rolls if served else 1, L), dt)
+    A_of = zeros((n_workers, nb // stride, n_keeps * stride, L), dt)
+    S_of = zeros((n_workers, nb // stride, (n_rolls if served else 1) * stride, L), dt)
     cand_of = zeros((n_workers, n_cand, nb, L), dt)
     picks_of = np.empty((n_workers, n_cand), np.int64)
     out_of = np.empty((n_workers, nb, L))
@@ -605,21 +725,20 @@ def solve_blocks(
         off = 0
         for j in range(starts[b], starts[b + 1]):
             final_block(
-                seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, A, cand, picks, roll0,
-                score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
-                joker, extra_bonus, n_flag, values, index, base, True,
+                seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, A, stride, cand, picks,
+                roll0, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
+                yahtzee, joker, extra_bonus, n_flag, values, index, base, True,
             )  # fmt: skip
             if served:
                 final_block(
-                    seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, S, cand, picks, 0,
+                    seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, S, stride, cand, picks, 0,
                     served_score, joker_score, roll_face, upper, upper_box_of_face, threshold,
                     yahtzee, joker, extra_bonus, n_flag, served_values, served_index, base,
                     False,
                 )  # fmt: skip
             off += seg_nu[j]
-        for blk in range((off + L - 1) // L):
-            throws_block(A[blk], out[blk], add, sub_rows, size_start, roll_prob, dice, faces,
-                         rerolls, S[blk], served, base[blk * L : blk * L + L])  # fmt: skip
+        throws_blocks(A, out, (off + L - 1) // L, stride, add, sub_rows, size_start, roll_prob,
+                      dice, faces, rerolls, S, served, base)  # fmt: skip
         flat = out.reshape(nb * L)
         off = 0
         for j in range(starts[b], starts[b + 1]):
@@ -825,15 +944,16 @@ def fill_runs(dst, f0, runs, n_runs, m2, y2, shift, pts, gain, T, lo, hi, off, s
 
 
 @njit(cache=True)
-def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, cand, picks,
-                       runs, roll0, score, joker_score, roll_face, upper, upper_box_of_face,
+def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, stride, cand,
+                       picks, runs, roll0, score, joker_score, roll_face, upper, upper_box_of_face,
                        threshold, yahtzee, joker, extra_bonus, n_flag, values,
                        index):  # fmt: skip
     """Best box for every final roll and lane (lanes over points) of one batch, cut
     into blocks of one lane vector: each box's distinct scores valued once, each
     ordinary roll the best of its boxes, all-same rolls by the joker rules.
 
-    ``A[blk]`` is block ``blk``'s scratch and ``cand[i, blk]`` its part of candidate
+    Row ``k`` of block ``blk``'s scratch is in ``A`` as :func:`put` says (``stride``
+    1 or 2) and ``cand[i, blk]`` is its part of candidate
     row ``i`` (two rows more than the boxes' distinct scores); lanes past ``nl``
     hold finite leftovers that are never written back.
     """
@@ -868,16 +988,16 @@ def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, c
                 m1 = lanes.vmax(m1, lanes.load_at(cand, p, 1))
                 m2 = lanes.vmax(m2, lanes.load_at(cand, p, 2))
                 m3 = lanes.vmax(m3, lanes.load_at(cand, p, 3))
-            lanes.store_at(A, 0, roll0 + r, m0)
-            lanes.store_at(A, 1, roll0 + r, m1)
-            lanes.store_at(A, 2, roll0 + r, m2)
-            lanes.store_at(A, 3, roll0 + r, m3)
+            put(A, 0, roll0 + r, stride, m0)
+            put(A, 1, roll0 + r, stride, m1)
+            put(A, 2, roll0 + r, stride, m2)
+            put(A, 3, roll0 + r, stride, m3)
             continue
         for blk in range(nbk):
             m = lanes.load_at(cand, picks[0], blk)
             for i in range(1, n_open):
                 m = lanes.vmax(m, lanes.load_at(cand, picks[i], blk))
-            lanes.store_at(A, blk, roll0 + r, m)
+            put(A, blk, roll0 + r, stride, m)
     best = flat[total, :nl]
     tmp = flat[total + 1]
     for r in range(n_rolls):
@@ -898,7 +1018,7 @@ def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, c
             for i in range(nl):
                 best[i] = max(best[i], tmp[i])
         for blk in range(nbk):
-            lanes.store_at(A, blk, roll0 + r, lanes.load_at(cand, total, blk))
+            put(A, blk, roll0 + r, stride, lanes.load_at(cand, total, blk))
 
 
 @njit(cache=True, parallel=True)
@@ -906,7 +1026,7 @@ def solve_points_blocks(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, of
                         above, score, joker_score, roll_face, upper, upper_box_of_face,
                         threshold, yahtzee, joker, extra_bonus, n_flag, values, index, add,
                         sub_rows, size_start, roll_prob, dice, faces, rerolls, served,
-                        served_score, served_values, served_index):  # fmt: skip
+                        served_score, served_values, served_index, stride):  # fmt: skip
     """Fill the lanes of a list of batches (lanes over points), each turned in blocks
     of one lane vector of ``T``'s precision (:func:`final_points_block`,
     :func:`throws_block`); ``width`` is a whole number of lane vectors.
@@ -922,8 +1042,8 @@ def solve_points_blocks(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, of
     L = 64 // T.itemsize
     nb = width // L
     n_cand = max(values.shape[0] * values.shape[1], served_values.shape[0] * served_values.shape[1])
-    A_of = zeros((n_workers, nb, n_keeps, L), T.dtype)
-    S_of = zeros((n_workers, nb, n_rolls if served else 1, L), T.dtype)
+    A_of = zeros((n_workers, nb // stride, n_keeps * stride, L), T.dtype)
+    S_of = zeros((n_workers, nb // stride, (n_rolls if served else 1) * stride, L), T.dtype)
     cand_of = zeros((n_workers, n_cand + 2, nb, L), T.dtype)
     picks_of = np.empty((n_workers, n_cand), np.int64)
     runs_of = np.empty((n_workers, lo.shape[2], 4), np.int64)
@@ -938,20 +1058,19 @@ def solve_points_blocks(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, of
         nl = b_nl[b]
         f0 = b_f0[b]
         final_points_block(
-            b_mask[b], b_y[b], f0, nl, T, lo, hi, off, sign, below, above, A, cand,
+            b_mask[b], b_y[b], f0, nl, T, lo, hi, off, sign, below, above, A, stride, cand,
             picks_of[w], runs_of[w], roll0, score, joker_score, roll_face, upper,
             upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
         )  # fmt: skip
         if served:
             final_points_block(
-                b_mask[b], b_y[b], f0, nl, T, lo, hi, off, sign, below, above, S, cand,
+                b_mask[b], b_y[b], f0, nl, T, lo, hi, off, sign, below, above, S, stride, cand,
                 picks_of[w], runs_of[w], 0, served_score, joker_score, roll_face, upper,
                 upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
                 served_values, served_index,
             )  # fmt: skip
-        for blk in range((nl + L - 1) // L):
-            throws_block(A[blk], out[blk], add, sub_rows, size_start, roll_prob, dice, faces,
-                         rerolls, S[blk], served, no_base[blk * L : blk * L + L])  # fmt: skip
+        throws_blocks(A, out, (nl + L - 1) // L, stride, add, sub_rows, size_start, roll_prob,
+                      dice, faces, rerolls, S, served, no_base)  # fmt: skip
         flat = out.reshape(nb * L)
         for i in range(nl):
             T[f0 + i] = flat[i]

@@ -206,6 +206,7 @@ class PointsLayers:
                 *plan, self.width, config.NUMBA_NUM_THREADS, table, lay.lo, lay.hi, lay.off,
                 self.sign, self.below, self.above, *kernel_args(g, solving=True), *space_args(g),
                 *served_args(g),
+                kernels.block_stride(g.space.add.shape[0], self.width, self.dtype.itemsize),
             )  # fmt: skip
 
 
