@@ -1,5 +1,8 @@
 """The machine code of the max kernels: vector max instructions, no masked stores.
 
+The block kernels (lane vectors, :mod:`dicelab.solve.lanes`) are checked the same
+way, and for the absence of scalar maxima and sums.
+
 A per-lane ``a if a > b else b`` written straight back to memory compiles to a
 compare and a masked store (slow on AMD cores); the kernels take their maxima in
 registers and store a row once. This checks the generated x86 code says so.
@@ -34,3 +37,33 @@ def test_max_kernels_use_vector_max_and_plain_stores(func, dtype, vmax):
     ops = instructions(func, *rows, 64)
     assert any(op.endswith(vmax) for op in ops), sorted(ops)
     assert not any("maskmov" in op for op in ops), sorted(ops)
+
+
+def lane_vector_instructions(func, *args) -> set[str]:
+    """Mnemonics of a fresh compile of a kernel built on lane vectors."""
+    fresh = njit(func.py_func)
+    fresh(*args)
+    asm = "\n".join(fresh.inspect_asm().values())
+    return set(re.findall(r"^\s+([a-z][a-z0-9]*)\b", asm, re.M))
+
+
+@pytest.mark.parametrize(("dtype", "suffix"), [(np.float64, "pd"), (np.float32, "ps")])
+def test_block_kernels_compile_to_whole_vector_operations(dtype, suffix):
+    """The block kernels take a keep's maximum and mean with packed instructions
+    only: no scalar max or add on a lane, no masked store."""
+    from dicelab.rules import load_rules
+    from dicelab.rules.compiled import compile_rules
+    from dicelab.solve import lanes
+
+    space = compile_rules(load_rules("yahtzee")).space
+    A = np.zeros((space.add.shape[0], lanes.lanes_of(np.dtype(dtype).itemsize)), dtype)
+    best = lane_vector_instructions(kernels.best_block, A, space.sub_rows)
+    assert f"vmax{suffix}" in best, sorted(best)
+    keep = lane_vector_instructions(
+        kernels.keep_block, A, space.add, space.size_start, space.dice, space.faces
+    )
+    assert f"vadd{suffix}" in keep and any(op.startswith("vfmadd") for op in keep), sorted(keep)
+    for ops in (best, keep):
+        assert not any("maskmov" in op for op in ops), sorted(ops)
+        scalar = {"vmaxss", "vmaxsd", "vaddss", "vaddsd"}
+        assert not scalar & ops, sorted(scalar & ops)

@@ -140,3 +140,24 @@ def test_keep_mean_is_not_biased_in_single_precision():
     assert plain_bias > 2e-7
     assert abs(bias) < plain_bias / 4
     assert np.abs(A[keeps] - exact[keeps]).max() < 1e-5
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_paired_blocks_match_one_block_at_a_time(dtype):
+    """Two blocks paired row by row give each block's own turn, bit for bit."""
+    space = compile_rules(load_rules("yahtzee")).space
+    n = lanes.lanes_of(np.dtype(dtype).itemsize)
+    n_keeps = space.add.shape[0]
+    rng = np.random.default_rng(11)
+    blocks = rng.uniform(-20, 60, (2, n_keeps, n)).astype(dtype)
+    paired = np.ascontiguousarray(blocks.transpose(1, 0, 2))
+    base = rng.uniform(100, 200, 2 * n)
+    args = (space.add, space.sub_rows, space.size_start, space.roll_prob, space.dice,
+            space.faces, 2)  # fmt: skip
+    want = np.zeros((2, n))
+    for j in range(2):
+        kernels.throws_block(blocks[j], want[j], *args, blocks[j], False, base[j * n : j * n + n])
+    got = np.zeros((2, n))
+    kernels.throws_pair(paired, got, *args, paired, False, base)
+    assert np.array_equal(got, want)
+    assert np.array_equal(paired.transpose(1, 0, 2), blocks)
