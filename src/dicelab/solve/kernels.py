@@ -1347,8 +1347,8 @@ def duel_eval_layer(b_i, b_j, b_node, b_x0, b_nl, width, n_workers, rows, conv, 
     roll0 = size_start[dice]
     nq = rows.shape[0] + 1
     n_cand = values.shape[0] * values.shape[1] + 1
-    below = np.zeros(rows.shape[0])
-    above = np.zeros(rows.shape[0])
+    below = zeros((rows.shape[0],), np.float64)  # not a parallel loop of its own
+    above = zeros((rows.shape[0],), np.float64)
     for q in range(0, rows.shape[0], 2):
         above[q] = 1.0  # a certain lead is a certain win, never a tie
     E_of = np.empty((n_workers, n_keeps * nq * width))
