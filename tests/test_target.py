@@ -295,7 +295,13 @@ def test_target_table_cache(yazy_target):
     second = target_table("yazy")
     assert second.meta["cached"] is True
     assert np.array_equal(first.values, second.values)
-    assert second.probability(200) == pytest.approx(yazy_target.probability(200), abs=0)
+    assert second.values.dtype == np.float32  # the commands' table: single precision
+    assert second.probability(200) == pytest.approx(yazy_target.probability(200), abs=1e-6)
+    # a double-precision table is cached apart, and is the library's solve exactly
+    double = target_table("yazy", dtype=np.float64)
+    assert double.values.dtype == np.float64 and double.meta["path"] != second.meta["path"]
+    assert target_table("yazy", dtype=np.float64).meta["cached"] is True
+    assert double.probability(200) == pytest.approx(yazy_target.probability(200), abs=0)
 
 
 def test_play_to_reach_turn_values(yazy_target):
