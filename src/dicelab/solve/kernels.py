@@ -463,21 +463,22 @@ def final_block(mask, u0, nu, y, off, V, A, stride, cand, picks, roll0, score, j
                 continue
             picks[n] = first_row[t] + j
             n += 1
-        if whole and b1 == 3:  # four blocks side by side: four independent maxima
-            m0 = lanes.load_at(cand, total_rows, 0)
-            m1 = lanes.load_at(cand, total_rows, 1)
-            m2 = lanes.load_at(cand, total_rows, 2)
-            m3 = lanes.load_at(cand, total_rows, 3)
-            for i in range(n):
-                p = picks[i]
-                m0 = lanes.vmax(m0, lanes.load_at(cand, p, 0))
-                m1 = lanes.vmax(m1, lanes.load_at(cand, p, 1))
-                m2 = lanes.vmax(m2, lanes.load_at(cand, p, 2))
-                m3 = lanes.vmax(m3, lanes.load_at(cand, p, 3))
-            put(A, 0, roll0 + r, stride, m0)
-            put(A, 1, roll0 + r, stride, m1)
-            put(A, 2, roll0 + r, stride, m2)
-            put(A, 3, roll0 + r, stride, m3)
+        if whole and (b1 + 1) % 4 == 0:  # four blocks at a time: four independent maxima
+            for g in range(0, b1 + 1, 4):
+                m0 = lanes.load_at(cand, total_rows, g)
+                m1 = lanes.load_at(cand, total_rows, g + 1)
+                m2 = lanes.load_at(cand, total_rows, g + 2)
+                m3 = lanes.load_at(cand, total_rows, g + 3)
+                for i in range(n):
+                    p = picks[i]
+                    m0 = lanes.vmax(m0, lanes.load_at(cand, p, g))
+                    m1 = lanes.vmax(m1, lanes.load_at(cand, p, g + 1))
+                    m2 = lanes.vmax(m2, lanes.load_at(cand, p, g + 2))
+                    m3 = lanes.vmax(m3, lanes.load_at(cand, p, g + 3))
+                put(A, g, roll0 + r, stride, m0)
+                put(A, g + 1, roll0 + r, stride, m1)
+                put(A, g + 2, roll0 + r, stride, m2)
+                put(A, g + 3, roll0 + r, stride, m3)
             continue
         for blk in range(b0, b1 + 1):
             m = lanes.load_at(cand, total_rows, blk)
@@ -976,22 +977,23 @@ def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, s
             continue
         for t in range(n_open):
             picks[t] = first_row[t] + index[open_boxes[t], r]
-        if nbk == 4:  # four blocks side by side: four independent maxima
-            p = picks[0]
-            m0 = lanes.load_at(cand, p, 0)
-            m1 = lanes.load_at(cand, p, 1)
-            m2 = lanes.load_at(cand, p, 2)
-            m3 = lanes.load_at(cand, p, 3)
-            for i in range(1, n_open):
-                p = picks[i]
-                m0 = lanes.vmax(m0, lanes.load_at(cand, p, 0))
-                m1 = lanes.vmax(m1, lanes.load_at(cand, p, 1))
-                m2 = lanes.vmax(m2, lanes.load_at(cand, p, 2))
-                m3 = lanes.vmax(m3, lanes.load_at(cand, p, 3))
-            put(A, 0, roll0 + r, stride, m0)
-            put(A, 1, roll0 + r, stride, m1)
-            put(A, 2, roll0 + r, stride, m2)
-            put(A, 3, roll0 + r, stride, m3)
+        if nbk % 4 == 0:  # four blocks at a time: four independent maxima
+            for g in range(0, nbk, 4):
+                p = picks[0]
+                m0 = lanes.load_at(cand, p, g)
+                m1 = lanes.load_at(cand, p, g + 1)
+                m2 = lanes.load_at(cand, p, g + 2)
+                m3 = lanes.load_at(cand, p, g + 3)
+                for i in range(1, n_open):
+                    p = picks[i]
+                    m0 = lanes.vmax(m0, lanes.load_at(cand, p, g))
+                    m1 = lanes.vmax(m1, lanes.load_at(cand, p, g + 1))
+                    m2 = lanes.vmax(m2, lanes.load_at(cand, p, g + 2))
+                    m3 = lanes.vmax(m3, lanes.load_at(cand, p, g + 3))
+                put(A, g, roll0 + r, stride, m0)
+                put(A, g + 1, roll0 + r, stride, m1)
+                put(A, g + 2, roll0 + r, stride, m2)
+                put(A, g + 3, roll0 + r, stride, m3)
             continue
         for blk in range(nbk):
             m = lanes.load_at(cand, picks[0], blk)
