@@ -406,27 +406,30 @@ def put_lanes(A, blk, row, stride, m, lo, hi):
 
 
 @njit(cache=True)
-def final_block(mask, u0, nu, y, off, V, A, stride, cand, picks, roll0, score, joker_score,
-                roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus,
-                n_flag, values, index, base, set_base):  # fmt: skip
-    """:func:`final_roll_values` for the lanes ``off .. off + nu`` of a batch.
+def final_segment(mask, u0, nu, y, off, V, A, stride, cand, roll0, score, joker_score,
+                  roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus,
+                  n_flag, values, index, base, set_base, shared):  # fmt: skip
+    """The candidates of one segment (lanes ``off .. off + nu`` of a batch) and its
+    all-alike rolls; :func:`final_maxima` then takes every other roll's best box
+    for the whole batch at once.
 
-    A batch's lanes are cut into blocks of one lane vector: row ``k`` of block
-    ``blk``'s scratch is in ``A`` as :func:`put` says (``stride`` 1 or 2), and
-    ``cand[i, blk]`` is its part of candidate row ``i`` (two rows
-    more than :func:`cand_rows`). Each final roll's list of candidate rows is
-    made once and its maximum taken block by block, stored into this segment's
-    lanes only. Values are relative to ``base[off + ui]``; with ``set_base`` this
-    sets it, to the lowest candidate of the first open box. ``picks`` is scratch
-    for one roll's rows.
+    Candidate row ``c * n_vals + j`` (``n_vals = values.shape[1]``) holds box ``c``'s
+    ``j``-th distinct score in every lane whose state has ``c`` open, and ``NEG``
+    in this segment's lanes when ``c`` is filled here but open in another segment
+    of the batch (``shared``, the batch's open boxes). Row ``n_cat * n_vals`` holds
+    each lane's best 0-candidate, which covers every box a roll scores 0 in (see
+    :func:`final_roll_values`); the next two are scratch for the all-alike rolls,
+    stored straight into ``A`` (as :func:`put` says, ``stride`` 1 or 2). Values are
+    relative to ``base[off + ui]``; with ``set_base`` this sets it, to the lowest
+    candidate of the first open box.
     """
     n_cat, n_rolls = score.shape
+    nv = values.shape[1]
     L = A.shape[2]
     flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
     b0 = off // L
     b1 = (off + nu - 1) // L
-    whole = off == 0 and nu == cand.shape[1] * L
-    open_boxes, first_row, n_vals_of, n_open, total_rows = open_box_rows(mask, values)
+    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
     lb = base[off : off + nu]
     if set_base:
         lb[:] = 0.0
@@ -435,65 +438,30 @@ def final_block(mask, u0, nu, y, off, V, A, stride, cand, picks, roll0, score, j
             pts = values[c, 0]
             after_box(lb, V[mask | (1 << c), 0 if c == yahtzee else y], u0, pts,
                       upper[c] and threshold > 0, threshold, float(pts), lb)  # fmt: skip
-    for t in range(n_open):
-        c = open_boxes[t]
+    zrow = flat[n_cat * nv, off : off + nu]
+    zrow[:] = NEG
+    for c in range(n_cat):
+        if (shared >> c) & 1 == 0:
+            continue
+        if (mask >> c) & 1 == 1:  # filled here, open elsewhere in the batch
+            for j in range(nv):
+                if j > 0 and values[c, j] == values[c, j - 1]:
+                    break
+                flat[c * nv + j, off : off + nu] = NEG
+            continue
         src = V[mask | (1 << c), 0 if c == yahtzee else y]
         shift = upper[c] and threshold > 0
-        for j in range(n_vals_of[t]):
+        for j in range(nv):
+            if j > 0 and values[c, j] == values[c, j - 1]:
+                break
             pts = values[c, j]
-            after_box(flat[first_row[t] + j, off : off + nu], src, u0, pts, shift, threshold,
-                      float(pts), lb)  # fmt: skip
-    # the best 0-candidate of the open boxes covers every box a roll scores 0 in
-    # (see :func:`final_roll_values`): row ``total_rows``
-    zrow = flat[total_rows, off : off + nu]
-    zrow[:] = NEG
-    for t in range(n_open):
-        if values[open_boxes[t], 0] == 0:
-            crow = flat[first_row[t], off : off + nu]
-            for ui in range(nu):
-                zrow[ui] = max(zrow[ui], crow[ui])
-    for r in range(n_rolls):
-        if roll_face[r] >= 0:
-            continue
-        n = 0
-        for t in range(n_open):
-            c = open_boxes[t]
-            j = index[c, r]
-            if j == 0 and values[c, 0] == 0:
-                continue
-            picks[n] = first_row[t] + j
-            n += 1
-        if whole and (b1 + 1) % 4 == 0:  # four blocks at a time: four independent maxima
-            for g in range(0, b1 + 1, 4):
-                m0 = lanes.load_at(cand, total_rows, g)
-                m1 = lanes.load_at(cand, total_rows, g + 1)
-                m2 = lanes.load_at(cand, total_rows, g + 2)
-                m3 = lanes.load_at(cand, total_rows, g + 3)
-                for i in range(n):
-                    p = picks[i]
-                    m0 = lanes.vmax(m0, lanes.load_at(cand, p, g))
-                    m1 = lanes.vmax(m1, lanes.load_at(cand, p, g + 1))
-                    m2 = lanes.vmax(m2, lanes.load_at(cand, p, g + 2))
-                    m3 = lanes.vmax(m3, lanes.load_at(cand, p, g + 3))
-                put(A, g, roll0 + r, stride, m0)
-                put(A, g + 1, roll0 + r, stride, m1)
-                put(A, g + 2, roll0 + r, stride, m2)
-                put(A, g + 3, roll0 + r, stride, m3)
-            continue
-        for blk in range(b0, b1 + 1):
-            m = lanes.load_at(cand, total_rows, blk)
-            for i in range(n):
-                m = lanes.vmax(m, lanes.load_at(cand, picks[i], blk))
-            lo = max(off - blk * L, 0)
-            hi = min(off + nu - blk * L, L)
-            if lo == 0 and hi == L:
-                put(A, blk, roll0 + r, stride, m)
-            else:
-                put_lanes(A, blk, roll0 + r, stride, m, lo, hi)
-    # all-same rolls: each allowed box into row ``total_rows + 1``, the best in
-    # ``total_rows``
-    best = flat[total_rows, off : off + nu]
-    tmp = flat[total_rows + 1, off : off + nu]
+            crow = flat[c * nv + j, off : off + nu]
+            after_box(crow, src, u0, pts, shift, threshold, float(pts), lb)
+            if j == 0 and pts == 0:
+                for ui in range(nu):
+                    zrow[ui] = max(zrow[ui], crow[ui])
+    best = flat[n_cat * nv + 1, off : off + nu]
+    tmp = flat[n_cat * nv + 2, off : off + nu]
     for r in range(n_rolls):
         face = roll_face[r]
         if face < 0:
@@ -514,7 +482,114 @@ def final_block(mask, u0, nu, y, off, V, A, stride, cand, picks, roll0, score, j
         for blk in range(b0, b1 + 1):
             lo = max(off - blk * L, 0)
             hi = min(off + nu - blk * L, L)
-            put_lanes(A, blk, roll0 + r, stride, lanes.load_at(cand, total_rows, blk), lo, hi)
+            put_lanes(A, blk, roll0 + r, stride, lanes.load_at(cand, n_cat * nv + 1, blk), lo,
+                      hi)  # fmt: skip
+
+
+@njit(cache=True)
+def final_maxima(off, nu, A, stride, cand, picks, roll0, boxes, roll_face, values, index):
+    """Every ordinary final roll's best box for lanes ``off .. off + nu`` of a batch
+    (the candidates of :func:`final_segment`): one list of candidate rows a roll,
+    the boxes of ``boxes`` that score for it, and the maxima taken four blocks at a
+    time over whole blocks."""
+    n_cat = values.shape[0]
+    nv = values.shape[1]
+    L = A.shape[2]
+    zero = n_cat * nv
+    b0 = off // L
+    b1 = (off + nu - 1) // L
+    whole = off % L == 0 and nu % L == 0
+    for r in range(roll_face.shape[0]):
+        if roll_face[r] >= 0:
+            continue
+        n = 0
+        for c in range(n_cat):
+            if (boxes >> c) & 1 == 0:
+                continue
+            j = index[c, r]
+            if j == 0 and values[c, 0] == 0:
+                continue
+            picks[n] = c * nv + j
+            n += 1
+        g = b0
+        while whole and g + 4 <= b1 + 1:  # four independent maxima
+            m0 = lanes.load_at(cand, zero, g)
+            m1 = lanes.load_at(cand, zero, g + 1)
+            m2 = lanes.load_at(cand, zero, g + 2)
+            m3 = lanes.load_at(cand, zero, g + 3)
+            for i in range(n):
+                p = picks[i]
+                m0 = lanes.vmax(m0, lanes.load_at(cand, p, g))
+                m1 = lanes.vmax(m1, lanes.load_at(cand, p, g + 1))
+                m2 = lanes.vmax(m2, lanes.load_at(cand, p, g + 2))
+                m3 = lanes.vmax(m3, lanes.load_at(cand, p, g + 3))
+            put(A, g, roll0 + r, stride, m0)
+            put(A, g + 1, roll0 + r, stride, m1)
+            put(A, g + 2, roll0 + r, stride, m2)
+            put(A, g + 3, roll0 + r, stride, m3)
+            g += 4
+        for blk in range(g, b1 + 1):
+            m = lanes.load_at(cand, zero, blk)
+            for i in range(n):
+                m = lanes.vmax(m, lanes.load_at(cand, picks[i], blk))
+            lo = max(off - blk * L, 0)
+            hi = min(off + nu - blk * L, L)
+            if lo == 0 and hi == L:
+                put(A, blk, roll0 + r, stride, m)
+            else:
+                put_lanes(A, blk, roll0 + r, stride, m, lo, hi)
+
+
+@njit(cache=True)
+def final_batch(seg_mask, seg_y, seg_u0, seg_nu, first, last, V, A, stride, cand, picks, roll0,
+                score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
+                joker, extra_bonus, n_flag, values, index, base, set_base):  # fmt: skip
+    """The final throw of segments ``first .. last`` of a batch, side by side.
+
+    Each roll's list of boxes is made once for the whole batch (the boxes open in
+    any of its segments, ``NEG`` where a segment has them filled) when that costs
+    fewer vector maxima than a list per segment; otherwise one list per segment.
+    """
+    L = A.shape[2]
+    full = (1 << values.shape[0]) - 1
+    shared = 0
+    lanes_used = 0
+    split_cost = 0
+    off = 0
+    for j in range(first, last):
+        own = full & ~seg_mask[j]
+        shared |= own
+        blocks = (off + seg_nu[j] - 1) // L - off // L + 1
+        split_cost += popcount(own) * blocks
+        off += seg_nu[j]
+        lanes_used += seg_nu[j]
+    nbk = (lanes_used + L - 1) // L
+    together = popcount(shared) * nbk <= split_cost
+    off = 0
+    for j in range(first, last):
+        final_segment(
+            seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, A, stride, cand, roll0, score,
+            joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
+            extra_bonus, n_flag, values, index, base, set_base,
+            shared if together else full & ~seg_mask[j],
+        )  # fmt: skip
+        if not together:
+            final_maxima(off, seg_nu[j], A, stride, cand, picks, roll0, full & ~seg_mask[j],
+                         roll_face, values, index)  # fmt: skip
+        off += seg_nu[j]
+    if together:
+        final_maxima(0, nbk * L, A, stride, cand, picks, roll0, shared, roll_face, values,
+                     index)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def popcount(x):
+    """The number of bits set in ``x``."""
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
 
 
 @njit(cache=True, inline="always")
@@ -692,7 +767,8 @@ def solve_blocks(
     """Fill ``V`` for every segment of a layer; batches of ``width`` lanes run in
     parallel, each turned in blocks of one lane vector.
 
-    The final throw is shared by the blocks of a batch (:func:`final_block`); the
+    The final throw is shared by the blocks of a batch (:func:`final_segment`,
+    :func:`final_maxima`); the
     rerolls run block by block in the first-level cache (:func:`throws_block`), in
     the precision of ``scratch`` (an empty array; its lane vector must divide
     ``width``), each lane relative to a double-precision base. Each thread reuses
@@ -708,7 +784,7 @@ def solve_blocks(
     dt = scratch.dtype
     L = 64 // scratch.itemsize
     nb = width // L
-    n_cand = max(cand_rows(values), cand_rows(served_values)) + 1
+    n_cand = max(cand_rows(values), cand_rows(served_values)) + 2
     A_of = zeros((n_workers, nb // stride, n_keeps * stride, L), dt)
     S_of = zeros((n_workers, nb // stride, (n_rolls if served else 1) * stride, L), dt)
     cand_of = zeros((n_workers, n_cand, nb, L), dt)
@@ -723,20 +799,20 @@ def solve_blocks(
         picks = picks_of[w]
         out = out_of[w]
         base = base_of[w]
+        final_batch(
+            seg_mask, seg_y, seg_u0, seg_nu, starts[b], starts[b + 1], V, A, stride, cand,
+            picks, roll0, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
+            yahtzee, joker, extra_bonus, n_flag, values, index, base, True,
+        )  # fmt: skip
+        if served:
+            final_batch(
+                seg_mask, seg_y, seg_u0, seg_nu, starts[b], starts[b + 1], V, S, stride, cand,
+                picks, 0, served_score, joker_score, roll_face, upper, upper_box_of_face,
+                threshold, yahtzee, joker, extra_bonus, n_flag, served_values, served_index,
+                base, False,
+            )  # fmt: skip
         off = 0
         for j in range(starts[b], starts[b + 1]):
-            final_block(
-                seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, A, stride, cand, picks,
-                roll0, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                yahtzee, joker, extra_bonus, n_flag, values, index, base, True,
-            )  # fmt: skip
-            if served:
-                final_block(
-                    seg_mask[j], seg_u0[j], seg_nu[j], seg_y[j], off, V, S, stride, cand, picks, 0,
-                    served_score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                    yahtzee, joker, extra_bonus, n_flag, served_values, served_index, base,
-                    False,
-                )  # fmt: skip
             off += seg_nu[j]
         throws_blocks(A, out, (off + L - 1) // L, stride, add, sub_rows, size_start, roll_prob,
                       dice, faces, rerolls, S, served, base)  # fmt: skip
