@@ -1031,7 +1031,7 @@ def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, s
 
     Row ``k`` of block ``blk``'s scratch is in ``A`` as :func:`put` says (``stride``
     1 or 2) and ``cand[i, blk]`` is its part of candidate
-    row ``i`` (two rows more than the boxes' distinct scores); lanes past ``nl``
+    row ``i`` (three rows more than the boxes' distinct scores); lanes past ``nl``
     hold finite leftovers that are never written back.
     """
     n_cat, n_rolls = score.shape
@@ -1048,11 +1048,33 @@ def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, s
             fill_runs(flat[first_row[t] + j], f0, runs, n_runs, mask | (1 << c),
                       next_flag(c, y, pts, yahtzee, n_flag), shift, pts, pts, T, lo, hi, off,
                       sign, below, above, threshold)  # fmt: skip
+    # Lanes over points still needed: more points never lower the chance, so a
+    # box a roll scores 0 in is covered by the best 0-candidate of the open boxes
+    # (row ``total + 2``), and each roll visits its scoring boxes only. (Lanes over
+    # points so far serve any utility, which need not grow with the score.)
+    zero_row = sign < 0
+    if zero_row:
+        zrow = flat[total + 2]
+        zrow[:] = NEG
+        for t in range(n_open):
+            if values[open_boxes[t], 0] == 0:
+                crow = flat[first_row[t]]
+                for i in range(zrow.shape[0]):
+                    zrow[i] = max(zrow[i], crow[i])
     for r in range(n_rolls):
         if roll_face[r] >= 0:
             continue
+        n = 0
+        if zero_row:
+            picks[0] = total + 2
+            n = 1
         for t in range(n_open):
-            picks[t] = first_row[t] + index[open_boxes[t], r]
+            c = open_boxes[t]
+            j = index[c, r]
+            if zero_row and j == 0 and values[c, 0] == 0:
+                continue
+            picks[n] = first_row[t] + j
+            n += 1
         if nbk % 4 == 0:  # four blocks at a time: four independent maxima
             for g in range(0, nbk, 4):
                 p = picks[0]
@@ -1060,7 +1082,7 @@ def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, s
                 m1 = lanes.load_at(cand, p, g + 1)
                 m2 = lanes.load_at(cand, p, g + 2)
                 m3 = lanes.load_at(cand, p, g + 3)
-                for i in range(1, n_open):
+                for i in range(1, n):
                     p = picks[i]
                     m0 = lanes.vmax(m0, lanes.load_at(cand, p, g))
                     m1 = lanes.vmax(m1, lanes.load_at(cand, p, g + 1))
@@ -1073,7 +1095,7 @@ def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, s
             continue
         for blk in range(nbk):
             m = lanes.load_at(cand, picks[0], blk)
-            for i in range(1, n_open):
+            for i in range(1, n):
                 m = lanes.vmax(m, lanes.load_at(cand, picks[i], blk))
             put(A, blk, roll0 + r, stride, m)
     best = flat[total, :nl]
@@ -1122,8 +1144,8 @@ def solve_points_blocks(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, of
     n_cand = max(values.shape[0] * values.shape[1], served_values.shape[0] * served_values.shape[1])
     A_of = zeros((n_workers, nb // stride, n_keeps * stride, L), T.dtype)
     S_of = zeros((n_workers, nb // stride, (n_rolls if served else 1) * stride, L), T.dtype)
-    cand_of = zeros((n_workers, n_cand + 2, nb, L), T.dtype)
-    picks_of = np.empty((n_workers, n_cand), np.int64)
+    cand_of = zeros((n_workers, n_cand + 3, nb, L), T.dtype)
+    picks_of = np.empty((n_workers, n_cand + 1), np.int64)
     runs_of = np.empty((n_workers, lo.shape[2], 4), np.int64)
     out_of = np.empty((n_workers, nb, L))  # the first throw's mean in double precision
     no_base = zeros((nb * L,), np.float64)
