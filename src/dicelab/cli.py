@@ -125,7 +125,7 @@ def solve(
     store: str | None = STORE_OPTION,
     precision: str = typer.Option(
         "single", "--precision",
-        help="Values inside a turn: single (fast, within 1e-6) or double (expected score).",
+        help="Values inside a turn: single (faster, within 1e-6) or double; expected score only.",
     ),
 ) -> None:
     """Solve a rule set: maximum expected score, best P(score >= S), or best chance to win."""
