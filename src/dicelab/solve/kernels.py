@@ -486,23 +486,56 @@ def final_segment(mask, u0, nu, y, off, V, A, stride, cand, roll0, score, joker_
                       hi)  # fmt: skip
 
 
+@njit(cache=True, inline="always")
+def max_rows(A, stride, cand, picks, n, row, off, nu):
+    """Row ``row`` of the blocks holding lanes ``off .. off + nu`` (see :func:`put`):
+    the lane-wise maximum of candidate rows ``picks[:n]``, four whole blocks at a
+    time (four independent maxima), the rest block by block."""
+    L = A.shape[2]
+    b0 = off // L
+    b1 = (off + nu - 1) // L
+    g = b0
+    while off % L == 0 and nu % L == 0 and g + 4 <= b1 + 1:
+        p = picks[0]
+        m0 = lanes.load_at(cand, p, g)
+        m1 = lanes.load_at(cand, p, g + 1)
+        m2 = lanes.load_at(cand, p, g + 2)
+        m3 = lanes.load_at(cand, p, g + 3)
+        for i in range(1, n):
+            p = picks[i]
+            m0 = lanes.vmax(m0, lanes.load_at(cand, p, g))
+            m1 = lanes.vmax(m1, lanes.load_at(cand, p, g + 1))
+            m2 = lanes.vmax(m2, lanes.load_at(cand, p, g + 2))
+            m3 = lanes.vmax(m3, lanes.load_at(cand, p, g + 3))
+        put(A, g, row, stride, m0)
+        put(A, g + 1, row, stride, m1)
+        put(A, g + 2, row, stride, m2)
+        put(A, g + 3, row, stride, m3)
+        g += 4
+    for blk in range(g, b1 + 1):
+        m = lanes.load_at(cand, picks[0], blk)
+        for i in range(1, n):
+            m = lanes.vmax(m, lanes.load_at(cand, picks[i], blk))
+        lo = max(off - blk * L, 0)
+        hi = min(off + nu - blk * L, L)
+        if lo == 0 and hi == L:
+            put(A, blk, row, stride, m)
+        else:
+            put_lanes(A, blk, row, stride, m, lo, hi)
+
+
 @njit(cache=True)
 def final_maxima(off, nu, A, stride, cand, picks, roll0, boxes, roll_face, values, index):
     """Every ordinary final roll's best box for lanes ``off .. off + nu`` of a batch
     (the candidates of :func:`final_segment`): one list of candidate rows a roll,
-    the boxes of ``boxes`` that score for it, and the maxima taken four blocks at a
-    time over whole blocks."""
+    the best 0-candidate and the boxes of ``boxes`` that score for it."""
     n_cat = values.shape[0]
     nv = values.shape[1]
-    L = A.shape[2]
-    zero = n_cat * nv
-    b0 = off // L
-    b1 = (off + nu - 1) // L
-    whole = off % L == 0 and nu % L == 0
     for r in range(roll_face.shape[0]):
         if roll_face[r] >= 0:
             continue
-        n = 0
+        picks[0] = n_cat * nv
+        n = 1
         for c in range(n_cat):
             if (boxes >> c) & 1 == 0:
                 continue
@@ -511,33 +544,7 @@ def final_maxima(off, nu, A, stride, cand, picks, roll0, boxes, roll_face, value
                 continue
             picks[n] = c * nv + j
             n += 1
-        g = b0
-        while whole and g + 4 <= b1 + 1:  # four independent maxima
-            m0 = lanes.load_at(cand, zero, g)
-            m1 = lanes.load_at(cand, zero, g + 1)
-            m2 = lanes.load_at(cand, zero, g + 2)
-            m3 = lanes.load_at(cand, zero, g + 3)
-            for i in range(n):
-                p = picks[i]
-                m0 = lanes.vmax(m0, lanes.load_at(cand, p, g))
-                m1 = lanes.vmax(m1, lanes.load_at(cand, p, g + 1))
-                m2 = lanes.vmax(m2, lanes.load_at(cand, p, g + 2))
-                m3 = lanes.vmax(m3, lanes.load_at(cand, p, g + 3))
-            put(A, g, roll0 + r, stride, m0)
-            put(A, g + 1, roll0 + r, stride, m1)
-            put(A, g + 2, roll0 + r, stride, m2)
-            put(A, g + 3, roll0 + r, stride, m3)
-            g += 4
-        for blk in range(g, b1 + 1):
-            m = lanes.load_at(cand, zero, blk)
-            for i in range(n):
-                m = lanes.vmax(m, lanes.load_at(cand, picks[i], blk))
-            lo = max(off - blk * L, 0)
-            hi = min(off + nu - blk * L, L)
-            if lo == 0 and hi == L:
-                put(A, blk, roll0 + r, stride, m)
-            else:
-                put_lanes(A, blk, roll0 + r, stride, m, lo, hi)
+        max_rows(A, stride, cand, picks, n, roll0 + r, off, nu)
 
 
 @njit(cache=True)
@@ -1075,29 +1082,7 @@ def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, s
                 continue
             picks[n] = first_row[t] + j
             n += 1
-        if nbk % 4 == 0:  # four blocks at a time: four independent maxima
-            for g in range(0, nbk, 4):
-                p = picks[0]
-                m0 = lanes.load_at(cand, p, g)
-                m1 = lanes.load_at(cand, p, g + 1)
-                m2 = lanes.load_at(cand, p, g + 2)
-                m3 = lanes.load_at(cand, p, g + 3)
-                for i in range(1, n):
-                    p = picks[i]
-                    m0 = lanes.vmax(m0, lanes.load_at(cand, p, g))
-                    m1 = lanes.vmax(m1, lanes.load_at(cand, p, g + 1))
-                    m2 = lanes.vmax(m2, lanes.load_at(cand, p, g + 2))
-                    m3 = lanes.vmax(m3, lanes.load_at(cand, p, g + 3))
-                put(A, g, roll0 + r, stride, m0)
-                put(A, g + 1, roll0 + r, stride, m1)
-                put(A, g + 2, roll0 + r, stride, m2)
-                put(A, g + 3, roll0 + r, stride, m3)
-            continue
-        for blk in range(nbk):
-            m = lanes.load_at(cand, picks[0], blk)
-            for i in range(1, n):
-                m = lanes.vmax(m, lanes.load_at(cand, picks[i], blk))
-            put(A, blk, roll0 + r, stride, m)
+        max_rows(A, stride, cand, picks, n, roll0 + r, 0, nbk * L)
     best = flat[total, :nl]
     tmp = flat[total + 1]
     for r in range(n_rolls):
