@@ -883,46 +883,6 @@ def solve_saved_batches(
 
 
 # -- lanes over points: the target and utility tables (:mod:`dicelab.solve.target`) --
-@njit(cache=True)
-def fill_after(dst, nl, mask, y, f0, c, pts, gain, T, lo, hi, off, sign, below, above,
-               upper, threshold, yahtzee, n_flag):  # fmt: skip
-    """Value of every lane after scoring ``pts`` (``gain`` with extras) in box ``c``.
-
-    Lanes ``f0 .. f0 + nl`` of the rows of ``(mask, y)``; a lane at points ``t``
-    reads the next state's row at ``t + sign * gain``, or ``below`` / ``above``
-    outside that row.
-    """
-    m2 = mask | (1 << c)
-    y2 = next_flag(c, y, pts, yahtzee, n_flag)
-    shift = upper[c] and threshold > 0
-    for u in range(lo.shape[2]):
-        r0 = off[mask, y, u]
-        length = hi[mask, y, u] - lo[mask, y, u] + 1
-        if r0 < 0 or length <= 0:
-            continue
-        a = max(r0, f0)
-        b = min(r0 + length, f0 + nl)
-        if a >= b:
-            continue
-        u2 = u
-        if shift:
-            u2 = min(u + pts, threshold)
-        # lane i holds points t = base + i in the next row's terms
-        base = lo[mask, y, u] - r0 + sign * gain
-        r2 = off[m2, y2, u2]
-        lo2 = lo[m2, y2, u2]
-        hi2 = hi[m2, y2, u2]
-        s1 = min(max(lo2 - base, a), b)
-        s2 = min(max(hi2 - base + 1, s1), b)
-        for i in range(a, s1):
-            dst[i - f0] = below
-        src = r2 + base - lo2
-        for i in range(s1, s2):
-            dst[i - f0] = T[src + i]
-        for i in range(s2, b):
-            dst[i - f0] = above
-
-
 @njit(cache=True, fastmath=FAST)
 def best_candidates(A, roll0, nl, cand, open_boxes, first_row, n_open, index, roll_face):
     """Each ordinary final roll in its best open box: ``A[roll0 + r, :nl]``.
@@ -1002,8 +962,11 @@ def batch_runs(mask, y, f0, nl, lo, hi, off, runs):
 @njit(cache=True, inline="always")
 def fill_runs(dst, f0, runs, n_runs, m2, y2, shift, pts, gain, T, lo, hi, off, sign, below,
               above, threshold):  # fmt: skip
-    """:func:`fill_after` over the runs of :func:`batch_runs`: three contiguous
-    stretches per run (below, the next row, above), each indexed from zero."""
+    """Each lane's value after scoring ``pts`` (``gain`` with extras) in a box that
+    leads to ``(m2, y2)``: a lane at points ``t`` reads the next state's row at
+    ``t + sign * gain``, or ``below`` / ``above`` outside that row. Three
+    contiguous stretches per run of :func:`batch_runs` (below, the next row,
+    above), each indexed from zero."""
     for k in range(n_runs):
         u = runs[k, 0]
         a = runs[k, 1]
