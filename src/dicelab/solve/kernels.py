@@ -46,7 +46,7 @@ def announce_compile(*dispatchers) -> None:
         return
     if fresh:
         print(
-            "note: compiling the solver kernels once (15 to 30 s); later runs reuse them",
+            "note: compiling the solver kernels once (20 to 40 s); later runs reuse them",
             file=sys.stderr,
         )
 
