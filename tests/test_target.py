@@ -184,9 +184,12 @@ def small_rules(variants=False):
 def generous_top(rules) -> int:
     """More points than any game can score (every box at its best, every bonus)."""
     bonus = rules.upper_bonus.points if rules.upper_bonus else 0
-    return 30 * rules.dice * len(rules.categories) + bonus + rules.extra_bonus * len(
-        rules.categories
-    )
+    def fixed(c) -> int:  # a fixed score, where the box has one
+        score = getattr(c, "score", 0)
+        return score if isinstance(score, int) else 0
+
+    boxes = sum(c.factor * (30 * rules.dice + fixed(c)) for c in rules.categories)
+    return boxes + bonus + rules.extra_bonus * len(rules.categories)
 
 
 SLOW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

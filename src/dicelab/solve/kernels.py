@@ -56,6 +56,15 @@ def announce_compile(*dispatchers) -> None:
 FAST = {"nnan", "ninf", "nsz"}
 
 
+@njit(cache=True, inline="always")
+def n_distinct(values, c):
+    """How many distinct scores box ``c`` has (``values[c]`` is padded with its last)."""
+    k = 1
+    while k < values.shape[1] and values[c, k] != values[c, k - 1]:
+        k += 1
+    return k
+
+
 @njit(cache=True)
 def open_box_rows(mask, values):
     """The open boxes of a state and where their candidates sit in a ``cand`` buffer.
@@ -73,9 +82,7 @@ def open_box_rows(mask, values):
     for c in range(n_cat):
         if (mask >> c) & 1 == 1:
             continue
-        k = 1
-        while k < values.shape[1] and values[c, k] != values[c, k - 1]:
-            k += 1
+        k = n_distinct(values, c)
         open_boxes[n_open] = c
         first_row[n_open] = pos
         n_vals[n_open] = k
@@ -444,16 +451,12 @@ def final_segment(mask, u0, nu, y, off, V, A, stride, cand, roll0, score, joker_
         if (shared >> c) & 1 == 0:
             continue
         if (mask >> c) & 1 == 1:  # filled here, open elsewhere in the batch
-            for j in range(nv):
-                if j > 0 and values[c, j] == values[c, j - 1]:
-                    break
+            for j in range(n_distinct(values, c)):
                 flat[c * nv + j, off : off + nu] = NEG
             continue
         src = V[mask | (1 << c), 0 if c == yahtzee else y]
         shift = upper[c] and threshold > 0
-        for j in range(nv):
-            if j > 0 and values[c, j] == values[c, j - 1]:
-                break
+        for j in range(n_distinct(values, c)):
             pts = values[c, j]
             crow = flat[c * nv + j, off : off + nu]
             after_box(crow, src, u0, pts, shift, threshold, float(pts), lb)
@@ -556,11 +559,11 @@ def final_batch(seg_mask, seg_y, seg_u0, seg_nu, first, last, V, A, stride, cand
     Each roll's list of boxes is made once for the whole batch (the boxes open in
     any of its segments, ``NEG`` where a segment has them filled) when that costs
     fewer vector maxima than a list per segment; otherwise one list per segment.
+    Returns the lanes the segments take.
     """
     L = A.shape[2]
     full = (1 << values.shape[0]) - 1
     shared = 0
-    lanes_used = 0
     split_cost = 0
     off = 0
     for j in range(first, last):
@@ -569,8 +572,8 @@ def final_batch(seg_mask, seg_y, seg_u0, seg_nu, first, last, V, A, stride, cand
         blocks = (off + seg_nu[j] - 1) // L - off // L + 1
         split_cost += popcount(own) * blocks
         off += seg_nu[j]
-        lanes_used += seg_nu[j]
-    nbk = (lanes_used + L - 1) // L
+    used = off
+    nbk = (used + L - 1) // L
     together = popcount(shared) * nbk <= split_cost
     off = 0
     for j in range(first, last):
@@ -587,6 +590,7 @@ def final_batch(seg_mask, seg_y, seg_u0, seg_nu, first, last, V, A, stride, cand
     if together:
         final_maxima(0, nbk * L, A, stride, cand, picks, roll0, shared, roll_face, values,
                      index)  # fmt: skip
+    return used
 
 
 @njit(cache=True, inline="always")
@@ -806,7 +810,7 @@ def solve_blocks(
         picks = picks_of[w]
         out = out_of[w]
         base = base_of[w]
-        final_batch(
+        used = final_batch(
             seg_mask, seg_y, seg_u0, seg_nu, starts[b], starts[b + 1], V, A, stride, cand,
             picks, roll0, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
             yahtzee, joker, extra_bonus, n_flag, values, index, base, True,
@@ -818,10 +822,7 @@ def solve_blocks(
                 threshold, yahtzee, joker, extra_bonus, n_flag, served_values, served_index,
                 base, False,
             )  # fmt: skip
-        off = 0
-        for j in range(starts[b], starts[b + 1]):
-            off += seg_nu[j]
-        throws_blocks(A, out, (off + L - 1) // L, stride, add, sub_rows, size_start, roll_prob,
+        throws_blocks(A, out, (used + L - 1) // L, stride, add, sub_rows, size_start, roll_prob,
                       dice, faces, rerolls, S, served, base)  # fmt: skip
         flat = out.reshape(nb * L)
         off = 0
