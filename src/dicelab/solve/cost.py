@@ -88,6 +88,14 @@ def turn_cost(rules: Rules, lanes: int, itemsize: int = 8) -> tuple[int, float]:
     return scratch, lanes * keeps * rules.faces * passes / rate
 
 
+def lane_seconds(rules: Rules, itemsize: int = 8) -> float:
+    """Seconds of one lane's turn on one thread (half the two-core :data:`RATE`): what a
+    runner weighs a parallel region with (see :func:`dicelab.solve.schedule.threads_for`)."""
+    keeps = n_keeps(rules.dice, rules.faces)
+    passes = 2 * (rules.rolls - 1) + 1
+    return keeps * rules.faces * passes / (RATE / 2 * 4 / max(itemsize, 4))
+
+
 def expected_cost(rules: Rules) -> Cost:
     """The expected-score table: one value per (filled boxes, upper total, flag)."""
     n_upper = rules.bonus_threshold + 1 if rules.bonus_threshold > 0 else 1

@@ -55,7 +55,7 @@ from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
 from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
-from dicelab.solve.cost import MEMORY_SHARE, Cost, machine_memory, turn_cost
+from dicelab.solve.cost import MEMORY_SHARE, Cost, lane_seconds, machine_memory, turn_cost
 from dicelab.solve.expected import BoxOption, KeepLookups
 from dicelab.solve.points import StateBounds
 
@@ -392,6 +392,7 @@ class DuelLayers:
         self.game = game
         self.space = space
         self.width = width
+        self.unit_seconds = lane_seconds(game.rules)
         self.size = space.n_values
         self.dtype = np.dtype(np.float64)
         self.total = space.n_values
@@ -430,7 +431,7 @@ class DuelLayers:
         return ends[first], ends[first + sp.ncount[k2]] - ends[first]
 
     def run(self, table: np.ndarray, task: tuple) -> None:
-        from numba import config, parallel_chunksize
+        from numba import get_num_threads, parallel_chunksize
 
         from dicelab.solve import kernels
         from dicelab.solve.expected import kernel_args, space_args
@@ -439,7 +440,7 @@ class DuelLayers:
         nargs = (sp.off, sp.xlo, sp.ulo, sp.uhi, *sp.kernel_args())
         with parallel_chunksize(1):
             kernels.duel_layer(
-                *task, self.width, config.NUMBA_NUM_THREADS, table, *nargs,
+                *task, self.width, get_num_threads(), table, *nargs,
                 *kernel_args(self.game), *space_args(self.game),
             )  # fmt: skip
 
@@ -588,6 +589,7 @@ class PairLayers:
         self.width_lanes = width
         self.dtype = np.dtype(dtype)
         self.rows = 2 * len(pairs)
+        self.unit_seconds = lane_seconds(game.rules) * len(pairs)
         self.last = space.n_layers - 1
         self.total = space.n_values
         self.done = space.n_values - int(space.vstart[self.last])
@@ -627,7 +629,7 @@ class PairLayers:
 
     def run(self, fixed: np.ndarray, nxt: np.ndarray, cur: np.ndarray, layer: int,
             task: tuple) -> None:  # fmt: skip
-        from numba import config, parallel_chunksize
+        from numba import get_num_threads, parallel_chunksize
 
         from dicelab.solve import kernels
         from dicelab.solve.expected import kernel_args, space_args
@@ -639,7 +641,7 @@ class PairLayers:
         conv = [q for k, p in enumerate(pairs) if p[seat] != WIN for q in (2 * k, 2 * k + 1)]
         with parallel_chunksize(1):
             kernels.duel_eval_layer(
-                *task[1:], self.width_lanes, config.NUMBA_NUM_THREADS,
+                *task[1:], self.width_lanes, get_num_threads(),
                 np.array(follow, np.int64), np.array(conv, np.int64), fixed, sp.off, sp.xlo,
                 sp.ulo, sp.uhi, nxt, int(sp.vstart[layer + 1]), cur, int(sp.vstart[layer]),
                 *self.outcomes, *sp.kernel_args(), *kernel_args(self.game),

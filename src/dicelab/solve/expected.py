@@ -27,7 +27,7 @@ from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, as_game, compile_rules, refuse_variants
 from dicelab.rules.placement import JOKER_NONE, box_points, box_rule, next_flag
 from dicelab.solve import turn
-from dicelab.solve.cost import expected_cost
+from dicelab.solve.cost import expected_cost, lane_seconds
 
 Progress = Callable[[int, int], None]
 
@@ -278,6 +278,7 @@ class ExpectedLayers:
         # the first turns (few states, so little cost) in double precision: the start
         # value has no average over many states to cancel its own rounding
         self.double_layers = 3 if self.turn_dtype != np.float64 else 0
+        self.unit_seconds = lane_seconds(game.rules, self.turn_dtype.itemsize)
         self.shape = (1 << game.n_categories, game.n_flag, game.n_upper)
         self.size = int(np.prod(self.shape))
         self.dtype = np.dtype(np.float64)
@@ -332,7 +333,7 @@ class ExpectedLayers:
         return nxt * self.row, np.full(nxt.size, self.row, dtype=np.int64)
 
     def run(self, table: np.ndarray, task: np.ndarray) -> None:
-        from numba import config, parallel_chunksize
+        from numba import get_num_threads, parallel_chunksize
 
         from dicelab.solve import kernels
 
@@ -344,7 +345,7 @@ class ExpectedLayers:
         plan = kernels.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width)
         with parallel_chunksize(1):  # batches differ in cost: hand them out one by one
             kernels.solve_blocks(
-                *plan, self.width, config.NUMBA_NUM_THREADS, V, *kernel_args(g, solving=True),
+                *plan, self.width, get_num_threads(), V, *kernel_args(g, solving=True),
                 *space_args(g), *served_args(g), np.empty(0, dtype),
                 kernels.block_stride(g.space.add.shape[0], self.width, dtype.itemsize),
             )  # fmt: skip

@@ -135,7 +135,7 @@ class SavedLayers(ExpectedLayers):
         return starts, lengths
 
     def run(self, table: np.ndarray, task: np.ndarray) -> None:
-        from numba import config, parallel_chunksize
+        from numba import get_num_threads, parallel_chunksize
 
         from dicelab.solve import kernels
 
@@ -146,7 +146,7 @@ class SavedLayers(ExpectedLayers):
         with parallel_chunksize(1):
             for s in range(self.n_saved):
                 kernels.solve_saved_batches(
-                    *plan, self.width, config.NUMBA_NUM_THREADS, s, V, *args
+                    *plan, self.width, get_num_threads(), s, V, *args
                 )  # fmt: skip
 
 

@@ -17,6 +17,10 @@ runner executes them:
   allocates, and sends back only the values it wrote. A task that fails is retried
   once; a second failure stops the solve with one line.
 
+Either way a task is one parallel region of the solver's kernels. A region whose
+work is short runs on one thread (:func:`threads_for`): on a busy machine a second
+thread can wait a whole time slice for a core, and the region waits for it.
+
 This module is the only place that knows which of the two runs a layer. The
 solvers import nothing from Dask; Dask itself is imported only when a cluster is
 asked for (``pip install -e ".[cluster]"``).
@@ -58,6 +62,8 @@ class LayeredSolve(Protocol):
     #: (the terminal layer, filled by :meth:`start`).
     total: int
     done: int
+    #: Seconds of one progress unit on one thread (an estimate, see :func:`threads_for`).
+    unit_seconds: float
 
     def layers(self) -> Sequence[int]:
         """The layers to solve, in the order they must run."""
@@ -98,6 +104,7 @@ class WindowSolve(Protocol):
     dtype: np.dtype
     total: int
     done: int
+    unit_seconds: float
 
     def layers(self) -> Sequence[int]: ...
 
@@ -147,6 +154,44 @@ def scatter_ranges(table, starts, lengths, values):
             k += 1
 
 
+#: Work (seconds on one thread) below which a parallel region runs on one thread. A
+#: region ends when its slowest thread does; on a machine whose cores are busy with
+#: other work, a thread that has to wait for a core can take several milliseconds to
+#: start, longer than a small region takes. One thread costs a short region at most
+#: half this on a quiet machine.
+ONE_THREAD_BELOW = 0.005
+
+
+@contextlib.contextmanager
+def threads_for(seconds: float) -> Iterator[None]:
+    """Run the parallel regions inside on one thread when ``seconds`` (their work on
+    one thread) is below :data:`ONE_THREAD_BELOW`; otherwise on every thread."""
+    from numba import get_num_threads, set_num_threads
+
+    threads = get_num_threads()
+    if threads == 1 or seconds >= ONE_THREAD_BELOW:
+        yield
+        return
+    set_num_threads(1)
+    try:
+        yield
+    finally:
+        set_num_threads(threads)
+
+
+def run_task(solve: LayeredSolve, table: np.ndarray, task: Any) -> None:
+    """One task of a layered solve: one parallel region, on one thread if it is short."""
+    with threads_for(solve.weight(task) * solve.unit_seconds):
+        solve.run(table, task)
+
+
+def run_window_task(solve: WindowSolve, fixed: np.ndarray, nxt: np.ndarray, cur: np.ndarray,
+                    layer: int, task: Any) -> None:  # fmt: skip
+    """One task of a windowed pass, as :func:`run_task`."""
+    with threads_for(solve.weight(task) * solve.unit_seconds):
+        solve.run(fixed, nxt, cur, layer, task)
+
+
 def run_layers(solve: LayeredSolve, table: np.ndarray, progress: Progress | None = None,
                runner: Runner | None = None) -> None:  # fmt: skip
     """Solve every layer of ``solve`` into ``table`` (a flat array of ``solve.size``)."""
@@ -180,7 +225,7 @@ class LocalRunner(Runner):
             progress(done, solve.total)
         for layer in solve.layers():
             for task in solve.tasks(layer, None):
-                solve.run(table, task)
+                run_task(solve, table, task)
                 if progress is not None:
                     done += solve.weight(task)
                     progress(done, solve.total)
@@ -192,7 +237,7 @@ class LocalRunner(Runner):
         for layer in solve.layers():
             cur = np.empty((solve.rows, solve.width(layer)), dtype=solve.dtype)
             for task in solve.tasks(layer, None):
-                solve.run(fixed, nxt, cur, layer, task)
+                run_window_task(solve, fixed, nxt, cur, layer, task)
             nxt = cur
             done += cur.shape[1]
             if progress is not None:
@@ -231,7 +276,7 @@ def _worker_task(key: str, layer: int, solve: LayeredSolve, payload: tuple, thre
 
     set_num_threads(threads)
     table = _worker_table(key, layer, solve, payload)
-    solve.run(table, task)
+    run_task(solve, table, task)
     starts, lengths = solve.writes(task)
     return gather_ranges(table, starts, lengths)
 
@@ -244,7 +289,7 @@ def _worker_rows_task(threads: int, solve: LayeredSolve, payload: tuple,
     set_num_threads(threads)
     table = np.empty(solve.size, dtype=solve.dtype)  # untouched pages cost nothing
     scatter_ranges(table, *payload)
-    solve.run(table, task)
+    run_task(solve, table, task)
     starts, lengths = solve.writes(task)
     return gather_ranges(table, starts, lengths)
 
@@ -266,7 +311,7 @@ def _worker_window_task(key: str, layer: int, solve: WindowSolve, payload: tuple
             held = (layer, (fixed, nxt, cur))
             _WORKER_TABLES[key] = held
     fixed, nxt, cur = held[1]
-    solve.run(fixed, nxt, cur, layer, task)
+    run_window_task(solve, fixed, nxt, cur, layer, task)
     starts, lengths = solve.columns(task)
     return np.stack([gather_ranges(row, starts, lengths) for row in cur])
 

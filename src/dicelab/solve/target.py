@@ -42,7 +42,7 @@ from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
-from dicelab.solve.cost import points_cost
+from dicelab.solve.cost import lane_seconds, points_cost
 from dicelab.solve.expected import (
     BoxOption,
     KeepLookups,
@@ -147,6 +147,7 @@ class PointsLayers:
         self.terminal = terminal  # the values of the full-sheet rows, in order
         self.chunk = chunk
         self.dtype = np.dtype(dtype)
+        self.unit_seconds = lane_seconds(game.rules, self.dtype.itemsize)
         # whole lane vectors (see dicelab.solve.lanes): a batch's final throw is
         # shared by its blocks, its rerolls run a block at a time
         from dicelab.solve.lanes import lanes_of
@@ -195,7 +196,7 @@ class PointsLayers:
         return self._ranges(successors(task, self.game.n_categories))
 
     def run(self, table: np.ndarray, task: np.ndarray) -> None:
-        from numba import config, parallel_chunksize
+        from numba import get_num_threads, parallel_chunksize
 
         from dicelab.solve import kernels
 
@@ -203,7 +204,7 @@ class PointsLayers:
         plan = kernels.plan_layer(task, lay.block, g.n_flag, self.width)
         with parallel_chunksize(1):
             kernels.solve_points_blocks(
-                *plan, self.width, config.NUMBA_NUM_THREADS, table, lay.lo, lay.hi, lay.off,
+                *plan, self.width, get_num_threads(), table, lay.lo, lay.hi, lay.off,
                 self.sign, self.below, self.above, *kernel_args(g, solving=True), *space_args(g),
                 *served_args(g),
                 kernels.block_stride(g.space.add.shape[0], self.width, self.dtype.itemsize),
