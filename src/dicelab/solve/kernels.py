@@ -1047,25 +1047,47 @@ def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, s
             picks[n] = first_row[t] + j
             n += 1
         max_rows(A, stride, cand, picks, n, roll0 + r, 0, nbk * L)
-    best = flat[total, :nl]
     tmp = flat[total + 1]
     for r in range(n_rolls):
         face = roll_face[r]
         if face < 0:
             continue
-        best[:] = NEG
         allowed, active, extra, zeroed = box_rule(
             mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
         )
+        # Without an extra bonus, each allowed box scores one of its distinct scores
+        # and its candidate row is already made: the roll is a maximum like any other.
+        n = 0
+        for t in range(n_open):
+            c = open_boxes[t]
+            if extra != 0 or (allowed >> c) & 1 == 0:
+                continue
+            pts = box_points(c, r, active, zeroed, score, joker_score)
+            j = 0
+            while j < n_vals_of[t] and values[c, j] != pts:
+                j += 1
+            if j == n_vals_of[t]:
+                n = 0
+                break
+            picks[n] = first_row[t] + j
+            n += 1
+        if n > 0:
+            max_rows(A, stride, cand, picks, n, roll0 + r, 0, nbk * L)
+            continue
+        first = True
         for c in range(n_cat):
             if (allowed >> c) & 1 == 0:
                 continue
             pts = box_points(c, r, active, zeroed, score, joker_score)
-            fill_runs(tmp, f0, runs, n_runs, mask | (1 << c), next_flag(c, y, pts, yahtzee, n_flag),
-                      upper[c] and threshold > 0, pts, pts + int(extra), T, lo, hi, off, sign,
-                      below, above, threshold)  # fmt: skip
-            for i in range(nl):
-                best[i] = max(best[i], tmp[i])
+            fill_runs(flat[total] if first else tmp, f0, runs, n_runs, mask | (1 << c),
+                      next_flag(c, y, pts, yahtzee, n_flag), upper[c] and threshold > 0, pts,
+                      pts + int(extra), T, lo, hi, off, sign, below, above,
+                      threshold)  # fmt: skip
+            if not first:
+                for blk in range(nbk):
+                    lanes.store_at(cand, total, blk, lanes.vmax(lanes.load_at(cand, total, blk),
+                                                              lanes.load_at(cand, total + 1, blk)))
+            first = False
         for blk in range(nbk):
             put(A, blk, roll0 + r, stride, lanes.load_at(cand, total, blk))
 
