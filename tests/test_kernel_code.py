@@ -67,3 +67,18 @@ def test_block_kernels_compile_to_whole_vector_operations(dtype, suffix):
         assert not any("maskmov" in op for op in ops), sorted(ops)
         scalar = {"vmaxss", "vmaxsd", "vaddss", "vaddsd"}
         assert not scalar & ops, sorted(scalar & ops)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_final_throw_maxima_divide_by_no_runtime_number(dtype):
+    """Lanes a block and blocks a pair are constants or shifts in the candidate
+    maxima: an integer division there, once per roll and block, had cost a third
+    of the final throw of a table over points."""
+    from dicelab.solve import lanes
+
+    L = lanes.lanes_of(np.dtype(dtype).itemsize)
+    A = np.zeros((2, 2 * 300, L), dtype)
+    cand = np.zeros((20, 4, L), dtype)
+    picks = np.arange(5, dtype=np.int64)
+    ops = lane_vector_instructions(kernels.max_rows, A, 2, cand, picks, 5, 7, 0, 4 * L)
+    assert not {op for op in ops if "div" in op}, sorted(ops)

@@ -94,6 +94,16 @@ def test_store_lanes_writes_only_its_lanes(lo, hi):
     assert np.all(arr[0] == -1.0) and np.all(arr[1, :2] == -1.0)
 
 
+@njit
+def _width(a):
+    return lanes.width(a)
+
+
+def test_a_lane_vector_is_64_bytes_of_the_array_values():
+    assert _width(np.zeros((2, 16), np.float32)) == 16
+    assert _width(np.zeros(3)) == 8
+
+
 def test_rows_of_the_wrong_width_are_refused():
     @njit
     def bad(a, v):

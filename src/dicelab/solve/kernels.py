@@ -403,13 +403,19 @@ def after_box(dst, src, u0, pts, shift, threshold, add, base):
 def put(A, blk, row, stride, m):
     """Store ``m`` as row ``row`` of block ``blk``: ``A[blk, row]``, or with ``stride``
     2, where blocks are paired row by row, ``A[blk // 2, 2 * row + blk % 2]``."""
-    lanes.store_at(A, blk // stride, row * stride + blk % stride, m)
+    if stride == 1:
+        lanes.store_at(A, blk, row, m)
+    else:
+        lanes.store_at(A, blk >> 1, 2 * row + (blk & 1), m)
 
 
 @njit(cache=True, inline="always")
 def put_lanes(A, blk, row, stride, m, lo, hi):
     """:func:`put` for the lanes ``lo <= lane < hi`` only."""
-    lanes.store_lanes_at(A, blk // stride, row * stride + blk % stride, m, lo, hi)
+    if stride == 1:
+        lanes.store_lanes_at(A, blk, row, m, lo, hi)
+    else:
+        lanes.store_lanes_at(A, blk >> 1, 2 * row + (blk & 1), m, lo, hi)
 
 
 @njit(cache=True)
@@ -432,7 +438,7 @@ def final_segment(mask, u0, nu, y, off, V, A, stride, cand, roll0, score, joker_
     """
     n_cat, n_rolls = score.shape
     nv = values.shape[1]
-    L = A.shape[2]
+    L = lanes.width(A)
     flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
     b0 = off // L
     b1 = (off + nu - 1) // L
@@ -494,7 +500,7 @@ def max_rows(A, stride, cand, picks, n, row, off, nu):
     """Row ``row`` of the blocks holding lanes ``off .. off + nu`` (see :func:`put`):
     the lane-wise maximum of candidate rows ``picks[:n]``, four whole blocks at a
     time (four independent maxima), the rest block by block."""
-    L = A.shape[2]
+    L = lanes.width(A)
     b0 = off // L
     b1 = (off + nu - 1) // L
     g = b0
@@ -561,7 +567,7 @@ def final_batch(seg_mask, seg_y, seg_u0, seg_nu, first, last, V, A, stride, cand
     fewer vector maxima than a list per segment; otherwise one list per segment.
     Returns the lanes the segments take.
     """
-    L = A.shape[2]
+    L = lanes.width(A)
     full = (1 << values.shape[0]) - 1
     shared = 0
     split_cost = 0
@@ -705,7 +711,7 @@ def throws_pair(A, out, add, sub_rows, size_start, roll_prob, dice, faces, rerol
     """:func:`throws_block` on two blocks paired row by row: ``out[j]`` gets block
     ``j``'s turn-start values, ``base[j * lanes + lane]`` added."""
     roll0 = size_start[dice]
-    L = A.shape[2]
+    L = lanes.width(A)
     for _ in range(rerolls):
         keep_pair(A, add, size_start, dice, faces)
         best_pair(A, sub_rows)
@@ -735,7 +741,7 @@ def throws_blocks(A, out, nbk, stride, add, sub_rows, size_start, roll_prob, dic
     """The rerolls and first throw of blocks ``0 .. nbk`` of a batch, one by one or
     two at a time (``stride``, see :func:`put`); ``out[blk]`` gets block ``blk``'s
     turn-start values."""
-    L = A.shape[2]
+    L = lanes.width(A)
     if stride == 1:
         for blk in range(nbk):
             throws_block(A[blk], out[blk], add, sub_rows, size_start, roll_prob, dice, faces,
@@ -1006,7 +1012,7 @@ def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, s
     hold finite leftovers that are never written back.
     """
     n_cat, n_rolls = score.shape
-    L = A.shape[2]
+    L = lanes.width(A)
     nbk = (nl + L - 1) // L
     flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
     n_runs = batch_runs(mask, y, f0, nl, lo, hi, off, runs)

@@ -10,7 +10,7 @@ and stored as one value. Scratch arrays whose rows are 64 bytes wide stay in the
 first-level cache.
 
 The operations are Numba intrinsics (callable from ``@njit`` code only):
-:func:`load`, :func:`load_at`, :func:`store`, :func:`store_at`,
+:func:`width`, :func:`load`, :func:`load_at`, :func:`store`, :func:`store_at`,
 :func:`store_lanes_at`, :func:`vmax`, :func:`vadd`, :func:`vsub`, :func:`vmul`,
 :func:`vfma`, :func:`splat`, :func:`widen`.
 """
@@ -102,6 +102,16 @@ def _store(context, builder, sig, args, n_index, lo=None, hi=None):
         vec = builder.select(inside, vec, old)
     builder.store(vec, vptr, align=align)
     return context.get_dummy_value()
+
+
+@intrinsic
+def width(typingctx, arr):
+    """Lanes of a lane vector of ``arr``'s values, as a constant of the compiled code
+    (so dividing by it is a shift, not a division)."""
+    if not isinstance(arr, types.Array) or not isinstance(arr.dtype, types.Float):
+        raise TypeError("lane vectors hold floats")
+    n = lanes_of(arr.dtype.bitwidth // 8)
+    return types.intp(arr), lambda context, builder, sig, args: context.get_constant(types.intp, n)
 
 
 @intrinsic
