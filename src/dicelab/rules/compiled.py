@@ -122,7 +122,7 @@ class CompiledRules:
         return tuple(frozenset(np.unique(row).tolist()) for row in both)
 
     @cached_property
-    def _upper_subsets(self) -> tuple[np.ndarray, np.ndarray]:
+    def upper_subsets(self) -> tuple[np.ndarray, np.ndarray]:
         """The reach of every subset of the upper boxes, and each mask's subset.
 
         Returns ``(reach, subset)``: row ``reach[j]`` holds the upper totals the
@@ -153,13 +153,13 @@ class CompiledRules:
 
         Shape ``(2**n_categories, n_upper)``; totals are capped at the threshold.
         """
-        reach, subset = self._upper_subsets
+        reach, subset = self.upper_subsets
         return reach[subset]
 
     @cached_property
     def upper_extent(self) -> np.ndarray:
         """For every set of filled boxes, one more than its largest upper total."""
-        reach, subset = self._upper_subsets
+        reach, subset = self.upper_subsets
         idx = np.arange(self.n_upper)[None, :]
         per_subset = (np.where(reach, idx, -1).max(axis=1) + 1).astype(np.int64)
         return per_subset[subset]
@@ -173,7 +173,7 @@ class CompiledRules:
     @cached_property
     def n_states(self) -> int:
         """Number of reachable turn-start states (filled boxes, upper total, flag)."""
-        reach, subset = self._upper_subsets
+        reach, subset = self.upper_subsets
         counts = reach.sum(axis=1)[subset]
         total = int(counts.sum())
         if self.n_flag == 2:

@@ -36,7 +36,14 @@ from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import Cost, expected_cost
-from dicelab.solve.expected import BoxOption, ExpectedLayers, KeepLookups, kernel_args, space_args
+from dicelab.solve.expected import (
+    BoxOption,
+    ExpectedLayers,
+    KeepLookups,
+    kernel_args,
+    mark_unreachable,
+    space_args,
+)
 from dicelab.text import plural
 
 Progress = Callable[[int, int], None]
@@ -184,19 +191,10 @@ def solve_saved(
     flat = new_table(layers.size, np.float64, store, name=f"{r.name}.saved")
     run_layers(layers, flat, progress, runner)
     V = flat.reshape(layers.shape)
-    _mark_unreachable(V, game)
+    mark_unreachable(V, game)
     return SavedTable(game=game, values=V, seconds=time.perf_counter() - start)
 
 
-def _mark_unreachable(V: np.ndarray, game: CompiledRules) -> None:
-    """NaN where no game goes: upper totals the boxes cannot make, flags not earned."""
-    reach = game.upper_reach
-    for s in range(V.shape[2]):
-        V[:, 0, s, :][~reach] = np.nan
-        if game.n_flag == 2:
-            no_y = ((np.arange(V.shape[0]) >> game.yahtzee) & 1) == 0
-            flagged = V[:, 1, s, :]
-            flagged[~reach | no_y[:, None]] = np.nan
 
 
 # -- one turn in NumPy, for advice ---------------------------------------------------------
