@@ -758,13 +758,15 @@ def throws_blocks(A, out, nbk, stride, add, sub_rows, size_start, roll_prob, dic
 def block_stride(n_keeps: int, width: int, itemsize: int) -> int:
     """2 where a turn runs two blocks at a time (see :func:`put`), else 1.
 
-    Two blocks go together when their scratch (64 bytes a keep each) fits in 64 KiB,
-    about a first-level cache, and a batch holds an even number of blocks: two
-    independent chains then halve Yahtzee's rerolls (462 keeps) on an AVX-512 core;
-    Maxi Yatzy's (924 keeps) would spill to the second level and run slower.
+    Two blocks go together when a batch holds an even number of blocks and their
+    scratch (64 bytes a keep each) is at most 128 KiB: two independent chains then
+    halve Yahtzee's rerolls (462 keeps, 58 KiB) on an AVX-512 core, and take about
+    a tenth off Maxi Yatzy's solve (924 keeps, 116 KiB, partly in the second-level
+    cache; measured slower before the final throw's maxima lost their divisions).
+    Larger dice sets stay one block at a time (not measured).
     """
     blocks = width // lanes.lanes_of(itemsize)
-    return 2 if 2 * 64 * n_keeps <= 64 * 1024 and blocks % 2 == 0 else 1
+    return 2 if 2 * 64 * n_keeps <= 128 * 1024 and blocks % 2 == 0 else 1
 
 
 @njit(cache=True)
