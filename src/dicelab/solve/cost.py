@@ -80,12 +80,9 @@ def turn_cost(rules: Rules, lanes: int, itemsize: int = 8) -> tuple[int, float]:
     (refusing dice with too many keeps first); ``itemsize`` is the bytes of a value
     inside a turn (4 in single precision)."""
     check_keeps(rules.dice, rules.faces, rules.name)
-    keeps = n_keeps(rules.dice, rules.faces)
     threads = os.cpu_count() or 1
-    passes = 2 * (rules.rolls - 1) + 1
-    scratch = threads * keeps * LANES * itemsize * 2
-    rate = RATE * 4 / max(itemsize, 4)
-    return scratch, lanes * keeps * rules.faces * passes / rate
+    scratch = threads * n_keeps(rules.dice, rules.faces) * LANES * itemsize * 2
+    return scratch, lanes * lane_seconds(rules, itemsize) / 2
 
 
 def lane_seconds(rules: Rules, itemsize: int = 8) -> float:

@@ -801,7 +801,7 @@ def solve_blocks(
     roll0 = size_start[dice]
     n_rolls = n_keeps - roll0
     dt = scratch.dtype
-    L = 64 // scratch.itemsize
+    L = lanes.width(scratch)
     nb = width // L
     n_cand = max(cand_rows(values), cand_rows(served_values)) + 2
     A_of = zeros((n_workers, nb // stride, n_keeps * stride, L), dt)
@@ -1066,15 +1066,15 @@ def final_points_block(mask, y, f0, nl, T, lo, hi, off, sign, below, above, A, s
         # Without an extra bonus, each allowed box scores one of its distinct scores
         # and its candidate row is already made: the roll is a maximum like any other.
         n = 0
-        for t in range(n_open):
+        for t in range(n_open if extra == 0 else 0):
             c = open_boxes[t]
-            if extra != 0 or (allowed >> c) & 1 == 0:
+            if (allowed >> c) & 1 == 0:
                 continue
             pts = box_points(c, r, active, zeroed, score, joker_score)
             j = 0
             while j < n_vals_of[t] and values[c, j] != pts:
                 j += 1
-            if j == n_vals_of[t]:
+            if j == n_vals_of[t]:  # a score with no row of its own: fill below
                 n = 0
                 break
             picks[n] = first_row[t] + j
@@ -1118,7 +1118,7 @@ def solve_points_blocks(b_mask, b_y, b_f0, b_nl, width, n_workers, T, lo, hi, of
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
     n_rolls = n_keeps - roll0
-    L = 64 // T.itemsize
+    L = lanes.width(T)
     nb = width // L
     n_cand = max(values.shape[0] * values.shape[1], served_values.shape[0] * served_values.shape[1])
     A_of = zeros((n_workers, nb // stride, n_keeps * stride, L), T.dtype)
