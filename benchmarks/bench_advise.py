@@ -19,7 +19,7 @@ import time
 
 def positions(table, n: int, seed: int = 0):
     """Random reachable positions: a random scorecard, dice and rerolls left."""
-    from dicelab.advisor import Position
+    from dicelab.solve.advice import Position
 
     rng = random.Random(seed)
     g = table.game
@@ -41,7 +41,7 @@ def main() -> None:
     ap.add_argument("--rules", default="yahtzee")
     args = ap.parse_args()
 
-    from dicelab.advisor import advise
+    from dicelab.solve.advice import advise
     from dicelab.solve.expected import expected_table
 
     expected_table(args.rules)  # make sure it is cached

@@ -87,9 +87,9 @@ def bench_solve(rules: str, solves: int, compare: bool) -> None:
 
 def positions(rules: str, count: int):
     """Duel positions met in play (both playing to win), as advice arguments."""
-    from dicelab.advice_report import load_table
-    from dicelab.duel_game import DuelGame
-    from dicelab.duel_report import load_duel
+    from dicelab.cli.advice import load_table
+    from dicelab.cli.duel import load_duel
+    from dicelab.play.duel import DuelGame
     from dicelab.rules import load_rules
 
     r = load_rules(rules)
@@ -113,7 +113,7 @@ def positions(rules: str, count: int):
 
 
 def bench_advice(rules: str, count: int) -> None:
-    from dicelab.duel_report import Sheet, duel_advise
+    from dicelab.cli.duel import Sheet, duel_advise
 
     table, expected, found = positions(rules, count)
     path = Path(table.meta["path"])

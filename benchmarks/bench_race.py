@@ -14,9 +14,9 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
-from dicelab.games.race import race
-from dicelab.games.race_search import ListSpace, best_list
-from dicelab.games.race_sim import simulate
+from dicelab.games.race.exact import race
+from dicelab.games.race.search import ListSpace, best_list
+from dicelab.games.race.simulate import simulate
 
 A = [5, 6, 7, 8, 9]
 B = [5, 6, 7, 7, 8]

@@ -29,7 +29,7 @@ def main() -> None:
 
     from numba import get_num_threads
 
-    from dicelab.simulate import simulate
+    from dicelab.play.simulate import simulate
     from dicelab.solve.expected import expected_table
 
     print(

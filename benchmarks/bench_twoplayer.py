@@ -1,4 +1,4 @@
-"""Positions per second of the two-player solver (:mod:`dicelab.twoplayer`).
+"""Positions per second of the two-player solver (:mod:`dicelab.games.twoplayer`).
 
 Run ``python benchmarks/bench_twoplayer.py`` (``--runs N``, ``--cards N``).
 
@@ -18,7 +18,7 @@ import time
 
 from dicelab.games.door import DoorGame
 from dicelab.games.tictactoe import TicTacToe
-from dicelab.twoplayer import solve
+from dicelab.games.twoplayer import solve
 
 
 def rates(game, runs: int) -> tuple[int, list[float]]:

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicelab.advisor import TIE, Position, advise, scorecard_state
 from dicelab.errors import UserError
 from dicelab.rules import parse_rules
+from dicelab.solve.advice import TIE, Position, advise, scorecard_state
 from dicelab.solve.expected import expected_table
 
 RULES = ["yahtzee", "yahtzee-forced-joker"]
@@ -201,7 +201,7 @@ def test_best_option_averages_to_the_turn_start_value(yahtzee):
 
 
 def test_start_of_game_keeps_the_two_sixes(yahtzee):
-    advice = advise(yahtzee, Position(dice=(3, 3, 6, 5, 6), rerolls_left=2))
+    advice = advise(yahtzee, Position(dice=(3, 3, 6, 5, 6), rerolls=2))
     assert advice.best.kind == "keep"
     assert advice.best.keep == (6, 6)
     assert advice.best.cost == 0.0
@@ -209,7 +209,7 @@ def test_start_of_game_keeps_the_two_sixes(yahtzee):
 
 
 def test_final_full_house_goes_in_full_house(yahtzee):
-    advice = advise(yahtzee, Position(dice=(2, 2, 2, 6, 6), rerolls_left=0))
+    advice = advise(yahtzee, Position(dice=(2, 2, 2, 6, 6), rerolls=0))
     assert advice.best.box == "full_house"
     assert advice.best.points == 25
     assert {o.box for o in advice.options} == {c.id for c in yahtzee.rules.categories}
@@ -217,7 +217,7 @@ def test_final_full_house_goes_in_full_house(yahtzee):
 
 def test_first_roll_options_are_every_distinct_keep(yahtzee):
     # 3 3 5 6 6 has 3 * 2 * 3 = 18 distinct sub-multisets
-    advice = advise(yahtzee, Position(dice=(3, 3, 6, 5, 6), rerolls_left=2))
+    advice = advise(yahtzee, Position(dice=(3, 3, 6, 5, 6), rerolls=2))
     keeps = [o.keep for o in advice.options]
     assert len(keeps) == len(set(keeps)) == 18
     assert sum(o.stops for o in advice.options) == 1
@@ -235,7 +235,7 @@ def test_ties_keep_the_documented_order(yahtzee):
     # worth the same, and so is keeping any two of a kind; ties list more dice
     # first, then faces in ascending order
     filled = lowest(yahtzee, [c.id for c in yahtzee.rules.categories if c.id != "yahtzee"])
-    advice = advise(yahtzee, Position(dice=(1, 2, 3, 4, 5), rerolls_left=2, filled=filled))
+    advice = advise(yahtzee, Position(dice=(1, 2, 3, 4, 5), rerolls=2, filled=filled))
     singles = [o.keep for o in advice.options if len(o.keep) == 1]
     assert singles == [(1,), (2,), (3,), (4,), (5,)]
     first = advice.options.index(next(o for o in advice.options if len(o.keep) == 1))
@@ -262,7 +262,7 @@ def test_box_ties_in_scorecard_order():
     )
     table = expected_table(rules)
     for dice in [(6, 6, 5), (1, 1, 1), (2, 3, 4)]:
-        advice = advise(table, Position(dice=dice, rerolls_left=0))
+        advice = advise(table, Position(dice=dice, rerolls=0))
         boxes = [o.box for o in advice.options]
         b, a = boxes.index("chance_b"), boxes.index("chance_a")
         assert a == b + 1
@@ -327,16 +327,16 @@ def test_play_to_reach_a_target():
     # "play to reach S": the best option's chance averaged over every first roll is
     # the target table's chance at the start; a box after the last throw is worth
     # the table's chance at the state it leads to
-    from dicelab.advisor import advise_target
+    from dicelab.solve.advice import advise_target
     from dicelab.solve.target import target_table
 
     t = target_table("yazy", dtype=np.float64)  # a double table: agreement to 1e-12
     s = t.game.space
     total = 0.0
     for r, p in zip(s.rolls, s.roll_prob, strict=True):
-        total += p * advise_target(t, Position(dice=s.faces_of(r), rerolls_left=2), 200).value
+        total += p * advise_target(t, Position(dice=s.faces_of(r), rerolls=2), 200).value
     assert total == pytest.approx(t.probability(200), abs=1e-12)
-    advice = advise_target(t, Position(dice=(6, 6, 6, 5, 6), rerolls_left=0), 200)
+    advice = advise_target(t, Position(dice=(6, 6, 6, 5, 6), rerolls=0), 200)
     ids = [c.id for c in t.game.rules.categories]
     for o in advice.options:
         c = ids.index(o.box)
@@ -344,4 +344,4 @@ def test_play_to_reach_a_target():
         assert o.value == pytest.approx(t.value(1 << c, upper, 0, 200 - o.points))
     assert advice.to_dict()["target"] == 200 and "probability" in advice.to_dict()
     with pytest.raises(UserError, match="best possible score"):
-        advise_target(t, Position(dice=(1, 2, 3, 5, 6), rerolls_left=2), 100_000)
+        advise_target(t, Position(dice=(1, 2, 3, 5, 6), rerolls=2), 100_000)

@@ -17,11 +17,11 @@ distributed = pytest.importorskip("distributed")
 from test_duel import FOUR_BOXES, duel_brute_force  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from dicelab import tables  # noqa: E402
 from dicelab.cli import app  # noqa: E402
 from dicelab.errors import UserError  # noqa: E402
 from dicelab.rules import load_rules, parse_rules  # noqa: E402
 from dicelab.rules.compiled import compile_rules  # noqa: E402
+from dicelab.solve import cache as tables  # noqa: E402
 from dicelab.solve import expected as expected_module  # noqa: E402
 from dicelab.solve.duel import EXPECTED, WIN, evaluate_pairs, solve_duel  # noqa: E402
 from dicelab.solve.expected import ExpectedLayers, expected_table, solve_expected  # noqa: E402

@@ -92,7 +92,7 @@ def test_two_player_games_too_large_are_refused_at_once(args):
 
 def test_tic_tac_toe_bound_holds():
     from dicelab.games.tictactoe import TicTacToe
-    from dicelab.twoplayer import solve
+    from dicelab.games.twoplayer import solve
 
     game = TicTacToe(3, 3, 3)
     assert len(solve(game)) <= game.position_bound == 6046

@@ -19,8 +19,8 @@ from typer.testing import CliRunner
 
 from dicelab.cli import app
 from dicelab.errors import UserError
+from dicelab.play.simulate import simulate
 from dicelab.rules.compiled import compile_rules
-from dicelab.simulate import simulate
 from dicelab.solve.distribution import ScoreDistribution, score_distribution
 from dicelab.solve.expected import solve_expected
 
@@ -287,7 +287,7 @@ def test_cli_text():
 
 
 def test_score_marks_follow_the_distribution():
-    from dicelab.objective_report import score_marks
+    from dicelab.cli.objectives import score_marks
 
     class Fake:
         def __init__(self, lo, hi):

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from dicelab.cli import app
 from dicelab.errors import UserError
 from dicelab.games.door import DoorGame, parse_hand, position_table, write_csv, write_plot
-from dicelab.twoplayer import FIRST, SECOND, Value, solve
+from dicelab.games.twoplayer import FIRST, SECOND, Value, solve
 
 
 def brute_force(first_hand, second_hand, target, bust):

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicelab.advisor import Position, advise
 from dicelab.errors import UserError
-from dicelab.play import Game, load_record, record_text, review, save_record
+from dicelab.play.game import Game, load_record, record_text, review, save_record
+from dicelab.solve.advice import Position, advise
 from dicelab.solve.expected import expected_table
 
 

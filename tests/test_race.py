@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dicelab.errors import UserError
-from dicelab.games.race import Dice, parse_list, race, sum_distribution
-from dicelab.games.race_fast import race_payoff
+from dicelab.games.race.exact import Dice, parse_list, race, sum_distribution
+from dicelab.games.race.fast import race_payoff
 
 F = Fraction
 

@@ -109,10 +109,10 @@ def test_mixed_answer_is_reported(tmp_path):
     import numpy as np
     from rich.console import Console
 
-    from dicelab.games.race import Dice
-    from dicelab.games.race_plot import plot_best
-    from dicelab.games.race_report import show_best
-    from dicelab.games.race_search import BestList, Substitution
+    from dicelab.cli.race import show_best
+    from dicelab.games.race.exact import Dice
+    from dicelab.games.race.search import BestList, Substitution
+    from dicelab.plot.race import plot_best
 
     best = BestList(
         dice=Dice(2, 6),

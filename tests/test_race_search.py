@@ -9,8 +9,8 @@ import pytest
 from test_race import plain_race
 
 from dicelab.errors import UserError
-from dicelab.games.race import Dice
-from dicelab.games.race_search import (
+from dicelab.games.race.exact import Dice
+from dicelab.games.race.search import (
     ListSpace,
     best_list,
     solve_game,

@@ -4,7 +4,7 @@ import pytest
 from test_race import plain_race
 
 from dicelab.errors import UserError
-from dicelab.games.race_sim import simulate
+from dicelab.games.race.simulate import simulate
 
 
 def test_reference_match_up_within_four_standard_errors():

@@ -8,11 +8,11 @@ import sys
 import numpy as np
 import pytest
 
-from dicelab.advisor import TIE
 from dicelab.cli import main
 from dicelab.errors import UserError
-from dicelab.play import Game
-from dicelab.simulate import BLOCK, simulate
+from dicelab.play.game import Game
+from dicelab.play.simulate import BLOCK, simulate
+from dicelab.solve.advice import TIE
 from dicelab.solve.expected import expected_table
 
 # SPEC Part A: optimal expected score (and sd where published)

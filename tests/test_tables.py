@@ -9,8 +9,8 @@ import sys
 import numpy as np
 import pytest
 
-from dicelab import tables
 from dicelab.rules import load_rules
+from dicelab.solve import cache as tables
 from dicelab.solve.expected import expected_table
 
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from dicelab.cli import app
 from dicelab.errors import UserError
 from dicelab.games.tictactoe import TicTacToe
-from dicelab.twoplayer import Outcome, Value, solve
+from dicelab.games.twoplayer import Outcome, Value, solve
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dicelab.twoplayer import FIRST, SECOND, Outcome, Value, solve
+from dicelab.games.twoplayer import FIRST, SECOND, Outcome, Value, solve
 
 
 class Subtraction:

@@ -19,13 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from dicelab.advisor import Position, advise
 from dicelab.cli import app
 from dicelab.errors import UserError
-from dicelab.play import Game, review
+from dicelab.play.game import Game, review
+from dicelab.play.simulate import simulate
 from dicelab.rules import load_rules, parse_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.simulate import simulate
+from dicelab.solve.advice import Position, advise
 from dicelab.solve.distribution import score_distribution
 from dicelab.solve.expected import solve_expected
 from dicelab.solve.points import max_score
@@ -85,13 +85,13 @@ def test_served_points_only_on_the_first_throw():
 
 # -- advice and play ----------------------------------------------------------------
 def test_first_throw_offers_the_served_boxes(generala):
-    a = advise(generala, Position(dice=(2, 3, 4, 5, 6), rerolls_left=2))
+    a = advise(generala, Position(dice=(2, 3, 4, 5, 6), rerolls=2))
     assert a.best.kind == "box" and a.best.box == "escalera" and a.best.points == 25
     assert not any(o.stops for o in a.options)  # scoring now is a box, not "keep all"
     # after a reroll the same dice score without the served bonus
-    later = advise(generala, Position(dice=(2, 3, 4, 5, 6), rerolls_left=1))
+    later = advise(generala, Position(dice=(2, 3, 4, 5, 6), rerolls=1))
     stop = next(o for o in later.options if o.stops)
-    last = advise(generala, Position(dice=(2, 3, 4, 5, 6), rerolls_left=0))
+    last = advise(generala, Position(dice=(2, 3, 4, 5, 6), rerolls=0))
     assert next(o for o in last.options if o.box == "escalera").points == 20
     assert stop.value == pytest.approx(last.best.value, abs=1e-9)
     # the first-throw value is worth the served bonus over the later one, at least
@@ -100,14 +100,14 @@ def test_first_throw_offers_the_served_boxes(generala):
 
 def test_doble_generala_pays_only_after_a_generala(generala):
     dice = (3, 3, 3, 3, 3)
-    scratched = advise(generala, Position(dice=dice, rerolls_left=0, filled={"generala": 0}))
-    held = advise(generala, Position(dice=dice, rerolls_left=0, filled={"generala": 50}))
+    scratched = advise(generala, Position(dice=dice, rerolls=0, filled={"generala": 0}))
+    held = advise(generala, Position(dice=dice, rerolls=0, filled={"generala": 50}))
     pts = {o.box: o.points for o in scratched.options}
     assert pts["doble_generala"] == 0
     assert {o.box: o.points for o in held.options}["doble_generala"] == 100
     assert held.best.box == "doble_generala"
     with pytest.raises(UserError, match="cannot be scored"):
-        advise(generala, Position(dice=dice, rerolls_left=0, filled={"generala": 40}))
+        advise(generala, Position(dice=dice, rerolls=0, filled={"generala": 40}))
 
 
 def test_play_and_review_a_served_turn(generala):
@@ -126,12 +126,12 @@ def test_play_and_review_a_served_turn(generala):
 
 def test_kniffel_joker_without_extra_bonus():
     table = solve_expected("kniffel")
-    pos = Position(dice=(6, 6, 6, 6, 6), rerolls_left=0, filled={"kniffel": 50, "sechser": 24})
+    pos = Position(dice=(6, 6, 6, 6, 6), rerolls=0, filled={"kniffel": 50, "sechser": 24})
     a = advise(table, pos)
     got = {o.box: (o.points, o.extra) for o in a.options}
     assert got["full_house"] == (25, 0) and got["grosse_strasse"] == (40, 0)
     # before the Kniffel box is filled there is no joker
-    b = advise(table, Position(dice=(6, 6, 6, 6, 6), rerolls_left=0, filled={"sechser": 24}))
+    b = advise(table, Position(dice=(6, 6, 6, 6, 6), rerolls=0, filled={"sechser": 24}))
     assert {o.box: o.points for o in b.options}["full_house"] == 0
 
 
@@ -371,8 +371,8 @@ def test_advice_with_throws_in_hand():
             turn = saved_turn_values(table, int(mask), 0, 0, g.rules.rolls - 1 + s)
             assert turn.start_value == pytest.approx(table.values[mask, 0, s, 0], abs=1e-9)
     # with throws in hand a straight is scored at once, keeping them for later
-    a = advise(table, Position(dice=(2, 3, 4, 5, 6), rerolls_left=5))
+    a = advise(table, Position(dice=(2, 3, 4, 5, 6), rerolls=5))
     assert a.best.kind == "box" and a.best.box == "straight"
     assert not any(o.stops for o in a.options)
     with pytest.raises(UserError, match="expected 0 to 5"):
-        advise(table, Position(dice=(2, 3, 4, 5, 6), rerolls_left=6))
+        advise(table, Position(dice=(2, 3, 4, 5, 6), rerolls=6))

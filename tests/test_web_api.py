@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dicelab.advisor import Position, advise
-from dicelab.play import Game, review
+from dicelab.play.game import Game, review
 from dicelab.rules import builtin_names, load_rules
+from dicelab.solve.advice import Position, advise
 from dicelab.solve.expected import expected_table
 from dicelab.web import models as m
 from dicelab.web import store as store_module
@@ -149,7 +149,7 @@ def test_box_values_follow_the_table(client):
 
 def test_advice_matches_the_library(client):
     table = expected_table("yacht")
-    pos = Position(dice=(1, 1, 5, 5, 5), rerolls_left=1, filled={"choice": 22, "fives": 10})
+    pos = Position(dice=(1, 1, 5, 5, 5), rerolls=1, filled={"choice": 22, "fives": 10})
     lib = advise(table, pos).to_dict()
     data = advice(
         client, rules="yacht", dice=[1, 1, 5, 5, 5], rerolls_left=1,
@@ -197,7 +197,7 @@ def test_full_card_is_an_error(client):
     table = expected_table("yazy")
     filled = {c.id: 0 for c in rules.categories}
     with pytest.raises(Exception, match="every box is filled"):
-        advise(table, Position(dice=(1, 1, 1, 1, 1), rerolls_left=0, filled=filled))
+        advise(table, Position(dice=(1, 1, 1, 1, 1), rerolls=0, filled=filled))
     data = advice(client, rules="yazy", dice=[1, 1, 1, 1, 1], rerolls_left=0, filled=filled)
     assert "every box is filled" in error(data, 400)
 
@@ -230,7 +230,7 @@ def test_body_size_limit(client):
 
 # -- other objectives ------------------------------------------------------------------
 def test_target_advice_and_outlook_match_the_target_table(client):
-    from dicelab.advisor import advise_target
+    from dicelab.solve.advice import advise_target
     from dicelab.solve.target import target_table
 
     table = target_table("yazy")
@@ -242,7 +242,7 @@ def test_target_advice_and_outlook_match_the_target_table(client):
     body = {"rules": "yazy", "dice": [2, 2, 5, 5, 6], "rerolls_left": 1, "filled": filled,
             "objective": "target", "target": 200}
     got = client.post("/api/advice", json=body).json()
-    lib = advise_target(table, Position(dice=(2, 2, 5, 5, 6), rerolls_left=1, filled=filled), 200)
+    lib = advise_target(table, Position(dice=(2, 2, 5, 5, 6), rerolls=1, filled=filled), 200)
     assert [o["label"] for o in got["options"]] == [o.label for o in lib.options]
     assert [o["value"] for o in got["options"]] == pytest.approx([o.value for o in lib.options])
     assert got["value"] == pytest.approx(lib.value) and 0 < got["value"] < 1
@@ -379,7 +379,7 @@ def test_duel_mistakes_are_one_line(client, four):
 
 
 def test_duel_review_matches_the_library(client, four):
-    from dicelab.duel_game import DuelGame, review_duel
+    from dicelab.play.duel import DuelGame, review_duel
 
     store = client.app.state.store
     entry = store.get(four)
@@ -727,7 +727,7 @@ def test_fuzz_rules_names(client, name):
 
 
 def test_uploads_write_no_tables_to_the_disk(client):
-    from dicelab import tables
+    from dicelab.solve import cache as tables
 
     toml = 'extends = "yazy"\nname = "yazy-2"\nrolls = 2\n'
     before = {t.path for t in tables.list_tables()}

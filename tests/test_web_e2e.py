@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from dicelab.advisor import Position, advise
-from dicelab.play import Game, review
+from dicelab.play.game import Game, review
+from dicelab.solve.advice import Position, advise
 from dicelab.solve.expected import expected_table
 
 CHROMIUM = "/usr/bin/chromium"
@@ -138,7 +138,7 @@ def test_a_turn_with_real_dice(page):
     expect(best.locator(".cost")).to_have_text("best")
     # the options and their costs are those of the library
     table = expected_table("yahtzee")
-    lib = advise(table, Position(dice=(3, 3, 6, 5, 6), rerolls_left=2))
+    lib = advise(table, Position(dice=(3, 3, 6, 5, 6), rerolls=2))
     rows = pg.locator("tr.option")
     expect(rows).to_have_count(len(lib.options))
     second = lib.options[1]
@@ -152,7 +152,7 @@ def test_a_turn_with_real_dice(page):
     # stop rolling and take the best box
     pg.click("#score-now")
     expect(counter(pg)).to_contain_text("Roll 2 of 3 · choose a box")
-    lib = advise(table, Position(dice=(1, 1, 2, 6, 6), rerolls_left=0))
+    lib = advise(table, Position(dice=(1, 1, 2, 6, 6), rerolls=0))
     cell = pg.locator(f"#scorecard tr.candidate[data-box={lib.best.box}]")
     expect(cell).to_have_class(re.compile("best"))
     cell.click()
@@ -347,9 +347,9 @@ def test_undo_the_last_box_or_stop(page):
     # the review prices the choices that stand: the stop, and sixes against the full house
     expect(pg.locator("#review-total")).to_contain_text("2 decisions")
     table = expected_table("yahtzee")
-    first = advise(table, Position(dice=(2, 2, 2, 6, 6), rerolls_left=2))
+    first = advise(table, Position(dice=(2, 2, 2, 6, 6), rerolls=2))
     stop = next(o for o in first.options if o.stops)
-    last = advise(table, Position(dice=(2, 2, 2, 6, 6), rerolls_left=0))
+    last = advise(table, Position(dice=(2, 2, 2, 6, 6), rerolls=0))
     sixes = next(o for o in last.options if o.box == "sixes")
     cost = float(pg.locator("#review-total").get_attribute("data-cost"))
     assert cost == pytest.approx(stop.cost + sixes.cost, abs=1e-9)
@@ -392,7 +392,7 @@ def test_a_served_hand_scores_on_the_first_throw(page):
 
 
 def test_play_for_a_target_then_to_beat_a_points_player(page):
-    from dicelab.advisor import advise_target
+    from dicelab.solve.advice import advise_target
     from dicelab.solve.target import solve_win, target_table
 
     pg = page
@@ -406,7 +406,7 @@ def test_play_for_a_target_then_to_beat_a_points_player(page):
     start = f"{100 * table.probability(200):.2f}%"
     expect(pg.locator("#expected-now")).to_have_text(f"(chance of 200 or more now: {start})")
     throw(pg, "2 2 5 5 6")
-    lib = advise_target(table, Position(dice=(2, 2, 5, 5, 6), rerolls_left=2), 200)
+    lib = advise_target(table, Position(dice=(2, 2, 5, 5, 6), rerolls=2), 200)
     best = pg.locator("tr.option.best").first
     expect(best).to_contain_text(lib.best.label)
     expect(best.locator(".value")).to_have_text(f"{100 * lib.best.value:.2f}%")
@@ -437,7 +437,7 @@ def test_a_whole_duel_against_the_computer(browser, server):
     from test_duel import FOUR_BOXES, duel_brute
     from test_duel_cli import FOUR_TOML
 
-    from dicelab.duel_game import review_duel
+    from dicelab.play.duel import review_duel
     from dicelab.rules import parse_rules
     from dicelab.solve.duel import duel_table
 

@@ -1,10 +1,60 @@
-"""The one exception type for mistakes a user can make.
+"""The exceptions for mistakes a user can make, as a small hierarchy.
 
 The command line turns a :class:`UserError` into a single line on standard error
-and exit code 2; the library raises it wherever input (rules, positions, files,
-parameters) is wrong, so the message must name what is wrong and what is expected.
+and exit code 2; the web page turns it into a 400 (a :class:`NotFound` into a 404).
+The library raises one wherever input (rules, positions, files, parameters) is
+wrong, so the message must name what is wrong and what is expected. Callers that
+need more than the message read the attributes of the subclasses, never the text.
+
+>>> import dicelab
+>>> try:
+...     dicelab.load_rules("no-such-game")
+... except dicelab.UserError as exc:
+...     print(type(exc).__name__, str(exc).split(":")[0])
+NotFound unknown rules 'no-such-game'
 """
+
+from __future__ import annotations
 
 
 class UserError(ValueError):
     """Bad input from a user: the message is shown as is, without a traceback."""
+
+
+class NotFound(UserError):
+    """A name that refers to nothing: an unknown rule set, box or file."""
+
+
+class TooLarge(UserError):
+    """A solve this machine is not expected to finish: too much memory or time.
+
+    Attributes
+    ----------
+    what : str
+        The table refused, in words (``"yahtzee's duel table"``).
+    states : int
+        Its number of states (or of the ``unit`` it counts).
+    bytes : int
+        The memory it needs.
+    seconds : float
+        The time it is expected to take on this machine (0 when not estimated).
+    reason : str
+        Why it is refused, in words (``"longer than an hour"``).
+    summary : str
+        The message without the command line's way out (``--allow-large``).
+    """
+
+    def __init__(
+        self, summary: str, *, what: str, states: int, bytes: int, seconds: float, reason: str
+    ) -> None:
+        super().__init__(f"{summary}; add --allow-large to try anyway")
+        self.summary = summary
+        self.what = what
+        self.states = states
+        self.bytes = bytes
+        self.seconds = seconds
+        self.reason = reason
+
+
+class DamagedTable(UserError):
+    """A cached table's block failed its checksum while being read."""

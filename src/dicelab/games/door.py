@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dicelab.errors import UserError
-from dicelab.twoplayer import FIRST, SECOND, Outcome, Solution, Value
+from dicelab.games.twoplayer import FIRST, SECOND, Outcome, Solution, Value
 
 __all__ = [
     "DoorGame",
@@ -438,9 +438,9 @@ def run_door(
 
     from rich.console import Console
 
-    from dicelab.report import check_plot_path
+    from dicelab.cli.output import check_plot_path
+    from dicelab.games.twoplayer import solve
     from dicelab.solve.cost import positions_cost
-    from dicelab.twoplayer import solve
 
     if plot_path is not None:
         check_plot_path(plot_path)

@@ -1,6 +1,6 @@
 """Tic-tac-toe, and its m x n boards with k in a row, for the two-player solver.
 
-It is here to show that :mod:`dicelab.twoplayer` is general: the rules take a few
+It is here to show that :mod:`dicelab.games.twoplayer` is general: the rules take a few
 lines, and the solver confirms the known facts (a draw, 5,478 reachable positions).
 
 A position is one int: bit ``c`` is an X on cell ``c`` and bit ``cells + c`` an O
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from math import comb
 
 from dicelab.errors import UserError
-from dicelab.twoplayer import FIRST, SECOND, Outcome, Solution, Value
+from dicelab.games.twoplayer import FIRST, SECOND, Outcome, Solution, Value
 
 __all__ = ["TicTacToe", "print_summary", "run_tictactoe", "summarize"]
 
@@ -176,8 +176,8 @@ def run_tictactoe(
 
     from rich.console import Console
 
+    from dicelab.games.twoplayer import solve
     from dicelab.solve.cost import positions_cost
-    from dicelab.twoplayer import solve
 
     game = TicTacToe(rows, columns, k)
     cost = positions_cost(f"tic-tac-toe on {rows} x {columns}", game.position_bound)

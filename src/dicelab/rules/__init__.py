@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from dicelab.errors import UserError
+from dicelab.errors import NotFound, UserError
 from dicelab.rules.model import Rules
 
 if sys.version_info >= (3, 11):
@@ -88,11 +88,11 @@ def _read_source(text: str, base: Path | None = None) -> tuple[str, str, Path | 
         try:
             raw = path.read_text("utf-8")
         except FileNotFoundError:
-            raise UserError(f"rules file {text!r} does not exist") from None
+            raise NotFound(f"rules file {text!r} does not exist") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise UserError(f"rules file {text!r} cannot be read: {exc}") from None
         return path.name, raw, path.parent
-    raise UserError(
+    raise NotFound(
         f"unknown rules {text!r}: expected a built-in name "
         f"({', '.join(builtin_names())}) or a path to a .toml file"
     )
@@ -153,17 +153,45 @@ def rules_from_text(text: str, source: str = "rules", allow_files: bool = False)
     return parse_rules(_data_from_text(text, source, None, allow_files), source)
 
 
-def load_rules(name_or_path: str | Path) -> Rules:
-    """Load a built-in rule set by name, or a rules file by path.
+def _is_file(text: str) -> bool:
+    try:
+        return Path(text).is_file()
+    except OSError:  # a name too long for the system is no file
+        return False
+
+
+def load_rules(source: str | Path | Rules) -> Rules:
+    """Load a built-in rule set by name, a rules file by path, or rules from TOML text.
 
     A file may start from another rule set with ``extends = "NAME_OR_PATH"`` and
     change only what differs: its tables are merged key by key into the base, its
-    other values (the category list among them) replace the base's.
+    other values (the category list among them) replace the base's. Rules already
+    loaded are returned as they are.
+
+    Parameters
+    ----------
+    source : str, Path or Rules
+        A built-in name (see :func:`builtin_names`), the path of a ``.toml`` file, or
+        the text of one (anything with a line break or an ``=`` that is not a file).
 
     Raises
     ------
+    NotFound
+        If the name is unknown or the file does not exist.
     UserError
-        If the name is unknown, the file cannot be read, or the rules are wrong.
+        If the file cannot be read or the rules are wrong.
+
+    Examples
+    --------
+    >>> load_rules("yacht").n_categories
+    12
+    >>> load_rules('extends = "yacht"\nname = "yacht-5"\nrolls = 5').rolls
+    5
     """
-    source, data = _resolve(str(name_or_path), None)
-    return parse_rules(data, source)
+    if isinstance(source, Rules):
+        return source
+    text = str(source)
+    if isinstance(source, str) and ("\n" in text or ("=" in text and not _is_file(text))):
+        return rules_from_text(text, allow_files=True)
+    found, data = _resolve(text, None)
+    return parse_rules(data, found)

@@ -74,6 +74,16 @@ class CompiledRules:
     def n_categories(self) -> int:
         return self.rules.n_categories
 
+    def turn_state(self, upper_total: int, flag: int = 0) -> tuple[int, int]:
+        """The table coordinates ``(u, y)`` of an upper total and a flag.
+
+        The upper total only matters through the bonus, so it is capped at the
+        threshold (and is 0 where the rules have no bonus); the flag is kept only
+        where the rules track it (``n_flag == 2``), else 0.
+        """
+        u = min(upper_total, self.threshold) if self.threshold > 0 else 0
+        return u, (flag if self.n_flag == 2 else 0)
+
     @cached_property
     def distinct_scores(self) -> tuple[np.ndarray, np.ndarray]:
         """Distinct points of each box, and each roll's position among them.

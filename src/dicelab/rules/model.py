@@ -506,6 +506,14 @@ class Rules(BaseModel):
                 )
             required = c.requires
 
+    def __repr__(self) -> str:
+        return (
+            f"<Rules {self.name}: {self.n_categories} boxes, {self.dice}d{self.faces}, "
+            f"{self.rolls} throws a turn>"
+        )
+
+    __str__ = __repr__
+
     # -- derived facts -------------------------------------------------------------
     @property
     def n_categories(self) -> int:

@@ -13,7 +13,7 @@ import sys
 from dataclasses import dataclass
 
 from dicelab.dice import check_keeps, n_keeps
-from dicelab.errors import UserError
+from dicelab.errors import TooLarge
 from dicelab.rules.model import Rules
 from dicelab.text import plural
 
@@ -67,7 +67,14 @@ class Cost:
             why = "longer than an hour"
         else:
             return
-        raise UserError(f"{self.describe()}, {why}; add --allow-large to try anyway")
+        raise TooLarge(
+            f"{self.describe()}, {why}",
+            what=self.what,
+            states=self.states,
+            bytes=self.bytes,
+            seconds=self.seconds,
+            reason=why,
+        )
 
     def announce(self, longer_than: float = 30.0) -> None:
         """Say on standard error, before it starts, that a solve will take a while."""
@@ -120,7 +127,7 @@ BYTES_PER_POSITION = 250
 
 
 def positions_cost(what: str, positions: int) -> Cost:
-    """A game for :mod:`dicelab.twoplayer` with at most ``positions`` positions."""
+    """A game for :mod:`dicelab.games.twoplayer` with at most ``positions`` positions."""
     return Cost(
         what, positions, positions * BYTES_PER_POSITION, positions / POSITIONS_PER_SECOND,
         unit="positions at most",

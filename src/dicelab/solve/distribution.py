@@ -366,7 +366,7 @@ def carry_layer(mode, next_masks, F, F_next, lo, hi, off, nlo, nhi, noff, Q, qof
 
 
 # -- results -----------------------------------------------------------------------------
-@dataclass
+@dataclass(repr=False)
 class ScoreDistribution:
     """The distribution of the final score of a strategy.
 
@@ -430,6 +430,18 @@ class ScoreDistribution:
 
     def percentiles(self) -> dict[int, int]:
         return {q: self.percentile(q) for q in PERCENTILES}
+
+    def probability_at_least(self, score: int) -> float:
+        """``P(final score >= score)`` (1 at or below 0, 0 past the best score)."""
+        if score <= 0:
+            return 1.0
+        return float(self.pmf[score:].sum())
+
+    def __repr__(self) -> str:
+        return (
+            f"<ScoreDistribution {self.rules.name}: mean {self.mean:.4f}, sd {self.sd:.4f}, "
+            f"{self.lowest} to {self.highest}>"
+        )
 
     def to_dict(self) -> dict:
         """Every figure as plain data (the ``--json`` output)."""

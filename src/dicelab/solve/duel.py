@@ -47,6 +47,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -58,6 +59,7 @@ from dicelab.solve import turn
 from dicelab.solve.cost import MEMORY_SHARE, Cost, lane_seconds, machine_memory, turn_cost
 from dicelab.solve.expected import BoxOption, KeepLookups
 from dicelab.solve.points import StateBounds
+from dicelab.solve.table import SolvedTable
 
 Progress = Callable[[int, int], None]
 
@@ -173,8 +175,7 @@ class DuelSpace:
     def player(self, mask: int, upper_total: int, flag: int) -> int:
         """The player state of a sheet, or -1 if no game can produce it."""
         g = self.game
-        u = min(upper_total, g.threshold) if g.threshold > 0 else 0
-        y = flag if g.n_flag == 2 else 0
+        u, y = g.turn_state(upper_total, flag)
         if not 0 <= mask <= g.full_mask or u < 0:
             return -1
         return int(self.pid[mask, y, u])
@@ -305,8 +306,8 @@ def _terminal(space: DuelSpace, T: np.ndarray, tbase: int, tie: bool = False) ->
             T[start : start + hi - lo + 1] = np.where(final > 0, 1.0, np.where(final == 0, 0.5, 0))
 
 
-@dataclass
-class DuelTable:
+@dataclass(repr=False)
+class DuelTable(SolvedTable):
     """The win-optimal two-player game: every node's row of chances.
 
     ``values[space.off[node] + x - space.xlo[node]]`` is the chance (a win plus half
@@ -320,9 +321,15 @@ class DuelTable:
     seconds: float = 0.0
     meta: dict = field(default_factory=dict)
 
+    objective: ClassVar[str] = "duel"
+
+    def value(self) -> float:
+        """The first player's chance (a win plus half a tie), both playing to win."""
+        return self.start_value
+
     @property
-    def rules(self) -> Rules:
-        return self.game.rules
+    def summary(self) -> str:
+        return f"first player's chance {self.start_value:.6f}"
 
     def waiting_value(self, node: int, lead: int) -> float:
         """Chance of the player who waits at ``node``, leading by ``lead``."""
@@ -776,12 +783,12 @@ def duel_table(
     block as it is read. ``runner`` and ``store`` say where the solve runs and
     where its float64 table lives while it runs (see :mod:`dicelab.solve.schedule`).
     """
-    from dicelab import tables
+    from dicelab.solve import cache
 
     game = as_game(rules)
     rules = game.rules
     params = {"layout": LAYOUT}
-    path = tables.table_path(rules, OBJECTIVE, params)
+    path = cache.table_path(rules, OBJECTIVE, params)
     if not (use_cache and path.exists()):
         duel_cost(game).check(allow_large)
     space = duel_space(game)
@@ -789,7 +796,7 @@ def duel_table(
     if use_cache:
 
         def cached(whole: bool) -> DuelTable | None:
-            found = tables.lookup(rules, OBJECTIVE, (space.n_values,), params, mapped=not whole)
+            found = cache.lookup(rules, OBJECTIVE, (space.n_values,), params, mapped=not whole)
             if found is None:
                 return None
             values, meta = found
@@ -832,7 +839,7 @@ def duel_table(
                   "seconds": table.seconds, "start_value": table.meta["start_value"],
                   "verdicts": table.meta["verdicts"]}  # fmt: skip
         values = np.asarray(table.values, dtype=np.float32)
-        table.meta["path"] = tables.store_table(path, values, header)
+        table.meta["path"] = cache.store_table(path, values, header)
     return table
 
 

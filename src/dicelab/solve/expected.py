@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -29,6 +29,11 @@ from dicelab.rules.compiled import CompiledRules, as_game, compile_rules, refuse
 from dicelab.rules.placement import JOKER_NONE, box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import expected_cost, lane_seconds
+from dicelab.solve.table import SolvedTable
+
+if TYPE_CHECKING:
+    from dicelab.solve.advice import Advice, Position
+    from dicelab.solve.distribution import ScoreDistribution
 
 Progress = Callable[[int, int], None]
 
@@ -46,8 +51,8 @@ def turn_dtype(precision: str) -> np.dtype:
     return np.dtype(PRECISIONS[precision])
 
 
-@dataclass
-class ExpectedTable:
+@dataclass(repr=False)
+class ExpectedTable(SolvedTable):
     """Turn-start values of a rule set under the expected-score optimum.
 
     ``values[mask, y, u]`` is the expected number of points still to come
@@ -62,9 +67,7 @@ class ExpectedTable:
     seconds: float = 0.0
     meta: dict = field(default_factory=dict)
 
-    @property
-    def rules(self) -> Rules:
-        return self.game.rules
+    objective: ClassVar[str] = "expected"
 
     @property
     def expected_score(self) -> float:
@@ -72,12 +75,30 @@ class ExpectedTable:
         return float(self.values[0, 0, 0])
 
     @property
+    def summary(self) -> str:
+        return f"expected {self.expected_score:.6f}, {self.n_states:,} states"
+
+    def advise(self, position: Position) -> Advice:
+        """Every option of a position ranked by expected final score (see
+        :func:`dicelab.solve.advice.advise`)."""
+        from dicelab.solve.advice import advise
+
+        return advise(self, position)
+
+    def distribution(self, *, strategy: str | None = None) -> ScoreDistribution:
+        """The exact distribution of the final score of a whole game played by this
+        table (see :func:`dicelab.solve.distribution.score_distribution`)."""
+        from dicelab.solve.distribution import score_distribution
+
+        return score_distribution(self.game, self, strategy=strategy)
+
+    @property
     def n_states(self) -> int:
         """Number of reachable turn-start states."""
         return self.game.n_states
 
-    def value(self, filled: int, upper_total: int = 0, flag: int = 0) -> float:
-        """Expected points to come from a turn start.
+    def value(self, filled: int = 0, upper_total: int = 0, flag: int = 0) -> float:
+        """Expected points to come from a turn start (the whole game by default).
 
         Parameters
         ----------
@@ -89,8 +110,7 @@ class ExpectedTable:
             1 if the all-same box holds its points (extra bonuses are due).
         """
         g = self.game
-        u = min(upper_total, g.threshold) if g.threshold > 0 else 0
-        y = flag if g.n_flag == 2 else 0
+        u, y = g.turn_state(upper_total, flag)
         if not 0 <= filled <= g.full_mask:
             raise UserError(f"filled boxes: mask {filled} is outside 0..{g.full_mask}")
         v = self.values[filled, y, u]
@@ -180,7 +200,7 @@ class TurnValues(KeepLookups):
             g.yahtzee, g.placement_code, float(g.rules.extra_bonus),
         )  # fmt: skip
         out = []
-        u = min(self.upper_total, g.threshold) if g.threshold > 0 else 0
+        u, _ = g.turn_state(self.upper_total)
         for c in range(g.n_categories):
             if not (allowed >> c) & 1:
                 continue
@@ -198,8 +218,7 @@ def turn_values(table: ExpectedTable, filled: int, upper_total: int = 0, flag: i
     table.value(filled, upper_total, flag)  # validates the state
     if filled == g.full_mask:
         raise UserError("every box is filled: the game is over")
-    u = min(upper_total, g.threshold) if g.threshold > 0 else 0
-    y = flag if g.n_flag == 2 else 0
+    u, y = g.turn_state(upper_total, flag)
     K, start, first = turn.turn_detail(g, table.values, filled, u, y)
     return TurnValues(table, filled, upper_total, y, K, float(start), first)
 
@@ -457,7 +476,7 @@ def expected_table(
     ``precision`` is the turn's (see :func:`solve_expected`): a double-precision
     table is cached apart.
     """
-    from dicelab import tables
+    from dicelab.solve import cache
 
     turn_dtype(precision)  # a mistake is told before any work
     params = None if precision == "single" else {"precision": precision}
@@ -469,12 +488,12 @@ def expected_table(
     game = rules if isinstance(rules, CompiledRules) else None
     rules = game.rules if game is not None else rules
     cost = expected_cost(rules)
-    if not (use_cache and tables.table_path(rules, OBJECTIVE, params).exists()):
+    if not (use_cache and cache.table_path(rules, OBJECTIVE, params).exists()):
         cost.check(allow_large)  # before compiling: the rules alone tell the size
     game = game or compile_rules(rules)
     if use_cache:
         shape = (1 << game.n_categories, game.n_flag, game.n_upper)
-        found = tables.lookup(rules, OBJECTIVE, shape, params)
+        found = cache.lookup(rules, OBJECTIVE, shape, params)
         if found is not None:
             values, meta = found
             return ExpectedTable(game=game, values=values, seconds=0.0, meta=meta)
@@ -483,7 +502,7 @@ def expected_table(
         game, progress=progress, allow_large=allow_large, runner=runner, store=store,
         precision=precision,
     )  # fmt: skip
-    tables.remember(
+    cache.remember(
         table, rules, OBJECTIVE, params, use_cache, expected_score=table.expected_score
     )
     return table

@@ -27,6 +27,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -44,7 +45,11 @@ from dicelab.solve.expected import (
     mark_unreachable,
     space_args,
 )
+from dicelab.solve.table import SolvedTable
 from dicelab.text import plural
+
+if TYPE_CHECKING:
+    from dicelab.solve.advice import Advice, Position
 
 Progress = Callable[[int, int], None]
 
@@ -66,8 +71,8 @@ def saved_cost(rules: Rules) -> Cost:
                 plain.seconds * n_saved * mean_levels / per_turn)  # fmt: skip
 
 
-@dataclass
-class SavedTable:
+@dataclass(repr=False)
+class SavedTable(SolvedTable):
     """Turn-start values when unused throws are saved (see the module docstring)."""
 
     game: CompiledRules
@@ -75,9 +80,18 @@ class SavedTable:
     seconds: float = 0.0
     meta: dict = field(default_factory=dict)
 
+    objective: ClassVar[str] = "expected"
+
     @property
-    def rules(self) -> Rules:
-        return self.game.rules
+    def summary(self) -> str:
+        return f"expected {self.expected_score:.6f}, {self.n_states:,} states"
+
+    def advise(self, position: Position) -> Advice:
+        """Every option of a position ranked by expected final score (see
+        :func:`dicelab.solve.advice.advise`)."""
+        from dicelab.solve.advice import advise
+
+        return advise(self, position)
 
     @property
     def expected_score(self) -> float:
@@ -89,7 +103,9 @@ class SavedTable:
         """Turn-start states: the plain game's, times the throws in hand."""
         return self.game.n_states * self.values.shape[2]
 
-    def value(self, filled: int, upper_total: int = 0, flag: int = 0, saved: int = 0) -> float:
+    def value(
+        self, filled: int = 0, upper_total: int = 0, flag: int = 0, saved: int = 0
+    ) -> float:
         """Expected points to come from a turn start with ``saved`` throws in hand."""
         g = self.game
         cap = self.values.shape[2] - 1
@@ -97,8 +113,8 @@ class SavedTable:
             raise UserError(f"throws in hand: got {saved}, expected 0 to {cap}")
         if not 0 <= filled <= g.full_mask:
             raise UserError(f"filled boxes: mask {filled} is outside 0..{g.full_mask}")
-        u = min(upper_total, g.threshold) if g.threshold > 0 else 0
-        v = self.values[filled, flag if g.n_flag == 2 else 0, saved, u]
+        u, y = g.turn_state(upper_total, flag)
+        v = self.values[filled, y, saved, u]
         if np.isnan(v):
             raise UserError("the position cannot occur in a game")
         return float(v)
@@ -226,7 +242,7 @@ class SavedTurnValues(KeepLookups):
             self.filled, self.flag, int(g.roll_face[r]), g.upper, g.upper_box_of_face,
             g.yahtzee, g.placement_code, float(g.rules.extra_bonus),
         )  # fmt: skip
-        u = min(self.upper_total, g.threshold) if g.threshold > 0 else 0
+        u, _ = g.turn_state(self.upper_total)
         out = []
         for c in range(g.n_categories):
             if not (allowed >> c) & 1:
@@ -256,8 +272,7 @@ def saved_turn_values(
     table.value(filled, upper_total, flag, 0)  # validates the state
     if filled == g.full_mask:
         raise UserError("every box is filled: the game is over")
-    u = min(upper_total, g.threshold) if g.threshold > 0 else 0
-    y = flag if g.n_flag == 2 else 0
+    u, y = g.turn_state(upper_total, flag)
     space = g.space
     roll0 = int(space.size_start[space.dice])
     A = np.empty(space.n_keeps)

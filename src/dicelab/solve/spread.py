@@ -26,6 +26,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 from numba import njit, prange
@@ -38,14 +39,15 @@ from dicelab.solve.distribution import TIE, OutcomeLayout
 from dicelab.solve.expected import ExpectedTable, expected_table
 from dicelab.solve.kernels import next_flag as next_flag_nb
 from dicelab.solve.points import layers
+from dicelab.solve.table import SolvedTable
 
 OBJECTIVE_SPREAD = "spread"
 #: Turns whose moments a spread table keeps (about 22 KB each for Yahtzee).
 TURNS_KEPT = 64
 
 
-@dataclass
-class SpreadTable:
+@dataclass(repr=False)
+class SpreadTable(SolvedTable):
     """``values[mask, flag, upper] = E[R**2]``, ``R`` the points still to come from a
     turn start under the expected-score optimum (``expected`` holds ``E[R]``)."""
 
@@ -56,16 +58,25 @@ class SpreadTable:
     #: the last turns asked for (a player asks about one turn two or three times)
     turns: OrderedDict = field(default_factory=OrderedDict, repr=False)
 
+    objective: ClassVar[str] = "spread"
+
     @property
     def game(self) -> CompiledRules:
         return self.expected.game
+
+    def value(self) -> float:
+        """Standard deviation of the final score of a whole game."""
+        return self.start_sd
+
+    @property
+    def summary(self) -> str:
+        return f"sd {self.start_sd:.6f} around expected {self.expected.expected_score:.6f}"
 
     def sd(self, filled: int, upper_total: int = 0, flag: int = 0) -> float:
         """Standard deviation of the final score from a turn start."""
         mean = self.expected.value(filled, upper_total, flag)  # validates the state
         g = self.game
-        u = min(upper_total, g.threshold) if g.threshold > 0 else 0
-        y = flag if g.n_flag == 2 else 0
+        u, y = g.turn_state(upper_total, flag)
         return spread_of(float(self.values[filled, y, u]), mean)
 
     @property
@@ -148,18 +159,18 @@ def spread_table(rules, values: ExpectedTable | None = None, use_cache: bool = T
                  progress=None) -> SpreadTable:  # fmt: skip
     """The spread table of a rule set, from the cache when it holds one (checked as
     every cached table is)."""
-    from dicelab import tables
+    from dicelab.solve import cache
 
     game = as_game(rules)
     if values is None:
         values = expected_table(game, use_cache=use_cache)
     if use_cache:
-        found = tables.lookup(game.rules, OBJECTIVE_SPREAD, values.values.shape)
+        found = cache.lookup(game.rules, OBJECTIVE_SPREAD, values.values.shape)
         if found is not None:
             array, meta = found
             return SpreadTable(values, array, meta=meta)
     table = solve_spread(game, values, progress)
-    tables.remember(table, game.rules, OBJECTIVE_SPREAD, None, use_cache)
+    cache.remember(table, game.rules, OBJECTIVE_SPREAD, None, use_cache)
     return table
 
 
@@ -272,17 +283,16 @@ def turn_moments(spread: SpreadTable, mask: int, u: int, y: int):
 def option_spreads(spread: SpreadTable, position, options) -> list[float]:
     """The standard deviation of the final score after each option of a position.
 
-    ``options`` are the :class:`dicelab.advisor.Option` of the position's advice: a
+    ``options`` are the :class:`dicelab.solve.advice.Option` of the position's advice: a
     keep is followed by the strategy's play of the rerolls, a box leads to the next
     turn's state.
     """
-    from dicelab.advisor import scorecard_state
+    from dicelab.solve.advice import scorecard_state
 
     game = spread.game
     space = game.space
     mask, upper, flag, _ = scorecard_state(spread.expected, position)
-    u = min(upper, game.threshold) if game.threshold > 0 else 0
-    y = flag if game.n_flag == 2 else 0
+    u, y = game.turn_state(upper, flag)
     # the rolls and keeps of the turn, only where a keep is among the options
     keeps = any(o.kind == "keep" for o in options)
     K, KB = turn_moments(spread, mask, u, y) if keeps else (None, None)
@@ -291,7 +301,7 @@ def option_spreads(spread: SpreadTable, position, options) -> list[float]:
     out = []
     for o in options:
         if o.kind == "keep":
-            n, k = (0, roll) if o.stops else (position.rerolls_left, space.index(o.keep))
+            n, k = (0, roll) if o.stops else (position.rerolls, space.index(o.keep))
             out.append(float(spread_of(KB[n, k], K[n, k])))
             continue
         c = ids.index(o.box)

@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -58,6 +59,10 @@ from dicelab.solve.points import (
     needed_layout,
     so_far_layout,
 )
+from dicelab.solve.table import SolvedTable
+
+if TYPE_CHECKING:
+    from dicelab.solve.advice import Advice, Position
 
 Progress = Callable[[int, int], None]
 
@@ -67,8 +72,8 @@ NEEDED = -1
 
 
 # -- tables ------------------------------------------------------------------------
-@dataclass
-class PointsTable:
+@dataclass(repr=False)
+class PointsTable(SolvedTable):
     """Values over (state, points) for one objective.
 
     ``values[layout.off[mask, y, u] + t - layout.lo[mask, y, u]]`` is the value of the
@@ -85,17 +90,15 @@ class PointsTable:
     seconds: float = 0.0
     meta: dict = field(default_factory=dict)
 
-    @property
-    def rules(self) -> Rules:
-        return self.game.rules
-
-    def value(self, filled: int, upper_total: int, flag: int, points: int) -> float:
-        """Value of a turn start with ``points`` so far (or still needed)."""
+    def value(
+        self, filled: int = 0, upper_total: int = 0, flag: int = 0, points: int = 0
+    ) -> float:
+        """Value of a turn start with ``points`` so far (or still needed); the whole
+        game's by default."""
         g = self.game
         if not 0 <= filled <= g.full_mask:
             raise UserError(f"filled boxes: mask {filled} is outside 0..{g.full_mask}")
-        u = min(upper_total, g.threshold) if g.threshold > 0 else 0
-        y = flag if g.n_flag == 2 else 0
+        u, y = g.turn_state(upper_total, flag)
         lay = self.layout
         r0 = lay.off[filled, y, u]
         if r0 < 0:
@@ -269,13 +272,26 @@ def solve_points(
 OBJECTIVE_TARGET = "target"
 
 
-@dataclass
+@dataclass(repr=False)
 class TargetTable(PointsTable):
     """``P(points to come >= s)`` under the best play for that ``s``, for every state.
 
     Row points are the points still needed (``1 .. most to come``); none needed is
     certain success, more than can come is certain failure.
     """
+
+    objective: ClassVar[str] = "target"
+
+    @property
+    def summary(self) -> str:
+        return f"best chance of every final score 0 to {self.best_score}"
+
+    def advise(self, position: Position, *, target: int) -> Advice:
+        """Every option of a position ranked by its chance of a final score of at
+        least ``target`` (see :func:`dicelab.solve.advice.advise_target`)."""
+        from dicelab.solve.advice import advise_target
+
+        return advise_target(self, position, target)
 
     def probability(self, target: int) -> float:
         """Best probability of a final score of at least ``target``."""
@@ -354,7 +370,7 @@ def target_table(
     chance within 1e-6 of double precision); a double-precision table is cached
     apart.
     """
-    from dicelab import tables
+    from dicelab.solve import cache
 
     game = as_game(rules)  # compiled once, here or by the caller
     rules = game.rules
@@ -363,7 +379,7 @@ def target_table(
     if np.dtype(dtype) != np.float32:
         params["dtype"] = np.dtype(dtype).name
     if use_cache:
-        found = tables.lookup(rules, OBJECTIVE_TARGET, (layout.size,), params, mapped=mapped)
+        found = cache.lookup(rules, OBJECTIVE_TARGET, (layout.size,), params, mapped=mapped)
         if found is not None:
             values, meta = found
             return TargetTable(game, layout, values, NEEDED, 1.0, 0.0, meta=meta)
@@ -371,7 +387,7 @@ def target_table(
         game, progress=progress, allow_large=allow_large, runner=runner, store=store,
         dtype=dtype,
     )  # fmt: skip
-    tables.remember(table, rules, OBJECTIVE_TARGET, params, use_cache)
+    cache.remember(table, rules, OBJECTIVE_TARGET, params, use_cache)
     return table
 
 
@@ -431,11 +447,25 @@ def win_utility(opponent_pmf: np.ndarray) -> Utility:
     return Utility(v, name="win")
 
 
-@dataclass
+@dataclass(repr=False)
 class UtilityTable(PointsTable):
     """Best expected utility of the final score, over states and points so far."""
 
     utility: Utility | None = None
+
+    objective: ClassVar[str] = "utility"
+
+    @property
+    def summary(self) -> str:
+        name = self.utility.name if self.utility is not None else "utility"
+        return f"best expected {name} {self.start_value:.6f}"
+
+    def advise(self, position: Position) -> Advice:
+        """Every option of a position ranked by expected utility: for a win table the
+        chance to beat the opponent (see :func:`dicelab.solve.advice.advise_win`)."""
+        from dicelab.solve.advice import advise_win
+
+        return advise_win(self, position)
 
 
 def solve_utility(
@@ -479,7 +509,7 @@ def utility_table(
     runner=None,
 ) -> UtilityTable:
     """The utility table of a rule set, from the cache when it holds one for this utility."""
-    from dicelab import tables
+    from dicelab.solve import cache
 
     game = as_game(rules)
     rules = game.rules
@@ -488,7 +518,7 @@ def utility_table(
     layout = so_far_layout(game, low, high)
     params = {"utility": utility.key(), "rows": layout.key()}
     if use_cache:
-        found = tables.lookup(rules, OBJECTIVE_UTILITY, (layout.size,), params)
+        found = cache.lookup(rules, OBJECTIVE_UTILITY, (layout.size,), params)
         if found is not None:
             values, meta = found
             below = float(utility.at(np.array([low]))[0])
@@ -499,7 +529,7 @@ def utility_table(
     table = solve_utility(
         game, utility, progress=progress, allow_large=allow_large, runner=runner
     )
-    tables.remember(table, rules, OBJECTIVE_UTILITY, params, use_cache)
+    cache.remember(table, rules, OBJECTIVE_UTILITY, params, use_cache)
     return table
 
 
@@ -730,8 +760,7 @@ def points_turn_values(
     if filled == g.full_mask:
         raise UserError("every box is filled: the game is over")
     start = table.value(filled, upper_total, flag, points)  # validates the state
-    u = min(upper_total, g.threshold) if g.threshold > 0 else 0
-    y = flag if g.n_flag == 2 else 0
+    u, y = g.turn_state(upper_total, flag)
     lay = table.layout
     lo, hi = lay.lo[filled, y, u], lay.hi[filled, y, u]
     n_keeps = g.space.n_keeps

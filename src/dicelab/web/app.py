@@ -20,14 +20,14 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from dicelab.advisor import TIE, Position, advise, advise_target, advise_win, scorecard_state
+from dicelab.cli.output import JOKER_TEXT
 from dicelab.errors import UserError
-from dicelab.report import JOKER_TEXT
+from dicelab.solve.advice import TIE, Position, advise, advise_target, advise_win, scorecard_state
 from dicelab.solve.spread import option_spreads
 from dicelab.web import models as m
 from dicelab.web.store import Entry, NotFound, Store
 
-#: The key of an advice's values, by objective (see :meth:`dicelab.advisor.Advice.to_dict`).
+#: The key of an advice's values, by objective (see :meth:`dicelab.solve.advice.Advice.to_dict`).
 VALUE_KEYS = ("expected_final_score", "probability", "win_probability")
 #: Largest request body accepted, in bytes.
 MAX_BODY = 256 * 1024
@@ -302,7 +302,7 @@ def create_app(store: Store | None = None) -> FastAPI:
     def turn_start(table, body) -> tuple[int, int, int, int]:
         """``(mask, upper, flag, score)`` of the scorecard of a request, checked."""
         position = Position(
-            dice=(), rerolls_left=0, filled=dict(body.filled),
+            dice=(), rerolls=0, filled=dict(body.filled),
             upper_total=body.upper_total, extra_bonuses=body.extra_bonuses,
         )  # fmt: skip
         return scorecard_state(table, position, allow_full=True)
@@ -335,7 +335,7 @@ def create_app(store: Store | None = None) -> FastAPI:
         table = await table_for(rules, body.objective)
         position = Position(
             dice=tuple(body.dice),
-            rerolls_left=body.rerolls_left,
+            rerolls=body.rerolls_left,
             filled=dict(body.filled),
             upper_total=body.upper_total,
             extra_bonuses=body.extra_bonuses,
@@ -422,8 +422,7 @@ def create_app(store: Store | None = None) -> FastAPI:
         table = await table_for(rules)
         mask, upper, flag, score = turn_start(table, body)
         g = table.game
-        u = min(upper, g.threshold) if g.threshold > 0 else 0
-        y = flag if g.n_flag == 2 else 0
+        u, y = g.turn_state(upper, flag)
         dist = await asyncio.wrap_future(store.distribution_future(rules, (mask, y, u, score)))
         lo, hi = dist.lowest, dist.highest
         return FastJSON({
@@ -436,7 +435,7 @@ def create_app(store: Store | None = None) -> FastAPI:
     def duel_sheets(table, body):
         """Player states and scores of both sheets (A moves when both have filled as
         many boxes), each checked."""
-        from dicelab.duel_report import Sheet, _player
+        from dicelab.cli.duel import Sheet, _player
 
         mine = _player(table, Sheet(dict(body.mine.filled), bonuses=body.mine.extra_bonuses),
                        "my")  # fmt: skip
@@ -454,7 +453,7 @@ def create_app(store: Store | None = None) -> FastAPI:
     async def post_duel_advice(body: m.DuelAdviceRequest) -> FastJSON:
         """Both players play to win (a tie counts half). The first call on a rule set
         solves its two-player game, when this server can hold it."""
-        from dicelab.duel_report import Sheet, duel_advise
+        from dicelab.cli.duel import Sheet, duel_advise
 
         entry = store.get(body.rules)
         table = await table_for(entry.rules, "duel")
@@ -525,7 +524,7 @@ def create_app(store: Store | None = None) -> FastAPI:
         summary="The human player's decisions of a duel record, priced in win chance",
     )
     async def post_duel_review(body: m.DuelReviewRequest) -> dict:
-        from dicelab.duel_game import review_duel
+        from dicelab.play.duel import review_duel
 
         entry = store.get(body.rules)
         table = await table_for(entry.rules, "duel")
@@ -549,7 +548,7 @@ def create_app(store: Store | None = None) -> FastAPI:
 
         The record's rules fingerprint must match the rule set named by `rules`.
         """
-        from dicelab.play import review
+        from dicelab.play.game import review
 
         name = body.rules if body.rules is not None else body.record.get("rules")
         if not isinstance(name, str) or not name:

@@ -26,11 +26,11 @@ from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
-from dicelab import tables
 from dicelab.dice import n_keeps
 from dicelab.errors import UserError
 from dicelab.rules import Rules, builtin_names, load_rules, rules_from_text
 from dicelab.rules.compiled import as_game
+from dicelab.solve import cache
 from dicelab.solve.cost import expected_cost, points_cost
 from dicelab.solve.expected import OBJECTIVE, ExpectedTable, expected_table
 from dicelab.solve.points import needed_layout
@@ -164,9 +164,9 @@ class Store:
         if objective == "duel":
             from dicelab.solve import duel
 
-            return tables.table_path(rules, duel.OBJECTIVE, {"layout": duel.LAYOUT}).exists()
+            return cache.table_path(rules, duel.OBJECTIVE, {"layout": duel.LAYOUT}).exists()
         name = {"expected": OBJECTIVE, "target": OBJECTIVE_TARGET}.get(objective, objective)
-        return tables.table_path(rules, name).exists()
+        return cache.table_path(rules, name).exists()
 
     # -- tables ----------------------------------------------------------------------
     def loaded(self, rules: Rules, objective: str = "expected"):

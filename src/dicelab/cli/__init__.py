@@ -85,7 +85,7 @@ def rules_show(
     """Print a readable scorecard of a rule set."""
     from rich.console import Console
 
-    from dicelab.report import scorecard
+    from dicelab.cli.output import scorecard
     from dicelab.rules import load_rules
 
     Console().print(scorecard(load_rules(rules)))
@@ -132,7 +132,7 @@ def solve(
     import json
     import time
 
-    from dicelab.report import progress_bar
+    from dicelab.cli.output import progress_bar
     from dicelab.rules import load_rules
     from dicelab.solve.expected import expected_table
     from dicelab.solve.schedule import runner_for
@@ -149,7 +149,7 @@ def solve(
             raise UserError("--precision: applies to the expected-score solve only")
     with runner_for(cluster, workers) as runner:
         if not plain:
-            from dicelab.objective_report import run_objective
+            from dicelab.cli.objectives import run_objective
 
             run_objective(
                 rules, objective, target=target, exact=exact, opponent=opponent,
@@ -229,7 +229,7 @@ def duel_solve(
     store: str | None = STORE_OPTION,
 ) -> None:
     """Solve the two-player game (also: dicelab duel RULES) and compare strategies."""
-    from dicelab.duel_report import run_duel
+    from dicelab.cli.duel import run_duel
     from dicelab.solve.schedule import runner_for
 
     with runner_for(cluster, workers) as runner:
@@ -259,8 +259,8 @@ def duel_advise_command(
     as_json: bool = typer.Option(False, "--json", help="Print every option as JSON."),
 ) -> None:
     """Rank every option of a duel position by win chance, beside its expected-score rank."""
-    from dicelab.advice_report import parse_filled
-    from dicelab.duel_report import Sheet, run_duel_advise
+    from dicelab.cli.advice import parse_filled
+    from dicelab.cli.duel import Sheet, run_duel_advise
     from dicelab.rules import load_rules
 
     r = load_rules(rules)
@@ -286,7 +286,7 @@ def duel_play_command(
     """Play against the computer (it plays to win); your win chance after every decision."""
     from pathlib import Path
 
-    from dicelab.duel_terminal import run_duel_play
+    from dicelab.cli.duel_play import run_duel_play
 
     code = run_duel_play(rules, seed=seed, seat=seat, record=Path(record) if record else None,
                          show=not hide, top=top)  # fmt: skip
@@ -300,7 +300,7 @@ def duel_review_command(
     as_json: bool = typer.Option(False, "--json", help="Print the review as JSON."),
 ) -> None:
     """Review a recorded duel: each of your decisions priced in win chance."""
-    from dicelab.duel_terminal import run_duel_review
+    from dicelab.cli.duel_play import run_duel_review
 
     run_duel_review(file, as_json=as_json, all_decisions=all_decisions)
 
@@ -314,7 +314,7 @@ def duel_disagreements_command(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Where playing to win and playing for the expected score part most, in play."""
-    from dicelab.duel_report import run_disagreements
+    from dicelab.cli.duel import run_disagreements
 
     run_disagreements(rules, games=games, seed=seed, top=top, as_json=as_json)
 
@@ -330,7 +330,7 @@ def cache_list() -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from dicelab.tables import cache_dir, list_tables
+    from dicelab.solve.cache import cache_dir, list_tables
 
     found = list_tables()
     console = Console()
@@ -355,7 +355,7 @@ def cache_clear(
     yes: bool = typer.Option(False, "--yes", "-y", help="Delete without asking."),
 ) -> None:
     """Delete cached tables: all of them, or those of one rule set."""
-    from dicelab.tables import cache_dir, clear_tables, list_tables
+    from dicelab.solve.cache import cache_dir, clear_tables, list_tables
 
     found = [t for t in list_tables() if rules is None or t.rules == rules]
     if not found:
@@ -399,7 +399,7 @@ def race(
     """The dice race: exact win/lose/tie chances of two lists, or the best list."""
     from pathlib import Path
 
-    from dicelab.games.race_report import run_race
+    from dicelab.cli.race import run_race
 
     run_race(
         lists, dice=dice, faces=faces, picks=picks, with_simulation=simulate, seed=seed,
@@ -452,7 +452,7 @@ def advise_command(
 ) -> None:
     """Rank every option of a position by its expected final score (or its chance of
     reaching a target score)."""
-    from dicelab.advice_report import run_advise
+    from dicelab.cli.advice import run_advise
 
     run_advise(
         rules, [*dice, *ctx.args], rerolls=rerolls, filled=filled, upper=upper,
@@ -477,7 +477,7 @@ def play_command(
     """Play along in the terminal with advice at every step; the game is saved and reviewed."""
     from pathlib import Path
 
-    from dicelab.play_terminal import run_play
+    from dicelab.cli.play import run_play
 
     code = run_play(
         rules, dice=dice, seed=seed, record=Path(record) if record else None,
@@ -496,7 +496,7 @@ def review_command(
     as_json: bool = typer.Option(False, "--json", help="Print the review as JSON."),
 ) -> None:
     """Review a recorded game: each decision, the best option, the cost of each mistake."""
-    from dicelab.advice_report import run_review
+    from dicelab.cli.advice import run_review
 
     run_review(file, rules=rules, as_json=as_json, mistakes_only=mistakes)
 
@@ -513,7 +513,7 @@ def simulate_command(
     """Simulate games with the optimal strategy and compare with the exact expectation."""
     from pathlib import Path
 
-    from dicelab.advice_report import run_simulate
+    from dicelab.cli.advice import run_simulate
 
     run_simulate(
         rules, games=games, seed=seed, plot=Path(plot) if plot else None, bins=bins,
@@ -575,7 +575,7 @@ def distribution_command(
     """Exact distribution of the final score under the expected-score optimum."""
     from pathlib import Path
 
-    from dicelab.objective_report import run_distribution
+    from dicelab.cli.objectives import run_distribution
     from dicelab.solve.schedule import runner_for
 
     with runner_for(cluster, workers) as runner:

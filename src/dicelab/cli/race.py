@@ -22,9 +22,9 @@ from rich.progress import (
 from rich.table import Table
 
 from dicelab.errors import UserError
-from dicelab.games.race import RaceResult, parse_list, race
-from dicelab.games.race_search import BestList, best_list
-from dicelab.games.race_sim import Simulation, simulate
+from dicelab.games.race.exact import RaceResult, parse_list, race
+from dicelab.games.race.search import BestList, best_list
+from dicelab.games.race.simulate import Simulation, simulate
 
 
 def run_race(
@@ -44,7 +44,7 @@ def run_race(
     console: Console | None = None,
 ) -> None:
     """Run ``dicelab race A B`` or ``dicelab race best`` and print the answer."""
-    from dicelab.report import check_plot_path
+    from dicelab.cli.output import check_plot_path
 
     console = console or Console()
     if plot is not None:
@@ -57,7 +57,7 @@ def run_race(
         first = parse_list(start, "start list") if start is not None else None
         best = _search(dice, faces, picks, first, quiet=as_json)
         if plot is not None:
-            from dicelab.games.race_plot import plot_best
+            from dicelab.plot.race import plot_best
 
             plot_best(best, plot)
         if as_json:
@@ -87,7 +87,7 @@ def run_race(
             decisive_share=decisive_share,
         )
     if plot is not None:
-        from dicelab.games.race_plot import plot_race
+        from dicelab.plot.race import plot_race
 
         plot_race(result, plot, sim)
     if as_json:

@@ -21,14 +21,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dicelab.advice_report import load_table
-from dicelab.advisor import TIE, Option
-from dicelab.duel_game import DuelGame, load_duel_record, review_duel, seat_label
-from dicelab.duel_report import load_duel
+from dicelab.cli.advice import load_table
+from dicelab.cli.duel import load_duel
+from dicelab.cli.play import _ask, _Quit
 from dicelab.errors import UserError
-from dicelab.play import save_record
-from dicelab.play_terminal import _ask, _Quit
+from dicelab.play.duel import DuelGame, load_duel_record, review_duel, seat_label
+from dicelab.play.game import save_record
 from dicelab.rules import load_rules
+from dicelab.solve.advice import TIE, Option
 
 HELP = (
     "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "

@@ -24,10 +24,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dicelab.advice_report import load_table, parse_dice, show_advice, show_review
-from dicelab.advisor import TIE, Advice, advise
+from dicelab.cli.advice import load_table, parse_dice, show_advice, show_review
 from dicelab.errors import UserError
-from dicelab.play import Game, find_box_option, load_record, review, save_record
+from dicelab.play.game import Game, find_box_option, load_record, review, save_record
+from dicelab.solve.advice import TIE, Advice, advise
 
 HELP = (
     "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "
@@ -198,7 +198,7 @@ def _apply(game: Game, advice: Advice, text: str, console: Console, show: bool =
     # scored now is among the options already
     final = advice
     if game.phase == "keep" and not game.served_now:
-        final = advise(game.table, replace(game.position(), rerolls_left=0))
+        final = advise(game.table, replace(game.position(), rerolls=0))
     option = find_box_option(final, text, rules)
     points = game.fill(option.box)
     console.print(

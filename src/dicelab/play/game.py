@@ -20,7 +20,7 @@ API
     Fill a box (id, number from 1 or name) with the dice showing; with rerolls
     left this keeps every die first. ``game.score`` is the points so far.
 ``game.position()`` / ``game.advice()``
-    The decision at hand as an :class:`~dicelab.advisor.Position`, and its advice.
+    The decision at hand as an :class:`~dicelab.solve.advice.Position`, and its advice.
 ``find_box_option(advice, text, rules)``
     The box option a player named (id, number, name or a unique start of one).
 ``game.record`` / ``save_record(record, path)`` / ``load_record(path)``
@@ -50,8 +50,8 @@ from pathlib import Path
 
 import numpy as np
 
-from dicelab.advisor import TIE, Advice, Option, Position, advise
 from dicelab.errors import UserError
+from dicelab.solve.advice import TIE, Advice, Option, Position, advise
 from dicelab.solve.expected import ExpectedTable
 
 FORMAT = "dicelab-game"
@@ -289,7 +289,7 @@ class Game:
             rerolls = self.rules.rolls - 1
         return Position(
             dice=tuple(self.dice),
-            rerolls_left=rerolls,
+            rerolls=rerolls,
             filled=self.filled,
             extra_bonuses=self.extra_bonuses,
         )
@@ -632,7 +632,7 @@ def review(table: ExpectedTable, record: dict) -> Review:
                 turn=step.turn + 1,
                 throw=step.throw + 1,
                 dice=step.position.dice,
-                rerolls_left=step.position.rerolls_left,
+                rerolls_left=step.position.rerolls,
                 chosen=chosen,
                 best=advice.best,
                 rank=rank,
@@ -659,7 +659,7 @@ def _chosen(advice: Advice, step: _Step, rules) -> Option:
     if step.kind == "box":
         return find_box_option(advice, str(step.choice), rules)
     keep = tuple(sorted(step.choice))
-    if step.position.rerolls_left == 0:
+    if step.position.rerolls == 0:
         raise UserError(
             f"keep {list(keep)} after the last throw: no rerolls are left, a box must be filled"
         )

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import typer
 
+from dicelab.cli.output import progress_bar
 from dicelab.errors import UserError
-from dicelab.report import progress_bar
 from dicelab.rules import load_rules
 
 OBJECTIVES = ("expected", "target", "win")
@@ -140,8 +140,8 @@ def _run_target(r, target: int, as_json: bool, use_cache: bool, allow_large: boo
 def _probability(table, target: int, game, use_cache: bool, tick) -> float:
     """P(score >= target) from a memory-mapped cached table: only its start row is
     read; a damaged file is read whole, so the damage is seen and the table solved anew."""
+    from dicelab.solve.cache import DamagedTable
     from dicelab.solve.target import target_table
-    from dicelab.tables import DamagedTable
 
     try:
         return table.probability(target)
@@ -190,7 +190,7 @@ def run_distribution(
     allow_large: bool = False, runner=None,
 ) -> None:  # fmt: skip
     """Print the final-score distribution of the expected-score optimum."""
-    from dicelab.report import check_plot_path
+    from dicelab.cli.output import check_plot_path
     from dicelab.solve.distribution import plot_distribution, score_distribution
 
     if plot is not None:

@@ -1,6 +1,6 @@
 """Fast float evaluation of many races at once, for searching over all lists.
 
-The exact solver in :mod:`dicelab.games.race` uses fractions and is right for one
+The exact solver in :mod:`dicelab.games.race.exact` uses fractions and is right for one
 match-up; a search over every pair of lists needs millions of match-ups, so here the
 same recursion runs in compiled code with floats. A position is the number of times
 each needed sum has been thrown (capped at the larger need), written as one mixed-radix

@@ -2,7 +2,7 @@
 
 The command line only collects options; this module reads the scorecard given on
 the command line, loads the table, and shows the answer, so every output format
-stays in one place (the play-along loop in :mod:`dicelab.play_terminal` reuses it).
+stays in one place (the play-along loop in :mod:`dicelab.cli.play` reuses it).
 """
 
 from __future__ import annotations
@@ -18,15 +18,15 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from dicelab.advisor import Advice, Position, advise, advise_target
+from dicelab.cli.output import check_plot_path
 from dicelab.errors import UserError
-from dicelab.play import Review, load_record, review
-from dicelab.report import check_plot_path
+from dicelab.play.game import Review, load_record, review
 from dicelab.rules import Rules, load_rules
+from dicelab.solve.advice import Advice, Position, advise, advise_target
 from dicelab.solve.expected import ExpectedTable, expected_table
 
 if TYPE_CHECKING:  # the simulator compiles kernels: imported only by the command using it
-    from dicelab.simulate import Simulation
+    from dicelab.play.simulate import Simulation
 
 
 # -- reading the command line ---------------------------------------------------------------
@@ -78,7 +78,7 @@ def parse_filled(items: Sequence[str], rules: Rules) -> dict[str, int | None]:
 
 def load_table(rules: str | Rules, quiet: bool = False) -> ExpectedTable:
     """The expected-score table, solving (with a progress bar) if it is not cached."""
-    from dicelab.report import progress_bar
+    from dicelab.cli.output import progress_bar
 
     r = load_rules(rules) if isinstance(rules, str) else rules
     with progress_bar(f"solving {r.name}", enabled=not quiet) as tick:
@@ -90,7 +90,7 @@ def load_any_table(rules: Rules, quiet: bool = False):
     in hand (solved here, not cached): what advice and simulation play from."""
     if not rules.save_unused_throws:
         return load_table(rules, quiet)
-    from dicelab.report import progress_bar
+    from dicelab.cli.output import progress_bar
     from dicelab.solve.saved import solve_saved
 
     with progress_bar(f"solving {rules.name}", enabled=not quiet) as tick:
@@ -120,7 +120,7 @@ def run_advise(
     r = load_rules(rules)
     position = Position(
         dice=tuple(parse_dice(dice, r.faces)),
-        rerolls_left=r.rolls - 1 if rerolls is None else rerolls,
+        rerolls=r.rolls - 1 if rerolls is None else rerolls,
         filled=parse_filled(filled, r),
         upper_total=upper,
         extra_bonuses=bonuses,
@@ -128,10 +128,10 @@ def run_advise(
     if target is None:
         advice = advise(load_any_table(r, quiet=as_json), position)
     else:
-        from dicelab.report import progress_bar
+        from dicelab.cli.output import progress_bar
         from dicelab.rules.compiled import compile_rules
+        from dicelab.solve.cache import DamagedTable
         from dicelab.solve.target import check_target, target_table
-        from dicelab.tables import DamagedTable
 
         game = compile_rules(r)
         check_target(game, target)  # before any solving
@@ -153,8 +153,8 @@ def show_advice(advice: Advice, rules: Rules, console: Console, top: int = 12) -
     """The ranked options as a table, best first."""
     p = advice.position
     when = (
-        f"{p.rerolls_left} reroll{'s' if p.rerolls_left != 1 else ''} left"
-        if p.rerolls_left
+        f"{p.rerolls} reroll{'s' if p.rerolls != 1 else ''} left"
+        if p.rerolls
         else "after the last throw"
     )
     head = (
@@ -278,7 +278,7 @@ def run_simulate(
     console: Console | None = None,
 ) -> Simulation:
     """Run ``dicelab simulate`` and print the summary, histogram and optional plot."""
-    from dicelab.simulate import simulate
+    from dicelab.play.simulate import simulate
 
     console = console or Console()
     if not 1 <= bins <= 200:

@@ -1,6 +1,6 @@
 """A two-player game in progress: both sheets, whose turn it is, advice by win chance.
 
-A :class:`DuelGame` is two one-player games (:class:`dicelab.play.Game`), A's and
+A :class:`DuelGame` is two one-player games (:class:`dicelab.play.game.Game`), A's and
 B's, played in alternation, A first. Its record holds both games' records, so a
 game can be saved after every move and reviewed later: :func:`review_duel`
 replays it and prices every decision of the human player in win chance.
@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from dicelab.advisor import TIE, Option, Position, _rank, scorecard_state
 from dicelab.errors import UserError
-from dicelab.play import Game, check_header, find_box_option
+from dicelab.play.game import Game, check_header, find_box_option
+from dicelab.solve.advice import TIE, Option, Position, _rank, scorecard_state
 from dicelab.solve.duel import DuelTable, duel_turn_values
 from dicelab.solve.expected import ExpectedTable
 
@@ -79,7 +79,7 @@ class DuelGame:
     def state(self, seat: str) -> tuple[int, int]:
         """Player state and score so far (without the upper bonus) of a seat."""
         g = self.games[seat]
-        pos = Position(dice=(1,) * self.rules.dice, rerolls_left=0, filled=g.filled,
+        pos = Position(dice=(1,) * self.rules.dice, rerolls=0, filled=g.filled,
                        extra_bonuses=g.extra_bonuses)  # fmt: skip
         mask, upper, flag, score = scorecard_state(self.table, pos, allow_full=True)
         return self.table.space.player(mask, upper, flag), score
@@ -115,7 +115,7 @@ class DuelGame:
             elif word in ("none", "nothing", "-"):
                 keep = ()
             elif word and all(ch.isdigit() or ch in ", " for ch in word):
-                from dicelab.advice_report import parse_dice
+                from dicelab.cli.advice import parse_dice
 
                 keep = tuple(sorted(parse_dice([word], self.rules.faces)))
             if keep is not None:
@@ -312,7 +312,7 @@ def find_disagreements(table: DuelTable, expected: ExpectedTable, games: int = 2
     Returns every decision where the expected-score choice loses win chance, the
     largest first; each position counts once.
     """
-    from dicelab.advisor import advise
+    from dicelab.solve.advice import advise
 
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= 100_000:
         raise UserError(f"games: got {games!r}, expected 1 to 100,000")

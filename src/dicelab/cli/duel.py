@@ -14,7 +14,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from dicelab.advisor import (
+from dicelab.cli.output import check_plot_path, progress_bar
+from dicelab.errors import UserError
+from dicelab.play.duel import option_key
+from dicelab.rules import Rules, load_rules
+from dicelab.rules.compiled import compile_rules
+from dicelab.solve.advice import (
     Option,
     Position,
     _check_turn,
@@ -23,12 +28,7 @@ from dicelab.advisor import (
     _sums,
     scorecard_state,
 )
-from dicelab.advisor import advise as advise_expected
-from dicelab.duel_game import option_key
-from dicelab.errors import UserError
-from dicelab.report import check_plot_path, progress_bar
-from dicelab.rules import Rules, load_rules
-from dicelab.rules.compiled import compile_rules
+from dicelab.solve.advice import advise as advise_expected
 from dicelab.solve.cost import big
 from dicelab.solve.duel import DuelTable, duel_table, duel_turn_values
 from dicelab.text import plural
@@ -40,7 +40,7 @@ def load_duel(rules: Rules, quiet: bool = False, use_cache: bool = True,
     """The duel table, solving it (with a progress bar) if it is not cached, and with
     ``compare`` the strategy comparisons too (``runner``, ``store``: where the solve
     runs, see :mod:`dicelab.solve.schedule`)."""
-    from dicelab.tables import DamagedTable
+    from dicelab.solve.cache import DamagedTable
 
     game = compile_rules(rules)
     with progress_bar(f"solving the {rules.name} duel", enabled=not quiet, unit="work") as tick:
@@ -203,7 +203,7 @@ class DuelAdvice:
 def _player(table: DuelTable, sheet: Sheet, who: str) -> tuple[int, int]:
     """Player state and score of a sheet; one clear line when it cannot be."""
     g = table.game
-    position = Position(dice=(1,) * g.rules.dice, rerolls_left=0, filled=sheet.filled,
+    position = Position(dice=(1,) * g.rules.dice, rerolls=0, filled=sheet.filled,
                         upper_total=sheet.upper, extra_bonuses=sheet.bonuses)  # fmt: skip
     try:
         mask, upper, flag, score = scorecard_state(table, position, allow_full=True)
@@ -267,7 +267,7 @@ def run_duel_advise(rules: str, dice: Sequence[str], *, rerolls: int | None, min
                     theirs: Sheet, top: int = 12, as_json: bool = False,
                     console: Console | None = None) -> DuelAdvice:  # fmt: skip
     """Run ``dicelab duel advise``."""
-    from dicelab.advice_report import load_table, parse_dice
+    from dicelab.cli.advice import load_table, parse_dice
 
     console = console or Console()
     r = load_rules(rules)
@@ -363,8 +363,8 @@ def plot_leads(table: DuelTable, path: Path, open_counts: Sequence[int] = (1, 2,
 def run_disagreements(rules: str, *, games: int = 200, seed: int = 0, top: int = 10,
                       as_json: bool = False, console: Console | None = None):  # fmt: skip
     """Run ``dicelab duel disagreements``: where playing to win and for points part most."""
-    from dicelab.advice_report import load_table
-    from dicelab.duel_game import find_disagreements
+    from dicelab.cli.advice import load_table
+    from dicelab.play.duel import find_disagreements
 
     console = console or Console()
     r = load_rules(rules)

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from dicelab.errors import UserError
-from dicelab.games.race import Dice
+from dicelab.games.race.exact import Dice
 
 #: Most games one simulation plays (as ``dicelab simulate``): minutes, not days.
 MAX_GAMES = 20_000_000

@@ -13,9 +13,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from dicelab.errors import UserError
-from dicelab.games.race import Dice, RaceResult
-from dicelab.games.race_search import BestList
-from dicelab.games.race_sim import Simulation
+from dicelab.games.race.exact import Dice, RaceResult
+from dicelab.games.race.search import BestList
+from dicelab.games.race.simulate import Simulation
 
 
 def _distribution(ax, dice: Dice, lists: dict[str, tuple[int, ...]]) -> None:

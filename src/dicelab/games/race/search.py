@@ -28,8 +28,8 @@ from typing import Protocol
 import numpy as np
 
 from dicelab.errors import UserError
-from dicelab.games.race import Dice, RaceResult, race, solve_counts
-from dicelab.games.race_fast import pair_payoffs, race_payoff, row_payoffs
+from dicelab.games.race.exact import Dice, RaceResult, race, solve_counts
+from dicelab.games.race.fast import pair_payoffs, race_payoff, row_payoffs
 
 #: Largest number of lists the best-list search will consider.
 MAX_LISTS = 60_000

@@ -9,7 +9,7 @@ Only rolls that hit a number someone still needs change the position, so the sol
 walks from one such roll to the next: given that a roll matters, its sum is drawn from
 the sums still needed, in proportion to their chances. Wasted rolls cost nothing.
 
->>> from dicelab.games.race import race
+>>> from dicelab.games.race.exact import race
 >>> r = race([5, 6, 7, 8, 9], [5, 6, 7, 7, 8], dice=2, faces=6)
 >>> r.beats
 True

@@ -6,10 +6,10 @@ every distinct option, the keeps before a reroll or the open boxes after the las
 throw, with its expected final score under optimal play from then on and its cost
 against the best option.
 
->>> from dicelab.advisor import Position, advise
+>>> from dicelab.solve.advice import Position, advise
 >>> from dicelab.solve.expected import expected_table
 >>> table = expected_table("yahtzee")
->>> advice = advise(table, Position(dice=(3, 3, 6, 5, 6), rerolls_left=2))
+>>> advice = advise(table, Position(dice=(3, 3, 6, 5, 6), rerolls=2))
 >>> advice.best.keep
 (6, 6)
 
@@ -37,10 +37,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from dicelab.errors import UserError
-from dicelab.solve.expected import ExpectedTable, turn_values
 from dicelab.text import plural
+
+if TYPE_CHECKING:  # the solvers load Numba: a Position is made without them
+    from dicelab.solve.expected import ExpectedTable
 
 TIE = 1e-9
 
@@ -53,7 +56,7 @@ class Position:
     ----------
     dice : tuple of int
         The dice showing, faces from 1.
-    rerolls_left : int
+    rerolls : int
         Rerolls still allowed this turn (0 after the last throw).
     filled : mapping of box id to points
         The filled boxes and the points written in them. Points may be ``None``
@@ -66,7 +69,7 @@ class Position:
     """
 
     dice: tuple[int, ...]
-    rerolls_left: int
+    rerolls: int
     filled: Mapping[str, int | None] = field(default_factory=dict)
     upper_total: int | None = None
     extra_bonuses: int = 0
@@ -227,7 +230,7 @@ def scorecard_state(
         score += rest  # the points of the upper boxes given without points
     if mask == g.full_mask and not allow_full:
         raise UserError("every box is filled: the game is over")
-    return mask, upper, flag if g.n_flag == 2 else 0, score
+    return mask, upper, g.turn_state(upper, flag)[1], score
 
 
 def _possible_points(game, c: int) -> frozenset[int]:
@@ -246,7 +249,7 @@ def _sums(choices: tuple[tuple[int, ...], ...]) -> frozenset[int]:
 
 def _check_turn(rules, position: Position) -> int:
     """Check the dice and rerolls of a position; returns the rerolls left."""
-    rerolls = position.rerolls_left
+    rerolls = position.rerolls
     if len(position.dice) != rules.dice:
         raise UserError(f"dice: got {len(position.dice)}, expected {rules.dice}")
     if isinstance(rerolls, bool) or not isinstance(rerolls, int):
@@ -313,6 +316,8 @@ def advise(table: ExpectedTable, position: Position) -> Advice:
 
         turn = saved_turn_values(table, mask, upper, flag, rerolls)
     else:
+        from dicelab.solve.expected import turn_values
+
         turn = turn_values(table, mask, upper, flag)
     options = _rank(g, turn, roll, rerolls, float(score))
     return Advice(position=position, score_so_far=score, upper_total=upper, options=options)

@@ -1,0 +1,146 @@
+"""The library's front door: a rule set and an objective in, a solved table out.
+
+:func:`solve` is what ``dicelab.solve`` names. It reads and compiles the rules once,
+takes the table from the disk cache when one matches (rules, objective, engine
+version and checksum), and otherwise solves it and keeps it there.
+
+>>> import dicelab
+>>> table = dicelab.solve("yacht")
+>>> round(table.value(), 4)
+191.7744
+>>> dicelab.solve("yacht", objective="target").probability(325) > 0
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from dicelab.errors import UserError
+from dicelab.rules import Rules, load_rules
+from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.solve.table import SolvedTable
+
+#: The objectives :func:`solve` knows, in the order the docs present them.
+OBJECTIVES = ("expected", "target", "win", "spread", "duel")
+
+Progress = Callable[[int, int], None]
+
+
+def compiled(rules: Rules | CompiledRules | str | Path) -> CompiledRules:
+    """Rules in any form a user gives them (name, path, TOML text, model), compiled once."""
+    if isinstance(rules, CompiledRules):
+        return rules
+    return compile_rules(rules if isinstance(rules, Rules) else load_rules(rules))
+
+
+def solve(
+    rules: Rules | CompiledRules | str | Path,
+    *,
+    objective: str = "expected",
+    precision: str = "single",
+    cache: bool = True,
+    allow_large: bool = False,
+    runner=None,
+    opponent: np.ndarray | str | Path | None = None,
+    progress: Progress | None = None,
+) -> SolvedTable:
+    """Solve a rule set for an objective, or take its table from the cache.
+
+    Parameters
+    ----------
+    rules : Rules, str or Path
+        A built-in name (``"yahtzee"``), a path to a rules file, TOML text, or rules
+        already loaded with :func:`dicelab.load_rules`.
+    objective : str
+        ``"expected"`` (the maximum expected score, the default), ``"target"`` (the
+        best chance of reaching every final score at once), ``"win"`` (the best
+        chance to beat an opponent's score distribution), ``"spread"`` (the standard
+        deviation of the final score under the expected-score optimum) or
+        ``"duel"`` (the exact two-player game, for small rule sets).
+    precision : str
+        ``"single"`` (the default: values inside a turn in single precision, within
+        1e-6 of double) or ``"double"``; applies to ``expected`` and ``target``.
+    cache : bool
+        Read and write the disk cache (``False``: solve now, keep nothing).
+    allow_large : bool
+        Solve even what this machine is not expected to hold or finish within an
+        hour (otherwise :class:`dicelab.TooLarge` is raised before any work).
+    runner : dicelab.solve.schedule.Runner, optional
+        Where the layers run: this process by default, or a Dask cluster
+        (:func:`dicelab.solve.schedule.runner_for`).
+    opponent : ndarray, str or Path, optional
+        For ``"win"``: the opponent's final-score distribution (``pmf[score]``) or a
+        file of it; by default the expected-score optimum's own.
+    progress : callable, optional
+        ``progress(done, total)``, called as the solve advances.
+
+    Returns
+    -------
+    SolvedTable
+        An :class:`~dicelab.solve.expected.ExpectedTable` (or
+        :class:`~dicelab.solve.saved.SavedTable` for rules that save throws),
+        :class:`~dicelab.solve.target.TargetTable`,
+        :class:`~dicelab.solve.target.UtilityTable`,
+        :class:`~dicelab.solve.spread.SpreadTable` or
+        :class:`~dicelab.solve.duel.DuelTable`.
+
+    Raises
+    ------
+    UserError
+        For unknown or broken rules, an unknown objective or precision, or an
+        objective these rules do not support.
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> table = dicelab.solve("yazy")
+    >>> round(table.value(), 2)
+    165.76
+    """
+    game = compiled(rules)
+    if objective not in OBJECTIVES:
+        raise UserError(f"objective: got {objective!r}, expected one of: {', '.join(OBJECTIVES)}")
+    if precision not in ("single", "double"):
+        raise UserError(f"precision: got {precision!r}, expected single or double")
+    if precision != "single" and objective not in ("expected", "target"):
+        raise UserError(f"precision: for the expected and target objectives, not {objective}")
+    if opponent is not None and objective != "win":
+        raise UserError(f"opponent: only with objective win (got {objective})")
+    common = {
+        "use_cache": cache, "allow_large": allow_large, "runner": runner, "progress": progress
+    }
+    if objective == "expected":
+        return _expected(game, precision, common)
+    if objective == "target":
+        from dicelab.solve.target import target_table
+
+        dtype = np.float32 if precision == "single" else np.float64
+        return target_table(game, dtype=dtype, **common)
+    if objective == "win":
+        from dicelab.solve.target import solve_win
+
+        return solve_win(game, opponent, **common).table
+    if objective == "spread":
+        from dicelab.solve.spread import spread_table
+
+        expected = _expected(game, precision, common)
+        return spread_table(game, expected, use_cache=cache)
+    from dicelab.solve.duel import duel_table
+
+    return duel_table(game, compare=False, **common)
+
+
+def _expected(game: CompiledRules, precision: str, common: dict) -> SolvedTable:
+    """The expected-score table, or the saved-throws table where the rules save throws."""
+    if game.rules.save_unused_throws:  # throws in hand: their own table, not cached
+        from dicelab.solve.saved import solve_saved
+
+        args = {k: v for k, v in common.items() if k != "use_cache"}
+        return solve_saved(game, **args)
+    from dicelab.solve.expected import expected_table
+
+    return expected_table(game, precision=precision, **common)

@@ -1,0 +1,1 @@
+"""Playing: advice for a position, a game in progress, the duel game, review, simulation."""

@@ -1,0 +1,1 @@
+"""Every picture dicelab draws, each from results computed elsewhere."""
