@@ -113,7 +113,7 @@ def positions(rules: str, count: int):
 
 
 def bench_advice(rules: str, count: int) -> None:
-    from dicelab.cli.duel import Sheet, duel_advise
+    from dicelab.solve.duel_advice import Sheet, duel_advise
 
     table, expected, found = positions(rules, count)
     path = Path(table.meta["path"])

@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 
 from dicelab.cli import app
 from dicelab.errors import UserError
-from dicelab.games.door import DoorGame, parse_hand, position_table, write_csv, write_plot
+from dicelab.games.door import DoorGame, parse_hand, position_table, write_csv
 from dicelab.games.twoplayer import FIRST, SECOND, Value, solve
+from dicelab.plot.door import write_plot
 
 
 def brute_force(first_hand, second_hand, target, bust):

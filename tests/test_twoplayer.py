@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dicelab.cli.output import task_display
 from dicelab.games.twoplayer import FIRST, SECOND, Outcome, Value, solve
 
 
@@ -223,5 +224,6 @@ def test_unknown_positions_and_bad_movers_are_reported():
 
 def test_progress_display_does_not_change_the_result():
     quiet = solve(Nim([3, 4, 5]))
-    shown = solve(Nim([3, 4, 5]), progress=True)
+    with task_display(True) as display:
+        shown = solve(Nim([3, 4, 5]), display=display)
     assert list(quiet.items()) == list(shown.items())

@@ -20,6 +20,8 @@ sits at position ``f - 1``.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement, product
@@ -216,3 +218,22 @@ def n_multisets(dice: int, faces: int) -> int:
 def dice_space(dice: int = 5, faces: int = 6) -> DiceSpace:
     """Shared, cached :class:`DiceSpace` for a number of dice and faces."""
     return DiceSpace(dice, faces)
+
+
+def parse_dice(tokens: Sequence[str], faces: int) -> list[int]:
+    """Dice typed as ``3 3 6 5 6``, ``3,3,6,5,6`` or (faces up to 9) ``33656``."""
+    out: list[int] = []
+    for token in tokens:
+        for part in re.split(r"[,\s]+", str(token).strip()):
+            if not part:
+                continue
+            if not part.isdigit():
+                raise UserError(f"dice: {part!r} is not a number")
+            if faces <= 9 and len(part) > 1:
+                out.extend(int(ch) for ch in part)
+            else:
+                out.append(int(part))
+    for d in out:
+        if not 1 <= d <= faces:
+            raise UserError(f"dice: {d} is not a face of these dice (1 to {faces})")
+    return out

@@ -260,8 +260,9 @@ def duel_advise_command(
 ) -> None:
     """Rank every option of a duel position by win chance, beside its expected-score rank."""
     from dicelab.cli.advice import parse_filled
-    from dicelab.cli.duel import Sheet, run_duel_advise
+    from dicelab.cli.duel import run_duel_advise
     from dicelab.rules import load_rules
+    from dicelab.solve.duel_advice import Sheet
 
     r = load_rules(rules)
     run_duel_advise(
@@ -605,7 +606,7 @@ def door_command(
     ),
 ) -> None:
     """The door-lock card game: verdict, winning first moves, main lines of play."""
-    from dicelab.games.door import run_door
+    from dicelab.cli.games import run_door
 
     run_door(
         hand, second_hand=second_hand, target=target, bust=bust, csv_path=csv,
@@ -624,7 +625,7 @@ def tictactoe_command(
     ),
 ) -> None:
     """Tic-tac-toe solved exactly: verdict, number of positions, best first moves."""
-    from dicelab.games.tictactoe import run_tictactoe
+    from dicelab.cli.games import run_tictactoe
 
     run_tictactoe(rows, columns, k, as_json=as_json, allow_large=allow_large)
 

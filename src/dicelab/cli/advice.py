@@ -19,8 +19,10 @@ from rich.table import Table
 from rich.text import Text
 
 from dicelab.cli.output import check_plot_path
+from dicelab.dice import parse_dice
 from dicelab.errors import UserError
 from dicelab.play.game import Review, load_record, review
+from dicelab.plot.scores import plot_scores
 from dicelab.rules import Rules, load_rules
 from dicelab.solve.advice import Advice, Position, advise, advise_target
 from dicelab.solve.expected import ExpectedTable, expected_table
@@ -30,25 +32,6 @@ if TYPE_CHECKING:  # the simulator compiles kernels: imported only by the comman
 
 
 # -- reading the command line ---------------------------------------------------------------
-def parse_dice(tokens: Sequence[str], faces: int) -> list[int]:
-    """Dice typed as ``3 3 6 5 6``, ``3,3,6,5,6`` or (faces up to 9) ``33656``."""
-    out: list[int] = []
-    for token in tokens:
-        for part in re.split(r"[,\s]+", str(token).strip()):
-            if not part:
-                continue
-            if not part.isdigit():
-                raise UserError(f"dice: {part!r} is not a number")
-            if faces <= 9 and len(part) > 1:
-                out.extend(int(ch) for ch in part)
-            else:
-                out.append(int(part))
-    for d in out:
-        if not 1 <= d <= faces:
-            raise UserError(f"dice: {d} is not a face of these dice (1 to {faces})")
-    return out
-
-
 def parse_filled(items: Sequence[str], rules: Rules) -> dict[str, int | None]:
     """Boxes typed as ``ones=3,sixes=18,full_house=25``; ``box=?`` for unknown points.
 
@@ -351,30 +334,3 @@ def text_histogram(sim: Simulation, bins: int = 20, width: int = 50) -> list[str
         bar = "#" * int(round(width * c / top))
         lines.append(f"{int(lo):5d}-{int(hi) - 1:<5d} {bar:<{width}} {100 * c / sim.games:6.2f}%")
     return lines
-
-
-def plot_scores(sim: Simulation, path: Path, bins: int = 20) -> None:
-    """Histogram of the simulated scores, with the mean and the exact expectation."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    check_plot_path(path)
-    counts, edges = sim.histogram(max(bins, 40))
-    fig = Figure(figsize=(8, 4.5))
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
-    ax.stairs(counts / sim.games, edges, fill=True, color="0.75")
-    ax.axvline(sim.mean, color="tab:blue", label=f"simulated mean {sim.mean:.2f}")
-    ax.axvline(
-        sim.expected_score, color="tab:red", linestyle="--",
-        label=f"exact expected score {sim.expected_score:.2f}",
-    )  # fmt: skip
-    ax.set_xlabel("final score")
-    ax.set_ylabel("share of games")
-    ax.set_title(f"{sim.rules}: {sim.games:,} games with the optimal strategy (seed {sim.seed})")
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    try:
-        fig.savefig(path)
-    except OSError as exc:
-        raise UserError(f"plot: cannot write {str(path)!r}: {exc.strerror}") from None

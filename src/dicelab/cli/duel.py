@@ -8,29 +8,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 from dicelab.cli.output import check_plot_path, progress_bar
 from dicelab.errors import UserError
-from dicelab.play.duel import option_key
+from dicelab.plot.duel import plot_leads
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.advice import (
-    Option,
-    Position,
-    _check_turn,
-    _possible_points,
-    _rank,
-    _sums,
-    scorecard_state,
-)
-from dicelab.solve.advice import advise as advise_expected
+from dicelab.solve.advice import Position, _check_turn
 from dicelab.solve.cost import big
-from dicelab.solve.duel import DuelTable, duel_table, duel_turn_values
+from dicelab.solve.duel import DuelTable, duel_table
+from dicelab.solve.duel_advice import DuelAdvice, Sheet, duel_advise
 from dicelab.text import plural
 
 
@@ -156,118 +146,12 @@ def show_verdicts(table: DuelTable, console: Console, seconds: float) -> None:
         )
 
 
-# -- advice ------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Sheet:
-    """One player's sheet as the command line gives it."""
-
-    filled: dict
-    upper: int | None = None
-    bonuses: int = 0
-    score: int | None = None
-
-
-@dataclass(frozen=True)
-class DuelAdvice:
-    """Every option of a duel position, ranked by win chance, with its expected-score rank."""
-
-    seat: str  # "A" or "B"
-    my_score: int
-    their_score: int
-    options: list[Option]  # by win chance, best first
-    expected_rank: dict  # option key -> (rank, expected final score)
-
-    @property
-    def lead(self) -> int:
-        return self.my_score - self.their_score
-
-    def to_dict(self) -> dict:
-        return {
-            "seat": self.seat,
-            "my_score": self.my_score,
-            "their_score": self.their_score,
-            "win_chance": self.options[0].value,
-            "options": [
-                {
-                    "label": o.label, "kind": o.kind,
-                    "keep": list(o.keep) if o.keep is not None else None, "box": o.box,
-                    "points": o.points, "win_chance": o.value, "cost": o.cost,
-                    "expected_rank": self.expected_rank[option_key(o)][0],
-                    "expected_final_score": self.expected_rank[option_key(o)][1],
-                }
-                for o in self.options
-            ],
-        }  # fmt: skip
-
-
-def _player(table: DuelTable, sheet: Sheet, who: str) -> tuple[int, int]:
-    """Player state and score of a sheet; one clear line when it cannot be."""
-    g = table.game
-    position = Position(dice=(1,) * g.rules.dice, rerolls=0, filled=sheet.filled,
-                        upper_total=sheet.upper, extra_bonuses=sheet.bonuses)  # fmt: skip
-    try:
-        mask, upper, flag, score = scorecard_state(table, position, allow_full=True)
-    except UserError as exc:
-        raise UserError(f"{who} sheet: {exc}") from None
-    # boxes without points: their points are the score's unknown part (the upper ones'
-    # are known from the upper total where the rules track it)
-    unknown = [c for c, cat in enumerate(g.rules.categories)
-               if cat.id in sheet.filled and sheet.filled[cat.id] is None
-               and not (g.upper[c] and g.threshold > 0)]  # fmt: skip
-    if sheet.score is not None:
-        if isinstance(sheet.score, bool) or not isinstance(sheet.score, int) or sheet.score < 0:
-            raise UserError(f"{who} score: got {sheet.score!r}, expected a whole number >= 0")
-        rest = sheet.score - score
-        choices = tuple(tuple(sorted(_possible_points(g, c))) for c in unknown)
-        if rest not in _sums(choices):
-            raise UserError(
-                f"{who} score: got {sheet.score}, but the filled boxes given "
-                + ("cannot make it" if unknown else f"add up to {score}")
-            )
-        score = sheet.score
-    elif unknown:
-        raise UserError(f"{who} score: give it (some boxes have no points)")
-    i = table.space.player(mask, upper, flag)
-    if i < 0:
-        raise UserError(f"{who} sheet cannot occur in a game")
-    return i, score
-
-
-def duel_advise(table: DuelTable, expected, dice: Sequence[int], rerolls: int,
-                mine: Sheet, theirs: Sheet) -> DuelAdvice:  # fmt: skip
-    """Rank every option of the player to move by win chance (both playing to win)."""
-    g = table.game
-    rerolls = _check_turn(g.rules, Position(tuple(dice), rerolls))
-    me, my_score = _player(table, mine, "my")
-    them, their_score = _player(table, theirs, "their")
-    s = table.space
-    k_me, k_them = int(s.p_count[me]), int(s.p_count[them])
-    if k_me == g.n_categories:
-        raise UserError("my sheet is full: the game is over for me")
-    if k_them == k_me:
-        seat = "A"
-    elif k_them == k_me + 1:
-        seat = "B"
-    else:
-        raise UserError(
-            f"the sheets do not alternate: I have {plural(k_me, 'box')} filled and they have "
-            f"{k_them}; the player to move has as many as the other, or one fewer"
-        )
-    roll = g.space.index(tuple(dice))
-    turn = duel_turn_values(table, me, them, my_score - their_score)
-    options = _rank(g, turn, roll, rerolls, 0.0)
-    plain = advise_expected(expected, Position(tuple(dice), rerolls, mine.filled, mine.upper,
-                                               mine.bonuses))  # fmt: skip
-    ranks = {option_key(o): (n, o.value - plain.score_so_far + my_score)
-             for n, o in enumerate(plain.options, start=1)}  # fmt: skip
-    return DuelAdvice(seat, my_score, their_score, options, ranks)
-
-
 def run_duel_advise(rules: str, dice: Sequence[str], *, rerolls: int | None, mine: Sheet,
                     theirs: Sheet, top: int = 12, as_json: bool = False,
                     console: Console | None = None) -> DuelAdvice:  # fmt: skip
     """Run ``dicelab duel advise``."""
-    from dicelab.cli.advice import load_table, parse_dice
+    from dicelab.cli.advice import load_table
+    from dicelab.dice import parse_dice
 
     console = console or Console()
     r = load_rules(rules)
@@ -300,14 +184,14 @@ def show_duel_advice(advice: DuelAdvice, rules: Rules, dice: Sequence[int], rero
         table.add_column(col, justify=just)  # fmt: skip
     shown = advice.options if top <= 0 else advice.options[:top]
     for n, o in enumerate(shown, start=1):
-        rank, score = advice.expected_rank[option_key(o)]
+        rank, score = advice.expected_rank[o.key]
         mark = "" if rank == n else " *"
         style = "bold green" if o.cost <= 1e-9 else None
         table.add_row(str(n), o.label, f"{o.value:.6f}", f"{o.cost:.6f}", f"{score:.2f}",
                       f"{rank}{mark}", style=style)  # fmt: skip
     console.print(table)
-    best_plain = min(advice.options, key=lambda o: advice.expected_rank[option_key(o)][0])
-    if option_key(best_plain) != option_key(advice.options[0]):
+    best_plain = min(advice.options, key=lambda o: advice.expected_rank[o.key][0])
+    if best_plain.key != advice.options[0].key:
         console.print(
             f"Playing for the expected score would choose [bold]{best_plain.label}[/bold]: "
             f"it costs {best_plain.cost:.6f} of win chance here."
@@ -320,45 +204,6 @@ def show_duel_advice(advice: DuelAdvice, rules: Rules, dice: Sequence[int], rero
 
 
 # -- a picture ---------------------------------------------------------------------------
-def plot_leads(table: DuelTable, path: Path, open_counts: Sequence[int] = (1, 2, 3, 5)) -> Path:
-    """The first player's chance at a turn start against their lead, for sheets where
-    the last ``k`` boxes of the scorecard are open on both sides (A to move)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    g = table.game
-    s = table.space
-    n = g.n_categories
-    fig, ax = plt.subplots(figsize=(8, 4.8))
-    for k in open_counts:
-        if not 1 <= k <= n:
-            continue
-        mask = g.full_mask ^ (((1 << k) - 1) << (n - k))
-        i = s.player(mask, 0, 0)
-        if i < 0:
-            continue
-        node = s.node(i, i)
-        leads = np.arange(-int(s.xhi[node]) - 3, -int(s.xlo[node]) + 4)
-        chance = 1.0 - table.waiting_values(np.full(leads.size, node), -leads)
-        keep = ~np.isnan(chance)
-        leads, chance = leads[keep], chance[keep]
-        names = ", ".join(c.label for c in g.rules.categories[n - k:])
-        ax.plot(leads, chance, marker="." if leads.size < 60 else None,
-                label=f"{k} open: {names}" if k <= 3 else f"{k} open")  # fmt: skip
-    ax.set_xlabel("first player's lead (points), both sheets alike")
-    ax.set_ylabel("chance to win (+ half a tie), A to move")
-    ax.set_title(f"{g.rules.name} duel: the value of a lead")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-    return path
-
-
 # -- disagreements -------------------------------------------------------------------------
 def run_disagreements(rules: str, *, games: int = 200, seed: int = 0, top: int = 10,
                       as_json: bool = False, console: Console | None = None):  # fmt: skip

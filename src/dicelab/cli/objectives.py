@@ -191,7 +191,8 @@ def run_distribution(
 ) -> None:  # fmt: skip
     """Print the final-score distribution of the expected-score optimum."""
     from dicelab.cli.output import check_plot_path
-    from dicelab.solve.distribution import plot_distribution, score_distribution
+    from dicelab.plot.distribution import plot_distribution
+    from dicelab.solve.distribution import score_distribution
 
     if plot is not None:
         check_plot_path(plot)

@@ -26,18 +26,8 @@ from rich.text import Text
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules
+from dicelab.rules.model import JOKER_TEXT
 from dicelab.text import plural
-
-JOKER_TEXT = {
-    "free": "free joker: once the {box} box and the matching upper box are filled, "
-    "an all-same roll may go in any open box, full house and straights at full points",
-    "forced": "forced joker: once the {box} box is filled, an all-same roll must go in the "
-    "matching upper box if open, else in an open lower box at full points, else in an "
-    "upper box for 0",
-    "free-if-fifty": "joker while the {box} box holds its points: an all-same roll may then "
-    "go in any open box (matching upper box filled), full house and straights at full points",
-    "none": "no joker",
-}
 
 
 def scorecard(rules: Rules) -> Panel:
@@ -121,3 +111,65 @@ def check_plot_path(path: str | Path) -> Path:
     if not folder.is_dir():
         raise UserError(f"plot: the folder {str(folder)!r} does not exist")
     return path
+
+
+class _TaskDisplay:
+    """A rich progress display on standard error, or nothing when switched off."""
+
+    def __init__(self, progress):
+        self._progress = progress
+
+    def add(self, description: str, total: int | None):
+        if self._progress is None:
+            return None
+        return self._progress.add_task(description, total=total)
+
+    def update(self, task, **fields) -> None:
+        if self._progress is not None:
+            self._progress.update(task, **fields)
+
+
+class task_display:
+    """A live display of a two-player solve's tasks on standard error (nothing unless
+    ``enabled``): the ``display`` of :func:`dicelab.games.twoplayer.solve`."""
+
+    def __init__(self, enabled: bool):
+        self._live = None
+        if enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                ProgressColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+            from rich.text import Text
+
+            class RateColumn(ProgressColumn):
+                def render(self, task) -> Text:
+                    speed = task.finished_speed or task.speed
+                    shown = "" if speed is None else f"{speed:,.0f}/s"
+                    return Text(shown, style="progress.data.speed")
+
+            self._live = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                RateColumn(),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+
+    def __enter__(self) -> _TaskDisplay:
+        if self._live is not None:
+            self._live.start()
+        return _TaskDisplay(self._live)
+
+    def __exit__(self, *exc_info) -> None:
+        if self._live is not None:
+            self._live.stop()

@@ -24,7 +24,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from dicelab.cli.advice import load_table, parse_dice, show_advice, show_review
+from dicelab.cli.advice import load_table, show_advice, show_review
+from dicelab.dice import parse_dice
 from dicelab.errors import UserError
 from dicelab.play.game import Game, find_box_option, load_record, review, save_record
 from dicelab.solve.advice import TIE, Advice, advise

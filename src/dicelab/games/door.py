@@ -22,7 +22,6 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
 
 from dicelab.errors import UserError
 from dicelab.games.twoplayer import FIRST, SECOND, Outcome, Solution, Value
@@ -32,11 +31,8 @@ __all__ = [
     "PositionTable",
     "parse_hand",
     "position_table",
-    "print_summary",
-    "run_door",
     "summarize",
     "write_csv",
-    "write_plot",
 ]
 
 DEFAULT_HAND = (1, 2, 3, 4, 5)
@@ -246,7 +242,7 @@ def _table_axis(hand: tuple[int, ...], occurring: set) -> list[tuple[int, ...]]:
     return sorted(chosen, key=lambda cards: (len(cards), cards))
 
 
-def _label(cards: tuple[int, ...]) -> str:
+def cards_label(cards: tuple[int, ...]) -> str:
     return " ".join(map(str, cards)) if cards else "none"
 
 
@@ -260,73 +256,9 @@ def write_csv(solution: Solution, path) -> None:
         with open(path, "w", newline="") as out:
             writer = csv.writer(out)
             corner = "first played \\ second played (cells: result for the second player)"
-            writer.writerow([corner, *map(_label, table.columns)])
+            writer.writerow([corner, *map(cards_label, table.columns)])
             for cards, row in zip(table.rows, table.cells, strict=True):
-                writer.writerow([_label(cards), *(_CELL_TEXT[cell] for cell in row)])
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror}") from None
-
-
-_COLOURS = {Value.WIN: "#3a7dc9", Value.LOSS: "#e4572e", Value.DRAW: "#b0b0b0"}
-_LEGEND = {
-    Value.WIN: "second player wins",
-    Value.LOSS: "first player wins",
-    Value.DRAW: "draw",
-}
-
-
-def write_plot(solution: Solution, path) -> None:
-    """Draw the position table as coloured squares (format from the file name)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.colors import ListedColormap
-    from matplotlib.figure import Figure
-    from matplotlib.patches import Patch
-
-    path = Path(path)
-    formats = FigureCanvasAgg.get_supported_filetypes()
-    if path.suffix.lstrip(".").lower() not in formats:
-        raise UserError(
-            f"cannot draw to {path}: the file name must end in one of "
-            f"{', '.join('.' + name for name in sorted(formats))}"
-        )
-    table = position_table(solution)
-    shown = [value for value in _COLOURS if any(value in row for row in table.cells)]
-    codes = {value: i for i, value in enumerate(shown)}
-    grid = [[codes.get(cell, -1) for cell in row] for row in table.cells]
-    import numpy as np
-
-    image = np.ma.masked_less(np.array(grid, dtype=float), 0)
-    width = min(40.0, 2.5 + 0.28 * len(table.columns))
-    height = min(40.0, 2.0 + 0.26 * len(table.rows))
-    figure = Figure(figsize=(width, height))
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot()
-    colours = ListedColormap([_COLOURS[value] for value in shown] or ["white"])
-    axes.imshow(image, cmap=colours, vmin=-0.5, vmax=max(len(shown), 1) - 0.5, aspect="auto")
-    axes.set_xlabel("cards the second player has played")
-    axes.set_ylabel("cards the first player has played")
-    axes.xaxis.set_label_position("top")
-    axes.xaxis.tick_top()
-    if len(table.columns) <= 200:
-        axes.set_xticks(range(len(table.columns)), map(_label, table.columns), rotation=90)
-    if len(table.rows) <= 200:
-        axes.set_yticks(range(len(table.rows)), map(_label, table.rows))
-    axes.tick_params(labelsize=7)
-    game: DoorGame = solution.game
-    axes.set_title(
-        f"Door game: {_label(game.first_hand)} vs {_label(game.second_hand)}, "
-        f"target {game.target}, bust {game.bust}",
-        pad=12,
-    )
-    figure.legend(
-        handles=[Patch(color=_COLOURS[value], label=_LEGEND[value]) for value in shown],
-        loc="lower center",
-        ncols=len(shown) or 1,
-        frameon=False,
-    )
-    figure.tight_layout(rect=(0, 0.04, 1, 1))
-    try:
-        figure.savefig(path, dpi=120)
+                writer.writerow([cards_label(cards), *(_CELL_TEXT[cell] for cell in row)])
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror}") from None
 
@@ -383,84 +315,3 @@ def summarize(solution: Solution) -> dict:
         "winning_first_moves": solution.winning_moves(start),
         "first_moves": openings,
     }
-
-
-def print_summary(summary: dict, console) -> None:
-    """Print :func:`summarize`'s result as a short report with a table."""
-    from rich.table import Table
-
-    console.print(
-        f"Door-lock card game: hands {_label(summary['first_hand'])} (first) and "
-        f"{_label(summary['second_hand'])} (second). The players take turns, the first "
-        "player first, each putting one card of their hand on the table (no passing); "
-        f"when the table sum is exactly {summary['target']} the second player wins, at "
-        f"{summary['bust']} or more the first."
-    )
-    console.print(
-        f"Verdict: [bold]{summary['verdict']}[/bold] "
-        f"({summary['moves_to_end']} cards with best play)"
-    )
-    console.print(f"Positions: {summary['positions']:,}")
-    winning = summary["winning_first_moves"]
-    console.print(f"Winning first moves: {_label(winning) if winning else 'none'}")
-    table = Table(title="Each first card, then best play")
-    table.add_column("first card", justify="right")
-    table.add_column("result for first player")
-    table.add_column("cards to the end", justify="right")
-    table.add_column("second player's winning replies")
-    table.add_column("main line")
-    for opening in summary["first_moves"]:
-        replies = opening["winning_replies"]
-        table.add_row(
-            str(opening["card"]),
-            opening["value_for_first_player"],
-            str(opening["moves_to_end"]),
-            _label(replies) if replies else "none",
-            f"{_label(opening['main_line'])}: {opening['end']}",
-        )
-    console.print(table)
-
-
-def run_door(
-    hand: str = "1 2 3 4 5",
-    *,
-    second_hand: str | None = None,
-    target: int = 23,
-    bust: int = 24,
-    csv_path=None,
-    plot_path=None,
-    as_json: bool = False,
-    allow_large: bool = False,
-) -> None:
-    """The ``dicelab door`` command: solve, write the files asked for, report."""
-    import json
-    import sys
-
-    from rich.console import Console
-
-    from dicelab.cli.output import check_plot_path
-    from dicelab.games.twoplayer import solve
-    from dicelab.solve.cost import positions_cost
-
-    if plot_path is not None:
-        check_plot_path(plot_path)
-    game = DoorGame(
-        parse_hand(hand),
-        second_hand=None if second_hand is None else parse_hand(second_hand),
-        target=target,
-        bust=bust,
-    )
-    cards = len(game.first_hand) + len(game.second_hand)
-    cost = positions_cost(f"the door game with {cards} cards", 2**cards)
-    cost.check(allow_large)
-    cost.announce()
-    solution = solve(game, progress=sys.stderr.isatty())
-    if csv_path is not None:
-        write_csv(solution, csv_path)
-    if plot_path is not None:
-        write_plot(solution, plot_path)
-    summary = summarize(solution)
-    if as_json:
-        print(json.dumps(summary, indent=2))
-    else:
-        print_summary(summary, Console())

@@ -15,7 +15,7 @@ from math import comb
 from dicelab.errors import UserError
 from dicelab.games.twoplayer import FIRST, SECOND, Outcome, Solution, Value
 
-__all__ = ["TicTacToe", "print_summary", "run_tictactoe", "summarize"]
+__all__ = ["TicTacToe", "summarize"]
 
 
 @dataclass(frozen=True)
@@ -138,54 +138,3 @@ def _cell_name(game: TicTacToe, cell: int) -> str:
     """A cell as ``a1`` (column letter, row number from the top)."""
     row, column = divmod(cell, game.columns)
     return f"{chr(ord('a') + column)}{row + 1}"
-
-
-def print_summary(summary: dict, console) -> None:
-    """Print :func:`summarize`'s result: verdict, counts, a board of first moves."""
-    from rich.table import Table
-
-    console.print(f"Tic-tac-toe, {summary['rows']} x {summary['columns']}, {summary['k']} in a row")
-    console.print(
-        f"Verdict: [bold]{summary['verdict']}[/bold] "
-        f"({summary['moves_to_end']} moves with best play)"
-    )
-    console.print(f"Reachable positions: {summary['positions']:,}")
-    console.print(f"Best first moves: {' '.join(summary['best_first_moves'])}")
-    console.print(f"Main line: {' '.join(summary['main_line'])}")
-    board = Table(title="Each first move for X (result, moves to the end)")
-    board.add_column("")
-    for column in range(summary["columns"]):
-        board.add_column(chr(ord("a") + column), justify="center")
-    results = {move["cell"]: move for move in summary["first_moves"]}
-    for row in range(summary["rows"]):
-        cells = []
-        for column in range(summary["columns"]):
-            move = results[f"{chr(ord('a') + column)}{row + 1}"]
-            cells.append(f"{move['value_for_first_player']} {move['moves_to_end']}")
-        board.add_row(str(row + 1), *cells)
-    console.print(board)
-
-
-def run_tictactoe(
-    rows: int = 3, columns: int = 3, k: int = 3, *, as_json: bool = False,
-    allow_large: bool = False,
-) -> None:  # fmt: skip
-    """The ``dicelab tictactoe`` command: solve and report."""
-    import json
-    import sys
-
-    from rich.console import Console
-
-    from dicelab.games.twoplayer import solve
-    from dicelab.solve.cost import positions_cost
-
-    game = TicTacToe(rows, columns, k)
-    cost = positions_cost(f"tic-tac-toe on {rows} x {columns}", game.position_bound)
-    cost.check(allow_large)
-    cost.announce()
-    solution = solve(game, progress=sys.stderr.isatty())
-    summary = summarize(solution)
-    if as_json:
-        print(json.dumps(summary, indent=2))
-    else:
-        print_summary(summary, Console())

@@ -228,29 +228,29 @@ def _remoteness_order(value: Value):
     return lambda moves_left: endless if moves_left is None else moves_left
 
 
-def solve(game: Game, *, progress: bool = False) -> Solution:
+def solve(game: Game, *, display: Display | None = None) -> Solution:
     """Solve ``game`` exactly from its start position.
 
     Parameters
     ----------
     game
         Any object with the methods of :class:`Game`.
-    progress
-        Show a progress display on standard error (worth it above about a
-        million positions).
+    display
+        Where to report progress (worth it above about a million positions); by
+        default nothing is shown.
 
     Returns
     -------
     Solution
         Value, remoteness and best moves of every reachable position.
     """
-    with _progress_display(progress) as display:
-        index, mover, codes, graph = _explore(game, display)
-        remoteness = _retrograde(mover, codes, *graph, display)
+    display = display or Silent()
+    index, mover, codes, graph = _explore(game, display)
+    remoteness = _retrograde(mover, codes, *graph, display)
     return Solution(game, index, codes, remoteness)
 
 
-def _explore(game: Game, display: _Display):
+def _explore(game: Game, display: Display):
     """Visit every reachable position breadth first; record moves as integer ids.
 
     Position ``i`` has children ``children[offsets[i]:offsets[i + 1]]``; finished
@@ -328,7 +328,7 @@ def _parents(offsets: array, children: array) -> tuple[array, array, array]:
     return parent_offsets, parents, move_counts
 
 
-def _retrograde(mover, codes, parent_offsets, parents, remaining, display: _Display) -> array:
+def _retrograde(mover, codes, parent_offsets, parents, remaining, display: Display) -> array:
     """Settle wins and losses from the finished positions back; the rest are draws.
 
     Positions are settled in order of remoteness (a queue), so a win is found
@@ -389,62 +389,20 @@ def _settle_draws(codes, remoteness, parent_offsets, parents) -> None:
             codes[i] = _DRAW
 
 
-class _Display:
-    """A rich progress display on standard error, or nothing when switched off."""
+class Display(Protocol):
+    """Where a solve reports its progress: tasks with a total, advanced as they go
+    (the command line's is a live bar on standard error)."""
 
-    def __init__(self, progress):
-        self._progress = progress
+    def add(self, description: str, total: int | None): ...
 
-    def add(self, description: str, total: int | None):
-        if self._progress is None:
-            return None
-        return self._progress.add_task(description, total=total)
+    def update(self, task, **fields) -> None: ...
+
+
+class Silent:
+    """A display that shows nothing: the default of :func:`solve`."""
+
+    def add(self, description: str, total: int | None) -> None:
+        return None
 
     def update(self, task, **fields) -> None:
-        if self._progress is not None:
-            self._progress.update(task, **fields)
-
-
-class _progress_display:
-    """Context manager yielding a :class:`_Display` (live only when ``enabled``)."""
-
-    def __init__(self, enabled: bool):
-        self._live = None
-        if enabled:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                ProgressColumn,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-            from rich.text import Text
-
-            class RateColumn(ProgressColumn):
-                def render(self, task) -> Text:
-                    speed = task.finished_speed or task.speed
-                    shown = "" if speed is None else f"{speed:,.0f}/s"
-                    return Text(shown, style="progress.data.speed")
-
-            self._live = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                RateColumn(),
-                TimeElapsedColumn(),
-                TimeRemainingColumn(),
-                console=Console(stderr=True),
-                transient=True,
-            )
-
-    def __enter__(self) -> _Display:
-        if self._live is not None:
-            self._live.start()
-        return _Display(self._live)
-
-    def __exit__(self, *exc_info) -> None:
-        if self._live is not None:
-            self._live.stop()
+        pass

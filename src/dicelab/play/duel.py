@@ -115,7 +115,7 @@ class DuelGame:
             elif word in ("none", "nothing", "-"):
                 keep = ()
             elif word and all(ch.isdigit() or ch in ", " for ch in word):
-                from dicelab.cli.advice import parse_dice
+                from dicelab.dice import parse_dice
 
                 keep = tuple(sorted(parse_dice([word], self.rules.faces)))
             if keep is not None:
@@ -126,11 +126,6 @@ class DuelGame:
             options = self.options(rerolls=0)  # a box now: the rolling stops
         shim = SimpleNamespace(options=options, position=SimpleNamespace(filled=g.filled))
         return find_box_option(shim, word, self.rules)
-
-
-def option_key(o: Option) -> tuple:
-    """What identifies an option across rankings (a keep, or a box)."""
-    return (o.kind, o.keep, o.stops, o.box)
 
 
 def seat_label(seat: str) -> str:
@@ -332,7 +327,7 @@ def find_disagreements(table: DuelTable, expected: ExpectedTable, games: int = 2
             plain = advise(expected, Position(tuple(g.dice), g.rerolls_left, g.filled,
                                               extra_bonuses=g.extra_bonuses))  # fmt: skip
             decisions += 1
-            choice = next(o for o in options if option_key(o) == option_key(plain.options[0]))
+            choice = next(o for o in options if o.key == plain.options[0].key)
             if options[0].value - choice.value > TIE:
                 _, mine = duel.state(seat)
                 _, theirs = duel.state("B" if seat == "A" else "A")

@@ -318,6 +318,18 @@ class ExtraYahtzee(BaseModel):
     bonus: int = Field(ge=0, le=MAX_POINTS)
     joker: JokerMode
 
+#: Each joker rule in words (``{box}`` is the all-same box's name).
+JOKER_TEXT = {
+    "free": "free joker: once the {box} box and the matching upper box are filled, "
+    "an all-same roll may go in any open box, full house and straights at full points",
+    "forced": "forced joker: once the {box} box is filled, an all-same roll must go in the "
+    "matching upper box if open, else in an open lower box at full points, else in an "
+    "upper box for 0",
+    "free-if-fifty": "joker while the {box} box holds its points: an all-same roll may then "
+    "go in any open box (matching upper box filled), full house and straights at full points",
+    "none": "no joker",
+}
+
 
 class Rules(BaseModel):
     """A complete rule set of a category dice game."""

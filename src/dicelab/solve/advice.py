@@ -90,6 +90,11 @@ class Option:
     stops: bool = False  # a keep of every die: no more rolling this turn
 
     @property
+    def key(self) -> tuple:
+        """What identifies the option across rankings (a keep, or a box)."""
+        return (self.kind, self.keep, self.stops, self.box)
+
+    @property
     def label(self) -> str:
         """Short text for tables: ``keep 6 6``, ``keep nothing``, ``keep all: 2 2 2 6 6``
         (score now) or ``Full house (25)``."""
@@ -130,7 +135,7 @@ class Advice:
         )  # fmt: skip
         out = {
             "dice": list(self.position.dice),
-            "rerolls_left": self.position.rerolls_left,
+            "rerolls_left": self.position.rerolls,
             "score_so_far": self.score_so_far,
             "upper_total": self.upper_total,
         }

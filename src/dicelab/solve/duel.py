@@ -331,6 +331,23 @@ class DuelTable(SolvedTable):
     def summary(self) -> str:
         return f"first player's chance {self.start_value:.6f}"
 
+    def advise(self, position, *, theirs, my_score: int | None = None):
+        """Every option of the player to move, ranked by win chance (both playing to win).
+
+        ``position`` is the mover's sheet, dice and rerolls; ``theirs`` the other
+        player's sheet (a :class:`~dicelab.solve.duel_advice.Sheet`, or the filled
+        boxes as a mapping). See :func:`dicelab.solve.duel_advice.duel_advise`.
+        """
+        from dicelab.solve.duel_advice import Sheet, duel_advise
+        from dicelab.solve.expected import expected_table
+
+        mine = Sheet(dict(position.filled), upper=position.upper_total,
+                     bonuses=position.extra_bonuses, score=my_score)  # fmt: skip
+        if not isinstance(theirs, Sheet):
+            theirs = Sheet(dict(theirs))
+        expected = expected_table(self.game)
+        return duel_advise(self, expected, position.dice, position.rerolls, mine, theirs)
+
     def waiting_value(self, node: int, lead: int) -> float:
         """Chance of the player who waits at ``node``, leading by ``lead``."""
         s = self.space

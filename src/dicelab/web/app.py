@@ -20,8 +20,8 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from dicelab.cli.output import JOKER_TEXT
 from dicelab.errors import UserError
+from dicelab.rules.model import JOKER_TEXT
 from dicelab.solve.advice import TIE, Position, advise, advise_target, advise_win, scorecard_state
 from dicelab.solve.spread import option_spreads
 from dicelab.web import models as m
@@ -435,11 +435,11 @@ def create_app(store: Store | None = None) -> FastAPI:
     def duel_sheets(table, body):
         """Player states and scores of both sheets (A moves when both have filled as
         many boxes), each checked."""
-        from dicelab.cli.duel import Sheet, _player
+        from dicelab.solve.duel_advice import Sheet, sheet_state
 
-        mine = _player(table, Sheet(dict(body.mine.filled), bonuses=body.mine.extra_bonuses),
+        mine = sheet_state(table, Sheet(dict(body.mine.filled), bonuses=body.mine.extra_bonuses),
                        "my")  # fmt: skip
-        theirs = _player(table, Sheet(dict(body.theirs.filled),
+        theirs = sheet_state(table, Sheet(dict(body.theirs.filled),
                                       bonuses=body.theirs.extra_bonuses), "their")  # fmt: skip
         return mine, theirs
 
@@ -453,7 +453,7 @@ def create_app(store: Store | None = None) -> FastAPI:
     async def post_duel_advice(body: m.DuelAdviceRequest) -> FastJSON:
         """Both players play to win (a tie counts half). The first call on a rule set
         solves its two-player game, when this server can hold it."""
-        from dicelab.cli.duel import Sheet, duel_advise
+        from dicelab.solve.duel_advice import Sheet, duel_advise
 
         entry = store.get(body.rules)
         table = await table_for(entry.rules, "duel")
