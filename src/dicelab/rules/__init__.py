@@ -185,7 +185,7 @@ def load_rules(source: str | Path | Rules) -> Rules:
     --------
     >>> load_rules("yacht").n_categories
     12
-    >>> load_rules('extends = "yacht"\nname = "yacht-5"\nrolls = 5').rolls
+    >>> load_rules('extends = "yacht"' + chr(10) + 'name = "yacht-5"' + chr(10) + 'rolls = 5').rolls
     5
     """
     if isinstance(source, Rules):

@@ -77,7 +77,7 @@ class SpreadTable(SolvedTable):
         mean = self.expected.value(filled, upper_total, flag)  # validates the state
         g = self.game
         u, y = g.turn_state(upper_total, flag)
-        return spread_of(float(self.values[filled, y, u]), mean)
+        return float(spread_of(float(self.values[filled, y, u]), mean))
 
     @property
     def start_sd(self) -> float:

@@ -1,4 +1,5 @@
-"""Shared test set-up: a private cache folder, so tests never touch the user's."""
+"""Shared test set-up for the tests and the doctests: a private cache folder, so they
+never touch the user's."""
 
 import os
 
