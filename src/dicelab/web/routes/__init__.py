@@ -1,0 +1,83 @@
+"""The JSON API, one module of routes per area, and what they share.
+
+Each area's module holds an ``APIRouter`` (:mod:`.rules`, :mod:`.advice`,
+:mod:`.duel`, :mod:`.records`); :func:`dicelab.web.app.create_app` includes them.
+A handler finds the server's :class:`~dicelab.web.store.Store` through
+:func:`get_store` and its tables through :func:`table_for`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import JSONResponse
+
+from dicelab.errors import TooLarge, UserError
+from dicelab.solve.advice import Position, scorecard_state
+from dicelab.web import models as m
+from dicelab.web.store import Store
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": m.ErrorOut, "description": "The request makes no sense for the rules."},
+    404: {"model": m.ErrorOut, "description": "Unknown rule set."},
+    422: {"model": m.ErrorOut, "description": "The body does not fit the request model."},
+}
+
+
+class FastJSON(JSONResponse):
+    """JSON without a second validation pass; NumPy scalars written as numbers."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(
+            content, allow_nan=False, separators=(",", ":"), default=_plain
+        ).encode("utf-8")
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+def get_store(request: Request) -> Store:
+    """The server's rule sets and tables (a FastAPI dependency)."""
+    return request.app.state.store
+
+
+async def table_for(store: Store, rules, objective: str = "expected"):
+    """The table of an objective: at once from memory, else awaited while it is loaded
+    or solved (without holding a thread). A solve too large is refused in words that
+    fit the page (the command line's way out means nothing there)."""
+    found = store.loaded(rules, objective)
+    if found is not None:
+        return found
+    try:
+        return await asyncio.wrap_future(store.table_future(rules, objective))
+    except TooLarge as exc:
+        text = exc.summary
+        if objective == "duel":
+            text += "; duels are played on smaller rule sets, such as yazy"
+        raise UserError(text) from None
+
+
+def turn_start(table, body) -> tuple[int, int, int, int]:
+    """``(mask, upper, flag, score)`` of the scorecard of a request, checked."""
+    position = Position(
+        dice=(),
+        rerolls=0,
+        filled=dict(body.filled),
+        upper_total=body.upper_total,
+        extra_bonuses=body.extra_bonuses,
+    )
+    return scorecard_state(table, position, allow_full=True)
+
+
+def check_target(body) -> None:
+    """A target score is given exactly when the objective is ``target``."""
+    if body.objective == "target" and body.target is None:
+        raise UserError("objective target: give the final score to reach (`target`)")
+    if body.objective != "target" and body.target is not None:
+        raise UserError(f"target: only with objective target (got {body.objective})")

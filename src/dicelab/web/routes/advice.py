@@ -1,0 +1,157 @@
+"""Routes of advice on one player's game: a position's options, a scorecard's outlook,
+the distribution of the final score."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Depends
+
+from dicelab.errors import UserError
+from dicelab.solve.advice import TIE, Advice, Position, advise, advise_target, advise_win
+from dicelab.solve.spread import option_spreads
+from dicelab.web import models as m
+from dicelab.web.routes import ERRORS, FastJSON, check_target, get_store, table_for, turn_start
+from dicelab.web.store import Store
+
+router = APIRouter(tags=["advice"])
+
+#: The key of an advice's values, by objective (see :meth:`dicelab.solve.advice.Advice.to_dict`).
+VALUE_KEYS = ("expected_final_score", "probability", "win_probability")
+
+
+def advice_json(advice: Advice) -> tuple[dict, str]:
+    """An advice as the page reads it (every value under ``value``), and the key its
+    values had in :meth:`~dicelab.solve.advice.Advice.to_dict`."""
+    out = advice.to_dict()
+    key = next(k for k in VALUE_KEYS if k in out)
+    for option, o in zip(out["options"], advice.options, strict=True):
+        option["box_name"] = o.box_name
+        option["best"] = o.cost <= TIE
+        option["value"] = option.pop(key)
+        option["sd"] = None
+        option["expected_final_score"] = option["value"] if key == VALUE_KEYS[0] else None
+    out["value"] = out.pop(key)
+    return out, key
+
+
+@router.post(
+    "/api/advice",
+    response_model=m.AdviceOut,
+    responses=ERRORS,
+    summary="Every option of a position, ranked",
+)
+async def post_advice(body: m.AdviceRequest, store: Store = Depends(get_store)) -> FastJSON:
+    """Rank the keeps (rerolls left) or the boxes (after the last throw).
+
+    Each option has its value for the objective under the best play from then
+    on (the expected final score, the chance of reaching the target, or the
+    chance to win) and its cost: what it gives up against the best one.
+    The first advice of an objective other than `expected` solves its table.
+    """
+    entry = store.get(body.rules)
+    rules = entry.rules
+    check_target(body)
+    table = await table_for(store, rules, body.objective)
+    position = Position(
+        dice=tuple(body.dice),
+        rerolls=body.rerolls_left,
+        filled=dict(body.filled),
+        upper_total=body.upper_total,
+        extra_bonuses=body.extra_bonuses,
+    )
+    if body.objective == "target":
+        advice = advise_target(table, position, body.target)
+    elif body.objective == "win":
+        advice = advise_win(table, position)
+    else:
+        advice = advise(table, position)
+    out, key = advice_json(advice)
+    # every option's spread: not for served hands or saved throws
+    if body.objective == "expected" and not (rules.has_served or rules.save_unused_throws):
+        spread = await table_for(store, rules, "spread")
+        sds = option_spreads(spread, position, advice.options)
+        for option, sd in zip(out["options"], sds, strict=True):
+            option["sd"] = sd
+    out.update(
+        rules=entry.id,
+        objective=body.objective,
+        target=body.target,
+        expected_final_score=out["value"] if key == VALUE_KEYS[0] else None,
+        turn=len(body.filled) + 1,
+        turns=rules.n_categories,
+        roll=rules.rolls - body.rerolls_left,
+        rolls=rules.rolls,
+    )
+    return FastJSON(out)
+
+
+@router.post(
+    "/api/outlook",
+    response_model=m.OutlookOut,
+    responses=ERRORS,
+    summary="The value of a scorecard before the turn's first throw",
+)
+async def post_outlook(body: m.OutlookRequest, store: Store = Depends(get_store)) -> dict:
+    """What the rest of the game holds from the start of a turn, with the best play
+    for the objective: the expected final score (and its spread), or the chance of
+    reaching the target, or the chance to win."""
+    entry = store.get(body.rules)
+    rules = entry.rules
+    check_target(body)
+    table = await table_for(store, rules, body.objective)
+    mask, upper, flag, score = turn_start(table, body)
+    if body.objective == "target":
+        value = table.value(mask, upper, flag, max(body.target - score, 0))
+    elif body.objective == "win":
+        value = table.value(mask, upper, flag, score)
+    else:
+        value = score + table.value(mask, upper, flag)
+    expected = value if body.objective == "expected" else None
+    sd = None
+    if body.objective == "expected" and not rules.save_unused_throws:
+        sd = (await table_for(store, rules, "spread")).sd(mask, upper, flag)
+    return {
+        "rules": entry.id,
+        "objective": body.objective,
+        "target": body.target,
+        "score_so_far": score,
+        "value": value,
+        "expected_final_score": expected,
+        "sd": sd,
+    }
+
+
+@router.post(
+    "/api/distribution",
+    response_model=m.DistributionOut,
+    responses=ERRORS,
+    summary="The distribution of the final score from the start of a turn",
+)
+async def post_distribution(
+    body: m.DistributionRequest, store: Store = Depends(get_store)
+) -> FastJSON:
+    """The exact probability of every final score from a scorecard before the turn's
+    first throw, with the expected-score optimum played from there (about a second
+    for the first turns of Yahtzee, much less later)."""
+    entry = store.get(body.rules)
+    rules = entry.rules
+    if rules.save_unused_throws:
+        raise UserError(f"{rules.name}: no score distribution for saved throws")
+    table = await table_for(store, rules)
+    mask, upper, flag, score = turn_start(table, body)
+    u, y = table.game.turn_state(upper, flag)
+    dist = await asyncio.wrap_future(store.distribution_future(rules, (mask, y, u, score)))
+    lo, hi = dist.lowest, dist.highest
+    return FastJSON(
+        {
+            "rules": entry.id,
+            "score_so_far": score,
+            "mean": dist.mean,
+            "sd": dist.sd,
+            "lowest": lo,
+            "highest": hi,
+            "pmf": dist.pmf[lo : hi + 1].tolist(),
+            "percentiles": {str(q): v for q, v in dist.percentiles().items()},
+        }
+    )

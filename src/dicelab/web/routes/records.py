@@ -1,0 +1,37 @@
+"""Routes of game records: a finished or saved game, every decision priced."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Depends
+from starlette.concurrency import run_in_threadpool
+
+from dicelab.errors import UserError
+from dicelab.web import models as m
+from dicelab.web.routes import ERRORS, get_store
+from dicelab.web.store import Store
+
+router = APIRouter(tags=["advice"])
+
+
+@router.post(
+    "/api/review",
+    response_model=m.ReviewOut,
+    responses=ERRORS,
+    summary="Every decision of a game record, priced",
+)
+async def post_review(body: m.ReviewRequest, store: Store = Depends(get_store)) -> dict:
+    """Replay a game record and give each decision's cost against the best option.
+
+    The record's rules fingerprint must match the rule set named by `rules`.
+    """
+    from dicelab.play.game import review
+
+    name = body.rules if body.rules is not None else body.record.get("rules")
+    if not isinstance(name, str) or not name:
+        raise UserError("review: name the rules played (`rules`, or the record's `rules`)")
+    entry = store.get(name[:80])
+    table = await asyncio.wrap_future(store.table_future(entry.rules))
+    done = await run_in_threadpool(review, table, body.record)
+    return {**done.to_dict(), "rules": entry.id}

@@ -1,0 +1,124 @@
+"""Routes of the rule sets: list, upload, one's scorecard, its solve and its progress."""
+
+from __future__ import annotations
+
+import asyncio
+
+from fastapi import APIRouter, Depends
+
+from dicelab.rules.model import JOKER_TEXT
+from dicelab.web import models as m
+from dicelab.web.routes import ERRORS, get_store
+from dicelab.web.store import Entry, Store
+
+router = APIRouter(tags=["rules"])
+
+
+def summary(entry: Entry) -> dict:
+    """A rule set in a line of the list."""
+    r = entry.rules
+    return {
+        "id": entry.id,
+        "source": entry.source,
+        "name": r.name,
+        "title": r.title or r.name,
+        "dice": r.dice,
+        "faces": r.faces,
+        "rolls": r.rolls,
+        "boxes": r.n_categories,
+        "fingerprint": r.fingerprint(),
+    }
+
+
+def info(entry: Entry) -> dict:
+    """A rule set's scorecard: its boxes, bonuses and joker rule."""
+    r = entry.rules
+    extra = None
+    if r.extra_yahtzee is not None:
+        box = r.categories[r.yahtzee_index].label
+        extra = {
+            "box": r.extra_yahtzee.category,
+            "points": r.extra_bonus,
+            "joker": r.joker,
+            "text": JOKER_TEXT[r.joker].format(box=box),
+        }
+    bonus = None
+    if r.upper_bonus is not None and r.bonus_points > 0:
+        bonus = {"threshold": r.upper_bonus.threshold, "points": r.upper_bonus.points}
+    return {
+        **summary(entry),
+        "description": " ".join(r.description.split()),
+        "upper_bonus": bonus,
+        "extra_bonus": extra,
+        "served": r.has_served,
+        "categories": [
+            {"id": c.id, "name": c.label, "scores": c.scoring_text(), "upper": c.counts_for_bonus}
+            for c in r.categories
+        ],
+    }
+
+
+@router.get("/api/rules", response_model=m.RulesList, summary="The built-in and uploaded rule sets")
+def list_rules(store: Store = Depends(get_store)) -> dict:
+    entries = store.builtin() + store.uploads()
+    return {"rules": [summary(e) for e in entries]}
+
+
+@router.post(
+    "/api/rules",
+    response_model=m.RulesInfo,
+    status_code=201,
+    responses=ERRORS,
+    summary="Upload a rules file",
+)
+def upload_rules(body: m.UploadRequest, store: Store = Depends(get_store)) -> dict:
+    """Check a rules file and keep it; use the returned `id` as `rules` in other calls.
+
+    The same rules uploaded twice get the same id. Rules too large to solve
+    within a few seconds are refused unless their table is already cached.
+    """
+    return info(store.upload(body.toml))
+
+
+@router.get(
+    "/api/rules/{rules_id}",
+    response_model=m.RulesInfo,
+    responses=ERRORS,
+    summary="The scorecard of a rule set",
+)
+def get_rules(rules_id: str, store: Store = Depends(get_store)) -> dict:
+    return info(store.get(rules_id))
+
+
+@router.get(
+    "/api/rules/{rules_id}/progress",
+    response_model=m.TableProgress,
+    response_model_exclude_none=True,
+    responses=ERRORS,
+    summary="How far the solve of a rule set has come",
+)
+def get_progress(
+    rules_id: str, objective: m.TableKind = "expected", store: Store = Depends(get_store)
+) -> dict:
+    """Answers at once, also while the rule set is being solved: the page polls it
+    to show a progress bar, and it gives the time a first solve takes. `objective`
+    names the table: `expected` (the default), `target`, `win` or `duel`."""
+    entry = store.get(rules_id)
+    return {"id": entry.id, **store.progress(entry.rules, objective)}
+
+
+@router.get(
+    "/api/rules/{rules_id}/expected",
+    response_model=m.ExpectedInfo,
+    responses=ERRORS,
+    summary="Solve a rule set: its optimal expected score",
+)
+async def get_expected(rules_id: str, store: Store = Depends(get_store)) -> dict:
+    """Solves the rule set (or loads its table); later advice on it is then fast."""
+    entry = store.get(rules_id)
+    table = await asyncio.wrap_future(store.table_future(entry.rules))
+    return {
+        "id": entry.id,
+        "expected_score": table.expected_score,
+        "cached": bool(table.meta.get("cached")),
+    }
