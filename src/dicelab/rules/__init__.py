@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import sys
+from functools import cache, lru_cache
 from importlib import resources
 from pathlib import Path
 
@@ -26,8 +27,13 @@ __all__ = ["Rules", "builtin_names", "load_rules", "parse_rules", "rules_from_te
 
 def builtin_names() -> list[str]:
     """Names of the rule sets shipped with dicelab, sorted."""
+    return list(_builtin_names())
+
+
+@lru_cache(maxsize=1)
+def _builtin_names() -> tuple[str, ...]:
     folder = resources.files("dicelab.rules") / "builtin"
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+    return tuple(sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml")))
 
 
 def _format_error(exc: ValidationError, source: str) -> str:
@@ -193,5 +199,14 @@ def load_rules(source: str | Path | Rules) -> Rules:
     text = str(source)
     if isinstance(source, str) and ("\n" in text or ("=" in text and not _is_file(text))):
         return rules_from_text(text, allow_files=True)
+    if text in builtin_names():
+        return _builtin(text)
     found, data = _resolve(text, None)
+    return parse_rules(data, found)
+
+
+@cache
+def _builtin(name: str) -> Rules:
+    """A built-in rule set, read and checked once per process (rules are immutable)."""
+    found, data = _resolve(name, None)
     return parse_rules(data, found)

@@ -9,6 +9,8 @@ objectives.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -206,7 +208,29 @@ def _distinct(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return values, index
 
 
+#: The rule sets compiled last, by the identity of their Rules object (a command or a
+#: web request compiles its rules once, however many tables it asks for).
+_COMPILED: OrderedDict[int, CompiledRules] = OrderedDict()
+_COMPILED_KEPT = 16
+_COMPILED_LOCK = threading.Lock()
+
+
 def compile_rules(rules: Rules) -> CompiledRules:
+    """The score tables of a rule set, built once per Rules object and then shared."""
+    with _COMPILED_LOCK:
+        found = _COMPILED.get(id(rules))
+        if found is not None and found.rules is rules:
+            _COMPILED.move_to_end(id(rules))
+            return found
+    game = _compile(rules)
+    with _COMPILED_LOCK:
+        _COMPILED[id(rules)] = game
+        while len(_COMPILED) > _COMPILED_KEPT:
+            _COMPILED.popitem(last=False)
+    return game
+
+
+def _compile(rules: Rules) -> CompiledRules:
     """Build the score tables of a rule set."""
     space: DiceSpace = dice_space(rules.dice, rules.faces)
     n_rolls = space.n_rolls
