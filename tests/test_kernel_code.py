@@ -16,6 +16,7 @@ import pytest
 from numba import njit
 
 from dicelab.solve import kernels
+from dicelab.solve.kernels import blocks, turn
 
 pytestmark = pytest.mark.skipif(
     platform.machine() not in ("x86_64", "AMD64"), reason="checks x86 instructions"
@@ -31,7 +32,7 @@ def instructions(func, *args) -> set[str]:
 
 
 @pytest.mark.parametrize(("dtype", "vmax"), [(np.float64, "maxpd"), (np.float32, "maxps")])
-@pytest.mark.parametrize("func", [kernels.max_into, kernels.max_of])
+@pytest.mark.parametrize("func", [turn.max_into, turn.max_of])
 def test_max_kernels_use_vector_max_and_plain_stores(func, dtype, vmax):
     rows = [np.zeros(64, dtype) for _ in range(4)]
     ops = instructions(func, *rows, 64)
@@ -57,10 +58,10 @@ def test_block_kernels_compile_to_whole_vector_operations(dtype, suffix):
 
     space = compile_rules(load_rules("yahtzee")).space
     A = np.zeros((space.add.shape[0], lanes.lanes_of(np.dtype(dtype).itemsize)), dtype)
-    best = lane_vector_instructions(kernels.best_block, A, space.sub_rows)
+    best = lane_vector_instructions(blocks.best_block, A, space.sub_rows)
     assert f"vmax{suffix}" in best, sorted(best)
     keep = lane_vector_instructions(
-        kernels.keep_block, A, space.add, space.size_start, space.dice, space.faces
+        blocks.keep_block, A, space.add, space.size_start, space.dice, space.faces
     )
     assert f"vadd{suffix}" in keep and any(op.startswith("vfmadd") for op in keep), sorted(keep)
     for ops in (best, keep):
@@ -80,5 +81,5 @@ def test_the_final_throw_maxima_divide_by_no_runtime_number(dtype):
     A = np.zeros((2, 2 * 300, L), dtype)
     cand = np.zeros((20, 4, L), dtype)
     picks = np.arange(5, dtype=np.int64)
-    ops = lane_vector_instructions(kernels.max_rows, A, 2, cand, picks, 5, 7, 0, 4 * L)
+    ops = lane_vector_instructions(blocks.max_rows, A, 2, cand, picks, 5, 7, 0, 4 * L)
     assert not {op for op in ops if "div" in op}, sorted(ops)

@@ -11,7 +11,8 @@ from numba import njit
 
 from dicelab.rules import load_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve import kernels, lanes
+from dicelab.solve import lanes
+from dicelab.solve.kernels import DiceArrays, blocks, turn
 
 
 @njit
@@ -121,10 +122,10 @@ def test_block_throws_match_the_row_kernels(dtype):
     rng = np.random.default_rng(7)
     A = rng.uniform(-20, 60, (space.add.shape[0], n)).astype(dtype)
     B = A.copy()
-    kernels.keep_values(A, space.add, space.size_start, space.dice, space.faces, n)
-    kernels.best_keeps(A, space.sub_rows, n)
-    kernels.keep_block(B, space.add, space.size_start, space.dice, space.faces)
-    kernels.best_block(B, space.sub_rows)
+    turn.keep_values(A, space.add, space.size_start, space.dice, space.faces, n)
+    turn.best_keeps(A, space.sub_rows, n)
+    blocks.keep_block(B, space.add, space.size_start, space.dice, space.faces)
+    blocks.best_block(B, space.sub_rows)
     assert np.array_equal(A, B)
 
 
@@ -136,8 +137,8 @@ def test_keep_mean_is_not_biased_in_single_precision():
     A = rng.uniform(0, 30, (space.add.shape[0], 16)).astype(np.float32)
     plain = A.copy()
     exact = A.astype(np.float64)
-    kernels.keep_block(A, space.add, space.size_start, space.dice, space.faces)
-    kernels.keep_values(exact, space.add, space.size_start, space.dice, space.faces, 16)
+    blocks.keep_block(A, space.add, space.size_start, space.dice, space.faces)
+    turn.keep_values(exact, space.add, space.size_start, space.dice, space.faces, 16)
     inv = np.float32(1 / 6)
     for k in range(space.size_start[space.dice] - 1, -1, -1):
         total = plain[space.add[k, 0]].copy()
@@ -154,20 +155,20 @@ def test_keep_mean_is_not_biased_in_single_precision():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_paired_blocks_match_one_block_at_a_time(dtype):
-    """Two blocks paired row by row give each block's own turn, bit for bit."""
+    """Two blocks_ paired row by row give each block's own turn, bit for bit."""
     space = compile_rules(load_rules("yahtzee")).space
     n = lanes.lanes_of(np.dtype(dtype).itemsize)
     n_keeps = space.add.shape[0]
     rng = np.random.default_rng(11)
-    blocks = rng.uniform(-20, 60, (2, n_keeps, n)).astype(dtype)
-    paired = np.ascontiguousarray(blocks.transpose(1, 0, 2))
+    blocks_ = rng.uniform(-20, 60, (2, n_keeps, n)).astype(dtype)
+    paired = np.ascontiguousarray(blocks_.transpose(1, 0, 2))
     base = rng.uniform(100, 200, 2 * n)
-    args = (space.add, space.sub_rows, space.size_start, space.roll_prob, space.dice,
-            space.faces, 2)  # fmt: skip
+    dice = DiceArrays(space.add, space.sub_rows, space.size_start, space.roll_prob, space.dice,
+                      space.faces, 2)  # fmt: skip
     want = np.zeros((2, n))
     for j in range(2):
-        kernels.throws_block(blocks[j], want[j], *args, blocks[j], False, base[j * n : j * n + n])
+        blocks.throws_block(blocks_[j], want[j], dice, blocks_[j], False, base[j * n : j * n + n])
     got = np.zeros((2, n))
-    kernels.throws_pair(paired, got, *args, paired, False, base)
+    blocks.throws_pair(paired, got, dice, paired, False, base)
     assert np.array_equal(got, want)
-    assert np.array_equal(paired.transpose(1, 0, 2), blocks)
+    assert np.array_equal(paired.transpose(1, 0, 2), blocks_)

@@ -25,8 +25,9 @@ from numba import get_num_threads, njit, prange
 
 from dicelab.errors import UserError
 from dicelab.solve.distribution import all_same_box
-from dicelab.solve.expected import ExpectedTable, kernel_args, served_args, space_args
-from dicelab.solve.kernels import (
+from dicelab.solve.expected import ExpectedTable
+from dicelab.solve.kernels import dice_arrays, rule_arrays
+from dicelab.solve.kernels.turn import (
     box_points,
     box_rule,
     cand_rows,
@@ -59,13 +60,26 @@ def _best_keeps_arg(A, arg, sub_rows, n_keeps):
 
 
 @njit(cache=True)
-def _best_box(mask, y, u, ri, V, score, joker_score, roll_face, upper, upper_box_of_face,
-              threshold, yahtzee, joker, extra_bonus, n_flag):  # fmt: skip
+def _best_box(mask, y, u, ri, V, R, score):
     """The box a final roll ``ri`` goes in: ``(box, points, extra bonus)``.
 
     ``V[mask, y, u]`` values the next turn's start; the first box of the best value
-    wins, as in the advice.
+    wins, as in the advice. ``score`` is the rules' (``R.score``) or, on a first
+    throw scored at once, the served table.
     """
+    joker_score, roll_face, upper, upper_box_of_face = (
+        R.joker_score,
+        R.roll_face,
+        R.upper,
+        R.upper_box_of_face,
+    )
+    threshold, yahtzee, joker, extra_bonus, n_flag = (
+        R.threshold,
+        R.yahtzee,
+        R.joker,
+        R.extra_bonus,
+        R.n_flag,
+    )
     allowed, active, extra, zeroed = box_rule(
         mask, y, roll_face[ri], upper, upper_box_of_face, yahtzee, joker, extra_bonus
     )
@@ -89,18 +103,17 @@ def _best_box(mask, y, u, ri, V, score, joker_score, roll_face, upper, upper_box
 
 
 @njit(cache=True)
-def _play_game(
-    draws, V, A, S, cand, arg, stop, keep_size, score, joker_score, roll_face, upper,
-    upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
-    add, sub_rows, size_start, roll_prob, dice, faces, rerolls, served, served_score,
-    served_values, served_index, bonus_points, alike_box, out,
-):  # fmt: skip
+def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, alike_box, out):
     """One game with optimal choices; writes score, bonus, extra bonuses, all-same.
 
     As in the advice, keeping every die ends the rolling: before each reroll a
     full roll is valued as its best box now, and its sub-keeps as usual. With
-    ``served``, stopping on the first throw scores with the served table.
+    ``served``, stopping on the first throw scores with the served table (``SR``).
+    ``scratch`` is ``(A, S, cand, arg, stop)``, the buffers of one worker.
     """
+    A, S, cand, arg, stop = scratch
+    score, upper, threshold, yahtzee, n_flag = R.score, R.upper, R.threshold, R.yahtzee, R.n_flag
+    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
     n_cat = score.shape[0]
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
@@ -114,18 +127,11 @@ def _play_game(
     alike = 0
     pos = 0
     while mask != full:
-        final_roll_values(
-            mask, u, 1, y, 0, V, A, cand, roll0, score, joker_score, roll_face, upper,
-            upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
-        )  # fmt: skip
+        final_roll_values(mask, u, 1, y, 0, V, A, cand, roll0, R)
         for r in range(n_rolls):
             stop[r] = A[roll0 + r, 0]
         if served:
-            final_roll_values(
-                mask, u, 1, y, 0, V, S, cand, 0, served_score, joker_score, roll_face, upper,
-                upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
-                served_values, served_index,
-            )  # fmt: skip
+            final_roll_values(mask, u, 1, y, 0, V, S, cand, 0, SR)
         for n in range(1, rerolls + 1):
             keep_values(A, add, size_start, dice, faces, 1)
             for r in range(n_rolls):  # keeping every die stops the rolling
@@ -145,11 +151,8 @@ def _play_game(
             for _ in range(dice - keep_size[k]):
                 r = add[r, draws[pos]]
                 pos += 1
-        table = served_score if (served and first) else score
-        c, best_pts, extra = _best_box(
-            mask, y, u, r - roll0, V, table, joker_score, roll_face, upper, upper_box_of_face,
-            threshold, yahtzee, joker, extra_bonus, n_flag,
-        )  # fmt: skip
+        table = SR.score if (served and first) else score
+        c, best_pts, extra = _best_box(mask, y, u, r - roll0, V, R, table)
         if extra > 0:
             extras += 1
         if c == alike_box and best_pts > 0:
@@ -167,46 +170,38 @@ def _play_game(
 
 
 @njit(cache=True, parallel=True)
-def _play_block(
-    draws, V, keep_size, score, joker_score, roll_face, upper, upper_box_of_face,
-    threshold, yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows,
-    size_start, roll_prob, dice, faces, rerolls, served, served_score, served_values,
-    served_index, bonus_points, alike_box, results, n_parts,
-):  # fmt: skip
+def _play_block(draws, V, keep_size, R, D, served, SR, bonus_points, alike_box, results, n_parts):
     """Play every game of a block (one row of ``draws`` each) over ``n_parts`` workers."""
+    add, size_start, dice, rerolls = D.add, D.size_start, D.dice, D.rerolls
     n_games = draws.shape[0]
     n_keeps = add.shape[0]
     per = (n_games + n_parts - 1) // n_parts
     for p in prange(n_parts):
         A = np.empty((n_keeps, 1))
         S = np.empty((n_keeps - size_start[dice], 1))
-        cand = np.empty((max(cand_rows(values), cand_rows(served_values)), 1))
+        cand = np.empty((max(cand_rows(R.values), cand_rows(SR.values)), 1))
         arg = np.zeros((rerolls + 1, n_keeps), np.int64)
         stop = np.empty(n_keeps - size_start[dice])
         out = np.zeros(4, np.int64)
         for g in range(p * per, min(n_games, (p + 1) * per)):
+            scratch = (A, S, cand, arg, stop)
             _play_game(
-                draws[g], V, A, S, cand, arg, stop, keep_size, score, joker_score, roll_face,
-                upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
-                index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, served,
-                served_score, served_values, served_index, bonus_points, alike_box, out,
-            )  # fmt: skip
+                draws[g], V, scratch, keep_size, R, D, served, SR, bonus_points, alike_box, out
+            )
             for j in range(4):
                 results[g, j] = out[j]
 
 
 @njit(cache=True)
-def _play_saved_game(
-    draws, V, A, cand, arg, keep_size, score, joker_score, roll_face, upper,
-    upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values, index,
-    add, sub_rows, size_start, roll_prob, dice, faces, rerolls, bonus_points, alike_box, out,
-):  # fmt: skip
+def _play_saved_game(draws, V, A, cand, arg, keep_size, R, D, bonus_points, alike_box, out):
     """One game with optimal choices when unused throws are saved (``V[mask, y, s, u]``).
 
     A turn with ``s`` throws in hand may reroll ``rerolls + s`` times; every throw
     values the dice as scored then, keeping the rerolls left (at most the cap). The
     whole game never throws more than ``rolls`` times per box, so the draws suffice.
     """
+    score, upper, threshold, yahtzee, n_flag = R.score, R.upper, R.threshold, R.yahtzee, R.n_flag
+    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
     n_cat = score.shape[0]
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
@@ -225,11 +220,7 @@ def _play_saved_game(
         for n in range(levels + 1):
             if n > 0:
                 keep_values(A, add, size_start, dice, faces, 1)
-            final_roll_values(
-                mask, u, 1, y, 0, V[:, :, min(n, cap), :], A, cand, roll0, score, joker_score,
-                roll_face, upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus,
-                n_flag, values, index,
-            )  # fmt: skip
+            final_roll_values(mask, u, 1, y, 0, V[:, :, min(n, cap), :], A, cand, roll0, R)
             if n > 0:
                 _best_keeps_arg(A, arg[n], sub_rows, n_keeps)
         r = 0
@@ -247,10 +238,7 @@ def _play_saved_game(
                 pos += 1
             n -= 1
         kept = min(n, cap)
-        c, best_pts, extra = _best_box(
-            mask, y, u, r - roll0, V[:, :, kept, :], score, joker_score, roll_face, upper,
-            upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
-        )  # fmt: skip
+        c, best_pts, extra = _best_box(mask, y, u, r - roll0, V[:, :, kept, :], R, score)
         if extra > 0:
             extras += 1
         if c == alike_box and best_pts > 0:
@@ -269,28 +257,22 @@ def _play_saved_game(
 
 
 @njit(cache=True, parallel=True)
-def _play_saved_block(
-    draws, V, keep_size, score, joker_score, roll_face, upper, upper_box_of_face,
-    threshold, yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows,
-    size_start, roll_prob, dice, faces, rerolls, bonus_points, alike_box, results, n_parts,
-):  # fmt: skip
+def _play_saved_block(draws, V, keep_size, R, D, bonus_points, alike_box, results, n_parts):
     """:func:`_play_block` for rules that save unused throws."""
+    add, rerolls = D.add, D.rerolls
     n_games = draws.shape[0]
     n_keeps = add.shape[0]
     per = (n_games + n_parts - 1) // n_parts
     most = rerolls + V.shape[2] - 1
     for p in prange(n_parts):
         A = np.empty((n_keeps, 1))
-        cand = np.empty((cand_rows(values), 1))
+        cand = np.empty((cand_rows(R.values), 1))
         arg = np.zeros((most + 1, n_keeps), np.int64)
         out = np.zeros(4, np.int64)
         for g in range(p * per, min(n_games, (p + 1) * per)):
             _play_saved_game(
-                draws[g], V, A, cand, arg, keep_size, score, joker_score, roll_face, upper,
-                upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag, values,
-                index, add, sub_rows, size_start, roll_prob, dice, faces, rerolls, bonus_points,
-                alike_box, out,
-            )  # fmt: skip
+                draws[g], V, A, cand, arg, keep_size, R, D, bonus_points, alike_box, out
+            )
             for j in range(4):
                 results[g, j] = out[j]
 
@@ -407,9 +389,8 @@ def simulate(
     rules = g.rules
     n_draws = g.n_categories * rules.rolls * rules.dice
     keep_size = space.counts.sum(axis=1).astype(np.int64)
-    rargs = kernel_args(g)
+    R, D = rule_arrays(g), dice_arrays(g)
     alike = all_same_box(rules)  # the all-dice-alike box, with or without extra rules
-    sargs = space_args(g)
     results = np.zeros((games, 4), dtype=np.int32)
     parts = max(1, get_num_threads()) * 4
     streams = np.random.SeedSequence(seed).spawn((games + BLOCK - 1) // BLOCK)
@@ -421,14 +402,30 @@ def simulate(
         draws = rng.integers(0, rules.faces, size=(hi - lo, n_draws), dtype=np.int8)
         if rules.save_unused_throws:
             _play_saved_block(
-                draws, table.values, keep_size, *rargs, *sargs, int(rules.bonus_points),
-                alike, results[lo:hi], parts,
-            )  # fmt: skip
+                draws,
+                table.values,
+                keep_size,
+                R,
+                D,
+                int(rules.bonus_points),
+                alike,
+                results[lo:hi],
+                parts,
+            )
         else:
             _play_block(
-                draws, table.values, keep_size, *rargs, *sargs, *served_args(g),
-                int(rules.bonus_points), alike, results[lo:hi], parts,
-            )  # fmt: skip
+                draws,
+                table.values,
+                keep_size,
+                R,
+                D,
+                g.has_served,
+                rule_arrays(g, served=True),
+                int(rules.bonus_points),
+                alike,
+                results[lo:hi],
+                parts,
+            )
         if progress is not None:
             progress(hi, games)
     seconds = time.perf_counter() - start

@@ -45,11 +45,10 @@ from dicelab.solve.cost import Cost
 from dicelab.solve.expected import (
     ExpectedTable,
     expected_table,
-    kernel_args,
     served_args,
-    space_args,
 )
-from dicelab.solve.kernels import (
+from dicelab.solve.kernels import dice_arrays, rule_arrays
+from dicelab.solve.kernels.turn import (
     box_points,
     box_rule,
     keep_values,
@@ -520,7 +519,7 @@ class OutcomeLayout:
         Q = np.zeros(pos)
         layer_outcomes(
             masks, max(1, get_num_threads()), V, Q, qoff, self.lanes, self.n_lanes,
-            self.slot_of, self.box_slots, self.n_e, *kernel_args(game), *space_args(game),
+            self.slot_of, self.box_slots, self.n_e, *rule_arrays(game), *dice_arrays(game),
             *served_args(game),
         )  # fmt: skip
         return Q, qoff

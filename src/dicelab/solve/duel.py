@@ -24,7 +24,7 @@ where their own lead is ``g - x``, and that node's row gives their chance
 directly.
 
 Within a turn the mover uses the keep recursions of the one-player solvers
-(:func:`dicelab.solve.kernels.throws_and_start`), with the leads as lanes.
+(:func:`dicelab.solve.kernels.turn.throws_and_start`), with the leads as lanes.
 
 Strategy pairs
 --------------
@@ -58,6 +58,7 @@ from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import MEMORY_SHARE, Cost, lane_seconds, machine_memory, turn_cost
 from dicelab.solve.expected import BoxOption, KeepLookups
+from dicelab.solve.kernels import Leads, Outcomes, Players, dice_arrays, rule_arrays
 from dicelab.solve.points import StateBounds
 from dicelab.solve.table import SolvedTable
 
@@ -180,11 +181,16 @@ class DuelSpace:
             return -1
         return int(self.pid[mask, y, u])
 
-    def kernel_args(self) -> tuple:
-        return (
+    def players(self) -> Players:
+        """The player states as the kernels read them."""
+        return Players(
             self.p_mask, self.p_y, self.p_u, self.p_count, self.pid, self.cstart, self.ncount,
             self.lbase,
         )  # fmt: skip
+
+    def leads(self) -> Leads:
+        """Each node's row as the kernels read it."""
+        return Leads(self.off, self.xlo, self.ulo, self.uhi)
 
 
 def duel_space(game: CompiledRules) -> DuelSpace:
@@ -457,16 +463,14 @@ class DuelLayers:
     def run(self, table: np.ndarray, task: tuple) -> None:
         from numba import get_num_threads, parallel_chunksize
 
-        from dicelab.solve import kernels
-        from dicelab.solve.expected import kernel_args, space_args
+        from dicelab.solve.kernels.duel import duel_layer
 
-        sp = self.space
-        nargs = (sp.off, sp.xlo, sp.ulo, sp.uhi, *sp.kernel_args())
+        sp, g = self.space, self.game
         with parallel_chunksize(1):
-            kernels.duel_layer(
-                *task, self.width, get_num_threads(), table, *nargs,
-                *kernel_args(self.game), *space_args(self.game),
-            )  # fmt: skip
+            duel_layer(
+                task, self.width, get_num_threads(), table, sp.leads(), sp.players(),
+                rule_arrays(g), dice_arrays(g),
+            )
 
 
 def solve_duel(
@@ -485,6 +489,7 @@ def solve_duel(
     (see :mod:`dicelab.solve.schedule`).
     """
     from dicelab.solve import kernels
+    from dicelab.solve.kernels.duel import duel_layer
     from dicelab.solve.schedule import new_table, run_layers
 
     game = as_game(rules)
@@ -495,7 +500,7 @@ def solve_duel(
     cost.check(allow_large)
     cost.announce()
     start = time.perf_counter()
-    kernels.announce_compile(kernels.duel_layer)
+    kernels.announce_compile(duel_layer)
     T = new_table(space.n_values, np.float64, store, name=f"{game.rules.name}.duel")
     run_layers(DuelLayers(game, space, width), T, progress, runner)
     return DuelTable(game, space, T, seconds=time.perf_counter() - start)
@@ -539,7 +544,7 @@ def expected_outcomes(game: CompiledRules, space: DuelSpace):
     from numba import get_num_threads
 
     from dicelab.solve.distribution import _slots, layer_outcomes
-    from dicelab.solve.expected import expected_table, kernel_args, served_args, space_args
+    from dicelab.solve.expected import expected_table, served_args
 
     n = game.n_categories
     V = expected_table(game.rules).values
@@ -565,7 +570,7 @@ def expected_outcomes(game: CompiledRules, space: DuelSpace):
     Q = np.zeros(pos)
     layer_outcomes(
         masks, max(1, get_num_threads()), V, Q, qoff, lanes, n_lanes, slot_of, box_slots, n_e,
-        *kernel_args(game), *space_args(game), *served_args(game),
+        *rule_arrays(game), *dice_arrays(game), *served_args(game),
     )  # fmt: skip
     extra = int(game.rules.extra_bonus)
     starts = [0]
@@ -655,22 +660,20 @@ class PairLayers:
             task: tuple) -> None:  # fmt: skip
         from numba import get_num_threads, parallel_chunksize
 
-        from dicelab.solve import kernels
-        from dicelab.solve.expected import kernel_args, space_args
+        from dicelab.solve.kernels.duel import duel_eval_layer
 
-        sp = self.space
+        sp, g = self.space, self.game
         seat = layer % 2  # 0: A moves, 1: B moves
         pairs = self.pairs
         follow = [q for k, p in enumerate(pairs) if p[seat] == WIN for q in (2 * k, 2 * k + 1)]
         conv = [q for k, p in enumerate(pairs) if p[seat] != WIN for q in (2 * k, 2 * k + 1)]
         with parallel_chunksize(1):
-            kernels.duel_eval_layer(
-                *task[1:], self.width_lanes, get_num_threads(),
-                np.array(follow, np.int64), np.array(conv, np.int64), fixed, sp.off, sp.xlo,
-                sp.ulo, sp.uhi, nxt, int(sp.vstart[layer + 1]), cur, int(sp.vstart[layer]),
-                *self.outcomes, *sp.kernel_args(), *kernel_args(self.game),
-                *space_args(self.game),
-            )  # fmt: skip
+            duel_eval_layer(
+                task[1:], self.width_lanes, get_num_threads(), np.array(follow, np.int64),
+                np.array(conv, np.int64), fixed, sp.leads(),
+                (nxt, int(sp.vstart[layer + 1]), cur, int(sp.vstart[layer])),
+                Outcomes(*self.outcomes), sp.players(), rule_arrays(g), dice_arrays(g),
+            )
 
 
 def evaluate_pairs(

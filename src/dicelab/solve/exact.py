@@ -36,8 +36,10 @@ from dicelab.dice import multinomial
 from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
-from dicelab.solve.expected import kernel_args, served_args, space_args
-from dicelab.solve.kernels import box_points, box_rule, next_flag, open_box_rows, plan_layer
+from dicelab.solve.expected import served_args
+from dicelab.solve.kernels import dice_arrays, rule_arrays
+from dicelab.solve.kernels.points import plan_layer
+from dicelab.solve.kernels.turn import box_points, box_rule, next_flag, open_box_rows
 from dicelab.solve.points import (
     PointsLayout,
     StateBounds,
@@ -365,9 +367,9 @@ def _solve_exact(game: CompiledRules, layout: PointsLayout, mode: int, terminal,
         [f if f < 2**31 else 0 for f in (space.faces**j for j in range(space.dice + 1))],
         dtype=np.int64,
     )
-    s = space_args(game)
+    s = dice_arrays(game)
     add, sub_rows, size_start, dice, faces, rerolls = s[0], s[1], s[2], s[4], s[5], s[6]
-    rargs = kernel_args(game)
+    rargs = rule_arrays(game)
     workers = max(1, get_num_threads())
     for k in range(n - 1, -1, -1):
         d_next = to_limbs(layer_denominator(game, n - k - 1), n_limbs)

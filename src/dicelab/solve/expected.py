@@ -26,9 +26,10 @@ from numba import njit
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, as_game, compile_rules, refuse_variants
-from dicelab.rules.placement import JOKER_NONE, box_points, box_rule, next_flag
+from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import expected_cost, lane_seconds
+from dicelab.solve.kernels import Segments, dice_arrays, rule_arrays
 from dicelab.solve.table import SolvedTable
 
 if TYPE_CHECKING:
@@ -232,49 +233,10 @@ def _layers(n_categories: int) -> list[np.ndarray]:
     return [masks[pop == k] for k in range(n_categories + 1)]
 
 
-def kernel_args(game: CompiledRules, solving: bool = False) -> tuple:
-    """The rule arrays, in the order the turn kernels take them.
-
-    With ``solving``, all-alike rolls are marked as such only where a rule of their
-    own applies (a joker, an extra bonus, a flag, boxes that need another): under
-    the others they score like any roll, and the solvers value them with the rest.
-    """
-    roll_face = game.roll_face
-    if solving and game.n_flag == 1 and game.placement_code == JOKER_NONE:
-        roll_face = np.full_like(roll_face, -1)
-    return (
-        game.score,
-        game.joker_score,
-        roll_face,
-        game.upper,
-        game.upper_box_of_face,
-        game.threshold,
-        game.yahtzee,
-        game.placement_code,
-        float(game.rules.extra_bonus),
-        game.n_flag,
-        *game.distinct_scores,
-    )
-
-
 def served_args(game: CompiledRules) -> tuple:
     """Whether the first throw may score served points, and the first-throw tables,
-    in the order the turn kernels take them after :func:`space_args`."""
+    in the order the turn kernels take them after the dice arrays."""
     return (game.has_served, game.served_score, *game.served_distinct)
-
-
-def space_args(game: CompiledRules) -> tuple:
-    """The dice arrays, in the order the turn kernels take them."""
-    s = game.space
-    return (
-        s.add,
-        s.sub_rows,
-        s.size_start,
-        s.roll_prob,
-        s.dice,
-        s.faces,
-        game.rules.rolls - 1,
-    )
 
 
 class ExpectedLayers:
@@ -355,19 +317,21 @@ class ExpectedLayers:
     def run(self, table: np.ndarray, task: np.ndarray) -> None:
         from numba import get_num_threads, parallel_chunksize
 
-        from dicelab.solve import kernels
+        from dicelab.solve.kernels import blocks, turn
 
         g = self.game
         V = table.reshape(self.shape)
         dtype = self.turn_dtype
         if int(task[0]).bit_count() < self.double_layers:
             dtype = np.dtype(np.float64)
-        plan = kernels.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width)
+        segs = Segments(*turn.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width))
+        rules = rule_arrays(g, solving=True)
+        served = rule_arrays(g, solving=True, served=True)
+        stride = blocks.block_stride(g.space.add.shape[0], self.width, dtype.itemsize)
         with parallel_chunksize(1):  # batches differ in cost: hand them out one by one
-            kernels.solve_blocks(
-                *plan, self.width, get_num_threads(), V, *kernel_args(g, solving=True),
-                *space_args(g), *served_args(g), np.empty(0, dtype),
-                kernels.block_stride(g.space.add.shape[0], self.width, dtype.itemsize),
+            blocks.solve_blocks(
+                segs, self.width, get_num_threads(), V, rules, dice_arrays(g), g.has_served,
+                served, np.empty(0, dtype), stride,
             )  # fmt: skip
 
 
@@ -412,13 +376,14 @@ def solve_expected(
         value; double agrees with the exact fractions to 1e-9 (both tested).
     """
     from dicelab.solve import kernels
+    from dicelab.solve.kernels.blocks import solve_blocks
     from dicelab.solve.schedule import new_table, run_layers
 
     turn_dtype(precision)
     game = as_game(rules)
     refuse_variants(game, "this command", served=False)
     expected_cost(game.rules).check(allow_large)
-    kernels.announce_compile(kernels.solve_blocks)
+    kernels.announce_compile(solve_blocks)
     start = time.perf_counter()
     layers = ExpectedLayers(game, chunk=chunk, width=width, precision=precision)
     flat = new_table(layers.size, np.float64, store, name=f"{game.rules.name}.expected")

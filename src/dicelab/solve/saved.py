@@ -5,7 +5,7 @@ its first throw hands two more throws to the next turn. The state then holds one
 more number, the throws in hand, and a turn that starts with ``s`` of them may
 reroll ``rolls - 1 + s`` times. Scoring with ``r`` rerolls left keeps ``r`` throws
 (up to the rules' cap), so every throw of a turn values the dice as scored then and
-there, not only the last one (:func:`dicelab.solve.kernels.solve_saved_batches`).
+there, not only the last one (:func:`dicelab.solve.kernels.saved.solve_saved_batches`).
 
 The table is ``values[mask, y, s, u]``: the expected points still to come at the
 start of a turn with boxes ``mask`` filled, flag ``y``, ``s`` throws in hand and
@@ -41,10 +41,9 @@ from dicelab.solve.expected import (
     BoxOption,
     ExpectedLayers,
     KeepLookups,
-    kernel_args,
     mark_unreachable,
-    space_args,
 )
+from dicelab.solve.kernels import Segments, dice_arrays, rule_arrays
 from dicelab.solve.table import SolvedTable
 from dicelab.text import plural
 
@@ -160,17 +159,16 @@ class SavedLayers(ExpectedLayers):
     def run(self, table: np.ndarray, task: np.ndarray) -> None:
         from numba import get_num_threads, parallel_chunksize
 
-        from dicelab.solve import kernels
+        from dicelab.solve.kernels.saved import solve_saved_batches
+        from dicelab.solve.kernels.turn import plan_batches
 
         g = self.game
         V = table.reshape(self.shape)
-        plan = kernels.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width)
-        args = (*kernel_args(g), *space_args(g))
+        segs = Segments(*plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width))
+        rules, dice = rule_arrays(g), dice_arrays(g)
         with parallel_chunksize(1):
             for s in range(self.n_saved):
-                kernels.solve_saved_batches(
-                    *plan, self.width, get_num_threads(), s, V, *args
-                )  # fmt: skip
+                solve_saved_batches(segs, self.width, get_num_threads(), s, V, rules, dice)
 
 
 def solve_saved(
@@ -194,6 +192,7 @@ def solve_saved(
         solve (unless ``allow_large``).
     """
     from dicelab.solve import kernels
+    from dicelab.solve.kernels.saved import solve_saved_batches
     from dicelab.solve.schedule import new_table, run_layers
 
     game = as_game(rules)
@@ -201,7 +200,7 @@ def solve_saved(
     if not r.save_unused_throws:
         raise UserError(f"{r.name}: the rules do not save unused throws")
     saved_cost(r).check(allow_large)
-    kernels.announce_compile(kernels.solve_saved_batches)
+    kernels.announce_compile(solve_saved_batches)
     start = time.perf_counter()
     layers = SavedLayers(game, width=width)
     flat = new_table(layers.size, np.float64, store, name=f"{r.name}.saved")
@@ -265,7 +264,7 @@ def saved_turn_values(
     """The turn of a state seen from a throw with ``rerolls`` rerolls left.
 
     Each throw values the full rolls as scored then, keeping its rerolls for later
-    turns, as the solver does (:func:`dicelab.solve.kernels.solve_saved_batches`).
+    turns, as the solver does (:func:`dicelab.solve.kernels.saved.solve_saved_batches`).
     """
     g = table.game
     cap = table.values.shape[2] - 1

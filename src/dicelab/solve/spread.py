@@ -37,7 +37,7 @@ from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.distribution import TIE, OutcomeLayout
 from dicelab.solve.expected import ExpectedTable, expected_table
-from dicelab.solve.kernels import next_flag as next_flag_nb
+from dicelab.solve.kernels.turn import next_flag as next_flag_nb
 from dicelab.solve.points import layers
 from dicelab.solve.table import SolvedTable
 

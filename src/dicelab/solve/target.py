@@ -9,7 +9,7 @@ All of them maximise the expected *utility* of the final score, ``E[U(score)]``:
 The value then depends on the points as well as on the state, so each state has
 a row of points (see :mod:`dicelab.solve.points`) and the turn is solved for all
 points of a row at once: the points are the *lanes* of the same keep recursions
-as the expected-score solver (:func:`dicelab.solve.kernels.throws_and_start`);
+as the expected-score solver (:func:`dicelab.solve.kernels.turn.throws_and_start`);
 only the final throw differs, where scoring ``g`` points in a box moves a lane
 ``t`` to ``t + g`` (points so far) or ``t - g`` (points still needed).
 
@@ -47,10 +47,8 @@ from dicelab.solve.cost import lane_seconds, points_cost
 from dicelab.solve.expected import (
     BoxOption,
     KeepLookups,
-    kernel_args,
-    served_args,
-    space_args,
 )
+from dicelab.solve.kernels import PointsRows, dice_arrays, rule_arrays
 from dicelab.solve.points import (
     PointsLayout,
     StateBounds,
@@ -201,17 +199,20 @@ class PointsLayers:
     def run(self, table: np.ndarray, task: np.ndarray) -> None:
         from numba import get_num_threads, parallel_chunksize
 
-        from dicelab.solve import kernels
+        from dicelab.solve.kernels.blocks import block_stride
+        from dicelab.solve.kernels.points import plan_layer, solve_points_blocks
 
         g, lay = self.game, self.layout
-        plan = kernels.plan_layer(task, lay.block, g.n_flag, self.width)
+        plan = plan_layer(task, lay.block, g.n_flag, self.width)
+        rows = PointsRows(table, lay.lo, lay.hi, lay.off, self.sign, self.below, self.above)
+        rules = rule_arrays(g, solving=True)
+        served = rule_arrays(g, solving=True, served=True)
+        stride = block_stride(g.space.add.shape[0], self.width, self.dtype.itemsize)
         with parallel_chunksize(1):
-            kernels.solve_points_blocks(
-                *plan, self.width, get_num_threads(), table, lay.lo, lay.hi, lay.off,
-                self.sign, self.below, self.above, *kernel_args(g, solving=True), *space_args(g),
-                *served_args(g),
-                kernels.block_stride(g.space.add.shape[0], self.width, self.dtype.itemsize),
-            )  # fmt: skip
+            solve_points_blocks(
+                plan, self.width, get_num_threads(), rows, rules, dice_arrays(g), g.has_served,
+                served, stride,
+            )
 
 
 def terminal_rows(game: CompiledRules, layout: PointsLayout, terminal: Callable) -> np.ndarray:
@@ -253,12 +254,13 @@ def solve_points(
     :mod:`dicelab.solve.schedule`).
     """
     from dicelab.solve import kernels
+    from dicelab.solve.kernels.points import solve_points_blocks
     from dicelab.solve.schedule import new_table, run_layers
 
     cost = points_cost(game.rules, layout.size, np.dtype(dtype).itemsize)
     cost.check(allow_large)
     cost.announce()
-    kernels.announce_compile(kernels.solve_points_blocks)
+    kernels.announce_compile(solve_points_blocks)
     solve = PointsLayers(
         game, layout, sign, below, above, terminal_rows(game, layout, terminal), width,
         chunk, dtype,

@@ -1,0 +1,471 @@
+"""The expected-score turn in blocks of one lane vector (:mod:`dicelab.solve.lanes`).
+
+The same turn as :mod:`.turn`, on scratch rows exactly one lane vector wide: every
+row operation is a handful of SIMD instructions on data that stays in the
+first-level cache. A block holds one or more segments (mask, flag, a run of upper
+totals), each at its own lane offset; values are single precision relative to a
+double-precision base. :func:`solve_blocks` is the expected-score solver's layer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import get_thread_id, njit, prange
+
+from dicelab.solve import lanes
+from dicelab.solve.kernels import NEG
+from dicelab.solve.kernels.turn import (
+    box_points,
+    box_rule,
+    cand_rows,
+    n_distinct,
+    next_flag,
+    open_box_rows,
+    popcount,
+    zeros,
+)
+
+
+# -- blocks of one lane vector: the expected-score turn (:mod:`dicelab.solve.lanes`) --
+# The same turn as above, on scratch rows exactly one lane vector wide: every
+# row operation is a handful of SIMD instructions on data that stays in the
+# first-level cache. A block holds one or more segments (mask, flag, a run of
+# upper totals), each at its own lane offset.
+@njit(cache=True, inline="always")
+def after_box(dst, src, u0, pts, shift, threshold, add, base):
+    """``dst[ui]``: ``add`` plus the next state's value ``src`` at upper total
+    ``u0 + ui`` (plus ``pts`` when ``shift``, capped at the threshold), less the
+    lane's ``base[ui]``. Two contiguous runs, indexed from 0 so the compiler
+    knows no index is negative and vectorises both."""
+    nu = dst.shape[0]
+    s0 = u0 + pts if shift else u0
+    n1 = min(max(threshold - s0, 0), nu) if shift else nu
+    run = src[s0 : s0 + n1]
+    for ui in range(n1):
+        dst[ui] = (add + run[ui]) - base[ui]
+    if n1 < nu:
+        capped = add + src[threshold]
+        for ui in range(n1, nu):
+            dst[ui] = capped - base[ui]
+
+
+@njit(cache=True, inline="always")
+def put(A, blk, row, stride, m):
+    """Store ``m`` as row ``row`` of block ``blk``: ``A[blk, row]``, or with ``stride``
+    2, where blocks are paired row by row, ``A[blk // 2, 2 * row + blk % 2]``."""
+    if stride == 1:
+        lanes.store_at(A, blk, row, m)
+    else:
+        lanes.store_at(A, blk >> 1, 2 * row + (blk & 1), m)
+
+
+@njit(cache=True, inline="always")
+def put_lanes(A, blk, row, stride, m, lo, hi):
+    """:func:`put` for the lanes ``lo <= lane < hi`` only."""
+    if stride == 1:
+        lanes.store_lanes_at(A, blk, row, m, lo, hi)
+    else:
+        lanes.store_lanes_at(A, blk >> 1, 2 * row + (blk & 1), m, lo, hi)
+
+
+@njit(cache=True)
+def final_segment(seg, V, A, stride, cand, roll0, R, base, set_base, shared):
+    """The candidates of one segment (lanes ``off .. off + nu`` of a batch) and its
+    all-alike rolls; :func:`final_maxima` then takes every other roll's best box
+    for the whole batch at once.
+
+    Candidate row ``c * n_vals + j`` (``n_vals = values.shape[1]``) holds box ``c``'s
+    ``j``-th distinct score in every lane whose state has ``c`` open, and ``NEG``
+    in this segment's lanes when ``c`` is filled here but open in another segment
+    of the batch (``shared``, the batch's open boxes). Row ``n_cat * n_vals`` holds
+    each lane's best 0-candidate, which covers every box a roll scores 0 in (see
+    :func:`final_roll_values`); the next two are scratch for the all-alike rolls,
+    stored straight into ``A`` (as :func:`put` says, ``stride`` 1 or 2). Values are
+    relative to ``base[off + ui]``; with ``set_base`` this sets it, to the lowest
+    candidate of the first open box.
+    """
+    mask, y, u0, nu, off = seg
+    (
+        score,
+        joker_score,
+        roll_face,
+        upper,
+        upper_box_of_face,
+        threshold,
+        yahtzee,
+        joker,
+        extra_bonus,
+        n_flag,
+        values,
+        index,
+    ) = R
+    n_cat, n_rolls = score.shape
+    nv = values.shape[1]
+    L = lanes.width(A)
+    flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
+    b0 = off // L
+    b1 = (off + nu - 1) // L
+    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
+    lb = base[off : off + nu]
+    if set_base:
+        lb[:] = 0.0
+        if n_open > 0:
+            c = open_boxes[0]
+            pts = values[c, 0]
+            src = V[mask | (1 << c), 0 if c == yahtzee else y]
+            after_box(lb, src, u0, pts, upper[c] and threshold > 0, threshold, float(pts), lb)
+    zrow = flat[n_cat * nv, off : off + nu]
+    zrow[:] = NEG
+    for c in range(n_cat):
+        if (shared >> c) & 1 == 0:
+            continue
+        if (mask >> c) & 1 == 1:  # filled here, open elsewhere in the batch
+            for j in range(n_distinct(values, c)):
+                flat[c * nv + j, off : off + nu] = NEG
+            continue
+        src = V[mask | (1 << c), 0 if c == yahtzee else y]
+        shift = upper[c] and threshold > 0
+        for j in range(n_distinct(values, c)):
+            pts = values[c, j]
+            crow = flat[c * nv + j, off : off + nu]
+            after_box(crow, src, u0, pts, shift, threshold, float(pts), lb)
+            if j == 0 and pts == 0:
+                for ui in range(nu):
+                    zrow[ui] = max(zrow[ui], crow[ui])
+    best = flat[n_cat * nv + 1, off : off + nu]
+    tmp = flat[n_cat * nv + 2, off : off + nu]
+    for r in range(n_rolls):
+        face = roll_face[r]
+        if face < 0:
+            continue
+        allowed, active, extra, zeroed = box_rule(
+            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
+        )
+        best[:] = NEG
+        for c in range(n_cat):
+            if (allowed >> c) & 1 == 0:
+                continue
+            pts = box_points(c, r, active, zeroed, score, joker_score)
+            y2 = next_flag(c, y, pts, yahtzee, n_flag)
+            shift = upper[c] and threshold > 0
+            after_box(tmp, V[mask | (1 << c), y2], u0, pts, shift, threshold, pts + extra, lb)
+            for ui in range(nu):
+                best[ui] = max(best[ui], tmp[ui])
+        for blk in range(b0, b1 + 1):
+            lo = max(off - blk * L, 0)
+            hi = min(off + nu - blk * L, L)
+            m = lanes.load_at(cand, n_cat * nv + 1, blk)
+            put_lanes(A, blk, roll0 + r, stride, m, lo, hi)
+
+
+@njit(cache=True, inline="always")
+def max_rows(A, stride, cand, picks, n, row, off, nu):
+    """Row ``row`` of the blocks holding lanes ``off .. off + nu`` (see :func:`put`):
+    the lane-wise maximum of candidate rows ``picks[:n]``, four whole blocks at a
+    time (four independent maxima), the rest block by block."""
+    L = lanes.width(A)
+    b0 = off // L
+    b1 = (off + nu - 1) // L
+    g = b0
+    while off % L == 0 and nu % L == 0 and g + 4 <= b1 + 1:
+        p = picks[0]
+        m0 = lanes.load_at(cand, p, g)
+        m1 = lanes.load_at(cand, p, g + 1)
+        m2 = lanes.load_at(cand, p, g + 2)
+        m3 = lanes.load_at(cand, p, g + 3)
+        for i in range(1, n):
+            p = picks[i]
+            m0 = lanes.vmax(m0, lanes.load_at(cand, p, g))
+            m1 = lanes.vmax(m1, lanes.load_at(cand, p, g + 1))
+            m2 = lanes.vmax(m2, lanes.load_at(cand, p, g + 2))
+            m3 = lanes.vmax(m3, lanes.load_at(cand, p, g + 3))
+        put(A, g, row, stride, m0)
+        put(A, g + 1, row, stride, m1)
+        put(A, g + 2, row, stride, m2)
+        put(A, g + 3, row, stride, m3)
+        g += 4
+    for blk in range(g, b1 + 1):
+        m = lanes.load_at(cand, picks[0], blk)
+        for i in range(1, n):
+            m = lanes.vmax(m, lanes.load_at(cand, picks[i], blk))
+        lo = max(off - blk * L, 0)
+        hi = min(off + nu - blk * L, L)
+        if lo == 0 and hi == L:
+            put(A, blk, row, stride, m)
+        else:
+            put_lanes(A, blk, row, stride, m, lo, hi)
+
+
+@njit(cache=True)
+def final_maxima(off, nu, A, stride, cand, picks, roll0, boxes, R):
+    """Every ordinary final roll's best box for lanes ``off .. off + nu`` of a batch
+    (the candidates of :func:`final_segment`): one list of candidate rows a roll,
+    the best 0-candidate and the boxes of ``boxes`` that score for it."""
+    roll_face, values, index = R.roll_face, R.values, R.index
+    n_cat = values.shape[0]
+    nv = values.shape[1]
+    for r in range(roll_face.shape[0]):
+        if roll_face[r] >= 0:
+            continue
+        picks[0] = n_cat * nv
+        n = 1
+        for c in range(n_cat):
+            if (boxes >> c) & 1 == 0:
+                continue
+            j = index[c, r]
+            if j == 0 and values[c, 0] == 0:
+                continue
+            picks[n] = c * nv + j
+            n += 1
+        max_rows(A, stride, cand, picks, n, roll0 + r, off, nu)
+
+
+@njit(cache=True)
+def final_batch(segs, first, last, V, A, stride, cand, picks, roll0, R, base, set_base):
+    """The final throw of segments ``first .. last`` of a batch, side by side.
+
+    Each roll's list of boxes is made once for the whole batch (the boxes open in
+    any of its segments, ``NEG`` where a segment has them filled) when that costs
+    fewer vector maxima than a list per segment; otherwise one list per segment.
+    Returns the lanes the segments take.
+    """
+    seg_mask, seg_y, seg_u0, seg_nu = segs.mask, segs.y, segs.u0, segs.nu
+    values = R.values
+    L = lanes.width(A)
+    full = (1 << values.shape[0]) - 1
+    shared = 0
+    split_cost = 0
+    off = 0
+    for j in range(first, last):
+        own = full & ~seg_mask[j]
+        shared |= own
+        blocks = (off + seg_nu[j] - 1) // L - off // L + 1
+        split_cost += popcount(own) * blocks
+        off += seg_nu[j]
+    used = off
+    nbk = (used + L - 1) // L
+    together = popcount(shared) * nbk <= split_cost
+    off = 0
+    for j in range(first, last):
+        seg = (seg_mask[j], seg_y[j], seg_u0[j], seg_nu[j], off)
+        boxes = shared if together else full & ~seg_mask[j]
+        final_segment(seg, V, A, stride, cand, roll0, R, base, set_base, boxes)
+        if not together:
+            final_maxima(off, seg_nu[j], A, stride, cand, picks, roll0, boxes, R)
+        off += seg_nu[j]
+    if together:
+        final_maxima(0, nbk * L, A, stride, cand, picks, roll0, shared, R)
+    return used
+
+
+@njit(cache=True, inline="always")
+def mean_of(x, inv, lo):
+    """``x / faces`` rounded once: ``x * inv + x * lo`` as one fused multiply-add,
+    ``lo`` the part of ``1 / faces`` that ``inv`` misses."""
+    return lanes.vfma(x, lanes.splat(x, inv), lanes.vmul(x, lanes.splat(x, lo)))
+
+
+@njit(cache=True)
+def keep_block(A, add, size_start, dice, faces):
+    """:func:`keep_values` on lane-vector rows: the mean is rounded once (a fused
+    multiply-add with the part of ``1 / faces`` its rounding misses)."""
+    inv = A.dtype.type(1.0 / faces)
+    lo = A.dtype.type(1.0 / faces - np.float64(inv))
+    for k in range(size_start[dice] - 1, -1, -1):
+        x = lanes.load(A, add[k, 0])
+        for f in range(1, faces):
+            x = lanes.vadd(x, lanes.load(A, add[k, f]))
+        lanes.store(A, k, mean_of(x, inv, lo))
+
+
+@njit(cache=True)
+def best_block(A, sub_rows):
+    """:func:`best_keeps` on lane-vector rows: each keep's maximum over its sub-keeps
+    is taken in registers and stored once."""
+    width = sub_rows.shape[1]
+    for k in range(A.shape[0]):
+        i = sub_rows[k, 0]
+        if i == k:
+            continue
+        m = lanes.vmax(lanes.load(A, k), lanes.load(A, i))
+        for j in range(1, width):
+            i = sub_rows[k, j]
+            if i == k:
+                break
+            m = lanes.vmax(m, lanes.load(A, i))
+        lanes.store(A, k, m)
+
+
+@njit(cache=True)
+def throws_block(A, out, D, S, served, base):
+    """:func:`throws_and_start` on lane-vector rows; ``out`` gets every lane of the
+    block, the first throw's mean summed in double precision plus ``base``."""
+    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
+    roll0 = size_start[dice]
+    for _ in range(rerolls):
+        keep_block(A, add, size_start, dice, faces)
+        best_block(A, sub_rows)
+    if served:
+        for r in range(roll_prob.shape[0]):
+            lanes.store(A, roll0 + r, lanes.vmax(lanes.load(A, roll0 + r), lanes.load(S, r)))
+    acc = lanes.splat(lanes.widen(lanes.load(A, roll0)), 0.0)
+    for r in range(roll_prob.shape[0]):
+        x = lanes.widen(lanes.load(A, roll0 + r))
+        acc = lanes.vfma(x, lanes.splat(x, roll_prob[r]), acc)
+    lanes.store(out, 0, acc)
+    for lane in range(A.shape[1]):
+        out[lane] += base[lane]
+
+
+@njit(cache=True)
+def keep_pair(A, add, size_start, dice, faces):
+    """:func:`keep_block` on two blocks paired row by row (``A[k, j]`` is row ``k``
+    of block ``j``): two independent chains of additions, so the core overlaps
+    them."""
+    inv = A.dtype.type(1.0 / faces)
+    lo = A.dtype.type(1.0 / faces - np.float64(inv))
+    for k in range(size_start[dice] - 1, -1, -1):
+        x0 = lanes.load_at(A, add[k, 0], 0)
+        x1 = lanes.load_at(A, add[k, 0], 1)
+        for f in range(1, faces):
+            x0 = lanes.vadd(x0, lanes.load_at(A, add[k, f], 0))
+            x1 = lanes.vadd(x1, lanes.load_at(A, add[k, f], 1))
+        lanes.store_at(A, k, 0, mean_of(x0, inv, lo))
+        lanes.store_at(A, k, 1, mean_of(x1, inv, lo))
+
+
+@njit(cache=True)
+def best_pair(A, sub_rows):
+    """:func:`best_block` on two blocks paired row by row."""
+    width = sub_rows.shape[1]
+    for k in range(A.shape[0]):
+        i = sub_rows[k, 0]
+        if i == k:
+            continue
+        m0 = lanes.vmax(lanes.load_at(A, k, 0), lanes.load_at(A, i, 0))
+        m1 = lanes.vmax(lanes.load_at(A, k, 1), lanes.load_at(A, i, 1))
+        for j in range(1, width):
+            i = sub_rows[k, j]
+            if i == k:
+                break
+            m0 = lanes.vmax(m0, lanes.load_at(A, i, 0))
+            m1 = lanes.vmax(m1, lanes.load_at(A, i, 1))
+        lanes.store_at(A, k, 0, m0)
+        lanes.store_at(A, k, 1, m1)
+
+
+@njit(cache=True)
+def throws_pair(A, out, D, S, served, base):
+    """:func:`throws_block` on two blocks paired row by row: ``out[j]`` gets block
+    ``j``'s turn-start values, ``base[j * lanes + lane]`` added."""
+    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
+    roll0 = size_start[dice]
+    L = lanes.width(A)
+    for _ in range(rerolls):
+        keep_pair(A, add, size_start, dice, faces)
+        best_pair(A, sub_rows)
+    if served:
+        for r in range(roll_prob.shape[0]):
+            for j in range(2):
+                m = lanes.vmax(lanes.load_at(A, roll0 + r, j), lanes.load_at(S, r, j))
+                lanes.store_at(A, roll0 + r, j, m)
+    acc0 = lanes.splat(lanes.widen(lanes.load_at(A, roll0, 0)), 0.0)
+    acc1 = acc0
+    for r in range(roll_prob.shape[0]):
+        x0 = lanes.widen(lanes.load_at(A, roll0 + r, 0))
+        x1 = lanes.widen(lanes.load_at(A, roll0 + r, 1))
+        p = lanes.splat(x0, roll_prob[r])
+        acc0 = lanes.vfma(x0, p, acc0)
+        acc1 = lanes.vfma(x1, p, acc1)
+    lanes.store(out, 0, acc0)
+    lanes.store(out, 1, acc1)
+    for j in range(2):
+        for lane in range(L):
+            out[j, lane] += base[j * L + lane]
+
+
+@njit(cache=True)
+def throws_blocks(A, out, nbk, stride, D, S, served, base):
+    """The rerolls and first throw of blocks ``0 .. nbk`` of a batch, one by one or
+    two at a time (``stride``, see :func:`put`); ``out[blk]`` gets block ``blk``'s
+    turn-start values."""
+    L = lanes.width(A)
+    if stride == 1:
+        for blk in range(nbk):
+            throws_block(A[blk], out[blk], D, S[blk], served, base[blk * L : blk * L + L])
+        return
+    n_keeps = A.shape[1] // 2
+    n_s = S.shape[1] // 2
+    for p in range((nbk + 1) // 2):
+        pair = A[p].reshape((n_keeps, 2, L))
+        pair_s = S[p].reshape((n_s, 2, L))
+        throws_pair(
+            pair, out[2 * p : 2 * p + 2], D, pair_s, served, base[2 * p * L : 2 * p * L + 2 * L]
+        )
+
+
+def block_stride(n_keeps: int, width: int, itemsize: int) -> int:
+    """2 where a turn runs two blocks at a time (see :func:`put`), else 1.
+
+    Two blocks go together when a batch holds an even number of blocks and their
+    scratch (64 bytes a keep each) is at most 128 KiB: two independent chains then
+    halve Yahtzee's rerolls (462 keeps, 58 KiB) on an AVX-512 core, and take about
+    a tenth off Maxi Yatzy's solve (924 keeps, 116 KiB, partly in the second-level
+    cache; measured slower before the final throw's maxima lost their divisions).
+    Larger dice sets stay one block at a time (not measured).
+    """
+    blocks = width // lanes.lanes_of(itemsize)
+    return 2 if 2 * 64 * n_keeps <= 128 * 1024 and blocks % 2 == 0 else 1
+
+
+@njit(cache=True, parallel=True)
+def solve_blocks(segs, width, n_workers, V, R, D, served, SR, scratch, stride):
+    """Fill ``V`` for every segment of a layer; batches of ``width`` lanes run in
+    parallel, each turned in blocks of one lane vector.
+
+    The final throw is shared by the blocks of a batch (:func:`final_segment`,
+    :func:`final_maxima`); the
+    rerolls run block by block in the first-level cache (:func:`throws_block`), in
+    the precision of ``scratch`` (an empty array; its lane vector must divide
+    ``width``), each lane relative to a double-precision base. Each thread reuses
+    its own buffers (indexed by thread id, ``n_workers`` of them): an allocation
+    per batch costs a page-mapping system call wherever the allocator returns
+    memory to the system early (Dask's workers ask it to). Buffers start at zero,
+    so lanes no segment uses hold finite values. With ``served``, the first throw
+    may also score at once with the served table.
+    """
+    add, size_start, dice = D.add, D.size_start, D.dice
+    values, served_values = R.values, SR.values
+    n_keeps = add.shape[0]
+    roll0 = size_start[dice]
+    n_rolls = n_keeps - roll0
+    dt = scratch.dtype
+    L = lanes.width(scratch)
+    nb = width // L
+    n_cand = max(cand_rows(values), cand_rows(served_values)) + 2
+    A_of = zeros((n_workers, nb // stride, n_keeps * stride, L), dt)
+    S_of = zeros((n_workers, nb // stride, (n_rolls if served else 1) * stride, L), dt)
+    cand_of = zeros((n_workers, n_cand, nb, L), dt)
+    picks_of = np.empty((n_workers, n_cand), np.int64)
+    out_of = np.empty((n_workers, nb, L))
+    base_of = np.empty((n_workers, nb * L))
+    starts = segs.starts
+    for b in prange(starts.shape[0] - 1):
+        w = get_thread_id()
+        A = A_of[w]
+        S = S_of[w]
+        cand = cand_of[w]
+        picks = picks_of[w]
+        out = out_of[w]
+        base = base_of[w]
+        first, last = starts[b], starts[b + 1]
+        used = final_batch(segs, first, last, V, A, stride, cand, picks, roll0, R, base, True)
+        if served:
+            final_batch(segs, first, last, V, S, stride, cand, picks, 0, SR, base, False)
+        throws_blocks(A, out, (used + L - 1) // L, stride, D, S, served, base)
+        flat = out.reshape(nb * L)
+        off = 0
+        for j in range(first, last):
+            for ui in range(segs.nu[j]):
+                V[segs.mask[j], segs.y[j], segs.u0[j] + ui] = flat[off + ui]
+            off += segs.nu[j]

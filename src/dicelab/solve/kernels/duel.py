@@ -1,0 +1,365 @@
+"""Two players: lanes over the lead (:mod:`dicelab.solve.duel`).
+
+A duel node is (mover's state i, other's state j); its row holds, for every lead
+``x`` of the other player (their points minus the mover's), the value for the
+player who just moved. The mover, on a lead ``-x``, scores ``g`` and hands over a
+node where their lead is ``g - x``: a lane reads the next row backwards. The last
+part evaluates pairs of strategies: the same turn, with the decisions of the
+win-optimal table and further quantities carried along each decision.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import get_thread_id, njit, prange
+
+from dicelab.solve.kernels import FAST, NEG
+from dicelab.solve.kernels.turn import (
+    best_candidates,
+    box_points,
+    box_rule,
+    keep_values,
+    next_flag,
+    open_box_rows,
+    throws_and_start,
+    zeros,
+)
+
+
+# -- two players: lanes over the lead (:mod:`dicelab.solve.duel`) ---------------------
+# A duel node is (mover's state i, other's state j); its row holds, for every lead
+# ``x`` of the other player (their points minus the mover's), the value for the
+# player who just moved. The mover, on a lead ``-x``, scores ``g`` and hands over a
+# node where their lead is ``g - x``: a lane reads the next row backwards.
+@njit(cache=True)
+def duel_node(i, j, p_count, cstart, ncount, lbase):
+    """Index of the node where player state ``i`` moves and ``j`` waits."""
+    ki = p_count[i]
+    kj = p_count[j]
+    return lbase[ki + kj] + (i - cstart[ki]) * ncount[kj] + (j - cstart[kj])
+
+
+@njit(cache=True)
+def duel_next(i, j, c, pts, players, R):
+    """The node after state ``i`` scores ``pts`` in box ``c`` (``j`` moves next)."""
+    p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase = players
+    upper, threshold, yahtzee, n_flag = R.upper, R.threshold, R.yahtzee, R.n_flag
+    u2 = p_u[i]
+    if upper[c] and threshold > 0:
+        u2 = min(u2 + pts, threshold)
+    i2 = pid[p_mask[i] | (1 << c), next_flag(c, p_y[i], pts, yahtzee, n_flag), u2]
+    return duel_node(j, i2, p_count, cstart, ncount, lbase)
+
+
+@njit(cache=True)
+def duel_read(dst, nl, x0, gain, nn, T, tbase, leads, below, above):
+    """``dst[l]``: node ``nn``'s value at lead ``gain - (x0 + l)`` of its waiting player.
+
+    Leads above the node's undecided range are certain wins (``above``), below it
+    certain losses (``below``); inside it they lie in the node's row, which starts
+    at ``T[toff[nn] - tbase]`` with lead ``xlo[nn]``.
+    """
+    toff, xlo, ulo, uhi = leads
+    s1 = min(max(gain - x0 - uhi[nn], 0), nl)
+    s2 = min(max(gain - x0 - ulo[nn] + 1, s1), nl)
+    for lane in range(s1):
+        dst[lane] = above
+    base = toff[nn] - tbase + gain - x0 - xlo[nn]
+    for lane in range(s1, s2):
+        dst[lane] = T[base - lane]
+    for lane in range(s2, nl):
+        dst[lane] = below
+
+
+@njit(cache=True)
+def duel_final(i, j, x0, nl, T, leads, A, cand, tmp, roll0, players, R):
+    """The mover's best box for every final roll and lane: ``A[roll0 + r, :nl]``."""
+    p_mask, p_y = players.p_mask, players.p_y
+    (
+        score,
+        joker_score,
+        roll_face,
+        upper,
+        upper_box_of_face,
+        threshold,
+        yahtzee,
+        joker,
+        extra_bonus,
+        n_flag,
+        values,
+        index,
+    ) = R
+    n_cat, n_rolls = score.shape
+    mask = p_mask[i]
+    y = p_y[i]
+    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
+    for t in range(n_open):
+        c = open_boxes[t]
+        for v in range(n_vals_of[t]):
+            pts = values[c, v]
+            nn = duel_next(i, j, c, pts, players, R)
+            duel_read(cand[first_row[t] + v], nl, x0, pts, nn, T, 0, leads, 0.0, 1.0)
+    best_candidates(A, roll0, nl, cand, open_boxes, first_row, n_open, index, roll_face)
+    for r in range(n_rolls):
+        face = roll_face[r]
+        if face < 0:
+            continue
+        row = A[roll0 + r, :nl]
+        for lane in range(nl):
+            row[lane] = NEG
+        allowed, active, extra, zeroed = box_rule(
+            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
+        )
+        for c in range(n_cat):
+            if (allowed >> c) & 1 == 0:
+                continue
+            pts = box_points(c, r, active, zeroed, score, joker_score)
+            nn = duel_next(i, j, c, pts, players, R)
+            duel_read(tmp, nl, x0, pts + int(extra), nn, T, 0, leads, 0.0, 1.0)
+            for lane in range(nl):
+                if tmp[lane] > row[lane]:
+                    row[lane] = tmp[lane]
+
+
+@njit(cache=True, parallel=True)
+def duel_layer(plan, width, n_workers, T, leads, players, R, D):
+    """Solve a list of batches (a node and a run of its lanes) of one layer.
+
+    The mover maximises their own chance; the row stores the complement, the
+    chance of the player who waits.
+    """
+    b_i, b_j, b_node, b_x0, b_nl = plan
+    toff, xlo = leads.toff, leads.xlo
+    add, size_start, dice = D.add, D.size_start, D.dice
+    values = R.values
+    n_keeps = add.shape[0]
+    roll0 = size_start[dice]
+    A_of = np.empty((n_workers, n_keeps, width))
+    cand_of = np.empty((n_workers, values.shape[0] * values.shape[1], width))
+    tmp_of = np.empty((n_workers, width))
+    out_of = np.empty((n_workers, width))
+    for b in prange(b_i.shape[0]):
+        w = get_thread_id()
+        A = A_of[w]
+        out = out_of[w]
+        nl = b_nl[b]
+        x0 = b_x0[b]
+        duel_final(b_i[b], b_j[b], x0, nl, T, leads, A, cand_of[w], tmp_of[w], roll0, players, R)
+        throws_and_start(A, out, D, nl, A, False)
+        node = b_node[b]
+        base = toff[node] + x0 - xlo[node]
+        for lane in range(nl):
+            T[base + lane] = 1.0 - out[lane]
+
+
+# -- evaluating pairs of strategies -----------------------------------------------------
+# The same turn, with the decisions of the win-optimal table ``T`` and further
+# quantities carried along each decision: the mover's chances to win and to tie
+# under the pairs of strategies being evaluated. Each keep holds a block of rows,
+# row 0 the decision value and rows 1.. the quantities that follow it.
+@njit(cache=True, fastmath=FAST)
+def follow_all(d, p1, p2, p3, nq, nl):
+    """Block ``d`` takes, lane by lane, the rows of whichever of ``d``, ``p1``, ``p2``,
+    ``p3`` has the largest row 0 (the first of equal ones).
+
+    Every value is loaded before the choice, so the comparisons compile to vector
+    compares and blends; row 0 is updated last, after the others used it.
+    """
+    a = d[0]
+    a1 = p1[0]
+    a2 = p2[0]
+    a3 = p3[0]
+    for q in range(nq - 1, -1, -1):
+        dq = d[q]
+        f1 = p1[q]
+        f2 = p2[q]
+        f3 = p3[q]
+        for lane in range(nl):
+            m = a[lane]
+            v = dq[lane]
+            x1 = a1[lane]
+            x2 = a2[lane]
+            x3 = a3[lane]
+            g1 = f1[lane]
+            g2 = f2[lane]
+            g3 = f3[lane]
+            t = x1 > m
+            m = x1 if t else m
+            v = g1 if t else v
+            t = x2 > m
+            m = x2 if t else m
+            v = g2 if t else v
+            t = x3 > m
+            v = g3 if t else v
+            dq[lane] = v
+
+
+@njit(cache=True)
+def read_block(dst, nl, x0, gain, nn, T, follow, leads):
+    """Candidate block of a move: row 0 from the table ``T``, row ``q`` from the
+    next layer's ``N[rows[q - 1]]`` (outside the undecided leads: ``below[q]`` and
+    ``above[q]``)."""
+    N, nbase, rows, below, above = follow
+    duel_read(dst[0], nl, x0, gain, nn, T, 0, leads, 0.0, 1.0)
+    for q in range(rows.shape[0]):
+        duel_read(dst[q + 1], nl, x0, gain, nn, N[rows[q]], nbase, leads, below[q], above[q])
+
+
+@njit(cache=True)
+def duel_final_follow(i, j, x0, nl, E, cand, T, follow, leads, roll0, players, R):
+    """:func:`duel_final` in blocks: ``E[roll0 + r]`` is the chosen box's block."""
+    rows = follow[2]
+    p_mask, p_y = players.p_mask, players.p_y
+    (
+        score,
+        joker_score,
+        roll_face,
+        upper,
+        upper_box_of_face,
+        threshold,
+        yahtzee,
+        joker,
+        extra_bonus,
+        n_flag,
+        values,
+        index,
+    ) = R
+    n_cat, n_rolls = score.shape
+    nq = rows.shape[0] + 1
+    mask = p_mask[i]
+    y = p_y[i]
+    open_boxes, first_row, n_vals_of, n_open, total = open_box_rows(mask, values)
+    for t in range(n_open):
+        c = open_boxes[t]
+        for v in range(n_vals_of[t]):
+            pts = values[c, v]
+            nn = duel_next(i, j, c, pts, players, R)
+            read_block(cand[first_row[t] + v], nl, x0, pts, nn, T, follow, leads)
+    picks = np.empty(n_open + 3, np.int64)
+    for r in range(n_rolls):
+        face = roll_face[r]
+        e = E[roll0 + r]
+        if face < 0:
+            for t in range(n_open):
+                picks[t] = first_row[t] + index[open_boxes[t], r]
+            n = n_open
+            while n % 3 != 1:  # the first, then whole groups of three
+                picks[n] = picks[0]
+                n += 1
+            first = cand[picks[0]]
+            for q in range(nq):
+                for lane in range(nl):
+                    e[q, lane] = first[q, lane]
+            for g in range(1, n, 3):
+                follow_all(e, cand[picks[g]], cand[picks[g + 1]], cand[picks[g + 2]], nq, nl)
+            continue
+        for lane in range(nl):
+            e[0, lane] = NEG
+        for q in range(1, nq):
+            for lane in range(nl):
+                e[q, lane] = 0.0
+        allowed, active, extra, zeroed = box_rule(
+            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
+        )
+        for c in range(n_cat):
+            if (allowed >> c) & 1 == 0:
+                continue
+            pts = box_points(c, r, active, zeroed, score, joker_score)
+            nn = duel_next(i, j, c, pts, players, R)
+            spare = cand[total]
+            read_block(spare, nl, x0, pts + int(extra), nn, T, follow, leads)
+            follow_all(e, spare, spare, spare, nq, nl)
+
+
+@njit(cache=True)
+def duel_expected_turn(i, j, x0, nl, N, nbase, pair, leads, outcomes, out, players, R):
+    """The mover plays for the expected score: their turn's outcomes are fixed, and
+    their chances to win and tie are the outcomes' average of ``N[rw]``, ``N[rz]``."""
+    rw, rz = pair
+    o_start, o_prob, o_box, o_pts, o_gain = outcomes
+    out_w, out_z, tmp_w, tmp_z = out[0], out[1], out[2], out[3]
+    for lane in range(nl):
+        out_w[lane] = 0.0
+        out_z[lane] = 0.0
+    for o in range(o_start[i], o_start[i + 1]):
+        nn = duel_next(i, j, o_box[o], o_pts[o], players, R)
+        duel_read(tmp_w, nl, x0, o_gain[o], nn, N[rw], nbase, leads, 0.0, 1.0)
+        duel_read(tmp_z, nl, x0, o_gain[o], nn, N[rz], nbase, leads, 0.0, 0.0)
+        p = o_prob[o]
+        for lane in range(nl):
+            out_w[lane] += p * tmp_w[lane]
+            out_z[lane] += p * tmp_z[lane]
+
+
+@njit(cache=True, parallel=True)
+def duel_eval_layer(plan, width, n_workers, rows, conv, T, leads, layers, outcomes, players, R, D):
+    """Win and tie chances of one layer under several pairs of strategies at once.
+
+    ``N`` holds the next layer's chances (from value ``nbase``), ``C`` receives this
+    layer's (from ``cbase``), each row for the player who waits; the turn itself is
+    computed in float64, whatever the layers are stored in. ``rows`` lists, in
+    (win, tie) pairs, the rows of the pairs where the mover plays the win-optimal
+    table ``T``: they follow its decisions. ``conv`` lists those where the mover
+    plays for the expected score: they average over the outcomes ``o_*``.
+    """
+    b_i, b_j, b_node, b_x0, b_nl = plan
+    N, nbase, C, cbase = layers
+    toff, xlo = leads.toff, leads.xlo
+    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
+    values = R.values
+    n_keeps = add.shape[0]
+    roll0 = size_start[dice]
+    nq = rows.shape[0] + 1
+    n_cand = values.shape[0] * values.shape[1] + 1
+    below = zeros((rows.shape[0],), np.float64)  # not a parallel loop of its own
+    above = zeros((rows.shape[0],), np.float64)
+    for q in range(0, rows.shape[0], 2):
+        above[q] = 1.0  # a certain lead is a certain win, never a tie
+    E_of = np.empty((n_workers, n_keeps * nq * width))
+    cand_of = np.empty((n_workers, n_cand * nq * width))
+    out_of = np.empty((n_workers, 4, width))
+    for b in prange(b_i.shape[0]):
+        w = get_thread_id()
+        out = out_of[w]
+        nl = b_nl[b]
+        x0 = b_x0[b]
+        i = b_i[b]
+        j = b_j[b]
+        node = b_node[b]
+        base = toff[node] - cbase + x0 - xlo[node]
+        if nq > 1:
+            E = E_of[w, : n_keeps * nq * nl].reshape((n_keeps, nq, nl))
+            flat = E_of[w, : n_keeps * nq * nl].reshape((n_keeps, nq * nl))
+            cand = cand_of[w, : n_cand * nq * nl].reshape((n_cand, nq, nl))
+            follow = (N, nbase, rows, below, above)
+            duel_final_follow(i, j, x0, nl, E, cand, T, follow, leads, roll0, players, R)
+            for _ in range(rerolls):
+                keep_values(flat, add, size_start, dice, faces, nq * nl)
+                for k in range(n_keeps):
+                    subs = sub_rows[k]
+                    for g in range(0, sub_rows.shape[1], 3):
+                        if subs[g] == k:
+                            break
+                        follow_all(E[k], E[subs[g]], E[subs[g + 1]], E[subs[g + 2]], nq, nl)
+            for q in range(0, rows.shape[0], 2):
+                for lane in range(nl):
+                    out[0, lane] = 0.0
+                    out[1, lane] = 0.0
+                for r in range(roll_prob.shape[0]):
+                    p = roll_prob[r]
+                    for lane in range(nl):
+                        out[0, lane] += p * E[roll0 + r, q + 1, lane]
+                        out[1, lane] += p * E[roll0 + r, q + 2, lane]
+                cw = C[rows[q]]
+                cz = C[rows[q + 1]]
+                for lane in range(nl):
+                    cw[base + lane] = 1.0 - out[0, lane] - out[1, lane]
+                    cz[base + lane] = out[1, lane]
+        for q in range(0, conv.shape[0], 2):
+            pair = (conv[q], conv[q + 1])
+            duel_expected_turn(i, j, x0, nl, N, nbase, pair, leads, outcomes, out, players, R)
+            cw = C[conv[q]]
+            cz = C[conv[q + 1]]
+            for lane in range(nl):
+                cw[base + lane] = 1.0 - out[0, lane] - out[1, lane]
+                cz[base + lane] = out[1, lane]

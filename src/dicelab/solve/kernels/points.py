@@ -1,0 +1,265 @@
+"""The turn with lanes over points: the target and utility tables (:mod:`dicelab.solve.target`).
+
+A lane is a number of points (still needed, or so far); scoring moves a lane to
+another row of the next state, read in contiguous stretches (:func:`fill_runs`).
+The final throw runs in blocks of one lane vector and reuses the rerolls of
+:mod:`.blocks`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import get_thread_id, njit, prange
+
+from dicelab.solve import lanes
+from dicelab.solve.kernels import NEG
+from dicelab.solve.kernels.blocks import max_rows, put, throws_blocks
+from dicelab.solve.kernels.turn import box_points, box_rule, next_flag, open_box_rows, zeros
+
+
+@njit(cache=True)
+def plan_layer(masks, block, n_flag, width):
+    """Cut the rows of a layer into batches of at most ``width`` lanes of one block."""
+    n = 0
+    for m in masks:
+        for y in range(n_flag):
+            size = block[m, y + 1] - block[m, y]
+            n += (size + width - 1) // width
+    b_mask = np.empty(n, np.int64)
+    b_y = np.empty(n, np.int64)
+    b_f0 = np.empty(n, np.int64)
+    b_nl = np.empty(n, np.int64)
+    j = 0
+    for m in masks:
+        for y in range(n_flag):
+            start = block[m, y]
+            end = block[m, y + 1]
+            while start < end:
+                b_mask[j] = m
+                b_y[j] = y
+                b_f0[j] = start
+                b_nl[j] = min(width, end - start)
+                start += width
+                j += 1
+    return b_mask, b_y, b_f0, b_nl
+
+
+@njit(cache=True)
+def batch_runs(mask, y, f0, nl, lo, hi, off, runs):
+    """The rows of ``(mask, y)`` that meet lanes ``f0 .. f0 + nl``, once per batch.
+
+    ``runs[k] = (u, a, b, t0)``: upper total ``u`` holds lanes ``a .. b``, lane ``i``
+    at points ``t0 + i``. Returns the number of runs.
+    """
+    n = 0
+    for u in range(lo.shape[2]):
+        r0 = off[mask, y, u]
+        length = hi[mask, y, u] - lo[mask, y, u] + 1
+        if r0 < 0 or length <= 0:
+            continue
+        a = max(r0, f0)
+        b = min(r0 + length, f0 + nl)
+        if a >= b:
+            continue
+        runs[n, 0] = u
+        runs[n, 1] = a
+        runs[n, 2] = b
+        runs[n, 3] = lo[mask, y, u] - r0
+        n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def fill_runs(dst, f0, runs, n_runs, m2, y2, shift, pts, gain, P, threshold):
+    """Each lane's value after scoring ``pts`` (``gain`` with extras) in a box that
+    leads to ``(m2, y2)``: a lane at points ``t`` reads the next state's row at
+    ``t + sign * gain``, or ``below`` / ``above`` outside that row. Three
+    contiguous stretches per run of :func:`batch_runs` (below, the next row,
+    above), each indexed from zero."""
+    T, lo, hi, off, sign, below, above = P
+    for k in range(n_runs):
+        u = runs[k, 0]
+        a = runs[k, 1]
+        b = runs[k, 2]
+        u2 = min(u + pts, threshold) if shift else u
+        base = runs[k, 3] + sign * gain
+        r2 = off[m2, y2, u2]
+        lo2 = lo[m2, y2, u2]
+        hi2 = hi[m2, y2, u2]
+        s1 = min(max(lo2 - base, a), b)
+        s2 = min(max(hi2 - base + 1, s1), b)
+        d = dst[a - f0 : b - f0]
+        for i in range(s1 - a):
+            d[i] = below
+        if s2 > s1:
+            src = T[r2 + base - lo2 + s1 : r2 + base - lo2 + s2]
+            mid = d[s1 - a : s2 - a]
+            for i in range(s2 - s1):
+                mid[i] = src[i]
+        for i in range(s2 - a, b - a):
+            d[i] = above
+
+
+@njit(cache=True)
+def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
+    """Best box for every final roll and lane (lanes over points) of one batch, cut
+    into blocks of one lane vector: each box's distinct scores valued once, each
+    ordinary roll the best of its boxes, all-same rolls by the joker rules.
+
+    Row ``k`` of block ``blk``'s scratch is in ``A`` as :func:`put` says (``stride``
+    1 or 2) and ``cand[i, blk]`` is its part of candidate
+    row ``i`` (three rows more than the boxes' distinct scores); lanes past ``nl``
+    hold finite leftovers that are never written back.
+    """
+    mask, y, f0, nl = batch
+    lo, hi, off, sign = P.lo, P.hi, P.off, P.sign
+    (
+        score,
+        joker_score,
+        roll_face,
+        upper,
+        upper_box_of_face,
+        threshold,
+        yahtzee,
+        joker,
+        extra_bonus,
+        n_flag,
+        values,
+        index,
+    ) = R
+    n_cat, n_rolls = score.shape
+    L = lanes.width(A)
+    nbk = (nl + L - 1) // L
+    flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
+    n_runs = batch_runs(mask, y, f0, nl, lo, hi, off, runs)
+    open_boxes, first_row, n_vals_of, n_open, total = open_box_rows(mask, values)
+    for t in range(n_open):
+        c = open_boxes[t]
+        shift = upper[c] and threshold > 0
+        for j in range(n_vals_of[t]):
+            pts = values[c, j]
+            y2 = next_flag(c, y, pts, yahtzee, n_flag)
+            dst = flat[first_row[t] + j]
+            fill_runs(dst, f0, runs, n_runs, mask | (1 << c), y2, shift, pts, pts, P, threshold)
+    # Lanes over points still needed: more points never lower the chance, so a
+    # box a roll scores 0 in is covered by the best 0-candidate of the open boxes
+    # (row ``total + 2``), and each roll visits its scoring boxes only. (Lanes over
+    # points so far serve any utility, which need not grow with the score.)
+    zero_row = sign < 0
+    if zero_row:
+        zrow = flat[total + 2]
+        zrow[:] = NEG
+        for t in range(n_open):
+            if values[open_boxes[t], 0] == 0:
+                crow = flat[first_row[t]]
+                for i in range(zrow.shape[0]):
+                    zrow[i] = max(zrow[i], crow[i])
+    for r in range(n_rolls):
+        if roll_face[r] >= 0:
+            continue
+        n = 0
+        if zero_row:
+            picks[0] = total + 2
+            n = 1
+        for t in range(n_open):
+            c = open_boxes[t]
+            j = index[c, r]
+            if zero_row and j == 0 and values[c, 0] == 0:
+                continue
+            picks[n] = first_row[t] + j
+            n += 1
+        max_rows(A, stride, cand, picks, n, roll0 + r, 0, nbk * L)
+    tmp = flat[total + 1]
+    for r in range(n_rolls):
+        face = roll_face[r]
+        if face < 0:
+            continue
+        allowed, active, extra, zeroed = box_rule(
+            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
+        )
+        # Without an extra bonus, each allowed box scores one of its distinct scores
+        # and its candidate row is already made: the roll is a maximum like any other.
+        n = 0
+        for t in range(n_open if extra == 0 else 0):
+            c = open_boxes[t]
+            if (allowed >> c) & 1 == 0:
+                continue
+            pts = box_points(c, r, active, zeroed, score, joker_score)
+            j = 0
+            while j < n_vals_of[t] and values[c, j] != pts:
+                j += 1
+            if j == n_vals_of[t]:  # a score with no row of its own: fill below
+                n = 0
+                break
+            picks[n] = first_row[t] + j
+            n += 1
+        if n > 0:
+            max_rows(A, stride, cand, picks, n, roll0 + r, 0, nbk * L)
+            continue
+        first = True
+        for c in range(n_cat):
+            if (allowed >> c) & 1 == 0:
+                continue
+            pts = box_points(c, r, active, zeroed, score, joker_score)
+            y2 = next_flag(c, y, pts, yahtzee, n_flag)
+            shift = upper[c] and threshold > 0
+            dst = flat[total] if first else tmp
+            gain = pts + int(extra)
+            fill_runs(dst, f0, runs, n_runs, mask | (1 << c), y2, shift, pts, gain, P, threshold)
+            if not first:
+                for blk in range(nbk):
+                    m = lanes.vmax(
+                        lanes.load_at(cand, total, blk), lanes.load_at(cand, total + 1, blk)
+                    )
+                    lanes.store_at(cand, total, blk, m)
+            first = False
+        for blk in range(nbk):
+            put(A, blk, roll0 + r, stride, lanes.load_at(cand, total, blk))
+
+
+@njit(cache=True, parallel=True)
+def solve_points_blocks(plan, width, n_workers, P, R, D, served, SR, stride):
+    """Fill the lanes of a list of batches (lanes over points), each turned in blocks
+    of one lane vector of ``T``'s precision (:func:`final_points_block`,
+    :func:`throws_block`); ``width`` is a whole number of lane vectors.
+
+    ``n_workers`` is the most threads a parallel region may use (buffers are
+    indexed by thread id); batches are handed out one at a time (see
+    :func:`solve_points`), so a thread the system pauses holds up one batch only.
+    With ``served``, the first throw may also score at once with the served table.
+    """
+    b_mask, b_y, b_f0, b_nl = plan
+    T, lo = P.T, P.lo
+    add, size_start, dice = D.add, D.size_start, D.dice
+    values, served_values = R.values, SR.values
+    n_keeps = add.shape[0]
+    roll0 = size_start[dice]
+    n_rolls = n_keeps - roll0
+    L = lanes.width(T)
+    nb = width // L
+    n_cand = max(values.shape[0] * values.shape[1], served_values.shape[0] * served_values.shape[1])
+    A_of = zeros((n_workers, nb // stride, n_keeps * stride, L), T.dtype)
+    S_of = zeros((n_workers, nb // stride, (n_rolls if served else 1) * stride, L), T.dtype)
+    cand_of = zeros((n_workers, n_cand + 3, nb, L), T.dtype)
+    picks_of = np.empty((n_workers, n_cand + 1), np.int64)
+    runs_of = np.empty((n_workers, lo.shape[2], 4), np.int64)
+    out_of = np.empty((n_workers, nb, L))  # the first throw's mean in double precision
+    no_base = zeros((nb * L,), np.float64)
+    for b in prange(b_mask.shape[0]):
+        w = get_thread_id()
+        A = A_of[w]
+        S = S_of[w]
+        cand = cand_of[w]
+        out = out_of[w]
+        nl = b_nl[b]
+        f0 = b_f0[b]
+        batch = (b_mask[b], b_y[b], f0, nl)
+        picks = picks_of[w]
+        runs = runs_of[w]
+        final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R)
+        if served:
+            final_points_block(batch, P, S, stride, cand, picks, runs, 0, SR)
+        throws_blocks(A, out, (nl + L - 1) // L, stride, D, S, served, no_base)
+        flat = out.reshape(nb * L)
+        for i in range(nl):
+            T[f0 + i] = flat[i]
