@@ -16,7 +16,8 @@ import numba
 import numpy as np
 
 from dicelab.rules import load_rules
-from dicelab.solve.hindsight import assign, format_lines, parse_games
+from dicelab.solve.contest_format import format_lines, parse_games
+from dicelab.solve.hindsight import assign
 
 
 def median_time(fn, runs: int) -> float:

@@ -19,16 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from dicelab.cli.assign import run_assign
 from dicelab.errors import UserError
 from dicelab.rules import parse_rules
-from dicelab.solve.hindsight import (
-    assign,
-    best_assignment,
-    format_json,
-    format_lines,
-    parse_games,
-    run_assign,
-)
+from dicelab.solve.contest_format import format_json, format_lines, parse_games
+from dicelab.solve.hindsight import assign, best_assignment
 
 SAMPLE_GAMES = [
     [[1, 2, 3, 4, 5]] * 13,

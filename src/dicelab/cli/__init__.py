@@ -422,7 +422,7 @@ def assign_command(
     ),
 ) -> None:
     """Best scoring of known rolls: each game's box scores, bonus and total."""
-    from dicelab.solve.hindsight import run_assign
+    from dicelab.cli.assign import run_assign
 
     run_assign(file, rules=rules, as_json=as_json)
 

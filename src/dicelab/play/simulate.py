@@ -28,12 +28,11 @@ from dicelab.solve.distribution import all_same_box
 from dicelab.solve.expected import ExpectedTable
 from dicelab.solve.kernels import dice_arrays, rule_arrays
 from dicelab.solve.kernels.turn import (
-    box_points,
-    box_rule,
     cand_rows,
     final_roll_values,
     keep_values,
     next_flag,
+    placements,
 )
 
 #: Games per block of drawn dice; fixed, so that a seed always gives the same games.
@@ -60,41 +59,23 @@ def _best_keeps_arg(A, arg, sub_rows, n_keeps):
 
 
 @njit(cache=True)
-def _best_box(mask, y, u, ri, V, R, score):
+def _best_box(mask, y, u, ri, V, R, moves):
     """The box a final roll ``ri`` goes in: ``(box, points, extra bonus)``.
 
     ``V[mask, y, u]`` values the next turn's start; the first box of the best value
-    wins, as in the advice. ``score`` is the rules' (``R.score``) or, on a first
-    throw scored at once, the served table.
+    wins, as in the advice. ``R`` is the rules' arrays (the served ones for a first
+    throw scored at once); ``moves`` a scratch array of ``placements``.
     """
-    joker_score, roll_face, upper, upper_box_of_face = (
-        R.joker_score,
-        R.roll_face,
-        R.upper,
-        R.upper_box_of_face,
-    )
-    threshold, yahtzee, joker, extra_bonus, n_flag = (
-        R.threshold,
-        R.yahtzee,
-        R.joker,
-        R.extra_bonus,
-        R.n_flag,
-    )
-    allowed, active, extra, zeroed = box_rule(
-        mask, y, roll_face[ri], upper, upper_box_of_face, yahtzee, joker, extra_bonus
-    )
+    n, extra = placements(mask, y, ri, R, moves)
     best_c = -1
     best_v = -1.0e300
     best_pts = 0
-    for c in range(score.shape[0]):
-        if (allowed >> c) & 1 == 0:
-            continue
-        pts = box_points(c, ri, active, zeroed, score, joker_score)
-        y2 = next_flag(c, y, pts, yahtzee, n_flag)
+    for m in range(n):
+        c, pts = moves[0, m], moves[1, m]
         u2 = u
-        if upper[c] and threshold > 0:
-            u2 = min(threshold, u + pts)
-        v = pts + V[mask | (1 << c), y2, u2]
+        if R.upper[c] and R.threshold > 0:
+            u2 = min(R.threshold, u + pts)
+        v = pts + V[mask | (1 << c), moves[2, m], u2]
         if v > best_v:
             best_v = v
             best_c = c
@@ -119,6 +100,7 @@ def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, ali
     roll0 = size_start[dice]
     n_rolls = n_keeps - roll0
     full = (1 << n_cat) - 1
+    moves = np.empty((3, n_cat), np.int64)
     mask = 0
     u = 0
     y = 0
@@ -151,8 +133,8 @@ def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, ali
             for _ in range(dice - keep_size[k]):
                 r = add[r, draws[pos]]
                 pos += 1
-        table = SR.score if (served and first) else score
-        c, best_pts, extra = _best_box(mask, y, u, r - roll0, V, R, table)
+        now = SR if (served and first) else R
+        c, best_pts, extra = _best_box(mask, y, u, r - roll0, V, now, moves)
         if extra > 0:
             extras += 1
         if c == alike_box and best_pts > 0:
@@ -207,6 +189,7 @@ def _play_saved_game(draws, V, A, cand, arg, keep_size, R, D, bonus_points, alik
     roll0 = size_start[dice]
     cap = V.shape[2] - 1
     full = (1 << n_cat) - 1
+    moves = np.empty((3, n_cat), np.int64)
     mask = 0
     u = 0
     y = 0
@@ -238,7 +221,7 @@ def _play_saved_game(draws, V, A, cand, arg, keep_size, R, D, bonus_points, alik
                 pos += 1
             n -= 1
         kept = min(n, cap)
-        c, best_pts, extra = _best_box(mask, y, u, r - roll0, V[:, :, kept, :], R, score)
+        c, best_pts, extra = _best_box(mask, y, u, r - roll0, V[:, :, kept, :], R, moves)
         if extra > 0:
             extras += 1
         if c == alike_box and best_pts > 0:

@@ -2,7 +2,9 @@
 that pay only once another holds points.
 
 Plain Python, so advice can use it without compiling anything; the solvers'
-kernels compile these same functions (:mod:`dicelab.solve.kernels`).
+kernels compile these same functions (:mod:`dicelab.solve.kernels.turn`). Every
+solver and the advice place a final roll through :func:`placements`: the one place
+where the joker, the extra bonus and the flag are applied.
 
 The kernels take one integer for all of it, the *placement code*: the joker mode in
 the low three bits, and above them the bit mask of the boxes that pay only while the
@@ -11,6 +13,8 @@ and all-alike rolls are the ones every kernel places through :func:`box_rule`.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 JOKER_NONE = 0
 JOKER_FREE = 1
@@ -75,3 +79,32 @@ def next_flag(c, y, pts, yahtzee, n_flag):
     if c == yahtzee:
         return 1 if (pts > 0 and n_flag == 2) else 0
     return y
+
+
+def placements(mask, y, r, R, moves):
+    """Every box final roll ``r`` may go in, with its points there and the next flag.
+
+    ``R`` holds the rule arrays (:class:`dicelab.solve.kernels.RuleArrays`). Fills
+    ``moves[0, :n]`` with the boxes, ``moves[1, :n]`` with the points and
+    ``moves[2, :n]`` with the next flag, and returns ``(n, extra)``: ``extra`` is
+    the extra all-same bonus the roll earns wherever it goes.
+    """
+    allowed, active, extra, zeroed = box_rule(
+        mask, y, R.roll_face[r], R.upper, R.upper_box_of_face, R.yahtzee, R.joker, R.extra_bonus
+    )
+    n = 0
+    for c in range(R.upper.shape[0]):
+        if (allowed >> c) & 1 == 1:
+            p = box_points(c, r, active, zeroed, R.score, R.joker_score)
+            moves[0, n] = c
+            moves[1, n] = p
+            moves[2, n] = next_flag(c, y, p, R.yahtzee, R.n_flag)
+            n += 1
+    return n, extra
+
+
+def placed(mask, y, r, R):
+    """:func:`placements` for plain Python: ``([(box, points, flag), ...], extra)``."""
+    moves = np.empty((3, R.upper.shape[0]), dtype=np.int64)
+    n, extra = placements(mask, y, r, R, moves)
+    return [(int(c), int(p), int(f)) for c, p, f in moves[:, :n].T], extra

@@ -45,7 +45,6 @@ from dicelab.solve.cost import Cost
 from dicelab.solve.expected import (
     ExpectedTable,
     expected_table,
-    served_args,
 )
 from dicelab.solve.kernels import dice_arrays, rule_arrays
 from dicelab.solve.kernels.turn import (
@@ -54,6 +53,7 @@ from dicelab.solve.kernels.turn import (
     keep_values,
     next_flag,
     open_box_rows,
+    placements,
 )
 from dicelab.solve.points import StateBounds, layers
 
@@ -68,10 +68,22 @@ TIE = 1e-9
 
 # -- one turn: the outcome distribution of a state -------------------------------------
 @njit(cache=True)
-def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, score, joker_score, roll_face,
-                  upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
-                  values, index):  # fmt: skip
+def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R):
     """Box chosen for every final roll and lane (``choice``) and its value (``A``)."""
+    (
+        score,
+        joker_score,
+        roll_face,
+        upper,
+        upper_box_of_face,
+        threshold,
+        yahtzee,
+        joker,
+        extra_bonus,
+        n_flag,
+        values,
+        index,
+    ) = R
     n_cat, n_rolls = score.shape
     open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
     for t in range(n_open):
@@ -105,21 +117,17 @@ def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, score, joker_score
                 if crow[i] > best_v[i] + TIE:
                     best_v[i] = crow[i]
                     best[i] = c
+    moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
         face = roll_face[r]
         if face < 0:
             continue
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
-        )
+        n_moves, extra = placements(mask, y, r, R, moves)
         for i in range(nl):
             best = -1
             best_v = 0.0
-            for c in range(n_cat):
-                if (allowed >> c) & 1 == 0:
-                    continue
-                pts = box_points(c, r, active, zeroed, score, joker_score)
-                y2 = next_flag(c, y, pts, yahtzee, n_flag)
+            for m in range(n_moves):
+                c, pts, y2 = moves[0, m], moves[1, m], moves[2, m]
                 u2 = ul[i]
                 if upper[c] and threshold > 0:
                     u2 = min(u2 + pts, threshold)
@@ -159,19 +167,30 @@ def _best_keeps_chosen(A, arg, sub_rows, keep_size, n_keeps, nl):
 
 
 @njit(cache=True)
-def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f, scratch_i,
-                  keep_size, score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                  yahtzee, joker, extra_bonus, n_flag, values, index, add, sub_rows, size_start,
-                  roll_prob, dice, faces, rerolls, served, served_score, served_values,
-                  served_index):  # fmt: skip
+def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
     """Probability of every (box, points, extra) outcome of a turn, for ``nl`` lanes.
 
     Adds into ``Q[q0 + i * n_slots + slot]`` for lane ``i``, where ``slot`` is the
     outcome's position among the state's ``n_slots`` (``slot_of[c, points] * n_e``
     plus the extra earned, after the ``box_slots`` of the open boxes before ``c``).
     With ``served``, a first throw may score at once with the served table; the
-    strategy does so where that beats rolling on by more than ``TIE``.
+    strategy does so where that beats rolling on by more than ``TIE``. ``state`` is
+    ``(mask, y, ul, nl)``: the lanes ``ul[:nl]`` of upper totals of ``(mask, y)``;
+    ``slots`` is ``(slot_of, box_slots, n_e)``; ``scratch`` is ``(floats, ints,
+    keep_size)``, a worker's buffers.
     """
+    mask, y, ul, nl = state
+    slot_of, box_slots, n_e = slots
+    scratch_f, scratch_i, keep_size = scratch
+    score, joker_score, roll_face, upper, upper_box_of_face = (
+        R.score,
+        R.joker_score,
+        R.roll_face,
+        R.upper,
+        R.upper_box_of_face,
+    )
+    yahtzee, joker, extra_bonus = R.yahtzee, R.joker, R.extra_bonus
+    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
     n_cat, n_rolls = score.shape
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
@@ -185,17 +204,13 @@ def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f,
     served_box = scratch_i[2]  # the box of a first throw scored at once, or -1
     keeps = scratch_i[3:]
     if served and rerolls == 0:  # the only throw is the first: it scores as served
-        score = served_score
-        values = served_values
-        index = served_index
-    _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, score, joker_score, roll_face,
-                  upper, upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
-                  values, index)  # fmt: skip
+        score = SR.score
+        _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, SR)
+    else:
+        _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R)
     early = served and rerolls > 0
     if early:
-        _final_choice(mask, y, ul, nl, V, S, served_box, cand, 0, served_score, joker_score,
-                      roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
-                      extra_bonus, n_flag, served_values, served_index)  # fmt: skip
+        _final_choice(mask, y, ul, nl, V, S, served_box, cand, 0, SR)
     for n in range(rerolls):
         keep_values(A, add, size_start, dice, faces, nl)
         if early and n == rerolls - 1:
@@ -233,7 +248,7 @@ def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f,
                     c = served_box[r, i]
                     if c < 0 or keeps[n, r, i] != roll0 + r:
                         continue
-                    pts = box_points(c, r, active, zeroed, served_score, joker_score)
+                    pts = box_points(c, r, active, zeroed, SR.score, joker_score)
                     Q[q0 + i * pos + base[c] + slot_of[c, pts] * n_e + e] += mass[r, i]
                     mass[r, i] = 0.0
             for i in range(nl):
@@ -260,16 +275,15 @@ def turn_outcomes(mask, y, ul, nl, V, Q, q0, slot_of, box_slots, n_e, scratch_f,
 
 
 @njit(cache=True, parallel=True)
-def layer_outcomes(masks, n_workers, V, Q, qoff, lanes, n_lanes, slot_of, box_slots, n_e, score,
-                   joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
-                   extra_bonus, n_flag, values, index, add, sub_rows, size_start, roll_prob, dice,
-                   faces, rerolls, served, served_score, served_values,
-                   served_index):  # fmt: skip
+def layer_outcomes(masks, n_workers, V, Q, qoff, lanes, n_lanes, slots, R, D, served, SR):
     """Turn outcomes of every state of a layer; blocks are shared among workers."""
-    n_keeps = add.shape[0]
+    size_start, dice, rerolls = D.size_start, D.dice, D.rerolls
+    n_flag, yahtzee = R.n_flag, R.yahtzee
+    n_keeps = D.add.shape[0]
     width = lanes.shape[1]
-    rows = max(n_keeps, values.shape[0] * values.shape[1],
-               served_values.shape[0] * served_values.shape[1])  # fmt: skip
+    rows = max(
+        n_keeps, R.values.shape[0] * R.values.shape[1], SR.values.shape[0] * SR.values.shape[1]
+    )
     nb = masks.shape[0] * n_flag
     for w in prange(n_workers):
         scratch_f = np.empty((5, rows, width))
@@ -283,19 +297,14 @@ def layer_outcomes(masks, n_workers, V, Q, qoff, lanes, n_lanes, slot_of, box_sl
             if y == 1 and (m >> yahtzee) & 1 == 0:
                 continue
             nl = n_lanes[m]
-            turn_outcomes(m, y, lanes[m], nl, V, Q, qoff[m, y], slot_of, box_slots, n_e,
-                          scratch_f, scratch_i, keep_size, score, joker_score, roll_face, upper,
-                          upper_box_of_face, threshold, yahtzee, joker, extra_bonus, n_flag,
-                          values, index, add, sub_rows, size_start, roll_prob, dice, faces,
-                          rerolls, served, served_score, served_values,
-                          served_index)  # fmt: skip
+            state = (m, y, lanes[m], nl)
+            scratch = (scratch_f, scratch_i, keep_size)
+            turn_outcomes(state, V, Q, qoff[m, y], slots, scratch, R, D, served, SR)
 
 
 # -- the points so far, carried to the next layer ----------------------------------------
 @njit(cache=True, parallel=True, fastmath=True)
-def carry_layer(mode, next_masks, F, F_next, lo, hi, off, nlo, nhi, noff, Q, qoff, lanes,
-                n_lanes, box_slots, slot_pts, n_e, extra_bonus, upper, threshold, yahtzee,
-                n_flag, all_same, scored_same):  # fmt: skip
+def carry_layer(mode, next_masks, rows, next_rows, outcomes, R, all_same, scored_same):
     """Carry the points-so-far rows of a layer to the next one, pulled by each next mask.
 
     Every turn outcome with a positive chance moves a row ``lo..hi`` of state ``X``
@@ -304,8 +313,20 @@ def carry_layer(mode, next_masks, F, F_next, lo, hi, off, nlo, nhi, noff, Q, qof
     that can occur; with ``mode`` 1 the probabilities are added into ``F_next``
     (rows at ``noff``). One worker handles each next mask and alone writes its
     rows. The chance of scoring the all-same box with points is added to
-    ``scored_same[j]`` for next mask ``j``.
+    ``scored_same[j]`` for next mask ``j``. ``rows`` is ``(F, lo, hi, off)``,
+    ``next_rows`` ``(F_next, nlo, nhi, noff)`` and ``outcomes`` ``(Q, qoff, lanes,
+    n_lanes, box_slots, slot_pts, n_e)``.
     """
+    F, lo, hi, off = rows
+    F_next, nlo, nhi, noff = next_rows
+    Q, qoff, lanes, n_lanes, box_slots, slot_pts, n_e = outcomes
+    extra_bonus, upper, threshold, yahtzee, n_flag = (
+        R.extra_bonus,
+        R.upper,
+        R.threshold,
+        R.yahtzee,
+        R.n_flag,
+    )
     n_cat = upper.shape[0]
     n_upper = lo.shape[2]
     extra = int(extra_bonus)
@@ -517,11 +538,21 @@ class OutcomeLayout:
                 qoff[m, y] = pos
                 pos += sizes[i]
         Q = np.zeros(pos)
+        slots = (self.slot_of, self.box_slots, self.n_e)
         layer_outcomes(
-            masks, max(1, get_num_threads()), V, Q, qoff, self.lanes, self.n_lanes,
-            self.slot_of, self.box_slots, self.n_e, *rule_arrays(game), *dice_arrays(game),
-            *served_args(game),
-        )  # fmt: skip
+            masks,
+            max(1, get_num_threads()),
+            V,
+            Q,
+            qoff,
+            self.lanes,
+            self.n_lanes,
+            slots,
+            rule_arrays(game),
+            dice_arrays(game),
+            game.has_served,
+            rule_arrays(game, served=True),
+        )
         return Q, qoff
 
 
@@ -599,7 +630,11 @@ def score_distribution(
     reach = game.upper_reach
     out = OutcomeLayout.of(game)
     lanes, n_lanes, slot_pts, n_e, box_slots = (
-        out.lanes, out.n_lanes, out.slot_pts, out.n_e, out.box_slots
+        out.lanes,
+        out.n_lanes,
+        out.slot_pts,
+        out.n_e,
+        out.box_slots,
     )
     same = all_same_box(game.rules)
     all_layers = layers(n)
@@ -619,6 +654,7 @@ def score_distribution(
         first = bin(mask0).count("1")
         # only the states that can follow the start: its supersets
         all_layers = [m[(m & mask0) == mask0] for m in all_layers]
+    R = rule_arrays(game)
     F = np.ones(1)
     p_same = 0.0
     peak_values = 1
@@ -627,18 +663,15 @@ def score_distribution(
         Q, qoff = out.outcomes(game, V, masks)
         nxt = all_layers[k + 1]
         scored = np.zeros(len(nxt))
-        args = (
-            Q, qoff, lanes, n_lanes, box_slots, slot_pts, n_e, float(game.rules.extra_bonus),
-            game.upper, game.threshold, game.yahtzee, game.n_flag, same, scored,
-        )  # fmt: skip
-        carry_layer(0, nxt, F, F, *rows, *nrows, *args)
+        outcomes = (Q, qoff, lanes, n_lanes, box_slots, slot_pts, n_e)
+        carry_layer(0, nxt, (F, *rows), (F, *nrows), outcomes, R, same, scored)
         nlo, nhi, noff = nrows
         lengths = np.maximum(nhi[nxt] - nlo[nxt] + 1, 0)
         ends = np.cumsum(lengths.ravel())
         noff[nxt] = (ends - lengths.ravel()).reshape(lengths.shape)
         F_next = np.zeros(int(ends[-1]) if ends.size else 0)
         peak_values = max(peak_values, F.size + F_next.size + Q.size)
-        carry_layer(1, nxt, F, F_next, *rows, *nrows, *args)
+        carry_layer(1, nxt, (F, *rows), (F_next, *nrows), outcomes, R, same, scored)
         p_same += float(scored.sum())
         del Q
         F = F_next

@@ -54,10 +54,9 @@ import numpy as np
 from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
-from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import MEMORY_SHARE, Cost, lane_seconds, machine_memory, turn_cost
-from dicelab.solve.expected import BoxOption, KeepLookups
+from dicelab.solve.expected import KeepLookups
 from dicelab.solve.kernels import Leads, Outcomes, Players, dice_arrays, rule_arrays
 from dicelab.solve.points import StateBounds
 from dicelab.solve.table import SolvedTable
@@ -544,7 +543,7 @@ def expected_outcomes(game: CompiledRules, space: DuelSpace):
     from numba import get_num_threads
 
     from dicelab.solve.distribution import _slots, layer_outcomes
-    from dicelab.solve.expected import expected_table, served_args
+    from dicelab.solve.expected import expected_table
 
     n = game.n_categories
     V = expected_table(game.rules).values
@@ -569,9 +568,9 @@ def expected_outcomes(game: CompiledRules, space: DuelSpace):
             pos += block_slots[m] * n_lanes[m]
     Q = np.zeros(pos)
     layer_outcomes(
-        masks, max(1, get_num_threads()), V, Q, qoff, lanes, n_lanes, slot_of, box_slots, n_e,
-        *rule_arrays(game), *dice_arrays(game), *served_args(game),
-    )  # fmt: skip
+        masks, max(1, get_num_threads()), V, Q, qoff, lanes, n_lanes, (slot_of, box_slots, n_e),
+        rule_arrays(game), dice_arrays(game), game.has_served, rule_arrays(game, served=True),
+    )
     extra = int(game.rules.extra_bonus)
     starts = [0]
     prob, box, pts, gain = [], [], [], []
@@ -876,26 +875,15 @@ class DuelTurnValues(KeepLookups):
     keep: np.ndarray
     start_value: float
 
-    def box_options(self, roll: int) -> list[BoxOption]:
-        """``(box, points, extra, chance)`` for every box a final roll may go in."""
-        g = self.table.game
+    @property
+    def sheet(self) -> tuple[int, int]:
         s = self.table.space
-        r = roll - int(g.space.size_start[g.space.dice])
-        mask, y = int(s.p_mask[self.mover]), int(s.p_y[self.mover])
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, int(g.roll_face[r]), g.upper, g.upper_box_of_face, g.yahtzee,
-            g.placement_code, float(g.rules.extra_bonus),
-        )  # fmt: skip
-        out = []
-        for c in range(g.n_categories):
-            if not (allowed >> c) & 1:
-                continue
-            pts = int(box_points(c, r, active, zeroed, g.score, g.joker_score))
-            y2 = next_flag(c, y, pts, g.yahtzee, g.n_flag)
-            value = self.table.after_move(self.mover, self.other, c, pts, y2,
-                                          self.lead + pts + int(extra))  # fmt: skip
-            out.append(BoxOption(c, pts, int(extra), float(value)))
-        return out
+        return int(s.p_mask[self.mover]), int(s.p_y[self.mover])
+
+    def box_value(self, c: int, pts: int, extra: float, y2: int) -> float:
+        """The mover's chance after the box, the lead moved by what it scores."""
+        lead = self.lead + pts + int(extra)
+        return float(self.table.after_move(self.mover, self.other, c, pts, y2, lead))
 
 
 def duel_turn_values(table: DuelTable, mover: int, other: int, lead: int) -> DuelTurnValues:

@@ -36,10 +36,9 @@ from dicelab.dice import multinomial
 from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
-from dicelab.solve.expected import served_args
 from dicelab.solve.kernels import dice_arrays, rule_arrays
 from dicelab.solve.kernels.points import plan_layer
-from dicelab.solve.kernels.turn import box_points, box_rule, next_flag, open_box_rows
+from dicelab.solve.kernels.turn import next_flag, open_box_rows, placements
 from dicelab.solve.points import (
     PointsLayout,
     StateBounds,
@@ -113,14 +112,17 @@ def _scale(x, factor):
 
 # -- kernels ----------------------------------------------------------------------------
 @njit(cache=True)
-def _after(dst, nl, mask, y, f0, c, pts, gain, N, lo, hi, off, mode, d_next, upper, threshold,
-           yahtzee, n_flag):  # fmt: skip
+def _after(dst, nl, state, c, pts, gain, table, R):
     """Numerator of each lane's value after scoring ``pts`` (``gain``) in box ``c``.
 
     ``mode`` TARGET: lanes are points so far, 0 below a row and 1 above it;
     ``mode`` EXPECTED: one lane per state, the gain plus the next state's value.
-    Results are over the next layer's denominator ``d_next``.
+    Results are over the next layer's denominator ``d_next``. ``state`` is ``(mask,
+    y, f0)``, the lanes from ``f0``; ``table`` is ``(N, lo, hi, off, mode, d_next)``.
     """
+    mask, y, f0 = state
+    N, lo, hi, off, mode, d_next = table
+    upper, threshold, yahtzee, n_flag = R.upper, R.threshold, R.yahtzee, R.n_flag
     m2 = mask | (1 << c)
     y2 = next_flag(c, y, pts, yahtzee, n_flag)
     shift = upper[c] and threshold > 0
@@ -162,10 +164,13 @@ def _after(dst, nl, mask, y, f0, c, pts, gain, N, lo, hi, off, mode, d_next, upp
 
 
 @njit(cache=True)
-def _final_rolls(mask, y, f0, nl, N, lo, hi, off, mode, d_next, A, cand, tmp, roll0, score,
-                 joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
-                 extra_bonus, n_flag, values, index):  # fmt: skip
-    """Best box of every final roll, as exact numerators over ``d_next``."""
+def _final_rolls(batch, table, A, cand, tmp, roll0, R):
+    """Best box of every final roll, as exact numerators over ``d_next`` (``batch`` is
+    ``(mask, y, f0, nl)``, ``table`` as :func:`_after` reads it)."""
+    mask, y, f0, nl = batch
+    state = (mask, y, f0)
+    (score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
+     extra_bonus, n_flag, values, index) = R
     n_cat, n_rolls = score.shape
     open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
     for t in range(n_open):
@@ -174,8 +179,7 @@ def _final_rolls(mask, y, f0, nl, N, lo, hi, off, mode, d_next, A, cand, tmp, ro
         n_vals = n_vals_of[t]
         for j in range(n_vals):
             pts = values[c, j]
-            _after(cand[pos + j], nl, mask, y, f0, c, pts, pts, N, lo, hi, off, mode, d_next,
-                   upper, threshold, yahtzee, n_flag)  # fmt: skip
+            _after(cand[pos + j], nl, state, c, pts, pts, table, R)
     for r in range(n_rolls):
         if roll_face[r] >= 0:
             continue
@@ -187,35 +191,34 @@ def _final_rolls(mask, y, f0, nl, N, lo, hi, off, mode, d_next, A, cand, tmp, ro
                 if _greater(other, best):
                     best = other
             row[i, :] = best
+    moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
         face = roll_face[r]
         if face < 0:
             continue
         row = A[roll0 + r]
         row[:nl, :] = 0
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
-        )
-        for c in range(n_cat):
-            if (allowed >> c) & 1 == 0:
-                continue
-            pts = box_points(c, r, active, zeroed, score, joker_score)
-            _after(tmp, nl, mask, y, f0, c, pts, pts + int(extra), N, lo, hi, off, mode, d_next,
-                   upper, threshold, yahtzee, n_flag)  # fmt: skip
+        n_moves, extra = placements(mask, y, r, R, moves)
+        for m in range(n_moves):
+            c, pts = moves[0, m], moves[1, m]
+            _after(tmp, nl, state, c, pts, pts + int(extra), table, R)
             for i in range(nl):
                 if _greater(tmp[i], row[i]):
                     row[i, :] = tmp[i]
 
 
 @njit(cache=True)
-def _throws(A, out, add, sub_rows, size_start, keep_size, faces_pow, multiplicity, dice, faces,
-            rerolls, nl, S, served):  # fmt: skip
+def _throws(A, out, D, counts, nl, S, served):
     """From exact final-roll numerators in ``A`` to turn-start numerators in ``out``.
 
     ``faces_pow[j]`` is ``faces**j`` where it fits one multiplication, else 0. With
     ``served``, ``S[r]`` is each first-throw roll scored at once (over the final
     throw's denominator); the first throw takes the better of it and rolling on.
+    ``counts`` is ``(keep_size, faces_pow, multiplicity)``: each keep's dice, the
+    powers of the faces, each roll's number of orders.
     """
+    add, sub_rows, size_start, _, dice, faces, rerolls = D
+    keep_size, faces_pow, multiplicity = counts
     n_keeps = add.shape[0]
     roll0 = size_start[dice]
     n_limbs = A.shape[2]
@@ -268,17 +271,15 @@ def _throws(A, out, add, sub_rows, size_start, keep_size, faces_pow, multiplicit
 
 
 @njit(cache=True, parallel=True)
-def _solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, N, lo, hi, off, mode, d_next,
-                 score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
-                 joker, extra_bonus, n_flag, values, index, add, sub_rows, size_start, keep_size,
-                 faces_pow, multiplicity, dice, faces, rerolls, served, served_score,
-                 served_values, served_index):  # fmt: skip
+def _solve_layer(plan, width, n_workers, table, R, D, counts, served, SR):
     """Fill the exact numerators of a list of batches (see :mod:`dicelab.solve.target`)."""
-    n_keeps = add.shape[0]
-    roll0 = size_start[dice]
+    b_mask, b_y, b_f0, b_nl = plan
+    N, d_next = table[0], table[5]
+    n_keeps = D.add.shape[0]
+    roll0 = D.size_start[D.dice]
     n_limbs = d_next.shape[0]
     n_batches = b_mask.shape[0]
-    n_cand = max(values.shape[0] * values.shape[1], served_values.shape[0] * served_values.shape[1])
+    n_cand = max(R.values.shape[0] * R.values.shape[1], SR.values.shape[0] * SR.values.shape[1])
     for w in prange(n_workers):
         A = np.zeros((n_keeps, width, n_limbs), np.int64)
         S = np.zeros((n_keeps - roll0 if served else 1, width, n_limbs), np.int64)
@@ -288,19 +289,11 @@ def _solve_layer(b_mask, b_y, b_f0, b_nl, width, n_workers, N, lo, hi, off, mode
         for b in range(w, n_batches, n_workers):
             nl = b_nl[b]
             f0 = b_f0[b]
-            _final_rolls(
-                b_mask[b], b_y[b], f0, nl, N, lo, hi, off, mode, d_next, A, cand, tmp, roll0,
-                score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee,
-                joker, extra_bonus, n_flag, values, index,
-            )  # fmt: skip
+            batch = (b_mask[b], b_y[b], f0, nl)
+            _final_rolls(batch, table, A, cand, tmp, roll0, R)
             if served:
-                _final_rolls(
-                    b_mask[b], b_y[b], f0, nl, N, lo, hi, off, mode, d_next, S, cand, tmp, 0,
-                    served_score, joker_score, roll_face, upper, upper_box_of_face, threshold,
-                    yahtzee, joker, extra_bonus, n_flag, served_values, served_index,
-                )  # fmt: skip
-            _throws(A, out, add, sub_rows, size_start, keep_size, faces_pow, multiplicity, dice,
-                    faces, rerolls, nl, S, served)  # fmt: skip
+                _final_rolls(batch, table, S, cand, tmp, 0, SR)
+            _throws(A, out, D, counts, nl, S, served)
             for i in range(nl):
                 N[f0 + i] = out[i]
 
@@ -367,19 +360,15 @@ def _solve_exact(game: CompiledRules, layout: PointsLayout, mode: int, terminal,
         [f if f < 2**31 else 0 for f in (space.faces**j for j in range(space.dice + 1))],
         dtype=np.int64,
     )
-    s = dice_arrays(game)
-    add, sub_rows, size_start, dice, faces, rerolls = s[0], s[1], s[2], s[4], s[5], s[6]
-    rargs = rule_arrays(game)
+    dice, counts = dice_arrays(game), (keep_size, faces_pow, multiplicity)
+    rules, served = rule_arrays(game), rule_arrays(game, served=True)
     workers = max(1, get_num_threads())
     for k in range(n - 1, -1, -1):
         d_next = to_limbs(layer_denominator(game, n - k - 1), n_limbs)
         layer = layers(n)[k]
         plan = plan_layer(layer, layout.block, game.n_flag, width)
-        _solve_layer(
-            *plan, width, workers, N, layout.lo, layout.hi, layout.off, mode, d_next, *rargs,
-            add, sub_rows, size_start, keep_size, faces_pow, multiplicity, dice, faces, rerolls,
-            *served_args(game),
-        )  # fmt: skip
+        table = (N, layout.lo, layout.hi, layout.off, mode, d_next)
+        _solve_layer(plan, width, workers, table, rules, dice, counts, game.has_served, served)
     return N
 
 

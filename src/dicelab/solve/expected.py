@@ -26,7 +26,7 @@ from numba import njit
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import CompiledRules, as_game, compile_rules, refuse_variants
-from dicelab.rules.placement import box_points, box_rule, next_flag
+from dicelab.rules.placement import placed
 from dicelab.solve import turn
 from dicelab.solve.cost import expected_cost, lane_seconds
 from dicelab.solve.kernels import Segments, dice_arrays, rule_arrays
@@ -163,6 +163,22 @@ class KeepLookups:
             best = max(best, float(self.first[roll - int(space.size_start[space.dice])]))
         return best
 
+    def box_options(self, roll: int, first_throw: bool = False) -> list[BoxOption]:
+        """Every box a final roll (keep index) may go in, with its value; with
+        ``first_throw``, scored at once on the turn's first throw (served points).
+
+        The placement rules are :func:`dicelab.rules.placement.placements`, as in
+        every solver; each table values a box in :meth:`box_value`.
+        """
+        g = self.table.game
+        r = roll - int(g.space.size_start[g.space.dice])
+        mask, flag = self.sheet
+        moves, extra = placed(mask, flag, r, rule_arrays(g, served=first_throw))
+        return [
+            BoxOption(c, pts, int(extra), float(self.box_value(c, pts, extra, y2)))
+            for c, pts, y2 in moves
+        ]
+
     def scored_now(self, roll: int, rerolls_left: int) -> float:
         """Value of scoring a roll at once (keeping every die): its best box, with
         served points when it is the turn's first throw."""
@@ -189,28 +205,17 @@ class TurnValues(KeepLookups):
     start_value: float
     first: np.ndarray | None = None
 
-    def box_options(self, roll: int, first_throw: bool = False) -> list[BoxOption]:
-        """Every box a final roll (keep index) may go in, with its value; with
-        ``first_throw``, scored at once on the turn's first throw (served points)."""
+    @property
+    def sheet(self) -> tuple[int, int]:
+        """The filled boxes and the flag of the turn's state."""
+        return self.filled, self.flag
+
+    def box_value(self, c: int, pts: int, extra: float, y2: int) -> float:
+        """The value of scoring ``pts`` (and ``extra``) in box ``c``, next flag ``y2``."""
         g = self.table.game
-        score = g.served_score if first_throw else g.score
-        space = g.space
-        r = roll - int(space.size_start[space.dice])
-        allowed, active, extra, zeroed = box_rule(
-            self.filled, self.flag, int(g.roll_face[r]), g.upper, g.upper_box_of_face,
-            g.yahtzee, g.placement_code, float(g.rules.extra_bonus),
-        )  # fmt: skip
-        out = []
         u, _ = g.turn_state(self.upper_total)
-        for c in range(g.n_categories):
-            if not (allowed >> c) & 1:
-                continue
-            pts = int(box_points(c, r, active, zeroed, score, g.joker_score))
-            y2 = next_flag(c, self.flag, pts, g.yahtzee, g.n_flag)
-            u2 = min(g.threshold, u + pts) if (g.upper[c] and g.threshold > 0) else u
-            value = pts + extra + float(self.table.values[self.filled | (1 << c), y2, u2])
-            out.append(BoxOption(box=c, points=pts, extra=int(extra), value=value))
-        return out
+        u2 = min(g.threshold, u + pts) if (g.upper[c] and g.threshold > 0) else u
+        return pts + extra + float(self.table.values[self.filled | (1 << c), y2, u2])
 
 
 def turn_values(table: ExpectedTable, filled: int, upper_total: int = 0, flag: int = 0):
@@ -231,12 +236,6 @@ def _layers(n_categories: int) -> list[np.ndarray]:
     for c in range(n_categories):
         pop += (masks >> c) & 1
     return [masks[pop == k] for k in range(n_categories + 1)]
-
-
-def served_args(game: CompiledRules) -> tuple:
-    """Whether the first throw may score served points, and the first-throw tables,
-    in the order the turn kernels take them after the dice arrays."""
-    return (game.has_served, game.served_score, *game.served_distinct)
 
 
 class ExpectedLayers:

@@ -29,13 +29,9 @@ Two exact methods share the work:
 
 from __future__ import annotations
 
-import json
-import re
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 import numba
 import numpy as np
@@ -43,23 +39,19 @@ from numba import njit, prange
 
 from dicelab.dice import DiceSpace, dice_space
 from dicelab.errors import UserError
-from dicelab.rules import Rules, load_rules
-from dicelab.rules.compiled import CompiledRules, compile_rules, refuse_variants
+from dicelab.rules import Rules
+from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
+from dicelab.solve.kernels import rule_arrays
+from dicelab.solve.kernels.turn import placements
 from dicelab.text import plural
 
 __all__ = [
     "Assignment",
     "Assignments",
-    "ParsedGames",
     "assign",
     "best_assignment",
-    "format_json",
-    "format_lines",
     "needs_order",
-    "parse_games",
     "roll_indices",
-    "run_assign",
-    "to_records",
 ]
 
 DEFAULT_RULES = "uva10149"
@@ -146,22 +138,9 @@ class Assignments:
 
 # -- rules --------------------------------------------------------------------------
 
-_COMPILED: dict[str, CompiledRules] = {}
-
-
-def _compiled(rules: Rules | CompiledRules | str) -> CompiledRules:
-    """Score tables of a rule set, built once per distinct rule set."""
-    if isinstance(rules, CompiledRules):
-        game = rules
-    else:
-        if not isinstance(rules, Rules):
-            rules = load_rules(rules)
-        key = rules.fingerprint()
-        game = _COMPILED.get(key)
-        if game is None:
-            if len(_COMPILED) >= 16:
-                _COMPILED.clear()
-            game = _COMPILED[key] = compile_rules(rules)
+def checked_game(rules: Rules | CompiledRules | str) -> CompiledRules:
+    """The compiled rules, refused where the assignment does not handle them."""
+    game = as_game(rules)
     refuse_variants(game, "the best assignment of known rolls", requires=True)
     return game
 
@@ -270,16 +249,20 @@ def _subset_back(T, S, mask, k, n_bits, g, boxes, out):
 
 
 @njit(cache=True, parallel=True)
-def _subset_solve(
-    rolls, su, sl, up_box, low_box, popcount, low_bit, top_masks, threshold, bonus,
-    UP, LO, SU, SL, roll_of_box, best_total,
-):  # fmt: skip
+def _subset_solve(rolls, scores, bits, bonus_rule, tables, roll_of_box, best_total):
     """Best assignment of every game, ``lanes`` games side by side per table.
 
     ``UP[mask, g]`` is the largest upper sum of game ``g`` with the rolls of
     ``mask`` in the first ``popcount(mask)`` upper boxes, ``LO`` the same for the
     other boxes. Each parallel chunk owns one set of tables ``UP[ch]``, ``LO[ch]``.
+    ``scores`` is ``(su, sl, up_box, low_box)``: the upper and the other boxes'
+    scores and numbers; ``bits`` ``(popcount, low_bit, top_masks)``; ``bonus_rule``
+    ``(threshold, bonus)``; ``tables`` ``(UP, LO, SU, SL)``.
     """
+    su, sl, up_box, low_box = scores
+    popcount, low_bit, top_masks = bits
+    threshold, bonus = bonus_rule
+    UP, LO, SU, SL = tables
     n_games, n_bits = rolls.shape
     n_up = su.shape[0]
     n_low = sl.shape[0]
@@ -386,87 +369,39 @@ def _solve_subsets(idx: np.ndarray, game: CompiledRules, lanes: int = LANES):
     SL = np.empty((chunks, max(1, len(low_box)), n_cat, lanes), dtype=dt)
     roll_of_box = np.zeros((n_games, n_cat), dtype=np.int64)
     total = np.zeros(n_games, dtype=np.int64)
-    _subset_solve(
-        idx, su, sl, up_box, low_box, pop, _low_bits(n_cat), top, threshold, bonus, UP, LO, SU, SL,
-        roll_of_box, total,
-    )  # fmt: skip
+    scores, bits = (su, sl, up_box, low_box), (pop, _low_bits(n_cat), top)
+    _subset_solve(idx, scores, bits, (threshold, bonus), (UP, LO, SU, SL), roll_of_box, total)
     return roll_of_box, total
 
 
 # -- the ordered method (extra bonus and joker rules) -------------------------------
 
-JOKER_CODES = {"none": 0, "free": 1, "forced": 2, "free-if-fifty": 3}
-
 
 @njit(cache=True)
-def _options(
-    mask, y, r, score, joker_score, roll_face, upper, upper_box_of_face, yahtzee,
-    joker, extra_bonus, n_flag, ok, pts, add, y_next,
-):  # fmt: skip
-    """Which open boxes roll ``r`` may go in, its points there, and the next flag.
-
-    Follows the expected-score solver's rules: an all-same roll earns the extra
-    bonus once the all-same box holds its points, and the joker decides where it
-    may go and whether fixed-score boxes pay in full.
-    """
-    n_cat = score.shape[0]
-    face = roll_face[r]
-    extra = 0
-    active = False
-    only = -1
-    lower_only = False
-    upper_only = False
-    if face >= 0 and yahtzee >= 0 and (mask >> yahtzee) & 1 == 1:
-        if y == 1:
-            extra = extra_bonus
-        box = upper_box_of_face[face]
-        box_open = box >= 0 and (mask >> box) & 1 == 0
-        if joker == 1:
-            active = not box_open
-        elif joker == 3:
-            active = (not box_open) and y == 1
-        elif joker == 2:
-            if box_open:
-                only = box
-            else:
-                any_lower_open = False
-                for c in range(n_cat):
-                    if (mask >> c) & 1 == 0 and not upper[c]:
-                        any_lower_open = True
-                if any_lower_open:
-                    active = True
-                    lower_only = True
-                else:
-                    upper_only = True
-    for c in range(n_cat):
-        allowed = (mask >> c) & 1 == 0
-        if only >= 0 and c != only:
-            allowed = False
-        if lower_only and upper[c]:
-            allowed = False
-        if upper_only and not upper[c]:
-            allowed = False
-        ok[c] = allowed
-        p = joker_score[c, r] if active else score[c, r]
-        pts[c] = p
-        add[c] = p + extra
-        if c == yahtzee:
-            y_next[c] = 1 if (p > 0 and n_flag == 2) else 0
-        else:
-            y_next[c] = y
+def _options(mask, y, r, R, moves, ok, pts, add, y_next):
+    """Which open boxes roll ``r`` may go in (``ok``), its points there, the points
+    with the extra bonus, and the next flag: the placement rules every solver
+    follows (:func:`dicelab.rules.placement.placements`)."""
+    n, extra = placements(mask, y, r, R, moves)
+    ok[:] = False
+    for m in range(n):
+        c = moves[0, m]
+        ok[c] = True
+        pts[c] = moves[1, m]
+        add[c] = moves[1, m] + int(extra)
+        y_next[c] = moves[2, m]
 
 
 @njit(cache=True, parallel=True)
-def _ordered_solve(
-    rolls, score, joker_score, roll_face, upper, upper_box_of_face, threshold, bonus,
-    yahtzee, joker, extra_bonus, n_flag, extent, popcount, V,
-    roll_of_box, box_score, extra_out, best_total,
-):  # fmt: skip
+def _ordered_solve(rolls, R, bonus, extent, popcount, V, out):
     """Best assignment with roll ``i`` played at turn ``i``, one game per thread.
 
     ``V[ch][mask, y, u]`` is the most points still to come (bonuses included) with
-    the boxes of ``mask`` filled, flag ``y`` and upper total ``u`` (capped).
+    the boxes of ``mask`` filled, flag ``y`` and upper total ``u`` (capped). ``out`` is
+    ``(roll_of_box, box_score, extra, total)``, written per game.
     """
+    roll_of_box, box_score, extra_out, best_total = out
+    upper, threshold, yahtzee, n_flag = R.upper, R.threshold, R.yahtzee, R.n_flag
     n_games, n_cat = rolls.shape
     n_chunks = V.shape[0]
     full = (1 << n_cat) - 1
@@ -476,6 +411,7 @@ def _ordered_solve(
         pts = np.empty(n_cat, np.int64)
         add = np.empty(n_cat, np.int64)
         y_next = np.empty(n_cat, np.int64)
+        moves = np.empty((3, n_cat), np.int64)
         for g in range(ch, n_games, n_chunks):
             game = rolls[g]
             for mask in range(full, -1, -1):
@@ -488,10 +424,7 @@ def _ordered_solve(
                     continue
                 r = game[popcount[mask]]
                 for y in range(ny):
-                    _options(
-                        mask, y, r, score, joker_score, roll_face, upper, upper_box_of_face,
-                        yahtzee, joker, extra_bonus, n_flag, ok, pts, add, y_next,
-                    )  # fmt: skip
+                    _options(mask, y, r, R, moves, ok, pts, add, y_next)
                     row = W[mask, y]
                     for u in range(ext):
                         row[u] = -1
@@ -520,10 +453,7 @@ def _ordered_solve(
             extra_sum = 0
             for i in range(n_cat):
                 r = game[i]
-                _options(
-                    mask, y, r, score, joker_score, roll_face, upper, upper_box_of_face,
-                    yahtzee, joker, extra_bonus, n_flag, ok, pts, add, y_next,
-                )  # fmt: skip
+                _options(mask, y, r, R, moves, ok, pts, add, y_next)
                 for c in range(n_cat):
                     if not ok[c]:
                         continue
@@ -562,12 +492,8 @@ def _solve_ordered(idx: np.ndarray, game: CompiledRules):
     extra = np.zeros(n_games, dtype=np.int64)
     total = np.zeros(n_games, dtype=np.int64)
     bonus = rules.bonus_points if game.threshold > 0 else 0
-    _ordered_solve(
-        idx, game.score, game.joker_score, game.roll_face, game.upper,
-        game.upper_box_of_face, game.threshold, bonus, game.yahtzee,
-        JOKER_CODES[rules.joker], rules.extra_bonus, game.n_flag, game.upper_extent,
-        _popcounts(n_cat), V, roll_of_box, box_score, extra, total,
-    )  # fmt: skip
+    out = (roll_of_box, box_score, extra, total)
+    _ordered_solve(idx, rule_arrays(game), bonus, game.upper_extent, _popcounts(n_cat), V, out)
     return roll_of_box, box_score, extra, total
 
 
@@ -595,7 +521,7 @@ def assign(games, rules: Rules | CompiledRules | str = DEFAULT_RULES) -> Assignm
     UserError
         If the games do not fit the rules (shape, faces), or the rules are too large.
     """
-    game = _compiled(rules)
+    game = checked_game(rules)
     r = game.rules
     faces = _as_faces(games, game)
     n_games, n_cat = faces.shape[:2]
@@ -634,236 +560,3 @@ def best_assignment(
 
 
 # -- the contest format -------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ParsedGames:
-    """Games read from the contest's text format.
-
-    Attributes
-    ----------
-    faces : ndarray, shape (n_games, n_boxes, dice)
-        The complete games read before the first error.
-    lines : ndarray, shape (n_games, n_boxes)
-        The input line (1-based) of every roll.
-    error : UserError or None
-        The first mistake in the input, naming its line; games after it are not read.
-    """
-
-    faces: np.ndarray
-    lines: np.ndarray
-    error: UserError | None
-
-
-_INT = re.compile(r"[+-]?[0-9]+")
-
-
-def _bad_token(tokens: list[str], faces: int) -> str | None:
-    """Why a line's values are not faces, or None if they all are."""
-    for t in tokens:
-        if not _INT.fullmatch(t):
-            return f"{t!r} is not a whole number"
-        if not 1 <= int(t) <= faces:
-            return f"{t} is not a face of the dice (expected 1 to {faces})"
-    return None
-
-
-def _faces_array(rows: list[list[str]], faces: int) -> tuple[np.ndarray, int]:
-    """The rows as integers, and the first row that is not all faces (or -1).
-
-    Plain digits, the usual case, are converted by NumPy in one go; anything
-    else is checked token by token to find the first bad line.
-    """
-    joined = "".join(["".join(t) for t in rows])
-    if joined.isascii() and joined.isdigit():
-        try:
-            arr = np.array(rows).astype(np.int64)
-        except (ValueError, OverflowError):
-            pass
-        else:
-            bad = np.flatnonzero(((arr < 1) | (arr > faces)).any(axis=1))
-            return arr, int(bad[0]) if len(bad) else -1
-    first_bad = next((i for i, t in enumerate(rows) if _bad_token(t, faces)), -1)
-    good = rows if first_bad < 0 else rows[:first_bad]
-    arr = np.array([[int(x) for x in t] for t in good], dtype=np.int64)
-    return arr.reshape(len(good), len(rows[0])), first_bad
-
-
-def _parse_plain(text: str, dice: int, faces: int, n_cat: int) -> ParsedGames | None:
-    """Vectorised reading of a flawless input of one-digit faces, else None.
-
-    Works on the bytes: each digit is a token, each newline ends a line. Any
-    other character, a line of the wrong length, a face out of range or a game
-    cut short returns None, and the line-by-line reader finds and names the fault.
-    """
-    if not text.isascii() or faces > 9:
-        return None
-    b = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
-    digit = (b >= ord("0")) & (b <= ord("9"))
-    newline = b == ord("\n")
-    blank = (b == ord(" ")) | (b == ord("\t")) | (b == ord("\r")) | newline
-    if not np.all(digit | blank):
-        return None
-    if np.any(digit[1:] & digit[:-1]):
-        return None  # a number of several digits
-    line_of = np.cumsum(newline) - newline
-    tok_line = line_of[digit]
-    vals = b[digit].astype(np.int64) - ord("0")
-    per_line = np.bincount(tok_line, minlength=int(newline.sum()) + 1)
-    if np.any((per_line != 0) & (per_line != dice)):
-        return None
-    if np.any((vals < 1) | (vals > faces)):
-        return None
-    numbers = np.flatnonzero(per_line) + 1
-    if len(numbers) % n_cat:
-        return None
-    n_games = len(numbers) // n_cat
-    return ParsedGames(
-        faces=vals.reshape(n_games, n_cat, dice),
-        lines=numbers.astype(np.int64).reshape(n_games, n_cat),
-        error=None,
-    )
-
-
-def parse_games(text: str, rules: Rules | CompiledRules | str = DEFAULT_RULES) -> ParsedGames:
-    """Read games in the contest format: one roll per line, as many lines as boxes.
-
-    A line holds the faces of one roll separated by spaces; blank lines are
-    skipped. Reading stops at the first malformed line, or at a game cut short by
-    the end of the input; the complete games before it are kept, so they can still
-    be answered.
-    """
-    game = _compiled(rules)
-    r = game.rules
-    dice, n_cat = r.dice, r.n_categories
-    plain = _parse_plain(text, dice, r.faces, n_cat)
-    if plain is not None:
-        return plain
-    rows: list[list[str]] = []
-    numbers: list[int] = []
-    error: UserError | None = None
-    error_row = -1
-
-    def where(no: int, row: int) -> str:
-        return f"line {no} (game {row // n_cat + 1}, roll {row % n_cat + 1})"
-
-    for no, line in enumerate(text.split("\n"), start=1):
-        tokens = line.split()
-        if not tokens:
-            continue
-        if len(tokens) != dice:
-            error = UserError(
-                f"{where(no, len(rows))}: expected {dice} faces from 1 to {r.faces} "
-                f"separated by spaces, got {len(tokens)} value{'s' if len(tokens) != 1 else ''}"
-            )
-            error_row = len(rows)
-            break
-        rows.append(tokens)
-        numbers.append(no)
-    arr = np.zeros((len(rows), dice), dtype=np.int64)
-    if rows:
-        arr, first_bad = _faces_array(rows, r.faces)
-        if first_bad >= 0:
-            why = _bad_token(rows[first_bad], r.faces)
-            error = UserError(f"{where(numbers[first_bad], first_bad)}: {why}")
-            error_row = first_bad
-    n_rows = len(rows) if error is None else error_row
-    n_games = n_rows // n_cat
-    if error is None and n_rows % n_cat:
-        got = n_rows % n_cat
-        error = UserError(
-            f"line {numbers[-1]}: the input ends in the middle of game {n_games + 1} "
-            f"({got} of its {n_cat} rolls given, from line {numbers[n_games * n_cat]})"
-        )
-    keep = n_games * n_cat
-    faces = arr[:keep].reshape(n_games, n_cat, dice)
-    lines = np.array(numbers[:keep], dtype=np.int64).reshape(n_games, n_cat)
-    return ParsedGames(faces=faces, lines=lines, error=error)
-
-
-def format_lines(result: Assignments) -> str:
-    """One line per game: each box's points, the bonus, [the extra bonus,] the total.
-
-    For ``uva10149`` this is the contest's output, 15 numbers. The extra-bonus
-    column is there only when the rules have an extra all-same bonus.
-    """
-    cols = [result.scores, result.bonus[:, None]]
-    if result.rules.extra_bonus > 0:
-        cols.append(result.extra_bonus[:, None])
-    cols.append(result.total[:, None])
-    table = np.concatenate(cols, axis=1).tolist()
-    return "".join(" ".join(map(str, row)) + "\n" for row in table)
-
-
-def to_records(result: Assignments, lines: np.ndarray | None = None) -> list[dict]:
-    """Per game: total, bonus, extra bonus, and each box's roll and points."""
-    ids = [c.id for c in result.rules.categories]
-    out = []
-    for g in range(len(result)):
-        boxes = []
-        for c, box in enumerate(ids):
-            i = int(result.roll_of_box[g, c])
-            item = {
-                "box": box,
-                "score": int(result.scores[g, c]),
-                "roll": i + 1,
-                "dice": [int(f) for f in result.faces[g, i]],
-            }
-            if lines is not None:
-                item["line"] = int(lines[g, i])
-            boxes.append(item)
-        out.append(
-            {
-                "game": g + 1,
-                "total": int(result.total[g]),
-                "bonus": int(result.bonus[g]),
-                "extra_bonus": int(result.extra_bonus[g]),
-                "boxes": boxes,
-            }
-        )
-    return out
-
-
-def format_json(result: Assignments, lines: np.ndarray | None = None) -> str:
-    """The games as one JSON document: ``{"rules": ..., "games": [...]}``.
-
-    Each box is written on one line, so a game reads like a score sheet.
-    """
-    games = []
-    for rec in to_records(result, lines):
-        head = ", ".join(f'"{k}": {json.dumps(v)}' for k, v in rec.items() if k != "boxes")
-        boxes = ",\n".join("        " + json.dumps(b) for b in rec["boxes"])
-        games.append(f'    {{{head},\n      "boxes": [\n{boxes}\n      ]}}')
-    body = ",\n".join(games)
-    inner = f"[\n{body}\n  ]" if games else "[]"
-    return f'{{\n  "rules": {json.dumps(result.rules.name)},\n  "games": {inner}\n}}\n'
-
-
-def run_assign(
-    source: str | Path | None, rules: str = DEFAULT_RULES, as_json: bool = False
-) -> None:
-    """The ``dicelab assign`` command: read, solve, print; then report a bad line.
-
-    The complete games before a malformed line are answered first, so a long
-    input is never lost to one mistake; the error is raised afterwards.
-    """
-    game = _compiled(rules)
-    if source is None or str(source) == "-":
-        try:
-            text = sys.stdin.read()
-        except UnicodeDecodeError as exc:
-            raise UserError(f"standard input is not text: {exc}") from None
-    else:
-        try:
-            text = Path(source).read_text("utf-8")
-        except FileNotFoundError:
-            raise UserError(f"input file {str(source)!r} does not exist") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(f"input file {str(source)!r} cannot be read: {exc}") from None
-    parsed = parse_games(text, game)
-    result = assign(parsed.faces, game)
-    out = format_json(result, parsed.lines) if as_json else format_lines(result)
-    sys.stdout.write(out)
-    sys.stdout.flush()
-    if parsed.error is not None:
-        raise parsed.error

@@ -34,11 +34,9 @@ import numpy as np
 from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
-from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import Cost, expected_cost
 from dicelab.solve.expected import (
-    BoxOption,
     ExpectedLayers,
     KeepLookups,
     mark_unreachable,
@@ -231,27 +229,17 @@ class SavedTurnValues(KeepLookups):
     keep: np.ndarray
     start_value: float
 
-    def box_options(self, roll: int, first_throw: bool = False) -> list[BoxOption]:
-        """Every box the dice showing may go in now, keeping the rerolls left for later."""
+    @property
+    def sheet(self) -> tuple[int, int]:
+        return self.filled, self.flag
+
+    def box_value(self, c: int, pts: int, extra: float, y2: int) -> float:
+        """Scoring now, keeping the rerolls left for later turns (up to the cap)."""
         g = self.table.game
-        space = g.space
-        r = roll - int(space.size_start[space.dice])
         kept = min(self.rerolls, self.table.values.shape[2] - 1)
-        allowed, active, extra, zeroed = box_rule(
-            self.filled, self.flag, int(g.roll_face[r]), g.upper, g.upper_box_of_face,
-            g.yahtzee, g.placement_code, float(g.rules.extra_bonus),
-        )  # fmt: skip
         u, _ = g.turn_state(self.upper_total)
-        out = []
-        for c in range(g.n_categories):
-            if not (allowed >> c) & 1:
-                continue
-            pts = int(box_points(c, r, active, zeroed, g.score, g.joker_score))
-            y2 = next_flag(c, self.flag, pts, g.yahtzee, g.n_flag)
-            u2 = min(g.threshold, u + pts) if (g.upper[c] and g.threshold > 0) else u
-            value = pts + extra + float(self.table.values[self.filled | (1 << c), y2, kept, u2])
-            out.append(BoxOption(box=c, points=pts, extra=int(extra), value=value))
-        return out
+        u2 = min(g.threshold, u + pts) if (g.upper[c] and g.threshold > 0) else u
+        return pts + extra + float(self.table.values[self.filled | (1 << c), y2, kept, u2])
 
     def roll_value(self, roll: int, rerolls_left: int) -> float:
         space = self.table.game.space

@@ -33,10 +33,11 @@ from numba import njit, prange
 
 from dicelab.errors import UserError
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
-from dicelab.rules.placement import box_points, box_rule, next_flag
+from dicelab.rules.placement import next_flag, placed
 from dicelab.solve import turn
 from dicelab.solve.distribution import TIE, OutcomeLayout
 from dicelab.solve.expected import ExpectedTable, expected_table
+from dicelab.solve.kernels import rule_arrays
 from dicelab.solve.kernels.turn import next_flag as next_flag_nb
 from dicelab.solve.points import layers
 from dicelab.solve.table import SolvedTable
@@ -91,10 +92,14 @@ def spread_of(second: float | np.ndarray, mean: float | np.ndarray):
 
 
 @njit(cache=True, parallel=True)
-def moments_layer(masks, V, M2, Q, qoff, lanes, n_lanes, box_slots, slot_pts, n_e, extra_bonus,
-                  upper, threshold, yahtzee, n_flag):  # fmt: skip
+def moments_layer(masks, V, M2, Q, qoff, slots, R):
     """``M2`` of every state of a layer from its turn outcomes ``Q`` (see
-    :func:`dicelab.solve.distribution.turn_outcomes` for their layout)."""
+    :func:`dicelab.solve.distribution.turn_outcomes` for their layout); ``slots`` is
+    ``(lanes, n_lanes, box_slots, slot_pts, n_e)``."""
+    lanes, n_lanes, box_slots, slot_pts, n_e = slots
+    extra_bonus, upper, threshold, yahtzee, n_flag = (
+        R.extra_bonus, R.upper, R.threshold, R.yahtzee, R.n_flag
+    )
     n_cat = upper.shape[0]
     extra = int(extra_bonus)
     for b in prange(masks.shape[0]):
@@ -145,11 +150,8 @@ def solve_spread(rules, values: ExpectedTable | None = None, progress=None) -> S
     for k in range(n - 1, -1, -1):
         masks = all_layers[k]
         Q, qoff = out.outcomes(game, V, masks)
-        moments_layer(
-            masks, V, M2, Q, qoff, out.lanes, out.n_lanes, out.box_slots, out.slot_pts,
-            out.n_e, float(game.rules.extra_bonus), game.upper, game.threshold, game.yahtzee,
-            game.n_flag,
-        )  # fmt: skip
+        slots = (out.lanes, out.n_lanes, out.box_slots, out.slot_pts, out.n_e)
+        moments_layer(masks, V, M2, Q, qoff, slots, rule_arrays(game))
         if progress is not None:
             progress(n - k, n)
     return SpreadTable(values, M2, seconds=time.perf_counter() - start)
@@ -203,18 +205,11 @@ def _final_moments(game: CompiledRules, V, M2, mask: int, u: int, y: int):
         a, b = moments(c, pts, np.zeros_like(pts), y2 + np.zeros_like(pts))
         take = ordinary & (np.isnan(A) | (a > A + TIE))
         A[take], B[take] = a[take], b[take]
-    extra_bonus = float(game.rules.extra_bonus)
+    rules = rule_arrays(game)
     for r in np.flatnonzero(~ordinary):
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, int(game.roll_face[r]), game.upper, game.upper_box_of_face, game.yahtzee,
-            game.placement_code, extra_bonus,
-        )  # fmt: skip
+        moves, extra = placed(mask, y, int(r), rules)
         best_a = best_b = None
-        for c in range(n_cat):  # a few boxes: scalar arithmetic beats NumPy calls here
-            if not (allowed >> c) & 1:
-                continue
-            pts = int(box_points(c, r, active, zeroed, score, game.joker_score))
-            y2 = next_flag(c, y, pts, game.yahtzee, game.n_flag)
+        for c, pts, y2 in moves:  # a few boxes: scalar arithmetic beats NumPy calls here
             u2 = min(u + pts, cap) if (game.upper[c] and cap > 0) else u
             g = float(pts + extra)
             v, w = float(V[mask | (1 << c), y2, u2]), float(M2[mask | (1 << c), y2, u2])

@@ -41,11 +41,9 @@ import numpy as np
 from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
-from dicelab.rules.placement import box_points, box_rule, next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import lane_seconds, points_cost
 from dicelab.solve.expected import (
-    BoxOption,
     KeepLookups,
 )
 from dicelab.solve.kernels import PointsRows, dice_arrays, rule_arrays
@@ -240,7 +238,6 @@ def solve_points(
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
     progress: Progress | None = None,
     width: int = 64,
-    chunk: int = 256,
     dtype: type = np.float64,
     allow_large: bool = False,
     runner=None,
@@ -261,10 +258,8 @@ def solve_points(
     cost.check(allow_large)
     cost.announce()
     kernels.announce_compile(solve_points_blocks)
-    solve = PointsLayers(
-        game, layout, sign, below, above, terminal_rows(game, layout, terminal), width,
-        chunk, dtype,
-    )  # fmt: skip
+    terminal_values = terminal_rows(game, layout, terminal)
+    solve = PointsLayers(game, layout, sign, below, above, terminal_values, width, dtype=dtype)
     T = new_table(layout.size, dtype, store, name=f"{game.rules.name}.points")
     run_layers(solve, T, progress, runner)
     return T
@@ -724,29 +719,16 @@ class PointsTurnValues(KeepLookups):
     start_value: float
     first: np.ndarray | None = None
 
-    def box_options(self, roll: int, first_throw: bool = False) -> list[BoxOption]:
-        """``(box, points, extra, value)`` for every box a final roll may go in; with
-        ``first_throw``, scored at once on the turn's first throw (served points)."""
-        t = self.table
-        g = t.game
-        score = g.served_score if first_throw else g.score
-        space = g.space
-        r = roll - int(space.size_start[space.dice])
-        allowed, active, extra, zeroed = box_rule(
-            self.filled, self.flag, int(g.roll_face[r]), g.upper, g.upper_box_of_face,
-            g.yahtzee, g.placement_code, float(g.rules.extra_bonus),
-        )  # fmt: skip
-        out = []
-        for c in range(g.n_categories):
-            if not (allowed >> c) & 1:
-                continue
-            pts = int(box_points(c, r, active, zeroed, score, g.joker_score))
-            y2 = next_flag(c, self.flag, pts, g.yahtzee, g.n_flag)
-            up = self.upper_total + (pts if g.upper[c] else 0)
-            gain = pts + int(extra)
-            value = t.value(self.filled | (1 << c), up, y2, self.points + t.sign * gain)
-            out.append(BoxOption(c, pts, int(extra), value))
-        return out
+    @property
+    def sheet(self) -> tuple[int, int]:
+        return self.filled, self.flag
+
+    def box_value(self, c: int, pts: int, extra: float, y2: int) -> float:
+        """The table's value after the box, the points moved by what it scores."""
+        t, g = self.table, self.table.game
+        up = self.upper_total + (pts if g.upper[c] else 0)
+        gain = pts + int(extra)
+        return t.value(self.filled | (1 << c), up, y2, self.points + t.sign * gain)
 
 
 def points_turn_values(

@@ -12,7 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from dicelab.rules.compiled import CompiledRules
-from dicelab.rules.placement import box_points, box_rule, next_flag
+from dicelab.rules.placement import placed
+from dicelab.solve.kernels import rule_arrays
 
 
 def best_boxes(
@@ -37,16 +38,11 @@ def best_boxes(
         y2 = np.where((pts > 0) & (game.n_flag == 2), 1, 0) if c == game.yahtzee else y
         value = value_of(c, pts, 0, y2)
         np.maximum(best, np.where(ordinary, value, -np.inf), out=best)
-    extra_bonus = float(game.rules.extra_bonus)
+    rules = rule_arrays(game, served=first_throw)
     for r in np.flatnonzero(~ordinary):
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, int(game.roll_face[r]), game.upper, game.upper_box_of_face, game.yahtzee,
-            game.placement_code, extra_bonus,
-        )  # fmt: skip
-        cs = [c for c in range(n_cat) if (allowed >> c) & 1]
-        pts = [int(box_points(c, r, active, zeroed, score, game.joker_score)) for c in cs]
-        y2 = [next_flag(c, y, p, game.yahtzee, game.n_flag) for c, p in zip(cs, pts, strict=True)]
-        best[r] = value_of(np.array(cs), np.array(pts), extra, np.array(y2)).max()
+        moves, extra = placed(mask, y, int(r), rules)
+        cs, pts, y2 = (np.array(column) for column in zip(*moves, strict=True))
+        best[r] = value_of(cs, pts, extra, y2).max()
     return best
 
 

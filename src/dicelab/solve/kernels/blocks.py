@@ -15,22 +15,15 @@ from numba import get_thread_id, njit, prange
 from dicelab.solve import lanes
 from dicelab.solve.kernels import NEG
 from dicelab.solve.kernels.turn import (
-    box_points,
-    box_rule,
     cand_rows,
     n_distinct,
-    next_flag,
     open_box_rows,
+    placements,
     popcount,
     zeros,
 )
 
 
-# -- blocks of one lane vector: the expected-score turn (:mod:`dicelab.solve.lanes`) --
-# The same turn as above, on scratch rows exactly one lane vector wide: every
-# row operation is a handful of SIMD instructions on data that stays in the
-# first-level cache. A block holds one or more segments (mask, flag, a run of
-# upper totals), each at its own lane offset.
 @njit(cache=True, inline="always")
 def after_box(dst, src, u0, pts, shift, threshold, add, base):
     """``dst[ui]``: ``add`` plus the next state's value ``src`` at upper total
@@ -134,21 +127,18 @@ def final_segment(seg, V, A, stride, cand, roll0, R, base, set_base, shared):
                     zrow[ui] = max(zrow[ui], crow[ui])
     best = flat[n_cat * nv + 1, off : off + nu]
     tmp = flat[n_cat * nv + 2, off : off + nu]
+    moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
         face = roll_face[r]
         if face < 0:
             continue
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
-        )
+        n_moves, extra = placements(mask, y, r, R, moves)
         best[:] = NEG
-        for c in range(n_cat):
-            if (allowed >> c) & 1 == 0:
-                continue
-            pts = box_points(c, r, active, zeroed, score, joker_score)
-            y2 = next_flag(c, y, pts, yahtzee, n_flag)
+        for t in range(n_moves):
+            c, pts = moves[0, t], moves[1, t]
             shift = upper[c] and threshold > 0
-            after_box(tmp, V[mask | (1 << c), y2], u0, pts, shift, threshold, pts + extra, lb)
+            src = V[mask | (1 << c), moves[2, t]]
+            after_box(tmp, src, u0, pts, shift, threshold, pts + extra, lb)
             for ui in range(nu):
                 best[ui] = max(best[ui], tmp[ui])
         for blk in range(b0, b1 + 1):

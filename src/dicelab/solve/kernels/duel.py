@@ -16,11 +16,10 @@ from numba import get_thread_id, njit, prange
 from dicelab.solve.kernels import FAST, NEG
 from dicelab.solve.kernels.turn import (
     best_candidates,
-    box_points,
-    box_rule,
     keep_values,
     next_flag,
     open_box_rows,
+    placements,
     throws_and_start,
     zeros,
 )
@@ -100,6 +99,7 @@ def duel_final(i, j, x0, nl, T, leads, A, cand, tmp, roll0, players, R):
             nn = duel_next(i, j, c, pts, players, R)
             duel_read(cand[first_row[t] + v], nl, x0, pts, nn, T, 0, leads, 0.0, 1.0)
     best_candidates(A, roll0, nl, cand, open_boxes, first_row, n_open, index, roll_face)
+    moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
         face = roll_face[r]
         if face < 0:
@@ -107,13 +107,9 @@ def duel_final(i, j, x0, nl, T, leads, A, cand, tmp, roll0, players, R):
         row = A[roll0 + r, :nl]
         for lane in range(nl):
             row[lane] = NEG
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
-        )
-        for c in range(n_cat):
-            if (allowed >> c) & 1 == 0:
-                continue
-            pts = box_points(c, r, active, zeroed, score, joker_score)
+        n_moves, extra = placements(mask, y, r, R, moves)
+        for m in range(n_moves):
+            c, pts = moves[0, m], moves[1, m]
             nn = duel_next(i, j, c, pts, players, R)
             duel_read(tmp, nl, x0, pts + int(extra), nn, T, 0, leads, 0.0, 1.0)
             for lane in range(nl):
@@ -236,6 +232,7 @@ def duel_final_follow(i, j, x0, nl, E, cand, T, follow, leads, roll0, players, R
             nn = duel_next(i, j, c, pts, players, R)
             read_block(cand[first_row[t] + v], nl, x0, pts, nn, T, follow, leads)
     picks = np.empty(n_open + 3, np.int64)
+    moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
         face = roll_face[r]
         e = E[roll0 + r]
@@ -258,13 +255,9 @@ def duel_final_follow(i, j, x0, nl, E, cand, T, follow, leads, roll0, players, R
         for q in range(1, nq):
             for lane in range(nl):
                 e[q, lane] = 0.0
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
-        )
-        for c in range(n_cat):
-            if (allowed >> c) & 1 == 0:
-                continue
-            pts = box_points(c, r, active, zeroed, score, joker_score)
+        n_moves, extra = placements(mask, y, r, R, moves)
+        for m in range(n_moves):
+            c, pts = moves[0, m], moves[1, m]
             nn = duel_next(i, j, c, pts, players, R)
             spare = cand[total]
             read_block(spare, nl, x0, pts + int(extra), nn, T, follow, leads)

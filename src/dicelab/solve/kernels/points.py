@@ -14,7 +14,7 @@ from numba import get_thread_id, njit, prange
 from dicelab.solve import lanes
 from dicelab.solve.kernels import NEG
 from dicelab.solve.kernels.blocks import max_rows, put, throws_blocks
-from dicelab.solve.kernels.turn import box_points, box_rule, next_flag, open_box_rows, zeros
+from dicelab.solve.kernels.turn import next_flag, open_box_rows, placements, zeros
 
 
 @njit(cache=True)
@@ -170,21 +170,20 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
             n += 1
         max_rows(A, stride, cand, picks, n, roll0 + r, 0, nbk * L)
     tmp = flat[total + 1]
+    moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
         face = roll_face[r]
         if face < 0:
             continue
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
-        )
+        n_moves, extra = placements(mask, y, r, R, moves)
         # Without an extra bonus, each allowed box scores one of its distinct scores
         # and its candidate row is already made: the roll is a maximum like any other.
         n = 0
-        for t in range(n_open if extra == 0 else 0):
-            c = open_boxes[t]
-            if (allowed >> c) & 1 == 0:
-                continue
-            pts = box_points(c, r, active, zeroed, score, joker_score)
+        for m in range(n_moves if extra == 0 else 0):
+            c, pts = moves[0, m], moves[1, m]
+            t = 0
+            while open_boxes[t] != c:
+                t += 1
             j = 0
             while j < n_vals_of[t] and values[c, j] != pts:
                 j += 1
@@ -197,11 +196,8 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
             max_rows(A, stride, cand, picks, n, roll0 + r, 0, nbk * L)
             continue
         first = True
-        for c in range(n_cat):
-            if (allowed >> c) & 1 == 0:
-                continue
-            pts = box_points(c, r, active, zeroed, score, joker_score)
-            y2 = next_flag(c, y, pts, yahtzee, n_flag)
+        for m in range(n_moves):
+            c, pts, y2 = moves[0, m], moves[1, m], moves[2, m]
             shift = upper[c] and threshold > 0
             dst = flat[total] if first else tmp
             gain = pts + int(extra)

@@ -11,16 +11,31 @@ Every row holds lanes: the same turn for states that differ only in the upper to
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 from numba import njit
 
 from dicelab.rules import placement
 from dicelab.solve.kernels import FAST, NEG
 
+
+def _compiled_with(func, **names):
+    """``func`` compiled, its global ``names`` taken as the compiled functions given
+    (the plain-Python original keeps calling the plain-Python ones)."""
+    scope = dict(func.__globals__, **names)
+    copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
+    copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
+    return njit(cache=True)(copy)
+
+
 #: The placement rules of :mod:`dicelab.rules.placement`, compiled for the kernels.
 box_rule = njit(cache=True)(placement.box_rule)
 next_flag = njit(cache=True)(placement.next_flag)
 box_points = njit(cache=True)(placement.box_points)
+placements = _compiled_with(
+    placement.placements, box_rule=box_rule, box_points=box_points, next_flag=next_flag
+)
 
 
 @njit(cache=True, inline="always")
@@ -125,6 +140,7 @@ def final_roll_values(mask, u0, nu, y, off, V, A, cand, roll0, R):
     # rows to compare for a roll: the zero row, its scoring boxes, padded with the
     # zero row to whole groups of three
     picks = np.empty(n_open + 3, np.int64)
+    moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
         row = A[roll0 + r, off : off + nu]
         if roll_face[r] >= 0:
@@ -152,16 +168,11 @@ def final_roll_values(mask, u0, nu, y, off, V, A, cand, roll0, R):
         if face < 0:
             continue
         row = A[roll0 + r, off : off + nu]
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
-        )
-        for c in range(n_cat):
-            if (allowed >> c) & 1 == 0:
-                continue
-            pts = box_points(c, r, active, zeroed, score, joker_score)
-            y2 = next_flag(c, y, pts, yahtzee, n_flag)
+        n_moves, extra = placements(mask, y, r, R, moves)
+        for t in range(n_moves):
+            c, pts = moves[0, t], moves[1, t]
             add = pts + extra
-            src = V[mask | (1 << c), y2]
+            src = V[mask | (1 << c), moves[2, t]]
             for ui in range(nu):
                 u2 = u0 + ui
                 if upper[c] and threshold > 0:

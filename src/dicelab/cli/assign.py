@@ -1,0 +1,40 @@
+"""``dicelab assign``: the best scoring of known rolls, read from a file or standard input."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from dicelab.errors import UserError
+from dicelab.solve.contest_format import format_json, format_lines, parse_games
+from dicelab.solve.hindsight import DEFAULT_RULES, assign, checked_game
+
+
+def run_assign(
+    source: str | Path | None, rules: str = DEFAULT_RULES, as_json: bool = False
+) -> None:
+    """The ``dicelab assign`` command: read, solve, print; then report a bad line.
+
+    The complete games before a malformed line are answered first, so a long
+    input is never lost to one mistake; the error is raised afterwards.
+    """
+    game = checked_game(rules)
+    if source is None or str(source) == "-":
+        try:
+            text = sys.stdin.read()
+        except UnicodeDecodeError as exc:
+            raise UserError(f"standard input is not text: {exc}") from None
+    else:
+        try:
+            text = Path(source).read_text("utf-8")
+        except FileNotFoundError:
+            raise UserError(f"input file {str(source)!r} does not exist") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"input file {str(source)!r} cannot be read: {exc}") from None
+    parsed = parse_games(text, game)
+    result = assign(parsed.faces, game)
+    out = format_json(result, parsed.lines) if as_json else format_lines(result)
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    if parsed.error is not None:
+        raise parsed.error
