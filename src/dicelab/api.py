@@ -111,7 +111,10 @@ def solve(
     if opponent is not None and objective != "win":
         raise UserError(f"opponent: only with objective win (got {objective})")
     common = {
-        "use_cache": cache, "allow_large": allow_large, "runner": runner, "progress": progress
+        "use_cache": cache,
+        "allow_large": allow_large,
+        "runner": runner,
+        "progress": progress,
     }
     if objective == "expected":
         return _expected(game, precision, common)

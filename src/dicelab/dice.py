@@ -167,9 +167,7 @@ class DiceSpace:
         found = self._sub_keeps.get(roll)
         if found is None:
             counts = [int(x) for x in self.counts[roll]]
-            found = sorted(
-                self._index[take] for take in product(*(range(n + 1) for n in counts))
-            )
+            found = sorted(self._index[take] for take in product(*(range(n + 1) for n in counts)))
             self._sub_keeps[roll] = found
         return list(found)
 

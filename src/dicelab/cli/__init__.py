@@ -124,7 +124,8 @@ def solve(
     workers: int | None = WORKERS_OPTION,
     store: str | None = STORE_OPTION,
     precision: str = typer.Option(
-        "single", "--precision",
+        "single",
+        "--precision",
         help="Values inside a turn: single (faster, within 1e-6) or double; expected score only.",
     ),
 ) -> None:
@@ -152,10 +153,17 @@ def solve(
             from dicelab.cli.objectives import run_objective
 
             run_objective(
-                rules, objective, target=target, exact=exact, opponent=opponent,
-                as_json=json_out, use_cache=not no_cache, allow_large=allow_large,
-                runner=runner, store=store,
-            )  # fmt: skip
+                rules,
+                objective,
+                target=target,
+                exact=exact,
+                opponent=opponent,
+                as_json=json_out,
+                use_cache=not no_cache,
+                allow_large=allow_large,
+                runner=runner,
+                store=store,
+            )
             return
         r = load_rules(rules)
         start = time.perf_counter()
@@ -168,9 +176,14 @@ def solve(
                 )
             else:
                 table = expected_table(
-                    r, use_cache=not no_cache, progress=tick, allow_large=allow_large,
-                    runner=runner, store=store, precision=precision,
-                )  # fmt: skip
+                    r,
+                    use_cache=not no_cache,
+                    progress=tick,
+                    allow_large=allow_large,
+                    runner=runner,
+                    store=store,
+                    precision=precision,
+                )
     seconds = time.perf_counter() - start
     if json_out:
         out = {
@@ -234,9 +247,14 @@ def duel_solve(
 
     with runner_for(cluster, workers) as runner:
         run_duel(
-            rules, as_json=json_out, use_cache=not no_cache, allow_large=allow_large, plot=plot,
-            runner=runner, store=store,
-        )  # fmt: skip
+            rules,
+            as_json=json_out,
+            use_cache=not no_cache,
+            allow_large=allow_large,
+            plot=plot,
+            runner=runner,
+            store=store,
+        )
 
 
 @duel_app.command("advise", context_settings={"allow_extra_args": True})
@@ -266,11 +284,14 @@ def duel_advise_command(
 
     r = load_rules(rules)
     run_duel_advise(
-        rules, [*dice, *ctx.args], rerolls=rerolls,
+        rules,
+        [*dice, *ctx.args],
+        rerolls=rerolls,
         mine=Sheet(parse_filled(mine, r), my_upper, my_bonuses, my_score),
         theirs=Sheet(parse_filled(theirs, r), their_upper, their_bonuses, their_score),
-        top=top, as_json=as_json,
-    )  # fmt: skip
+        top=top,
+        as_json=as_json,
+    )
 
 
 @duel_app.command("play")
@@ -289,8 +310,9 @@ def duel_play_command(
 
     from dicelab.cli.duel_play import run_duel_play
 
-    code = run_duel_play(rules, seed=seed, seat=seat, record=Path(record) if record else None,
-                         show=not hide, top=top)  # fmt: skip
+    code = run_duel_play(
+        rules, seed=seed, seat=seat, record=Path(record) if record else None, show=not hide, top=top
+    )
     raise typer.Exit(code)
 
 
@@ -403,9 +425,18 @@ def race(
     from dicelab.cli.race import run_race
 
     run_race(
-        lists, dice=dice, faces=faces, picks=picks, with_simulation=simulate, seed=seed,
-        min_games=min_games, max_games=max_games, decisive_share=share, start=start,
-        as_json=as_json, plot=Path(plot) if plot else None,
+        lists,
+        dice=dice,
+        faces=faces,
+        picks=picks,
+        with_simulation=simulate,
+        seed=seed,
+        min_games=min_games,
+        max_games=max_games,
+        decisive_share=share,
+        start=start,
+        as_json=as_json,
+        plot=Path(plot) if plot else None,
     )
 
 
@@ -456,9 +487,16 @@ def advise_command(
     from dicelab.cli.advice import run_advise
 
     run_advise(
-        rules, [*dice, *ctx.args], rerolls=rerolls, filled=filled, upper=upper,
-        bonuses=bonuses, top=top, as_json=as_json, target=target,
-    )  # fmt: skip
+        rules,
+        [*dice, *ctx.args],
+        rerolls=rerolls,
+        filled=filled,
+        upper=upper,
+        bonuses=bonuses,
+        top=top,
+        as_json=as_json,
+        target=target,
+    )
 
 
 @app.command("play")
@@ -481,9 +519,14 @@ def play_command(
     from dicelab.cli.play import run_play
 
     code = run_play(
-        rules, dice=dice, seed=seed, record=Path(record) if record else None,
-        resume=Path(resume) if resume else None, show=not hide, top=top,
-    )  # fmt: skip
+        rules,
+        dice=dice,
+        seed=seed,
+        record=Path(record) if record else None,
+        resume=Path(resume) if resume else None,
+        show=not hide,
+        top=top,
+    )
     raise typer.Exit(code)
 
 
@@ -517,9 +560,13 @@ def simulate_command(
     from dicelab.cli.advice import run_simulate
 
     run_simulate(
-        rules, games=games, seed=seed, plot=Path(plot) if plot else None, bins=bins,
+        rules,
+        games=games,
+        seed=seed,
+        plot=Path(plot) if plot else None,
+        bins=bins,
         as_json=as_json,
-    )  # fmt: skip
+    )
 
 
 @app.command("serve")
@@ -581,9 +628,13 @@ def distribution_command(
 
     with runner_for(cluster, workers) as runner:
         run_distribution(
-            rules, as_json=as_json, plot=Path(plot) if plot else None, use_cache=not no_cache,
-            allow_large=allow_large, runner=runner,
-        )  # fmt: skip
+            rules,
+            as_json=as_json,
+            plot=Path(plot) if plot else None,
+            use_cache=not no_cache,
+            allow_large=allow_large,
+            runner=runner,
+        )
 
 
 #: The command-line library's error base class (usage errors, bad option values).
@@ -609,8 +660,14 @@ def door_command(
     from dicelab.cli.games import run_door
 
     run_door(
-        hand, second_hand=second_hand, target=target, bust=bust, csv_path=csv,
-        plot_path=plot, as_json=as_json, allow_large=allow_large,
+        hand,
+        second_hand=second_hand,
+        target=target,
+        bust=bust,
+        csv_path=csv,
+        plot_path=plot,
+        as_json=as_json,
+        allow_large=allow_large,
     )
 
 

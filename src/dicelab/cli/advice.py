@@ -216,9 +216,14 @@ def show_review(result: Review, console: Console, mistakes_only: bool = False) -
         best = "" if not d.mistake else d.best.label
         style = "red" if d.cost >= 1 else ("yellow" if d.mistake else None)
         table.add_row(
-            str(d.turn), " ".join(map(str, d.dice)), str(d.rerolls_left), d.chosen.label,
-            best, f"{d.cost:.3f}" if d.mistake else "", style=style,
-        )  # fmt: skip
+            str(d.turn),
+            " ".join(map(str, d.dice)),
+            str(d.rerolls_left),
+            d.chosen.label,
+            best,
+            f"{d.cost:.3f}" if d.mistake else "",
+            style=style,
+        )
     console.print(table)
     for line in review_summary(result):
         console.print(line)

@@ -24,9 +24,16 @@ from dicelab.solve.duel_advice import DuelAdvice, Sheet, duel_advise
 from dicelab.text import plural
 
 
-def load_duel(rules: Rules, quiet: bool = False, use_cache: bool = True,
-              allow_large: bool = False, mapped: bool = False,
-              compare: bool = False, runner=None, store=None) -> DuelTable:  # fmt: skip
+def load_duel(
+    rules: Rules,
+    quiet: bool = False,
+    use_cache: bool = True,
+    allow_large: bool = False,
+    mapped: bool = False,
+    compare: bool = False,
+    runner=None,
+    store=None,
+) -> DuelTable:
     """The duel table, solving it (with a progress bar) if it is not cached, and with
     ``compare`` the strategy comparisons too (``runner``, ``store``: where the solve
     runs, see :mod:`dicelab.solve.schedule`)."""
@@ -34,9 +41,16 @@ def load_duel(rules: Rules, quiet: bool = False, use_cache: bool = True,
 
     game = compile_rules(rules)
     with progress_bar(f"solving the {rules.name} duel", enabled=not quiet, unit="work") as tick:
-        table = duel_table(game, use_cache=use_cache, progress=tick, allow_large=allow_large,
-                           mapped=mapped, compare=compare, runner=runner,
-                           store=store)  # fmt: skip
+        table = duel_table(
+            game,
+            use_cache=use_cache,
+            progress=tick,
+            allow_large=allow_large,
+            mapped=mapped,
+            compare=compare,
+            runner=runner,
+            store=store,
+        )
         if mapped and table.meta.get("mapped") is not None:
             try:
                 table.meta["mapped"].check(0, 1)
@@ -49,9 +63,17 @@ def load_duel(rules: Rules, quiet: bool = False, use_cache: bool = True,
 STRATEGY = {"win": "to win", "expected": "expected score"}
 
 
-def run_duel(rules: str, *, as_json: bool = False, use_cache: bool = True,
-             allow_large: bool = False, plot: str | None = None,
-             console: Console | None = None, runner=None, store=None) -> DuelTable:  # fmt: skip
+def run_duel(
+    rules: str,
+    *,
+    as_json: bool = False,
+    use_cache: bool = True,
+    allow_large: bool = False,
+    plot: str | None = None,
+    console: Console | None = None,
+    runner=None,
+    store=None,
+) -> DuelTable:
     """Run ``dicelab duel RULES``: solve the two-player game and print the verdicts."""
     import time
 
@@ -59,8 +81,16 @@ def run_duel(rules: str, *, as_json: bool = False, use_cache: bool = True,
     r = load_rules(rules)
     plot_path = check_plot_path(plot) if plot else None
     start = time.perf_counter()
-    table = load_duel(r, quiet=as_json, use_cache=use_cache, allow_large=allow_large,
-                      mapped=True, compare=True, runner=runner, store=store)  # fmt: skip
+    table = load_duel(
+        r,
+        quiet=as_json,
+        use_cache=use_cache,
+        allow_large=allow_large,
+        mapped=True,
+        compare=True,
+        runner=runner,
+        store=store,
+    )
     seconds = time.perf_counter() - start
     v = table.meta.get("verdicts") or {}
     if plot_path is not None:
@@ -124,9 +154,13 @@ def show_verdicts(table: DuelTable, console: Console, seconds: float) -> None:
     order = ("win-win", "win-expected", "expected-win", "expected-expected")
     for p in sorted(v["pairs"].values(), key=lambda p: order.index(f"{p['a']}-{p['b']}")):
         grid.add_row(
-            STRATEGY[p["a"]], STRATEGY[p["b"]], f"{p['p_a_wins']:.6f}", f"{p['p_tie']:.6f}",
-            f"{p['p_b_wins']:.6f}", f"{p['value_for_a']:.6f}",
-        )  # fmt: skip
+            STRATEGY[p["a"]],
+            STRATEGY[p["b"]],
+            f"{p['p_a_wins']:.6f}",
+            f"{p['p_tie']:.6f}",
+            f"{p['p_b_wins']:.6f}",
+            f"{p['value_for_a']:.6f}",
+        )
     console.print(grid)
     pairs = v["pairs"]
     if "win-expected" in pairs and "expected-win" in pairs:
@@ -146,9 +180,17 @@ def show_verdicts(table: DuelTable, console: Console, seconds: float) -> None:
         )
 
 
-def run_duel_advise(rules: str, dice: Sequence[str], *, rerolls: int | None, mine: Sheet,
-                    theirs: Sheet, top: int = 12, as_json: bool = False,
-                    console: Console | None = None) -> DuelAdvice:  # fmt: skip
+def run_duel_advise(
+    rules: str,
+    dice: Sequence[str],
+    *,
+    rerolls: int | None,
+    mine: Sheet,
+    theirs: Sheet,
+    top: int = 12,
+    as_json: bool = False,
+    console: Console | None = None,
+) -> DuelAdvice:
     """Run ``dicelab duel advise``."""
     from dicelab.cli.advice import load_table
     from dicelab.dice import parse_dice
@@ -167,28 +209,48 @@ def run_duel_advise(rules: str, dice: Sequence[str], *, rerolls: int | None, min
     return advice
 
 
-def show_duel_advice(advice: DuelAdvice, rules: Rules, dice: Sequence[int], rerolls: int,
-                     console: Console, top: int = 12) -> None:  # fmt: skip
+def show_duel_advice(
+    advice: DuelAdvice,
+    rules: Rules,
+    dice: Sequence[int],
+    rerolls: int,
+    console: Console,
+    top: int = 12,
+) -> None:
     when = f"{plural(rerolls, 'reroll')} left" if rerolls else "after the last throw"
     lead = advice.lead
-    standing = f"you lead by {lead}" if lead > 0 else (
-        f"you trail by {-lead}" if lead < 0 else "level")  # fmt: skip
+    standing = (
+        f"you lead by {lead}" if lead > 0 else (f"you trail by {-lead}" if lead < 0 else "level")
+    )
     console.print(
         f"{rules.name} duel: you move ({'first' if advice.seat == 'A' else 'second'} player), "
         f"{advice.my_score} to {advice.their_score}, {standing}; dice "
         f"{' '.join(map(str, sorted(dice)))}, {when}"
     )
     table = Table(header_style="bold")
-    for col, just in (("#", "right"), ("option", "left"), ("win chance", "right"),
-                      ("cost", "right"), ("expected score", "right"), ("its rank", "right")):
-        table.add_column(col, justify=just)  # fmt: skip
+    for col, just in (
+        ("#", "right"),
+        ("option", "left"),
+        ("win chance", "right"),
+        ("cost", "right"),
+        ("expected score", "right"),
+        ("its rank", "right"),
+    ):
+        table.add_column(col, justify=just)
     shown = advice.options if top <= 0 else advice.options[:top]
     for n, o in enumerate(shown, start=1):
         rank, score = advice.expected_rank[o.key]
         mark = "" if rank == n else " *"
         style = "bold green" if o.cost <= 1e-9 else None
-        table.add_row(str(n), o.label, f"{o.value:.6f}", f"{o.cost:.6f}", f"{score:.2f}",
-                      f"{rank}{mark}", style=style)  # fmt: skip
+        table.add_row(
+            str(n),
+            o.label,
+            f"{o.value:.6f}",
+            f"{o.cost:.6f}",
+            f"{score:.2f}",
+            f"{rank}{mark}",
+            style=style,
+        )
     console.print(table)
     best_plain = min(advice.options, key=lambda o: advice.expected_rank[o.key][0])
     if best_plain.key != advice.options[0].key:
@@ -205,8 +267,15 @@ def show_duel_advice(advice: DuelAdvice, rules: Rules, dice: Sequence[int], rero
 
 # -- a picture ---------------------------------------------------------------------------
 # -- disagreements -------------------------------------------------------------------------
-def run_disagreements(rules: str, *, games: int = 200, seed: int = 0, top: int = 10,
-                      as_json: bool = False, console: Console | None = None):  # fmt: skip
+def run_disagreements(
+    rules: str,
+    *,
+    games: int = 200,
+    seed: int = 0,
+    top: int = 10,
+    as_json: bool = False,
+    console: Console | None = None,
+):
     """Run ``dicelab duel disagreements``: where playing to win and for points part most."""
     from dicelab.cli.advice import load_table
     from dicelab.play.duel import find_disagreements
@@ -230,16 +299,29 @@ def run_disagreements(rules: str, *, games: int = 200, seed: int = 0, top: int =
     )
     ids = {c.id: c.label for c in r.categories}
     t = Table(title="The largest disagreements", header_style="bold")
-    for col in ("turn", "score", "open boxes: mine | theirs", "dice", "rerolls", "to win",
-                "for points", "cost"):  # fmt: skip
+    for col in (
+        "turn",
+        "score",
+        "open boxes: mine | theirs",
+        "dice",
+        "rerolls",
+        "to win",
+        "for points",
+        "cost",
+    ):
         t.add_column(col, justify="right" if col in ("turn", "rerolls", "cost") else "left")
     for d in report.disagreements[: max(top, 0) or None]:
         mine = [ids[b] for b in ids if b not in d.my_filled]
         theirs = [ids[b] for b in ids if b not in d.their_filled]
-        t.add_row(f"{d.turn} ({d.seat})", f"{d.my_score}-{d.their_score}",
-                  f"{', '.join(mine)} | {', '.join(theirs) or '-'}",
-                  " ".join(map(str, d.dice)), str(d.rerolls_left),
-                  f"{d.to_win.label} ({d.to_win.value:.3f})",
-                  f"{d.for_points.label} ({d.for_points.value:.3f})", f"{d.cost:.4f}")
+        t.add_row(
+            f"{d.turn} ({d.seat})",
+            f"{d.my_score}-{d.their_score}",
+            f"{', '.join(mine)} | {', '.join(theirs) or '-'}",
+            " ".join(map(str, d.dice)),
+            str(d.rerolls_left),
+            f"{d.to_win.label} ({d.to_win.value:.3f})",
+            f"{d.for_points.label} ({d.for_points.value:.3f})",
+            f"{d.cost:.4f}",
+        )
     console.print(t)
     return report

@@ -36,10 +36,17 @@ HELP = (
 )
 
 
-def run_duel_play(rules: str, *, seed: int | None = None, seat: str = "A",
-                  record: Path | None = None, show: bool = True, top: int = 6,
-                  console: Console | None = None,
-                  read: Callable[[str], str] | None = None) -> int:  # fmt: skip
+def run_duel_play(
+    rules: str,
+    *,
+    seed: int | None = None,
+    seat: str = "A",
+    record: Path | None = None,
+    show: bool = True,
+    top: int = 6,
+    console: Console | None = None,
+    read: Callable[[str], str] | None = None,
+) -> int:
     """Play a duel in the terminal against the computer; returns the exit code."""
     import time
 
@@ -113,8 +120,11 @@ def _step(game: DuelGame, console: Console, read, show: bool, top: int) -> None:
     cost = options[0].value - choice.value
     note = ""
     if human:
-        note = " [green](best)[/green]" if cost <= TIE else (
-            f" [yellow](costs {cost:.4f} against {options[0].label})[/yellow]")  # fmt: skip
+        note = (
+            " [green](best)[/green]"
+            if cost <= TIE
+            else (f" [yellow](costs {cost:.4f} against {options[0].label})[/yellow]")
+        )
     console.print(f"{who}: {choice.label}; your win chance {chance:.4f}{note}")
 
 
@@ -125,8 +135,13 @@ def options_table(options: list[Option], top: int) -> Table:
     t.add_column("win chance", justify="right")
     t.add_column("cost", justify="right")
     for n, o in enumerate(options if top <= 0 else options[:top], start=1):
-        t.add_row(str(n), o.label, f"{o.value:.4f}", f"{o.cost:.4f}",
-                  style="bold green" if o.cost <= TIE else None)  # fmt: skip
+        t.add_row(
+            str(n),
+            o.label,
+            f"{o.value:.4f}",
+            f"{o.cost:.4f}",
+            style="bold green" if o.cost <= TIE else None,
+        )
     return t
 
 
@@ -142,12 +157,17 @@ def sheets(game: DuelGame) -> Table:
     for c in rules.categories:
         t.add_row(c.label, str(a.filled.get(c.id, "")), str(b.filled.get(c.id, "")))
     if rules.bonus_threshold > 0:
-        ups = [sum(g.filled.get(c.id, 0) for c in rules.categories if c.counts_for_bonus)
-               for g in (a, b)]  # fmt: skip
+        ups = [
+            sum(g.filled.get(c.id, 0) for c in rules.categories if c.counts_for_bonus)
+            for g in (a, b)
+        ]
         t.add_row(f"upper total (bonus at {rules.bonus_threshold})", *map(str, ups))
     if rules.extra_bonus:
-        t.add_row("extra bonuses", str(a.extra_bonuses * rules.extra_bonus),
-                  str(b.extra_bonuses * rules.extra_bonus))  # fmt: skip
+        t.add_row(
+            "extra bonuses",
+            str(a.extra_bonuses * rules.extra_bonus),
+            str(b.extra_bonuses * rules.extra_bonus),
+        )
     t.add_row("[bold]score[/bold]", f"[bold]{a.score}[/bold]", f"[bold]{b.score}[/bold]")
     return t
 
@@ -156,8 +176,7 @@ def show_duel_review(decisions, console: Console, mistakes_only: bool = True) ->
     total = sum(d.cost for d in decisions)
     mistakes = [d for d in decisions if d.mistake]
     console.print(
-        f"review: {len(decisions)} decisions, {len(mistakes)} cost win chance, "
-        f"{total:.4f} in all"
+        f"review: {len(decisions)} decisions, {len(mistakes)} cost win chance, {total:.4f} in all"
     )
     shown = mistakes if mistakes_only else decisions
     if not shown:
@@ -166,13 +185,20 @@ def show_duel_review(decisions, console: Console, mistakes_only: bool = True) ->
     for col in ("turn", "dice", "rerolls", "chosen", "best", "cost"):
         t.add_column(col, justify="right" if col in ("turn", "rerolls", "cost") else "left")
     for d in shown:
-        t.add_row(str(d.turn), " ".join(map(str, d.dice)), str(d.rerolls_left), d.chosen.label,
-                  d.best.label, f"{d.cost:.4f}")  # fmt: skip
+        t.add_row(
+            str(d.turn),
+            " ".join(map(str, d.dice)),
+            str(d.rerolls_left),
+            d.chosen.label,
+            d.best.label,
+            f"{d.cost:.4f}",
+        )
     console.print(t)
 
 
-def run_duel_review(file: str, *, as_json: bool = False, all_decisions: bool = False,
-                    console: Console | None = None) -> list:  # fmt: skip
+def run_duel_review(
+    file: str, *, as_json: bool = False, all_decisions: bool = False, console: Console | None = None
+) -> list:
     """Run ``dicelab duel review FILE``."""
     console = console or Console()
     record = load_duel_record(file)
@@ -180,14 +206,20 @@ def run_duel_review(file: str, *, as_json: bool = False, all_decisions: bool = F
     if not isinstance(source, str):
         raise UserError("duel record: no rules named")
     r = load_rules(source)
-    decisions = review_duel(load_duel(r, quiet=as_json, mapped=True),
-                            load_table(r, quiet=as_json), record)  # fmt: skip
+    decisions = review_duel(
+        load_duel(r, quiet=as_json, mapped=True), load_table(r, quiet=as_json), record
+    )
     if as_json:
-        console.print_json(json.dumps({
-            "rules": r.name, "seat": record["human"],
-            "total_cost": sum(d.cost for d in decisions),
-            "decisions": [d.to_dict() for d in decisions],
-        }))  # fmt: skip
+        console.print_json(
+            json.dumps(
+                {
+                    "rules": r.name,
+                    "seat": record["human"],
+                    "total_cost": sum(d.cost for d in decisions),
+                    "decisions": [d.to_dict() for d in decisions],
+                }
+            )
+        )
     else:
         show_duel_review(decisions, console, mistakes_only=not all_decisions)
     return decisions

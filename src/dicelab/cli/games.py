@@ -116,9 +116,13 @@ def print_tictactoe(summary: dict, console) -> None:
 
 
 def run_tictactoe(
-    rows: int = 3, columns: int = 3, k: int = 3, *, as_json: bool = False,
+    rows: int = 3,
+    columns: int = 3,
+    k: int = 3,
+    *,
+    as_json: bool = False,
     allow_large: bool = False,
-) -> None:  # fmt: skip
+) -> None:
     """The ``dicelab tictactoe`` command: solve and report."""
     import json
     import sys

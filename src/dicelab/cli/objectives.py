@@ -98,8 +98,9 @@ def _run_exact(r, objective: str, target: int | None, as_json: bool) -> None:
     )
 
 
-def _run_target(r, target: int, as_json: bool, use_cache: bool, allow_large: bool,
-                runner=None, store=None) -> None:  # fmt: skip
+def _run_target(
+    r, target: int, as_json: bool, use_cache: bool, allow_large: bool, runner=None, store=None
+) -> None:
     from dicelab.rules.compiled import compile_rules
     from dicelab.solve.distribution import score_distribution
     from dicelab.solve.target import check_target, target_table
@@ -109,9 +110,14 @@ def _run_target(r, target: int, as_json: bool, use_cache: bool, allow_large: boo
     start = time.perf_counter()
     with progress_bar(f"solving {r.name} for every target", enabled=not as_json) as tick:
         table = target_table(
-            game, use_cache=use_cache, progress=tick, allow_large=allow_large, mapped=True,
-            runner=runner, store=store,
-        )  # fmt: skip
+            game,
+            use_cache=use_cache,
+            progress=tick,
+            allow_large=allow_large,
+            mapped=True,
+            runner=runner,
+            store=store,
+        )
         best = _probability(table, target, game, use_cache, tick)
     plain = float(score_distribution(game, use_cache=use_cache, runner=runner).p_at_least[target])
     seconds = time.perf_counter() - start
@@ -156,9 +162,13 @@ def _run_win(
 
     with progress_bar(f"solving {r.name} to beat the opponent", enabled=not as_json) as tick:
         rep = solve_win(
-            r, opponent=opponent, use_cache=use_cache, progress=tick, allow_large=allow_large,
+            r,
+            opponent=opponent,
+            use_cache=use_cache,
+            progress=tick,
+            allow_large=allow_large,
             runner=runner,
-        )  # fmt: skip
+        )
     if as_json:
         typer.echo(json.dumps(rep.to_dict()))
         return
@@ -186,9 +196,13 @@ def score_marks(dist, most: int = 8) -> list[int]:
 
 
 def run_distribution(
-    rules: str, as_json: bool = False, plot: Path | None = None, use_cache: bool = True,
-    allow_large: bool = False, runner=None,
-) -> None:  # fmt: skip
+    rules: str,
+    as_json: bool = False,
+    plot: Path | None = None,
+    use_cache: bool = True,
+    allow_large: bool = False,
+    runner=None,
+) -> None:
     """Print the final-score distribution of the expected-score optimum."""
     from dicelab.cli.output import check_plot_path
     from dicelab.plot.distribution import plot_distribution

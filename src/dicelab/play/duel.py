@@ -28,8 +28,14 @@ SEATS = ("A", "B")
 class DuelGame:
     """Two players' games in alternation; ``human`` is the seat of the person playing."""
 
-    def __init__(self, table: DuelTable, expected: ExpectedTable, seed: int | None = None,
-                 human: str = "A", rules_source: str | None = None):  # fmt: skip
+    def __init__(
+        self,
+        table: DuelTable,
+        expected: ExpectedTable,
+        seed: int | None = None,
+        human: str = "A",
+        rules_source: str | None = None,
+    ):
         if human not in SEATS:
             raise UserError(f"seat: got {human!r}, expected A (first) or B (second)")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
@@ -79,8 +85,9 @@ class DuelGame:
     def state(self, seat: str) -> tuple[int, int]:
         """Player state and score so far (without the upper bonus) of a seat."""
         g = self.games[seat]
-        pos = Position(dice=(1,) * self.rules.dice, rerolls=0, filled=g.filled,
-                       extra_bonuses=g.extra_bonuses)  # fmt: skip
+        pos = Position(
+            dice=(1,) * self.rules.dice, rerolls=0, filled=g.filled, extra_bonuses=g.extra_bonuses
+        )
         mask, upper, flag, score = scorecard_state(self.table, pos, allow_full=True)
         return self.table.space.player(mask, upper, flag), score
 
@@ -154,11 +161,16 @@ class DuelDecision:
 
     def to_dict(self) -> dict:
         return {
-            "turn": self.turn, "seat": self.seat, "dice": list(self.dice),
-            "rerolls_left": self.rerolls_left, "chosen": self.chosen.label,
-            "best": self.best.label, "win_chance_chosen": self.chosen.value,
-            "win_chance_best": self.best.value, "cost": self.cost,
-        }  # fmt: skip
+            "turn": self.turn,
+            "seat": self.seat,
+            "dice": list(self.dice),
+            "rerolls_left": self.rerolls_left,
+            "chosen": self.chosen.label,
+            "best": self.best.label,
+            "win_chance_chosen": self.chosen.value,
+            "win_chance_best": self.best.value,
+            "cost": self.cost,
+        }
 
 
 def load_duel_record(path) -> dict:
@@ -209,28 +221,35 @@ def replay(table: DuelTable, expected: ExpectedTable, record: dict) -> Iterator[
                     if i < len(keeps):
                         options = duel.options()
                         keep = tuple(sorted(keeps[i]))
-                        chosen = next((o for o in options if o.kind == "keep" and o.keep == keep),
-                                      None)  # fmt: skip
+                        chosen = next(
+                            (o for o in options if o.kind == "keep" and o.keep == keep), None
+                        )
                         if chosen is None:
-                            raise UserError(f"turn {t + 1} of {seat}: keep {list(keep)} is not "
-                                            f"among the dice {g.dice}")  # fmt: skip
-                        yield DuelDecision(t + 1, seat, tuple(g.dice), g.rerolls_left, chosen,
-                                           options[0])  # fmt: skip
+                            raise UserError(
+                                f"turn {t + 1} of {seat}: keep {list(keep)} is not "
+                                f"among the dice {g.dice}"
+                            )
+                        yield DuelDecision(
+                            t + 1, seat, tuple(g.dice), g.rerolls_left, chosen, options[0]
+                        )
                         g.keep(list(keep))
                 if "box" in rt:
                     options = duel.options()
                     chosen = next((o for o in options if o.box == rt["box"]), None)
                     if chosen is None:
-                        raise UserError(f"turn {t + 1} of {seat}: box {rt['box']!r} cannot take "
-                                        f"the dice {g.dice}")  # fmt: skip
+                        raise UserError(
+                            f"turn {t + 1} of {seat}: box {rt['box']!r} cannot take "
+                            f"the dice {g.dice}"
+                        )
                     yield DuelDecision(t + 1, seat, tuple(g.dice), 0, chosen, options[0])
                     g.fill(rt["box"])
     except (KeyError, TypeError, ValueError) as exc:
         raise UserError(f"duel record: broken turn data ({exc})") from None
 
 
-def review_duel(table: DuelTable, expected: ExpectedTable, record: dict,
-                seat: str | None = None) -> list[DuelDecision]:  # fmt: skip
+def review_duel(
+    table: DuelTable, expected: ExpectedTable, record: dict, seat: str | None = None
+) -> list[DuelDecision]:
     """The decisions of one seat (the human's by default), each priced in win chance."""
     seat = seat or record.get("human")
     return [d for d in replay(table, expected, record) if d.seat == seat]
@@ -263,13 +282,20 @@ class Disagreement:
 
     def to_dict(self) -> dict:
         return {
-            "turn": self.turn, "seat": self.seat, "my_boxes": self.my_filled,
-            "their_boxes": self.their_filled, "my_score": self.my_score,
-            "their_score": self.their_score, "dice": list(self.dice),
-            "rerolls_left": self.rerolls_left, "to_win": self.to_win.label,
-            "win_chance": self.to_win.value, "for_points": self.for_points.label,
-            "win_chance_for_points": self.for_points.value, "cost": self.cost,
-        }  # fmt: skip
+            "turn": self.turn,
+            "seat": self.seat,
+            "my_boxes": self.my_filled,
+            "their_boxes": self.their_filled,
+            "my_score": self.my_score,
+            "their_score": self.their_score,
+            "dice": list(self.dice),
+            "rerolls_left": self.rerolls_left,
+            "to_win": self.to_win.label,
+            "win_chance": self.to_win.value,
+            "for_points": self.for_points.label,
+            "win_chance_for_points": self.for_points.value,
+            "cost": self.cost,
+        }
 
 
 @dataclass(frozen=True)
@@ -292,15 +318,19 @@ class DisagreementReport:
 
     def to_dict(self, top: int = 20) -> dict:
         return {
-            "games": self.games, "decisions": self.decisions,
-            "disagreements": self.occurrences, "positions": len(self.disagreements),
-            "share": self.share, "cost_per_game": self.cost_per_game,
+            "games": self.games,
+            "decisions": self.decisions,
+            "disagreements": self.occurrences,
+            "positions": len(self.disagreements),
+            "share": self.share,
+            "cost_per_game": self.cost_per_game,
             "largest": [d.to_dict() for d in self.disagreements[:top]],
-        }  # fmt: skip
+        }
 
 
-def find_disagreements(table: DuelTable, expected: ExpectedTable, games: int = 200,
-                       seed: int = 0, progress=None) -> DisagreementReport:  # fmt: skip
+def find_disagreements(
+    table: DuelTable, expected: ExpectedTable, games: int = 200, seed: int = 0, progress=None
+) -> DisagreementReport:
     """Play ``games`` duels, both players playing to win, and at every decision compare
     the win-optimal choice with the expected-score optimum's.
 
@@ -324,18 +354,34 @@ def find_disagreements(table: DuelTable, expected: ExpectedTable, games: int = 2
                 continue
             options = duel.options()
             other = duel.games["B" if seat == "A" else "A"]
-            plain = advise(expected, Position(tuple(g.dice), g.rerolls_left, g.filled,
-                                              extra_bonuses=g.extra_bonuses))  # fmt: skip
+            plain = advise(
+                expected,
+                Position(tuple(g.dice), g.rerolls_left, g.filled, extra_bonuses=g.extra_bonuses),
+            )
             decisions += 1
             choice = next(o for o in options if o.key == plain.options[0].key)
             if options[0].value - choice.value > TIE:
                 _, mine = duel.state(seat)
                 _, theirs = duel.state("B" if seat == "A" else "A")
-                d = Disagreement(len(g.filled) + 1, seat, dict(g.filled), dict(other.filled),
-                                 mine, theirs, tuple(g.dice), g.rerolls_left, options[0],
-                                 choice)  # fmt: skip
-                key = (seat, tuple(sorted(d.my_filled.items())),
-                       tuple(sorted(d.their_filled.items())), d.dice, d.rerolls_left)
+                d = Disagreement(
+                    len(g.filled) + 1,
+                    seat,
+                    dict(g.filled),
+                    dict(other.filled),
+                    mine,
+                    theirs,
+                    tuple(g.dice),
+                    g.rerolls_left,
+                    options[0],
+                    choice,
+                )
+                key = (
+                    seat,
+                    tuple(sorted(d.my_filled.items())),
+                    tuple(sorted(d.their_filled.items())),
+                    d.dice,
+                    d.rerolls_left,
+                )
                 found[key] = d
                 occurrences += 1
                 total += d.cost

@@ -567,10 +567,14 @@ class Review:
         for kind in DECISION_KINDS:
             ds = [d for d in self.decisions if d.kind == kind]
             if ds:
-                out.append({
-                    "kind": kind, "decisions": len(ds), "mistakes": sum(d.mistake for d in ds),
-                    "cost": float(sum(d.cost for d in ds)),
-                })  # fmt: skip
+                out.append(
+                    {
+                        "kind": kind,
+                        "decisions": len(ds),
+                        "mistakes": sum(d.mistake for d in ds),
+                        "cost": float(sum(d.cost for d in ds)),
+                    }
+                )
         return out
 
     def to_dict(self) -> dict:
@@ -638,7 +642,7 @@ def review(table: ExpectedTable, record: dict) -> Review:
                 rank=rank,
                 n_options=len(advice.options),
                 kind=_kind(chosen, table.rules),
-            )  # fmt: skip
+            )
         )
     finished = game.phase == "over"
     if finished:
@@ -650,9 +654,13 @@ def review(table: ExpectedTable, record: dict) -> Review:
     else:
         outcome = table.expected_score
     return Review(
-        rules=table.rules.name, decisions=decisions, finished=finished, score=game.score,
-        expected_score=table.expected_score, outcome=outcome,
-    )  # fmt: skip
+        rules=table.rules.name,
+        decisions=decisions,
+        finished=finished,
+        score=game.score,
+        expected_score=table.expected_score,
+        outcome=outcome,
+    )
 
 
 def _chosen(advice: Advice, step: _Step, rules) -> Option:

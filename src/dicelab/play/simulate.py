@@ -94,10 +94,9 @@ def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, ali
     """
     A, S, cand, arg, stop = scratch
     score, upper, threshold, yahtzee, n_flag = R.score, R.upper, R.threshold, R.yahtzee, R.n_flag
-    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
     n_cat = score.shape[0]
-    n_keeps = add.shape[0]
-    roll0 = size_start[dice]
+    n_keeps = D.add.shape[0]
+    roll0 = D.size_start[D.dice]
     n_rolls = n_keeps - roll0
     full = (1 << n_cat) - 1
     moves = np.empty((3, n_cat), np.int64)
@@ -114,24 +113,24 @@ def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, ali
             stop[r] = A[roll0 + r, 0]
         if served:
             final_roll_values(mask, u, 1, y, 0, V, S, cand, 0, SR)
-        for n in range(1, rerolls + 1):
-            keep_values(A, add, size_start, dice, faces, 1)
+        for n in range(1, D.rerolls + 1):
+            keep_values(A, D.add, D.size_start, D.dice, D.faces, 1)
             for r in range(n_rolls):  # keeping every die stops the rolling
-                A[roll0 + r, 0] = S[r, 0] if (served and n == rerolls) else stop[r]
-            _best_keeps_arg(A, arg[n], sub_rows, n_keeps)
+                A[roll0 + r, 0] = S[r, 0] if (served and n == D.rerolls) else stop[r]
+            _best_keeps_arg(A, arg[n], D.sub_rows, n_keeps)
         r = 0
-        for _ in range(dice):
-            r = add[r, draws[pos]]
+        for _ in range(D.dice):
+            r = D.add[r, draws[pos]]
             pos += 1
         first = True
-        for n in range(rerolls, 0, -1):
+        for n in range(D.rerolls, 0, -1):
             k = arg[n, r]
             if k == r:
                 break
             first = False
             r = k
-            for _ in range(dice - keep_size[k]):
-                r = add[r, draws[pos]]
+            for _ in range(D.dice - keep_size[k]):
+                r = D.add[r, draws[pos]]
                 pos += 1
         now = SR if (served and first) else R
         c, best_pts, extra = _best_box(mask, y, u, r - roll0, V, now, moves)
@@ -183,10 +182,9 @@ def _play_saved_game(draws, V, A, cand, arg, keep_size, R, D, bonus_points, alik
     whole game never throws more than ``rolls`` times per box, so the draws suffice.
     """
     score, upper, threshold, yahtzee, n_flag = R.score, R.upper, R.threshold, R.yahtzee, R.n_flag
-    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
     n_cat = score.shape[0]
-    n_keeps = add.shape[0]
-    roll0 = size_start[dice]
+    n_keeps = D.add.shape[0]
+    roll0 = D.size_start[D.dice]
     cap = V.shape[2] - 1
     full = (1 << n_cat) - 1
     moves = np.empty((3, n_cat), np.int64)
@@ -199,16 +197,16 @@ def _play_saved_game(draws, V, A, cand, arg, keep_size, R, D, bonus_points, alik
     alike = 0
     pos = 0
     while mask != full:
-        levels = rerolls + s
+        levels = D.rerolls + s
         for n in range(levels + 1):
             if n > 0:
-                keep_values(A, add, size_start, dice, faces, 1)
+                keep_values(A, D.add, D.size_start, D.dice, D.faces, 1)
             final_roll_values(mask, u, 1, y, 0, V[:, :, min(n, cap), :], A, cand, roll0, R)
             if n > 0:
-                _best_keeps_arg(A, arg[n], sub_rows, n_keeps)
+                _best_keeps_arg(A, arg[n], D.sub_rows, n_keeps)
         r = 0
-        for _ in range(dice):
-            r = add[r, draws[pos]]
+        for _ in range(D.dice):
+            r = D.add[r, draws[pos]]
             pos += 1
         n = levels
         while n > 0:
@@ -216,8 +214,8 @@ def _play_saved_game(draws, V, A, cand, arg, keep_size, R, D, bonus_points, alik
             if k == r:
                 break
             r = k
-            for _ in range(dice - keep_size[k]):
-                r = add[r, draws[pos]]
+            for _ in range(D.dice - keep_size[k]):
+                r = D.add[r, draws[pos]]
                 pos += 1
             n -= 1
         kept = min(n, cap)

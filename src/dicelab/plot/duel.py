@@ -33,9 +33,13 @@ def plot_leads(table: DuelTable, path: Path, open_counts: Sequence[int] = (1, 2,
         chance = 1.0 - table.waiting_values(np.full(leads.size, node), -leads)
         keep = ~np.isnan(chance)
         leads, chance = leads[keep], chance[keep]
-        names = ", ".join(c.label for c in g.rules.categories[n - k:])
-        ax.plot(leads, chance, marker="." if leads.size < 60 else None,
-                label=f"{k} open: {names}" if k <= 3 else f"{k} open")  # fmt: skip
+        names = ", ".join(c.label for c in g.rules.categories[n - k :])
+        ax.plot(
+            leads,
+            chance,
+            marker="." if leads.size < 60 else None,
+            label=f"{k} open: {names}" if k <= 3 else f"{k} open",
+        )
     ax.set_xlabel("first player's lead (points), both sheets alike")
     ax.set_ylabel("chance to win (+ half a tie), A to move")
     ax.set_title(f"{g.rules.name} duel: the value of a lead")

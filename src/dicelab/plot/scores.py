@@ -20,9 +20,11 @@ def plot_scores(sim: Simulation, path: Path, bins: int = 20) -> None:
     ax.stairs(counts / sim.games, edges, fill=True, color="0.75")
     ax.axvline(sim.mean, color="tab:blue", label=f"simulated mean {sim.mean:.2f}")
     ax.axvline(
-        sim.expected_score, color="tab:red", linestyle="--",
+        sim.expected_score,
+        color="tab:red",
+        linestyle="--",
         label=f"exact expected score {sim.expected_score:.2f}",
-    )  # fmt: skip
+    )
     ax.set_xlabel("final score")
     ax.set_ylabel("share of games")
     ax.set_title(f"{sim.rules}: {sim.games:,} games with the optimal strategy (seed {sim.seed})")

@@ -63,9 +63,7 @@ def _one_problem(err: dict) -> str:
     elif err["type"] == "union_tag_invalid":
         field += ".kind"
         msg = f"unknown kind {err['input'].get('kind')!r}; expected one of: " + ", ".join(
-            sorted(
-                ["face", "chance", "of_a_kind", "full_house", "pairs", "groups", "straight"]
-            )
+            sorted(["face", "chance", "of_a_kind", "full_house", "pairs", "groups", "straight"])
         )
     elif err["type"] == "union_tag_not_found":
         field += ".kind"

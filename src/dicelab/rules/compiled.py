@@ -340,4 +340,3 @@ def as_game(rules: Rules | CompiledRules | str) -> CompiledRules:
 
         rules = load_rules(rules)
     return compile_rules(rules)
-

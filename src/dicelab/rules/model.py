@@ -56,9 +56,11 @@ class _Category(BaseModel):
     name: str | None = Field(default=None, max_length=60)
     upper: bool | None = None
     factor: int = Field(
-        default=1, ge=1, le=MAX_FACTOR,
+        default=1,
+        ge=1,
+        le=MAX_FACTOR,
         description="the box's points are multiplied by it (a scorecard column's multiplier)",
-    )  # fmt: skip
+    )
 
     @property
     def label(self) -> str:
@@ -215,9 +217,7 @@ class PairsCategory(_PatternCategory):
     def describe(self) -> str:
         what = "one pair" if self.pairs == 1 else f"{self.pairs} pairs"
         if self.pairs > 1:
-            what += (
-                " (four alike count as two)" if self.same_face_ok else " (different faces)"
-            )
+            what += " (four alike count as two)" if self.same_face_ok else " (different faces)"
         if self.fewest < self.pairs:
             what += f", {self.fewest} {'pair' if self.fewest == 1 else 'pairs'} enough"
         return f"{what}: {self._score_text(self.score)}{self.served_text()}"
@@ -318,6 +318,7 @@ class ExtraYahtzee(BaseModel):
     bonus: int = Field(ge=0, le=MAX_POINTS)
     joker: JokerMode
 
+
 #: Each joker rule in words (``{box}`` is the all-same box's name).
 JOKER_TEXT = {
     "free": "free joker: once the {box} box and the matching upper box are filled, "
@@ -365,10 +366,13 @@ class Rules(BaseModel):
         data = dict(data)
         columns = data.pop("columns")
         if (
-            not isinstance(columns, list) or not 1 <= len(columns) <= MAX_COLUMNS
-            or any(isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_FACTOR
-                   for m in columns)
-        ):  # fmt: skip
+            not isinstance(columns, list)
+            or not 1 <= len(columns) <= MAX_COLUMNS
+            or any(
+                isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_FACTOR
+                for m in columns
+            )
+        ):
             raise ValueError(
                 f"columns: got {columns!r}, expected a list of 1 to {MAX_COLUMNS} multipliers, "
                 f"whole numbers from 1 to {MAX_FACTOR}"

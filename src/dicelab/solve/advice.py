@@ -130,9 +130,12 @@ class Advice:
     def to_dict(self) -> dict:
         """Plain data for JSON output."""
         key = (
-            "win_probability" if self.win
-            else "expected_final_score" if self.target is None else "probability"
-        )  # fmt: skip
+            "win_probability"
+            if self.win
+            else "expected_final_score"
+            if self.target is None
+            else "probability"
+        )
         out = {
             "dice": list(self.position.dice),
             "rerolls_left": self.position.rerolls,
@@ -285,9 +288,7 @@ def _rank(game, turn, roll: int, rerolls: int, offset: float) -> list[Option]:
             stops = k == roll
             if stops and boxes_now:
                 continue
-            value = offset + (
-                turn.roll_value(roll, 0) if stops else turn.keep_value(rerolls, k)
-            )
+            value = offset + (turn.roll_value(roll, 0) if stops else turn.keep_value(rerolls, k))
             opt = Option(kind="keep", value=value, cost=0.0, keep=faces, stops=stops)
             raw.append((value, (0, -len(faces), faces), opt))
     if boxes_now:
@@ -296,9 +297,14 @@ def _rank(game, turn, roll: int, rerolls: int, offset: float) -> list[Option]:
             cat = rules.categories[box]
             value = offset + val
             opt = Option(
-                kind="box", value=value, cost=0.0, box=cat.id, box_name=cat.label,
-                points=pts, extra=extra,
-            )  # fmt: skip
+                kind="box",
+                value=value,
+                cost=0.0,
+                box=cat.id,
+                box_name=cat.label,
+                points=pts,
+                extra=extra,
+            )
             raw.append((value, (1, box), opt))
     best = max(v for v, _, _ in raw)
     return [replace(o, cost=max(0.0, best - v)) for v, _, o in _stable_rank(raw)]
@@ -345,9 +351,12 @@ def advise_target(table, position: Position, target: int) -> Advice:
     turn = points_turn_values(table, mask, upper, flag, target - score)
     options = _rank(g, turn, roll, rerolls, 0.0)
     return Advice(
-        position=position, score_so_far=score, upper_total=upper, options=options,
+        position=position,
+        score_so_far=score,
+        upper_total=upper,
+        options=options,
         target=target,
-    )  # fmt: skip
+    )
 
 
 def advise_win(table, position: Position) -> Advice:

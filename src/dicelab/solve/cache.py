@@ -211,9 +211,12 @@ class MappedTable:
         self.path = path
         self.header = header
         self.values = np.memmap(
-            path, dtype=header["_dtype"], mode="r", offset=header["_offset"],
+            path,
+            dtype=header["_dtype"],
+            mode="r",
+            offset=header["_offset"],
             shape=header["_shape"],
-        )  # fmt: skip
+        )
         self._raw = np.memmap(path, dtype=np.uint8, mode="r", offset=header["_offset"])
         self._block = int(header["block_bytes"])
         self._checked: set[int] = set()
@@ -250,9 +253,12 @@ def open_mapped(path: Path, expect: dict) -> MappedTable | None:
 
 
 def lookup(
-    rules: Rules, objective: str, shape: tuple[int, ...], params: dict | None = None,
+    rules: Rules,
+    objective: str,
+    shape: tuple[int, ...],
+    params: dict | None = None,
     mapped: bool = False,
-) -> tuple[np.ndarray, dict] | None:  # fmt: skip
+) -> tuple[np.ndarray, dict] | None:
     """A cached table of these rules, objective and parameters, if one is intact.
 
     Returns the values (which must have ``shape``) and the table's ``meta``
@@ -277,9 +283,13 @@ def lookup(
 
 
 def remember(
-    table, rules: Rules, objective: str, params: dict | None = None, use_cache: bool = True,
+    table,
+    rules: Rules,
+    objective: str,
+    params: dict | None = None,
+    use_cache: bool = True,
     **extra,
-) -> None:  # fmt: skip
+) -> None:
     """Set a freshly solved table's ``meta`` and, with ``use_cache``, store it."""
     table.meta = {"cached": False, "path": None}
     if use_cache:

@@ -104,9 +104,10 @@ def expected_cost(rules: Rules) -> Cost:
     """The expected-score table: one value per (filled boxes, upper total, flag)."""
     n_upper = rules.bonus_threshold + 1 if rules.bonus_threshold > 0 else 1
     n_flag = (
-        2 if rules.extra_bonus > 0 or rules.joker == "free-if-fifty" or rules.required_index >= 0
+        2
+        if rules.extra_bonus > 0 or rules.joker == "free-if-fifty" or rules.required_index >= 0
         else 1
-    )  # fmt: skip
+    )
     states = (1 << rules.n_categories) * n_upper * n_flag
     scratch, seconds = turn_cost(rules, states, itemsize=4)  # single-precision turns
     what = f"{rules.name}'s expected-score table ({plural(rules.n_categories, 'box')})"
@@ -129,9 +130,12 @@ BYTES_PER_POSITION = 250
 def positions_cost(what: str, positions: int) -> Cost:
     """A game for :mod:`dicelab.games.twoplayer` with at most ``positions`` positions."""
     return Cost(
-        what, positions, positions * BYTES_PER_POSITION, positions / POSITIONS_PER_SECOND,
+        what,
+        positions,
+        positions * BYTES_PER_POSITION,
+        positions / POSITIONS_PER_SECOND,
         unit="positions at most",
-    )  # fmt: skip
+    )
 
 
 def big(n: float) -> str:

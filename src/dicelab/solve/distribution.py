@@ -70,56 +70,42 @@ TIE = 1e-9
 @njit(cache=True)
 def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R):
     """Box chosen for every final roll and lane (``choice``) and its value (``A``)."""
-    (
-        score,
-        joker_score,
-        roll_face,
-        upper,
-        upper_box_of_face,
-        threshold,
-        yahtzee,
-        joker,
-        extra_bonus,
-        n_flag,
-        values,
-        index,
-    ) = R
-    n_cat, n_rolls = score.shape
-    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
+    n_cat, n_rolls = R.score.shape
+    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, R.values)
     for t in range(n_open):
         c = open_boxes[t]
         pos = first_row[t]
         n_vals = n_vals_of[t]
-        src = V[mask | (1 << c), next_flag(c, y, 1, yahtzee, n_flag)]
-        src0 = V[mask | (1 << c), next_flag(c, y, 0, yahtzee, n_flag)]
+        src = V[mask | (1 << c), next_flag(c, y, 1, R.yahtzee, R.n_flag)]
+        src0 = V[mask | (1 << c), next_flag(c, y, 0, R.yahtzee, R.n_flag)]
         for j in range(n_vals):
-            pts = values[c, j]
+            pts = R.values[c, j]
             row = src if pts > 0 else src0
             for i in range(nl):
                 u2 = ul[i]
-                if upper[c] and threshold > 0:
-                    u2 = min(u2 + pts, threshold)
+                if R.upper[c] and R.threshold > 0:
+                    u2 = min(u2 + pts, R.threshold)
                 cand[pos + j, i] = pts + row[u2]
     for r in range(n_rolls):
-        if roll_face[r] >= 0:
+        if R.roll_face[r] >= 0:
             continue
         best_v = A[roll0 + r]
         best = choice[r]
         c = open_boxes[0]
-        crow = cand[first_row[0] + index[c, r]]
+        crow = cand[first_row[0] + R.index[c, r]]
         for i in range(nl):
             best_v[i] = crow[i]
             best[i] = c
         for t in range(1, n_open):
             c = open_boxes[t]
-            crow = cand[first_row[t] + index[c, r]]
+            crow = cand[first_row[t] + R.index[c, r]]
             for i in range(nl):
                 if crow[i] > best_v[i] + TIE:
                     best_v[i] = crow[i]
                     best[i] = c
     moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
-        face = roll_face[r]
+        face = R.roll_face[r]
         if face < 0:
             continue
         n_moves, extra = placements(mask, y, r, R, moves)
@@ -129,8 +115,8 @@ def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R):
             for m in range(n_moves):
                 c, pts, y2 = moves[0, m], moves[1, m], moves[2, m]
                 u2 = ul[i]
-                if upper[c] and threshold > 0:
-                    u2 = min(u2 + pts, threshold)
+                if R.upper[c] and R.threshold > 0:
+                    u2 = min(u2 + pts, R.threshold)
                 v = pts + extra + V[mask | (1 << c), y2, u2]
                 if best < 0 or v > best_v + TIE:
                     best = c
@@ -190,10 +176,9 @@ def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
         R.upper_box_of_face,
     )
     yahtzee, joker, extra_bonus = R.yahtzee, R.joker, R.extra_bonus
-    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
     n_cat, n_rolls = score.shape
-    n_keeps = add.shape[0]
-    roll0 = size_start[dice]
+    n_keeps = D.add.shape[0]
+    roll0 = D.size_start[D.dice]
     A = scratch_f[0]
     M = scratch_f[1]
     mass = scratch_f[2]
@@ -203,24 +188,24 @@ def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
     choice = scratch_i[1]
     served_box = scratch_i[2]  # the box of a first throw scored at once, or -1
     keeps = scratch_i[3:]
-    if served and rerolls == 0:  # the only throw is the first: it scores as served
+    if served and D.rerolls == 0:  # the only throw is the first: it scores as served
         score = SR.score
         _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, SR)
     else:
         _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R)
-    early = served and rerolls > 0
+    early = served and D.rerolls > 0
     if early:
         _final_choice(mask, y, ul, nl, V, S, served_box, cand, 0, SR)
-    for n in range(rerolls):
-        keep_values(A, add, size_start, dice, faces, nl)
-        if early and n == rerolls - 1:
+    for n in range(D.rerolls):
+        keep_values(A, D.add, D.size_start, D.dice, D.faces, nl)
+        if early and n == D.rerolls - 1:
             for r in range(n_rolls):
                 for i in range(nl):
                     if S[r, i] > A[roll0 + r, i] + TIE:
                         A[roll0 + r, i] = S[r, i]
                     else:
                         served_box[r, i] = -1
-        _best_keeps_chosen(A, arg, sub_rows, keep_size, n_keeps, nl)
+        _best_keeps_chosen(A, arg, D.sub_rows, keep_size, n_keeps, nl)
         for r in range(n_rolls):
             for i in range(nl):
                 keeps[n, r, i] = arg[roll0 + r, i]
@@ -232,14 +217,14 @@ def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
             pos += box_slots[c]
     for r in range(n_rolls):
         for i in range(nl):
-            mass[r, i] = roll_prob[r]
-    inv = 1.0 / faces
-    for n in range(rerolls - 1, -1, -1):
+            mass[r, i] = D.roll_prob[r]
+    inv = 1.0 / D.faces
+    for n in range(D.rerolls - 1, -1, -1):
         for k in range(n_keeps):
             for i in range(nl):
                 M[k, i] = 0.0
         for r in range(n_rolls):
-            if early and n == rerolls - 1:  # first throws scored at once leave here
+            if early and n == D.rerolls - 1:  # first throws scored at once leave here
                 allowed, active, extra, zeroed = box_rule(
                     mask, y, roll_face[r], upper, upper_box_of_face, yahtzee, joker, extra_bonus
                 )
@@ -254,8 +239,8 @@ def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
             for i in range(nl):
                 M[keeps[n, r, i], i] += mass[r, i]
         for k in range(roll0):
-            for f in range(faces):
-                dst = add[k, f]
+            for f in range(D.faces):
+                dst = D.add[k, f]
                 for i in range(nl):
                     M[dst, i] += M[k, i] * inv
         for r in range(n_rolls):
@@ -615,8 +600,13 @@ def score_distribution(
     per_mask = per_mask.reshape(per_mask.shape[0], -1).sum(axis=1)
     sizes = [int(per_mask[m].sum()) for m in layers(game.n_categories)]
     held = max(sizes[k] + sizes[k + 1] for k in range(game.n_categories))
-    Cost(f"{game.rules.name}'s score distribution", held, 16 * held, 0.0,
-         unit="(state, points) values a layer").check(allow_large)  # fmt: skip
+    Cost(
+        f"{game.rules.name}'s score distribution",
+        held,
+        16 * held,
+        0.0,
+        unit="(state, points) values a layer",
+    ).check(allow_large)
     if values is None:
         values = expected_table(game, use_cache=use_cache, runner=runner)
     if isinstance(values, ExpectedTable):
@@ -647,8 +637,12 @@ def score_distribution(
         rows[0][0, 0, 0] = 0
     else:
         mask0, y0, u0, points0 = (int(x) for x in start)
-        if not (0 <= mask0 <= game.full_mask and 0 <= u0 < game.n_upper
-                and 0 <= y0 < game.n_flag and reach[mask0, u0]):  # fmt: skip
+        if not (
+            0 <= mask0 <= game.full_mask
+            and 0 <= u0 < game.n_upper
+            and 0 <= y0 < game.n_flag
+            and reach[mask0, u0]
+        ):
             raise UserError(f"distribution: the state {start} cannot occur in a game")
         rows[0][mask0, y0, u0] = rows[1][mask0, y0, u0] = points0
         first = bin(mask0).count("1")

@@ -160,17 +160,13 @@ class DuelSpace:
         if kj not in (ki, ki + 1):
             raise ValueError("no node: the sheets' filled boxes do not alternate")
         n = ki + kj
-        return int(
-            self.lbase[n] + (i - self.cstart[ki]) * self.ncount[kj] + (j - self.cstart[kj])
-        )
+        return int(self.lbase[n] + (i - self.cstart[ki]) * self.ncount[kj] + (j - self.cstart[kj]))
 
     def nodes(self, i, j) -> np.ndarray:
         """:meth:`node` for arrays (which must alternate)."""
         i, j = np.broadcast_arrays(np.asarray(i), np.asarray(j))
         ki, kj = self.p_count[i], self.p_count[j]
-        return self.lbase[ki + kj] + (i - self.cstart[ki]) * self.ncount[kj] + (
-            j - self.cstart[kj]
-        )
+        return self.lbase[ki + kj] + (i - self.cstart[ki]) * self.ncount[kj] + (j - self.cstart[kj])
 
     def player(self, mask: int, upper_total: int, flag: int) -> int:
         """The player state of a sheet, or -1 if no game can produce it."""
@@ -183,9 +179,15 @@ class DuelSpace:
     def players(self) -> Players:
         """The player states as the kernels read them."""
         return Players(
-            self.p_mask, self.p_y, self.p_u, self.p_count, self.pid, self.cstart, self.ncount,
+            self.p_mask,
+            self.p_y,
+            self.p_u,
+            self.p_count,
+            self.pid,
+            self.cstart,
+            self.ncount,
             self.lbase,
-        )  # fmt: skip
+        )
 
     def leads(self) -> Leads:
         """Each node's row as the kernels read it."""
@@ -239,9 +241,20 @@ def duel_space(game: CompiledRules) -> DuelSpace:
     off = np.concatenate([[0], np.cumsum(length)]).astype(np.int64)
     vstart = off[lbase]
     return DuelSpace(
-        game=game, p_mask=p_mask, p_y=p_y, p_u=p_u, p_count=p_count, pid=pid, cstart=cstart,
-        ncount=ncount, lbase=lbase, off=off[:-1], vstart=vstart, bonus=bonus, **arrays,
-    )  # fmt: skip
+        game=game,
+        p_mask=p_mask,
+        p_y=p_y,
+        p_u=p_u,
+        p_count=p_count,
+        pid=pid,
+        cstart=cstart,
+        ncount=ncount,
+        lbase=lbase,
+        off=off[:-1],
+        vstart=vstart,
+        bonus=bonus,
+        **arrays,
+    )
 
 
 def duel_cost(game: CompiledRules, space: DuelSpace | None = None, compare: bool = True) -> Cost:
@@ -346,8 +359,12 @@ class DuelTable(SolvedTable):
         from dicelab.solve.duel_advice import Sheet, duel_advise
         from dicelab.solve.expected import expected_table
 
-        mine = Sheet(dict(position.filled), upper=position.upper_total,
-                     bonuses=position.extra_bonuses, score=my_score)  # fmt: skip
+        mine = Sheet(
+            dict(position.filled),
+            upper=position.upper_total,
+            bonuses=position.extra_bonuses,
+            score=my_score,
+        )
         if not isinstance(theirs, Sheet):
             theirs = Sheet(dict(theirs))
         expected = expected_table(self.game)
@@ -467,8 +484,14 @@ class DuelLayers:
         sp, g = self.space, self.game
         with parallel_chunksize(1):
             duel_layer(
-                task, self.width, get_num_threads(), table, sp.leads(), sp.players(),
-                rule_arrays(g), dice_arrays(g),
+                task,
+                self.width,
+                get_num_threads(),
+                table,
+                sp.leads(),
+                sp.players(),
+                rule_arrays(g),
+                dice_arrays(g),
             )
 
 
@@ -527,9 +550,13 @@ class PairResult:
 
     def to_dict(self) -> dict:
         return {
-            "a": self.a, "b": self.b, "p_a_wins": self.p_a, "p_tie": self.p_tie,
-            "p_b_wins": self.p_b, "value_for_a": self.value,
-        }  # fmt: skip
+            "a": self.a,
+            "b": self.b,
+            "p_a_wins": self.p_a,
+            "p_tie": self.p_tie,
+            "p_b_wins": self.p_b,
+            "value_for_a": self.value,
+        }
 
 
 def expected_outcomes(game: CompiledRules, space: DuelSpace):
@@ -568,8 +595,18 @@ def expected_outcomes(game: CompiledRules, space: DuelSpace):
             pos += block_slots[m] * n_lanes[m]
     Q = np.zeros(pos)
     layer_outcomes(
-        masks, max(1, get_num_threads()), V, Q, qoff, lanes, n_lanes, (slot_of, box_slots, n_e),
-        rule_arrays(game), dice_arrays(game), game.has_served, rule_arrays(game, served=True),
+        masks,
+        max(1, get_num_threads()),
+        V,
+        Q,
+        qoff,
+        lanes,
+        n_lanes,
+        (slot_of, box_slots, n_e),
+        rule_arrays(game),
+        dice_arrays(game),
+        game.has_served,
+        rule_arrays(game, served=True),
     )
     extra = int(game.rules.extra_bonus)
     starts = [0]
@@ -608,8 +645,9 @@ class PairLayers:
     task is ``(layer, batches...)``.
     """
 
-    def __init__(self, game: CompiledRules, space: DuelSpace, pairs: list, outcomes,
-                 width: int, dtype) -> None:  # fmt: skip
+    def __init__(
+        self, game: CompiledRules, space: DuelSpace, pairs: list, outcomes, width: int, dtype
+    ) -> None:
         self.game = game
         self.space = space
         self.pairs = pairs
@@ -655,8 +693,9 @@ class PairLayers:
         layer, node, x0, nl = task[0], task[3], task[4], task[5]
         return sp.off[node] - sp.vstart[layer] + x0 - sp.xlo[node], nl
 
-    def run(self, fixed: np.ndarray, nxt: np.ndarray, cur: np.ndarray, layer: int,
-            task: tuple) -> None:  # fmt: skip
+    def run(
+        self, fixed: np.ndarray, nxt: np.ndarray, cur: np.ndarray, layer: int, task: tuple
+    ) -> None:
         from numba import get_num_threads, parallel_chunksize
 
         from dicelab.solve.kernels.duel import duel_eval_layer
@@ -668,10 +707,18 @@ class PairLayers:
         conv = [q for k, p in enumerate(pairs) if p[seat] != WIN for q in (2 * k, 2 * k + 1)]
         with parallel_chunksize(1):
             duel_eval_layer(
-                task[1:], self.width_lanes, get_num_threads(), np.array(follow, np.int64),
-                np.array(conv, np.int64), fixed, sp.leads(),
+                task[1:],
+                self.width_lanes,
+                get_num_threads(),
+                np.array(follow, np.int64),
+                np.array(conv, np.int64),
+                fixed,
+                sp.leads(),
                 (nxt, int(sp.vstart[layer + 1]), cur, int(sp.vstart[layer])),
-                Outcomes(*self.outcomes), sp.players(), rule_arrays(g), dice_arrays(g),
+                Outcomes(*self.outcomes),
+                sp.players(),
+                rule_arrays(g),
+                dice_arrays(g),
             )
 
 
@@ -772,8 +819,10 @@ def verdicts(table: DuelTable, progress: Progress | None = None, runner=None) ->
     return {
         "start_value": value,
         "pairs": {_pair_key(a, b): r.to_dict() for (a, b), r in res.items()},
-        "from_distributions": {"p_a_wins": float(np.dot(pmf, below)),
-                               "p_tie": float(np.dot(pmf, pmf))},  # fmt: skip
+        "from_distributions": {
+            "p_a_wins": float(np.dot(pmf, below)),
+            "p_tie": float(np.dot(pmf, pmf)),
+        },
         "checks": {
             "fair_pair_value_minus_half": fair.value - 0.5,
             "win_pair_value_minus_table": res[WIN, WIN].value - value,
@@ -848,15 +897,24 @@ def duel_table(
             duel_cost(game, space).announce()
     if solving:
         table = solve_duel(
-            game, progress=solve_part, allow_large=allow_large, space=space, runner=runner,
+            game,
+            progress=solve_part,
+            allow_large=allow_large,
+            space=space,
+            runner=runner,
             store=store,
-        )  # fmt: skip
+        )
         table.meta = {"cached": False, "path": None, "start_value": table.start_value}
     table.meta["verdicts"] = verdicts(table, compare_part, runner) if compare else None
     if use_cache:
-        header = {"rules": rules.normalised(), "objective": OBJECTIVE, "params": params,
-                  "seconds": table.seconds, "start_value": table.meta["start_value"],
-                  "verdicts": table.meta["verdicts"]}  # fmt: skip
+        header = {
+            "rules": rules.normalised(),
+            "objective": OBJECTIVE,
+            "params": params,
+            "seconds": table.seconds,
+            "start_value": table.meta["start_value"],
+            "verdicts": table.meta["verdicts"],
+        }
         values = np.asarray(table.values, dtype=np.float32)
         table.meta["path"] = cache.store_table(path, values, header)
     return table

@@ -58,31 +58,44 @@ class DuelAdvice:
             "win_chance": self.options[0].value,
             "options": [
                 {
-                    "label": o.label, "kind": o.kind,
-                    "keep": list(o.keep) if o.keep is not None else None, "box": o.box,
-                    "points": o.points, "win_chance": o.value, "cost": o.cost,
+                    "label": o.label,
+                    "kind": o.kind,
+                    "keep": list(o.keep) if o.keep is not None else None,
+                    "box": o.box,
+                    "points": o.points,
+                    "win_chance": o.value,
+                    "cost": o.cost,
                     "expected_rank": self.expected_rank[o.key][0],
                     "expected_final_score": self.expected_rank[o.key][1],
                 }
                 for o in self.options
             ],
-        }  # fmt: skip
+        }
 
 
 def sheet_state(table: DuelTable, sheet: Sheet, who: str) -> tuple[int, int]:
     """Player state and score of a sheet; one clear line when it cannot be."""
     g = table.game
-    position = Position(dice=(1,) * g.rules.dice, rerolls=0, filled=sheet.filled,
-                        upper_total=sheet.upper, extra_bonuses=sheet.bonuses)  # fmt: skip
+    position = Position(
+        dice=(1,) * g.rules.dice,
+        rerolls=0,
+        filled=sheet.filled,
+        upper_total=sheet.upper,
+        extra_bonuses=sheet.bonuses,
+    )
     try:
         mask, upper, flag, score = scorecard_state(table, position, allow_full=True)
     except UserError as exc:
         raise UserError(f"{who} sheet: {exc}") from None
     # boxes without points: their points are the score's unknown part (the upper ones'
     # are known from the upper total where the rules track it)
-    unknown = [c for c, cat in enumerate(g.rules.categories)
-               if cat.id in sheet.filled and sheet.filled[cat.id] is None
-               and not (g.upper[c] and g.threshold > 0)]  # fmt: skip
+    unknown = [
+        c
+        for c, cat in enumerate(g.rules.categories)
+        if cat.id in sheet.filled
+        and sheet.filled[cat.id] is None
+        and not (g.upper[c] and g.threshold > 0)
+    ]
     if sheet.score is not None:
         if isinstance(sheet.score, bool) or not isinstance(sheet.score, int) or sheet.score < 0:
             raise UserError(f"{who} score: got {sheet.score!r}, expected a whole number >= 0")
@@ -102,8 +115,9 @@ def sheet_state(table: DuelTable, sheet: Sheet, who: str) -> tuple[int, int]:
     return i, score
 
 
-def duel_advise(table: DuelTable, expected, dice: Sequence[int], rerolls: int,
-                mine: Sheet, theirs: Sheet) -> DuelAdvice:  # fmt: skip
+def duel_advise(
+    table: DuelTable, expected, dice: Sequence[int], rerolls: int, mine: Sheet, theirs: Sheet
+) -> DuelAdvice:
     """Rank every option of the player to move by win chance (both playing to win)."""
     g = table.game
     rerolls = _check_turn(g.rules, Position(tuple(dice), rerolls))
@@ -125,8 +139,11 @@ def duel_advise(table: DuelTable, expected, dice: Sequence[int], rerolls: int,
     roll = g.space.index(tuple(dice))
     turn = duel_turn_values(table, me, them, my_score - their_score)
     options = _rank(g, turn, roll, rerolls, 0.0)
-    plain = advise_expected(expected, Position(tuple(dice), rerolls, mine.filled, mine.upper,
-                                               mine.bonuses))  # fmt: skip
-    ranks = {o.key: (n, o.value - plain.score_so_far + my_score)
-             for n, o in enumerate(plain.options, start=1)}  # fmt: skip
+    plain = advise_expected(
+        expected, Position(tuple(dice), rerolls, mine.filled, mine.upper, mine.bonuses)
+    )
+    ranks = {
+        o.key: (n, o.value - plain.score_so_far + my_score)
+        for n, o in enumerate(plain.options, start=1)
+    }
     return DuelAdvice(seat, my_score, their_score, options, ranks)

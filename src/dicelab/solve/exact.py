@@ -169,31 +169,29 @@ def _final_rolls(batch, table, A, cand, tmp, roll0, R):
     ``(mask, y, f0, nl)``, ``table`` as :func:`_after` reads it)."""
     mask, y, f0, nl = batch
     state = (mask, y, f0)
-    (score, joker_score, roll_face, upper, upper_box_of_face, threshold, yahtzee, joker,
-     extra_bonus, n_flag, values, index) = R
-    n_cat, n_rolls = score.shape
-    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
+    n_cat, n_rolls = R.score.shape
+    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, R.values)
     for t in range(n_open):
         c = open_boxes[t]
         pos = first_row[t]
         n_vals = n_vals_of[t]
         for j in range(n_vals):
-            pts = values[c, j]
+            pts = R.values[c, j]
             _after(cand[pos + j], nl, state, c, pts, pts, table, R)
     for r in range(n_rolls):
-        if roll_face[r] >= 0:
+        if R.roll_face[r] >= 0:
             continue
         row = A[roll0 + r]
         for i in range(nl):
-            best = cand[first_row[0] + index[open_boxes[0], r], i]
+            best = cand[first_row[0] + R.index[open_boxes[0], r], i]
             for t in range(1, n_open):
-                other = cand[first_row[t] + index[open_boxes[t], r], i]
+                other = cand[first_row[t] + R.index[open_boxes[t], r], i]
                 if _greater(other, best):
                     best = other
             row[i, :] = best
     moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
-        face = roll_face[r]
+        face = R.roll_face[r]
         if face < 0:
             continue
         row = A[roll0 + r]
@@ -217,19 +215,18 @@ def _throws(A, out, D, counts, nl, S, served):
     ``counts`` is ``(keep_size, faces_pow, multiplicity)``: each keep's dice, the
     powers of the faces, each roll's number of orders.
     """
-    add, sub_rows, size_start, _, dice, faces, rerolls = D
     keep_size, faces_pow, multiplicity = counts
-    n_keeps = add.shape[0]
-    roll0 = size_start[dice]
+    n_keeps = D.add.shape[0]
+    roll0 = D.size_start[D.dice]
     n_limbs = A.shape[2]
-    for _ in range(rerolls):
+    for _ in range(D.rerolls):
         # keep values: sums over one more die (the denominator grows with each die)
         for k in range(roll0 - 1, -1, -1):
             for i in range(nl):
                 dst = A[k, i]
-                dst[:] = A[add[k, 0], i]
-                for f in range(1, faces):
-                    src = A[add[k, f], i]
+                dst[:] = A[D.add[k, 0], i]
+                for f in range(1, D.faces):
+                    src = A[D.add[k, f], i]
                     for j in range(n_limbs):
                         dst[j] += src[j]
                 _normalise(dst)
@@ -241,8 +238,8 @@ def _throws(A, out, D, counts, nl, S, served):
                     _scale(x, faces_pow[keep_size[k]])
                 else:
                     for _s in range(keep_size[k]):
-                        _scale(x, faces)
-                for s in sub_rows[k]:
+                        _scale(x, D.faces)
+                for s in D.sub_rows[k]:
                     if s == k:
                         break
                     if _greater(A[s, i], x):
@@ -251,12 +248,12 @@ def _throws(A, out, D, counts, nl, S, served):
         for r in range(roll0, n_keeps):
             for i in range(nl):
                 x = S[r - roll0, i]
-                for _ in range(rerolls):  # to the first throw's denominator
-                    if faces_pow[dice] > 0:
-                        _scale(x, faces_pow[dice])
+                for _ in range(D.rerolls):  # to the first throw's denominator
+                    if faces_pow[D.dice] > 0:
+                        _scale(x, faces_pow[D.dice])
                     else:
-                        for _s in range(dice):
-                            _scale(x, faces)
+                        for _s in range(D.dice):
+                            _scale(x, D.faces)
                 if _greater(x, A[r, i]):
                     A[r, i, :] = x
     for i in range(nl):

@@ -329,9 +329,17 @@ class ExpectedLayers:
         stride = blocks.block_stride(g.space.add.shape[0], self.width, dtype.itemsize)
         with parallel_chunksize(1):  # batches differ in cost: hand them out one by one
             blocks.solve_blocks(
-                segs, self.width, get_num_threads(), V, rules, dice_arrays(g), g.has_served,
-                served, np.empty(0, dtype), stride,
-            )  # fmt: skip
+                segs,
+                self.width,
+                get_num_threads(),
+                V,
+                rules,
+                dice_arrays(g),
+                g.has_served,
+                served,
+                np.empty(0, dtype),
+                stride,
+            )
 
 
 def successors(masks: np.ndarray, n_categories: int) -> np.ndarray:
@@ -463,10 +471,12 @@ def expected_table(
             return ExpectedTable(game=game, values=values, seconds=0.0, meta=meta)
     cost.announce()
     table = solve_expected(
-        game, progress=progress, allow_large=allow_large, runner=runner, store=store,
+        game,
+        progress=progress,
+        allow_large=allow_large,
+        runner=runner,
+        store=store,
         precision=precision,
-    )  # fmt: skip
-    cache.remember(
-        table, rules, OBJECTIVE, params, use_cache, expected_score=table.expected_score
     )
+    cache.remember(table, rules, OBJECTIVE, params, use_cache, expected_score=table.expected_score)
     return table

@@ -138,6 +138,7 @@ class Assignments:
 
 # -- rules --------------------------------------------------------------------------
 
+
 def checked_game(rules: Rules | CompiledRules | str) -> CompiledRules:
     """The compiled rules, refused where the assignment does not handle them."""
     game = as_game(rules)
@@ -547,9 +548,14 @@ def assign(games, rules: Rules | CompiledRules | str = DEFAULT_RULES) -> Assignm
     if not np.array_equal(scores.sum(axis=1) + bonus + extra, total):
         raise RuntimeError("assignment does not add up to its optimum")  # pragma: no cover
     return Assignments(
-        rules=r, faces=faces, roll_of_box=roll_of_box, scores=scores, bonus=bonus,
-        extra_bonus=extra, total=total,
-    )  # fmt: skip
+        rules=r,
+        faces=faces,
+        roll_of_box=roll_of_box,
+        scores=scores,
+        bonus=bonus,
+        extra_bonus=extra,
+        total=total,
+    )
 
 
 def best_assignment(

@@ -56,9 +56,14 @@ def _row_pointer(context, builder, arrty, arr, idx_types, idx):
     inds = [context.cast(builder, v, t, types.intp) for v, t in zip(idx, idx_types, strict=True)]
     inds += [ir.Constant(ir.IntType(64), 0)] * (arrty.ndim - len(inds))
     return cgutils.get_item_pointer2(
-        context, builder, data=ary.data, shape=cgutils.unpack_tuple(builder, ary.shape),
-        strides=cgutils.unpack_tuple(builder, ary.strides), layout=arrty.layout, inds=inds,
-    )  # fmt: skip
+        context,
+        builder,
+        data=ary.data,
+        shape=cgutils.unpack_tuple(builder, ary.shape),
+        strides=cgutils.unpack_tuple(builder, ary.strides),
+        layout=arrty.layout,
+        inds=inds,
+    )
 
 
 def _check_array(arr, n_index: int) -> None:
@@ -81,8 +86,9 @@ def _load(context, builder, sig, args, vt):
 
 
 def _store(context, builder, sig, args, n_index, lo=None, hi=None):
-    ptr = _row_pointer(context, builder, sig.args[0], args[0], sig.args[1 : 1 + n_index],
-                       args[1 : 1 + n_index])  # fmt: skip
+    ptr = _row_pointer(
+        context, builder, sig.args[0], args[0], sig.args[1 : 1 + n_index], args[1 : 1 + n_index]
+    )
     vec = args[1 + n_index]
     vt = sig.args[1 + n_index]
     vptr = builder.bitcast(ptr, vec.type.as_pointer())
@@ -93,8 +99,9 @@ def _store(context, builder, sig, args, n_index, lo=None, hi=None):
         idx = ir.Constant(ir.VectorType(i64, vt.width), list(range(vt.width)))
 
         def bound(k):
-            return _splat_value(builder, context.cast(builder, args[k], sig.args[k], types.int64),
-                                vt.width)  # fmt: skip
+            return _splat_value(
+                builder, context.cast(builder, args[k], sig.args[k], types.int64), vt.width
+            )
 
         inside = builder.and_(
             builder.icmp_signed(">=", idx, bound(lo)), builder.icmp_signed("<", idx, bound(hi))
@@ -216,9 +223,10 @@ def vfma(typingctx, a, b, c):
     def codegen(context, builder, sig, args):
         llvt = args[0].type
         fn = cgutils.get_or_insert_function(
-            builder.module, ir.FunctionType(llvt, [llvt] * 3),
+            builder.module,
+            ir.FunctionType(llvt, [llvt] * 3),
             f"llvm.fma.v{a.width}f{a.dtype.bitwidth}",
-        )  # fmt: skip
+        )
         return builder.call(fn, args)
 
     return a(a, b, c), codegen

@@ -194,9 +194,11 @@ def needed_layout(game: CompiledRules) -> PointsLayout:
 
 
 def so_far_layout(
-    game: CompiledRules, low: int | None = None, high: int | None = None,
+    game: CompiledRules,
+    low: int | None = None,
+    high: int | None = None,
     bounds: StateBounds | None = None,
-) -> PointsLayout:  # fmt: skip
+) -> PointsLayout:
     """Rows of points scored so far, for a utility constant up to ``low`` and from ``high``.
 
     A state whose best finish cannot pass ``low`` or which already has ``high``

@@ -64,8 +64,9 @@ def saved_cost(rules: Rules) -> Cost:
         f"{rules.name}'s expected-score table with up to {plural(rules.saved_cap, 'throw')} "
         f"in hand ({plural(rules.n_categories, 'box')})"
     )
-    return Cost(what, states, 8 * states + scratch,
-                plain.seconds * n_saved * mean_levels / per_turn)  # fmt: skip
+    return Cost(
+        what, states, 8 * states + scratch, plain.seconds * n_saved * mean_levels / per_turn
+    )
 
 
 @dataclass(repr=False)
@@ -100,9 +101,7 @@ class SavedTable(SolvedTable):
         """Turn-start states: the plain game's, times the throws in hand."""
         return self.game.n_states * self.values.shape[2]
 
-    def value(
-        self, filled: int = 0, upper_total: int = 0, flag: int = 0, saved: int = 0
-    ) -> float:
+    def value(self, filled: int = 0, upper_total: int = 0, flag: int = 0, saved: int = 0) -> float:
         """Expected points to come from a turn start with ``saved`` throws in hand."""
         g = self.game
         cap = self.values.shape[2] - 1
@@ -206,8 +205,6 @@ def solve_saved(
     V = flat.reshape(layers.shape)
     mark_unreachable(V, game)
     return SavedTable(game=game, values=V, seconds=time.perf_counter() - start)
-
-
 
 
 # -- one turn in NumPy, for advice ---------------------------------------------------------

@@ -124,8 +124,9 @@ class WindowSolve(Protocol):
     def columns(self, task: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(starts, lengths)``: the columns of the layer's window a task writes."""
 
-    def run(self, fixed: np.ndarray, nxt: np.ndarray, cur: np.ndarray, layer: int,
-            task: Any) -> None:  # fmt: skip
+    def run(
+        self, fixed: np.ndarray, nxt: np.ndarray, cur: np.ndarray, layer: int, task: Any
+    ) -> None:
         """Compute a task's columns of ``cur`` from ``nxt`` and ``fixed``."""
 
 
@@ -185,21 +186,30 @@ def run_task(solve: LayeredSolve, table: np.ndarray, task: Any) -> None:
         solve.run(table, task)
 
 
-def run_window_task(solve: WindowSolve, fixed: np.ndarray, nxt: np.ndarray, cur: np.ndarray,
-                    layer: int, task: Any) -> None:  # fmt: skip
+def run_window_task(
+    solve: WindowSolve, fixed: np.ndarray, nxt: np.ndarray, cur: np.ndarray, layer: int, task: Any
+) -> None:
     """One task of a windowed pass, as :func:`run_task`."""
     with threads_for(solve.weight(task) * solve.unit_seconds):
         solve.run(fixed, nxt, cur, layer, task)
 
 
-def run_layers(solve: LayeredSolve, table: np.ndarray, progress: Progress | None = None,
-               runner: Runner | None = None) -> None:  # fmt: skip
+def run_layers(
+    solve: LayeredSolve,
+    table: np.ndarray,
+    progress: Progress | None = None,
+    runner: Runner | None = None,
+) -> None:
     """Solve every layer of ``solve`` into ``table`` (a flat array of ``solve.size``)."""
     (runner or LocalRunner()).run(solve, table, progress)
 
 
-def run_windows(solve: WindowSolve, fixed: np.ndarray, progress: Progress | None = None,
-                runner: Runner | None = None) -> np.ndarray:  # fmt: skip
+def run_windows(
+    solve: WindowSolve,
+    fixed: np.ndarray,
+    progress: Progress | None = None,
+    runner: Runner | None = None,
+) -> np.ndarray:
     """Run every layer of a :class:`WindowSolve`; returns the window of the first layer."""
     return (runner or LocalRunner()).run_windows(solve, fixed, progress)
 
@@ -210,8 +220,9 @@ class Runner:
     def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
         raise NotImplementedError
 
-    def run_windows(self, solve: WindowSolve, fixed: np.ndarray,
-                    progress: Progress | None) -> np.ndarray:  # fmt: skip
+    def run_windows(
+        self, solve: WindowSolve, fixed: np.ndarray, progress: Progress | None
+    ) -> np.ndarray:
         raise NotImplementedError
 
 
@@ -230,8 +241,9 @@ class LocalRunner(Runner):
                     done += solve.weight(task)
                     progress(done, solve.total)
 
-    def run_windows(self, solve: WindowSolve, fixed: np.ndarray,
-                    progress: Progress | None) -> np.ndarray:  # fmt: skip
+    def run_windows(
+        self, solve: WindowSolve, fixed: np.ndarray, progress: Progress | None
+    ) -> np.ndarray:
         nxt = solve.start()
         done = solve.done
         for layer in solve.layers():
@@ -269,8 +281,9 @@ def _worker_table(key: str, layer: int, solve: LayeredSolve, payload: tuple) -> 
         return table
 
 
-def _worker_task(key: str, layer: int, solve: LayeredSolve, payload: tuple, threads: int,
-                 task: Any) -> np.ndarray:  # fmt: skip
+def _worker_task(
+    key: str, layer: int, solve: LayeredSolve, payload: tuple, threads: int, task: Any
+) -> np.ndarray:
     """One task on a worker: solve its part of the layer, return what it wrote."""
     from numba import set_num_threads
 
@@ -281,8 +294,7 @@ def _worker_task(key: str, layer: int, solve: LayeredSolve, payload: tuple, thre
     return gather_ranges(table, starts, lengths)
 
 
-def _worker_rows_task(threads: int, solve: LayeredSolve, payload: tuple,
-                      task: Any) -> np.ndarray:  # fmt: skip
+def _worker_rows_task(threads: int, solve: LayeredSolve, payload: tuple, task: Any) -> np.ndarray:
     """One task on a worker, given only the rows it reads."""
     from numba import set_num_threads
 
@@ -294,8 +306,9 @@ def _worker_rows_task(threads: int, solve: LayeredSolve, payload: tuple,
     return gather_ranges(table, starts, lengths)
 
 
-def _worker_window_task(key: str, layer: int, solve: WindowSolve, payload: tuple,
-                        threads: int, task: Any) -> np.ndarray:  # fmt: skip
+def _worker_window_task(
+    key: str, layer: int, solve: WindowSolve, payload: tuple, threads: int, task: Any
+) -> np.ndarray:
     """One task of a windowed pass: its columns of the layer, for every row."""
     from numba import set_num_threads
 
@@ -352,8 +365,9 @@ class DaskRunner(Runner):
         layer on a few workers, the rows on many).
     """
 
-    def __init__(self, client, tasks_per_worker: int = 8, threads: int | None = None,
-                 send: str = "auto") -> None:  # fmt: skip
+    def __init__(
+        self, client, tasks_per_worker: int = 8, threads: int | None = None, send: str = "auto"
+    ) -> None:
         if send not in ("auto", "layer", "rows"):
             raise ValueError(f"send: got {send!r}, expected 'auto', 'layer' or 'rows'")
         self.client = client
@@ -415,7 +429,7 @@ class DaskRunner(Runner):
                 fn, *args, *([] if p is None else [p]), task, retries=1, pure=False
             ): task
             for p, task in zip(per_task, tasks, strict=True)
-        }  # fmt: skip
+        }
 
     def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
         from distributed import as_completed
@@ -463,8 +477,9 @@ class DaskRunner(Runner):
                 self.traffic.append(LayerTraffic(layer, len(tasks), sent, received))
                 del payload_f
 
-    def run_windows(self, solve: WindowSolve, fixed: np.ndarray,
-                    progress: Progress | None) -> np.ndarray:  # fmt: skip
+    def run_windows(
+        self, solve: WindowSolve, fixed: np.ndarray, progress: Progress | None
+    ) -> np.ndarray:
         from distributed import as_completed
 
         nxt = solve.start()
@@ -532,8 +547,9 @@ def _import_distributed():
 
 
 @contextlib.contextmanager
-def cluster_runner(cluster: str | None = None, workers: int | None = None,
-                   timeout: float = 5.0) -> Iterator[Runner]:  # fmt: skip
+def cluster_runner(
+    cluster: str | None = None, workers: int | None = None, timeout: float = 5.0
+) -> Iterator[Runner]:
     """The runner a command asked for: ``--cluster ADDRESS``, ``--workers N`` or neither.
 
     ``cluster`` is the address of a running ``dask-scheduler``
@@ -557,9 +573,12 @@ def cluster_runner(cluster: str | None = None, workers: int | None = None,
         if workers is not None:
             with _quiet_logs():
                 local = distributed.LocalCluster(
-                    n_workers=workers, threads_per_worker=1, processes=True,
-                    dashboard_address=":0", silence_logs=50,
-                )  # fmt: skip
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",
+                    silence_logs=50,
+                )
             try:
                 with distributed.Client(local) as client:
                     yield DaskRunner(client)
@@ -609,8 +628,9 @@ class ClusterRunner(Runner):
     def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
         self.start().run(solve, table, progress)
 
-    def run_windows(self, solve: WindowSolve, fixed: np.ndarray,
-                    progress: Progress | None) -> np.ndarray:  # fmt: skip
+    def run_windows(
+        self, solve: WindowSolve, fixed: np.ndarray, progress: Progress | None
+    ) -> np.ndarray:
         return self.start().run_windows(solve, fixed, progress)
 
     def close(self) -> None:

@@ -98,7 +98,11 @@ def moments_layer(masks, V, M2, Q, qoff, slots, R):
     ``(lanes, n_lanes, box_slots, slot_pts, n_e)``."""
     lanes, n_lanes, box_slots, slot_pts, n_e = slots
     extra_bonus, upper, threshold, yahtzee, n_flag = (
-        R.extra_bonus, R.upper, R.threshold, R.yahtzee, R.n_flag
+        R.extra_bonus,
+        R.upper,
+        R.threshold,
+        R.yahtzee,
+        R.n_flag,
     )
     n_cat = upper.shape[0]
     extra = int(extra_bonus)
@@ -157,8 +161,9 @@ def solve_spread(rules, values: ExpectedTable | None = None, progress=None) -> S
     return SpreadTable(values, M2, seconds=time.perf_counter() - start)
 
 
-def spread_table(rules, values: ExpectedTable | None = None, use_cache: bool = True,
-                 progress=None) -> SpreadTable:  # fmt: skip
+def spread_table(
+    rules, values: ExpectedTable | None = None, use_cache: bool = True, progress=None
+) -> SpreadTable:
     """The spread table of a rule set, from the cache when it holds one (checked as
     every cached table is)."""
     from dicelab.solve import cache

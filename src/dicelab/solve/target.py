@@ -86,9 +86,7 @@ class PointsTable(SolvedTable):
     seconds: float = 0.0
     meta: dict = field(default_factory=dict)
 
-    def value(
-        self, filled: int = 0, upper_total: int = 0, flag: int = 0, points: int = 0
-    ) -> float:
+    def value(self, filled: int = 0, upper_total: int = 0, flag: int = 0, points: int = 0) -> float:
         """Value of a turn start with ``points`` so far (or still needed); the whole
         game's by default."""
         g = self.game
@@ -135,9 +133,18 @@ class PointsLayers:
     are one flat range of the table, and a task is a list of masks.
     """
 
-    def __init__(self, game: CompiledRules, layout: PointsLayout, sign: int, below: float,
-                 above: float, terminal: np.ndarray, width: int = 64, chunk: int = 256,
-                 dtype: type = np.float64) -> None:  # fmt: skip
+    def __init__(
+        self,
+        game: CompiledRules,
+        layout: PointsLayout,
+        sign: int,
+        below: float,
+        above: float,
+        terminal: np.ndarray,
+        width: int = 64,
+        chunk: int = 256,
+        dtype: type = np.float64,
+    ) -> None:
         self.game = game
         self.layout = layout
         self.sign = sign
@@ -208,8 +215,15 @@ class PointsLayers:
         stride = block_stride(g.space.add.shape[0], self.width, self.dtype.itemsize)
         with parallel_chunksize(1):
             solve_points_blocks(
-                plan, self.width, get_num_threads(), rows, rules, dice_arrays(g), g.has_served,
-                served, stride,
+                plan,
+                self.width,
+                get_num_threads(),
+                rows,
+                rules,
+                dice_arrays(g),
+                g.has_served,
+                served,
+                stride,
             )
 
 
@@ -338,9 +352,19 @@ def solve_target(
         return (points <= bounds.bonus_of(u)).astype(np.float64)
 
     T = solve_points(
-        game, layout, NEEDED, 1.0, 0.0, terminal, progress, width, dtype=dtype,
-        allow_large=allow_large, runner=runner, store=store,
-    )  # fmt: skip
+        game,
+        layout,
+        NEEDED,
+        1.0,
+        0.0,
+        terminal,
+        progress,
+        width,
+        dtype=dtype,
+        allow_large=allow_large,
+        runner=runner,
+        store=store,
+    )
     seconds = time.perf_counter() - start
     return TargetTable(game, layout, T, NEEDED, 1.0, 0.0, seconds=seconds)
 
@@ -381,9 +405,13 @@ def target_table(
             values, meta = found
             return TargetTable(game, layout, values, NEEDED, 1.0, 0.0, meta=meta)
     table = solve_target(
-        game, progress=progress, allow_large=allow_large, runner=runner, store=store,
+        game,
+        progress=progress,
+        allow_large=allow_large,
+        runner=runner,
+        store=store,
         dtype=dtype,
-    )  # fmt: skip
+    )
     cache.remember(table, rules, OBJECTIVE_TARGET, params, use_cache)
     return table
 
@@ -487,9 +515,17 @@ def solve_utility(
         return utility.at(points + bounds.bonus_of(u))
 
     T = solve_points(
-        game, layout, SO_FAR, below, above, terminal, progress, width,
-        allow_large=allow_large, runner=runner,
-    )  # fmt: skip
+        game,
+        layout,
+        SO_FAR,
+        below,
+        above,
+        terminal,
+        progress,
+        width,
+        allow_large=allow_large,
+        runner=runner,
+    )
     seconds = time.perf_counter() - start
     return UtilityTable(game, layout, T, SO_FAR, below, above, seconds=seconds, utility=utility)
 
@@ -523,9 +559,7 @@ def utility_table(
             return UtilityTable(
                 game, layout, values, SO_FAR, below, above, meta=meta, utility=utility
             )
-    table = solve_utility(
-        game, utility, progress=progress, allow_large=allow_large, runner=runner
-    )
+    table = solve_utility(game, utility, progress=progress, allow_large=allow_large, runner=runner)
     cache.remember(table, rules, OBJECTIVE_UTILITY, params, use_cache)
     return table
 
@@ -680,9 +714,13 @@ def solve_win(
         label = "the expected-score optimum (same rules)"
     utility = win_utility(pmf)
     table = utility_table(
-        game, utility, use_cache=use_cache, progress=progress, allow_large=allow_large,
+        game,
+        utility,
+        use_cache=use_cache,
+        progress=progress,
+        allow_large=allow_large,
         runner=runner,
-    )  # fmt: skip
+    )
     scores = np.arange(mine.pmf.size)
     plain = float(np.dot(mine.pmf, utility.at(scores)))
     x = np.arange(pmf.size)

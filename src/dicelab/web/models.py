@@ -208,8 +208,10 @@ class UploadRequest(_Request):
     toml: str = Field(
         max_length=64_000,
         description="The rules file's text. `extends` may name only a built-in rule set.",
-        examples=['extends = "yahtzee"\nname = "my-yahtzee"\n\n[upper_bonus]\n'
-                  'threshold = 60\npoints = 35\n'],
+        examples=[
+            'extends = "yahtzee"\nname = "my-yahtzee"\n\n[upper_bonus]\n'
+            "threshold = 60\npoints = 35\n"
+        ],
     )
 
 

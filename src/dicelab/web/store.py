@@ -258,9 +258,12 @@ class Store:
                 from dicelab.solve.duel import duel_table
 
                 table = duel_table(
-                    as_game(rules), use_cache=use_cache, progress=job.tick, mapped=use_cache,
+                    as_game(rules),
+                    use_cache=use_cache,
+                    progress=job.tick,
+                    mapped=use_cache,
                     compare=False,
-                )  # fmt: skip
+                )
             elif objective == "spread":
                 from dicelab.solve.spread import spread_table
 

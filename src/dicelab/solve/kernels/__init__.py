@@ -166,10 +166,19 @@ def rule_arrays(game, solving: bool = False, served: bool = False) -> RuleArrays
     if served:
         score, (values, index) = game.served_score, game.served_distinct
     return RuleArrays(
-        score, game.joker_score, roll_face, game.upper, game.upper_box_of_face, game.threshold,
-        game.yahtzee, game.placement_code, float(game.rules.extra_bonus), game.n_flag, values,
+        score,
+        game.joker_score,
+        roll_face,
+        game.upper,
+        game.upper_box_of_face,
+        game.threshold,
+        game.yahtzee,
+        game.placement_code,
+        float(game.rules.extra_bonus),
+        game.n_flag,
+        values,
         index,
-    )  # fmt: skip
+    )
 
 
 def dice_arrays(game) -> DiceArrays:

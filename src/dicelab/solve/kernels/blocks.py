@@ -78,50 +78,36 @@ def final_segment(seg, V, A, stride, cand, roll0, R, base, set_base, shared):
     candidate of the first open box.
     """
     mask, y, u0, nu, off = seg
-    (
-        score,
-        joker_score,
-        roll_face,
-        upper,
-        upper_box_of_face,
-        threshold,
-        yahtzee,
-        joker,
-        extra_bonus,
-        n_flag,
-        values,
-        index,
-    ) = R
-    n_cat, n_rolls = score.shape
-    nv = values.shape[1]
+    n_cat, n_rolls = R.score.shape
+    nv = R.values.shape[1]
     L = lanes.width(A)
     flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
     b0 = off // L
     b1 = (off + nu - 1) // L
-    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
+    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, R.values)
     lb = base[off : off + nu]
     if set_base:
         lb[:] = 0.0
         if n_open > 0:
             c = open_boxes[0]
-            pts = values[c, 0]
-            src = V[mask | (1 << c), 0 if c == yahtzee else y]
-            after_box(lb, src, u0, pts, upper[c] and threshold > 0, threshold, float(pts), lb)
+            pts = R.values[c, 0]
+            src = V[mask | (1 << c), 0 if c == R.yahtzee else y]
+            after_box(lb, src, u0, pts, R.upper[c] and R.threshold > 0, R.threshold, float(pts), lb)
     zrow = flat[n_cat * nv, off : off + nu]
     zrow[:] = NEG
     for c in range(n_cat):
         if (shared >> c) & 1 == 0:
             continue
         if (mask >> c) & 1 == 1:  # filled here, open elsewhere in the batch
-            for j in range(n_distinct(values, c)):
+            for j in range(n_distinct(R.values, c)):
                 flat[c * nv + j, off : off + nu] = NEG
             continue
-        src = V[mask | (1 << c), 0 if c == yahtzee else y]
-        shift = upper[c] and threshold > 0
-        for j in range(n_distinct(values, c)):
-            pts = values[c, j]
+        src = V[mask | (1 << c), 0 if c == R.yahtzee else y]
+        shift = R.upper[c] and R.threshold > 0
+        for j in range(n_distinct(R.values, c)):
+            pts = R.values[c, j]
             crow = flat[c * nv + j, off : off + nu]
-            after_box(crow, src, u0, pts, shift, threshold, float(pts), lb)
+            after_box(crow, src, u0, pts, shift, R.threshold, float(pts), lb)
             if j == 0 and pts == 0:
                 for ui in range(nu):
                     zrow[ui] = max(zrow[ui], crow[ui])
@@ -129,16 +115,16 @@ def final_segment(seg, V, A, stride, cand, roll0, R, base, set_base, shared):
     tmp = flat[n_cat * nv + 2, off : off + nu]
     moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
-        face = roll_face[r]
+        face = R.roll_face[r]
         if face < 0:
             continue
         n_moves, extra = placements(mask, y, r, R, moves)
         best[:] = NEG
         for t in range(n_moves):
             c, pts = moves[0, t], moves[1, t]
-            shift = upper[c] and threshold > 0
+            shift = R.upper[c] and R.threshold > 0
             src = V[mask | (1 << c), moves[2, t]]
-            after_box(tmp, src, u0, pts, shift, threshold, pts + extra, lb)
+            after_box(tmp, src, u0, pts, shift, R.threshold, pts + extra, lb)
             for ui in range(nu):
                 best[ui] = max(best[ui], tmp[ui])
         for blk in range(b0, b1 + 1):
@@ -290,18 +276,17 @@ def best_block(A, sub_rows):
 def throws_block(A, out, D, S, served, base):
     """:func:`throws_and_start` on lane-vector rows; ``out`` gets every lane of the
     block, the first throw's mean summed in double precision plus ``base``."""
-    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
-    roll0 = size_start[dice]
-    for _ in range(rerolls):
-        keep_block(A, add, size_start, dice, faces)
-        best_block(A, sub_rows)
+    roll0 = D.size_start[D.dice]
+    for _ in range(D.rerolls):
+        keep_block(A, D.add, D.size_start, D.dice, D.faces)
+        best_block(A, D.sub_rows)
     if served:
-        for r in range(roll_prob.shape[0]):
+        for r in range(D.roll_prob.shape[0]):
             lanes.store(A, roll0 + r, lanes.vmax(lanes.load(A, roll0 + r), lanes.load(S, r)))
     acc = lanes.splat(lanes.widen(lanes.load(A, roll0)), 0.0)
-    for r in range(roll_prob.shape[0]):
+    for r in range(D.roll_prob.shape[0]):
         x = lanes.widen(lanes.load(A, roll0 + r))
-        acc = lanes.vfma(x, lanes.splat(x, roll_prob[r]), acc)
+        acc = lanes.vfma(x, lanes.splat(x, D.roll_prob[r]), acc)
     lanes.store(out, 0, acc)
     for lane in range(A.shape[1]):
         out[lane] += base[lane]
@@ -348,23 +333,22 @@ def best_pair(A, sub_rows):
 def throws_pair(A, out, D, S, served, base):
     """:func:`throws_block` on two blocks paired row by row: ``out[j]`` gets block
     ``j``'s turn-start values, ``base[j * lanes + lane]`` added."""
-    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
-    roll0 = size_start[dice]
+    roll0 = D.size_start[D.dice]
     L = lanes.width(A)
-    for _ in range(rerolls):
-        keep_pair(A, add, size_start, dice, faces)
-        best_pair(A, sub_rows)
+    for _ in range(D.rerolls):
+        keep_pair(A, D.add, D.size_start, D.dice, D.faces)
+        best_pair(A, D.sub_rows)
     if served:
-        for r in range(roll_prob.shape[0]):
+        for r in range(D.roll_prob.shape[0]):
             for j in range(2):
                 m = lanes.vmax(lanes.load_at(A, roll0 + r, j), lanes.load_at(S, r, j))
                 lanes.store_at(A, roll0 + r, j, m)
     acc0 = lanes.splat(lanes.widen(lanes.load_at(A, roll0, 0)), 0.0)
     acc1 = acc0
-    for r in range(roll_prob.shape[0]):
+    for r in range(D.roll_prob.shape[0]):
         x0 = lanes.widen(lanes.load_at(A, roll0 + r, 0))
         x1 = lanes.widen(lanes.load_at(A, roll0 + r, 1))
-        p = lanes.splat(x0, roll_prob[r])
+        p = lanes.splat(x0, D.roll_prob[r])
         acc0 = lanes.vfma(x0, p, acc0)
         acc1 = lanes.vfma(x1, p, acc1)
     lanes.store(out, 0, acc0)

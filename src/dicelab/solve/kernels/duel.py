@@ -74,34 +74,20 @@ def duel_read(dst, nl, x0, gain, nn, T, tbase, leads, below, above):
 def duel_final(i, j, x0, nl, T, leads, A, cand, tmp, roll0, players, R):
     """The mover's best box for every final roll and lane: ``A[roll0 + r, :nl]``."""
     p_mask, p_y = players.p_mask, players.p_y
-    (
-        score,
-        joker_score,
-        roll_face,
-        upper,
-        upper_box_of_face,
-        threshold,
-        yahtzee,
-        joker,
-        extra_bonus,
-        n_flag,
-        values,
-        index,
-    ) = R
-    n_cat, n_rolls = score.shape
+    n_cat, n_rolls = R.score.shape
     mask = p_mask[i]
     y = p_y[i]
-    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, values)
+    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, R.values)
     for t in range(n_open):
         c = open_boxes[t]
         for v in range(n_vals_of[t]):
-            pts = values[c, v]
+            pts = R.values[c, v]
             nn = duel_next(i, j, c, pts, players, R)
             duel_read(cand[first_row[t] + v], nl, x0, pts, nn, T, 0, leads, 0.0, 1.0)
-    best_candidates(A, roll0, nl, cand, open_boxes, first_row, n_open, index, roll_face)
+    best_candidates(A, roll0, nl, cand, open_boxes, first_row, n_open, R.index, R.roll_face)
     moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
-        face = roll_face[r]
+        face = R.roll_face[r]
         if face < 0:
             continue
         row = A[roll0 + r, :nl]
@@ -206,39 +192,25 @@ def duel_final_follow(i, j, x0, nl, E, cand, T, follow, leads, roll0, players, R
     """:func:`duel_final` in blocks: ``E[roll0 + r]`` is the chosen box's block."""
     rows = follow[2]
     p_mask, p_y = players.p_mask, players.p_y
-    (
-        score,
-        joker_score,
-        roll_face,
-        upper,
-        upper_box_of_face,
-        threshold,
-        yahtzee,
-        joker,
-        extra_bonus,
-        n_flag,
-        values,
-        index,
-    ) = R
-    n_cat, n_rolls = score.shape
+    n_cat, n_rolls = R.score.shape
     nq = rows.shape[0] + 1
     mask = p_mask[i]
     y = p_y[i]
-    open_boxes, first_row, n_vals_of, n_open, total = open_box_rows(mask, values)
+    open_boxes, first_row, n_vals_of, n_open, total = open_box_rows(mask, R.values)
     for t in range(n_open):
         c = open_boxes[t]
         for v in range(n_vals_of[t]):
-            pts = values[c, v]
+            pts = R.values[c, v]
             nn = duel_next(i, j, c, pts, players, R)
             read_block(cand[first_row[t] + v], nl, x0, pts, nn, T, follow, leads)
     picks = np.empty(n_open + 3, np.int64)
     moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
-        face = roll_face[r]
+        face = R.roll_face[r]
         e = E[roll0 + r]
         if face < 0:
             for t in range(n_open):
-                picks[t] = first_row[t] + index[open_boxes[t], r]
+                picks[t] = first_row[t] + R.index[open_boxes[t], r]
             n = n_open
             while n % 3 != 1:  # the first, then whole groups of three
                 picks[n] = picks[0]
@@ -298,10 +270,9 @@ def duel_eval_layer(plan, width, n_workers, rows, conv, T, leads, layers, outcom
     b_i, b_j, b_node, b_x0, b_nl = plan
     N, nbase, C, cbase = layers
     toff, xlo = leads.toff, leads.xlo
-    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
     values = R.values
-    n_keeps = add.shape[0]
-    roll0 = size_start[dice]
+    n_keeps = D.add.shape[0]
+    roll0 = D.size_start[D.dice]
     nq = rows.shape[0] + 1
     n_cand = values.shape[0] * values.shape[1] + 1
     below = zeros((rows.shape[0],), np.float64)  # not a parallel loop of its own
@@ -326,11 +297,11 @@ def duel_eval_layer(plan, width, n_workers, rows, conv, T, leads, layers, outcom
             cand = cand_of[w, : n_cand * nq * nl].reshape((n_cand, nq, nl))
             follow = (N, nbase, rows, below, above)
             duel_final_follow(i, j, x0, nl, E, cand, T, follow, leads, roll0, players, R)
-            for _ in range(rerolls):
-                keep_values(flat, add, size_start, dice, faces, nq * nl)
+            for _ in range(D.rerolls):
+                keep_values(flat, D.add, D.size_start, D.dice, D.faces, nq * nl)
                 for k in range(n_keeps):
-                    subs = sub_rows[k]
-                    for g in range(0, sub_rows.shape[1], 3):
+                    subs = D.sub_rows[k]
+                    for g in range(0, D.sub_rows.shape[1], 3):
                         if subs[g] == k:
                             break
                         follow_all(E[k], E[subs[g]], E[subs[g + 1]], E[subs[g + 2]], nq, nl)
@@ -338,8 +309,8 @@ def duel_eval_layer(plan, width, n_workers, rows, conv, T, leads, layers, outcom
                 for lane in range(nl):
                     out[0, lane] = 0.0
                     out[1, lane] = 0.0
-                for r in range(roll_prob.shape[0]):
-                    p = roll_prob[r]
+                for r in range(D.roll_prob.shape[0]):
+                    p = D.roll_prob[r]
                     for lane in range(nl):
                         out[0, lane] += p * E[roll0 + r, q + 1, lane]
                         out[1, lane] += p * E[roll0 + r, q + 2, lane]

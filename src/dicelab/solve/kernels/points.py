@@ -113,34 +113,20 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
     """
     mask, y, f0, nl = batch
     lo, hi, off, sign = P.lo, P.hi, P.off, P.sign
-    (
-        score,
-        joker_score,
-        roll_face,
-        upper,
-        upper_box_of_face,
-        threshold,
-        yahtzee,
-        joker,
-        extra_bonus,
-        n_flag,
-        values,
-        index,
-    ) = R
-    n_cat, n_rolls = score.shape
+    n_cat, n_rolls = R.score.shape
     L = lanes.width(A)
     nbk = (nl + L - 1) // L
     flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
     n_runs = batch_runs(mask, y, f0, nl, lo, hi, off, runs)
-    open_boxes, first_row, n_vals_of, n_open, total = open_box_rows(mask, values)
+    open_boxes, first_row, n_vals_of, n_open, total = open_box_rows(mask, R.values)
     for t in range(n_open):
         c = open_boxes[t]
-        shift = upper[c] and threshold > 0
+        shift = R.upper[c] and R.threshold > 0
         for j in range(n_vals_of[t]):
-            pts = values[c, j]
-            y2 = next_flag(c, y, pts, yahtzee, n_flag)
+            pts = R.values[c, j]
+            y2 = next_flag(c, y, pts, R.yahtzee, R.n_flag)
             dst = flat[first_row[t] + j]
-            fill_runs(dst, f0, runs, n_runs, mask | (1 << c), y2, shift, pts, pts, P, threshold)
+            fill_runs(dst, f0, runs, n_runs, mask | (1 << c), y2, shift, pts, pts, P, R.threshold)
     # Lanes over points still needed: more points never lower the chance, so a
     # box a roll scores 0 in is covered by the best 0-candidate of the open boxes
     # (row ``total + 2``), and each roll visits its scoring boxes only. (Lanes over
@@ -150,12 +136,12 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
         zrow = flat[total + 2]
         zrow[:] = NEG
         for t in range(n_open):
-            if values[open_boxes[t], 0] == 0:
+            if R.values[open_boxes[t], 0] == 0:
                 crow = flat[first_row[t]]
                 for i in range(zrow.shape[0]):
                     zrow[i] = max(zrow[i], crow[i])
     for r in range(n_rolls):
-        if roll_face[r] >= 0:
+        if R.roll_face[r] >= 0:
             continue
         n = 0
         if zero_row:
@@ -163,8 +149,8 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
             n = 1
         for t in range(n_open):
             c = open_boxes[t]
-            j = index[c, r]
-            if zero_row and j == 0 and values[c, 0] == 0:
+            j = R.index[c, r]
+            if zero_row and j == 0 and R.values[c, 0] == 0:
                 continue
             picks[n] = first_row[t] + j
             n += 1
@@ -172,7 +158,7 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
     tmp = flat[total + 1]
     moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
-        face = roll_face[r]
+        face = R.roll_face[r]
         if face < 0:
             continue
         n_moves, extra = placements(mask, y, r, R, moves)
@@ -185,7 +171,7 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
             while open_boxes[t] != c:
                 t += 1
             j = 0
-            while j < n_vals_of[t] and values[c, j] != pts:
+            while j < n_vals_of[t] and R.values[c, j] != pts:
                 j += 1
             if j == n_vals_of[t]:  # a score with no row of its own: fill below
                 n = 0
@@ -198,10 +184,10 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
         first = True
         for m in range(n_moves):
             c, pts, y2 = moves[0, m], moves[1, m], moves[2, m]
-            shift = upper[c] and threshold > 0
+            shift = R.upper[c] and R.threshold > 0
             dst = flat[total] if first else tmp
             gain = pts + int(extra)
-            fill_runs(dst, f0, runs, n_runs, mask | (1 << c), y2, shift, pts, gain, P, threshold)
+            fill_runs(dst, f0, runs, n_runs, mask | (1 << c), y2, shift, pts, gain, P, R.threshold)
             if not first:
                 for blk in range(nbk):
                     m = lanes.vmax(

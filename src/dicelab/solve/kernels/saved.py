@@ -25,11 +25,10 @@ def solve_saved_batches(segs, width, n_workers, saved, V, R, D):
     and throwing none is never better: an unused throw is kept anyway).
     """
     seg_mask, seg_y, seg_u0, seg_nu, starts = segs
-    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
-    n_keeps = add.shape[0]
-    roll0 = size_start[dice]
+    n_keeps = D.add.shape[0]
+    roll0 = D.size_start[D.dice]
     cap = V.shape[2] - 1
-    levels = rerolls + saved
+    levels = D.rerolls + saved
     A_of = np.empty((n_workers, n_keeps, width))
     cand_of = np.empty((n_workers, cand_rows(R.values), width))
     out_of = np.empty((n_workers, width))
@@ -43,7 +42,7 @@ def solve_saved_batches(segs, width, n_workers, saved, V, R, D):
             lanes += seg_nu[j]
         for level in range(levels + 1):
             if level > 0:
-                keep_values(A, add, size_start, dice, faces, lanes)
+                keep_values(A, D.add, D.size_start, D.dice, D.faces, lanes)
             Vn = V[:, :, min(level, cap), :]
             off = 0
             for j in range(starts[b], starts[b + 1]):
@@ -52,8 +51,8 @@ def solve_saved_batches(segs, width, n_workers, saved, V, R, D):
                 )
                 off += seg_nu[j]
             if level > 0:
-                best_keeps(A, sub_rows, lanes)
-        first_throw_mean(A, out, roll_prob, roll0, lanes)
+                best_keeps(A, D.sub_rows, lanes)
+        first_throw_mean(A, out, D.roll_prob, roll0, lanes)
         off = 0
         for j in range(starts[b], starts[b + 1]):
             for ui in range(seg_nu[j]):

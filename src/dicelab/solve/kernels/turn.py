@@ -89,37 +89,23 @@ def final_roll_values(mask, u0, nu, y, off, V, A, cand, roll0, R):
     (``cand``) and each roll takes the best of its candidates; the all-same rolls,
     where bonus and joker rules apply, take the general path.
     """
-    (
-        score,
-        joker_score,
-        roll_face,
-        upper,
-        upper_box_of_face,
-        threshold,
-        yahtzee,
-        joker,
-        extra_bonus,
-        n_flag,
-        values,
-        index,
-    ) = R
-    n_cat, n_rolls = score.shape
-    if cand.shape[0] < cand_rows(values) or cand.shape[1] < nu:
+    n_cat, n_rolls = R.score.shape
+    if cand.shape[0] < cand_rows(R.values) or cand.shape[1] < nu:
         raise ValueError("final_roll_values: cand needs cand_rows(values) rows of nu lanes")
-    open_boxes, first_row, n_vals_of, n_open, total_rows = open_box_rows(mask, values)
+    open_boxes, first_row, n_vals_of, n_open, total_rows = open_box_rows(mask, R.values)
     for t in range(n_open):
         c = open_boxes[t]
         pos = first_row[t]
         n_vals = n_vals_of[t]
-        src = V[mask | (1 << c), 0 if c == yahtzee else y]
-        shift = upper[c] and threshold > 0
+        src = V[mask | (1 << c), 0 if c == R.yahtzee else y]
+        shift = R.upper[c] and R.threshold > 0
         for j in range(n_vals):
-            pts = values[c, j]
+            pts = R.values[c, j]
             crow = cand[pos + j, :nu]
             if shift:
                 for ui in range(nu):
                     u2 = u0 + ui + pts
-                    crow[ui] = pts + src[u2 if u2 < threshold else threshold]
+                    crow[ui] = pts + src[u2 if u2 < R.threshold else R.threshold]
             else:
                 for ui in range(nu):
                     crow[ui] = pts + src[u0 + ui]
@@ -131,7 +117,7 @@ def final_roll_values(mask, u0, nu, y, off, V, A, cand, roll0, R):
     for ui in range(nu):
         zero[ui] = NEG
     for t in range(n_open):
-        if values[open_boxes[t], 0] == 0:
+        if R.values[open_boxes[t], 0] == 0:
             crow = cand[first_row[t], :nu]
             for ui in range(nu):
                 a = zero[ui]
@@ -143,7 +129,7 @@ def final_roll_values(mask, u0, nu, y, off, V, A, cand, roll0, R):
     moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):
         row = A[roll0 + r, off : off + nu]
-        if roll_face[r] >= 0:
+        if R.roll_face[r] >= 0:
             for ui in range(nu):
                 row[ui] = NEG
             continue
@@ -151,8 +137,8 @@ def final_roll_values(mask, u0, nu, y, off, V, A, cand, roll0, R):
         picks[0] = total_rows
         for t in range(n_open):
             c = open_boxes[t]
-            j = index[c, r]
-            if j == 0 and values[c, 0] == 0:
+            j = R.index[c, r]
+            if j == 0 and R.values[c, 0] == 0:
                 continue
             picks[n] = first_row[t] + j
             n += 1
@@ -161,10 +147,9 @@ def final_roll_values(mask, u0, nu, y, off, V, A, cand, roll0, R):
             n += 1
         max_of(row, cand[picks[0], :nu], cand[picks[1], :nu], cand[picks[2], :nu], nu)
         for g in range(3, n, 3):
-            max_into(row, cand[picks[g], :nu], cand[picks[g + 1], :nu], cand[picks[g + 2], :nu],
-                     nu)  # fmt: skip
+            max_into(row, cand[picks[g], :nu], cand[picks[g + 1], :nu], cand[picks[g + 2], :nu], nu)
     for r in range(n_rolls):
-        face = roll_face[r]
+        face = R.roll_face[r]
         if face < 0:
             continue
         row = A[roll0 + r, off : off + nu]
@@ -175,10 +160,10 @@ def final_roll_values(mask, u0, nu, y, off, V, A, cand, roll0, R):
             src = V[mask | (1 << c), moves[2, t]]
             for ui in range(nu):
                 u2 = u0 + ui
-                if upper[c] and threshold > 0:
+                if R.upper[c] and R.threshold > 0:
                     u2 += pts
-                    if u2 > threshold:
-                        u2 = threshold
+                    if u2 > R.threshold:
+                        u2 = R.threshold
                 v = add + src[u2]
                 if v > row[ui]:
                     row[ui] = v
@@ -277,8 +262,7 @@ def best_keeps(A, sub_rows, lanes):
         for j in range(0, width, 3):
             if subs[j] == k:
                 break
-            max_into(row, A[subs[j], :lanes], A[subs[j + 1], :lanes], A[subs[j + 2], :lanes],
-                     lanes)  # fmt: skip
+            max_into(row, A[subs[j], :lanes], A[subs[j + 1], :lanes], A[subs[j + 2], :lanes], lanes)
 
 
 # -- lanes over points: the target and utility tables (:mod:`dicelab.solve.target`) --
@@ -302,8 +286,7 @@ def best_candidates(A, roll0, nl, cand, open_boxes, first_row, n_open, index, ro
             n += 1
         max_of(row, cand[picks[0], :nl], cand[picks[1], :nl], cand[picks[2], :nl], nl)
         for g in range(3, n, 3):
-            max_into(row, cand[picks[g], :nl], cand[picks[g + 1], :nl], cand[picks[g + 2], :nl],
-                     nl)  # fmt: skip
+            max_into(row, cand[picks[g], :nl], cand[picks[g + 1], :nl], cand[picks[g + 2], :nl], nl)
 
 
 @njit(cache=True)
@@ -313,20 +296,19 @@ def throws_and_start(A, out, D, lanes, S, served):
     With ``served``, ``S[r]`` holds each first-throw roll scored at once with its
     served points; the first throw takes the better of that and rolling on.
     """
-    add, sub_rows, size_start, roll_prob, dice, faces, rerolls = D
-    roll0 = size_start[dice]
-    for _ in range(rerolls):
-        keep_values(A, add, size_start, dice, faces, lanes)
-        best_keeps(A, sub_rows, lanes)
+    roll0 = D.size_start[D.dice]
+    for _ in range(D.rerolls):
+        keep_values(A, D.add, D.size_start, D.dice, D.faces, lanes)
+        best_keeps(A, D.sub_rows, lanes)
     if served:
-        for r in range(roll_prob.shape[0]):
+        for r in range(D.roll_prob.shape[0]):
             row = A[roll0 + r, :lanes]
             srow = S[r, :lanes]
             for lane in range(lanes):
                 a = row[lane]
                 b = srow[lane]
                 row[lane] = a if a > b else b
-    first_throw_mean(A, out, roll_prob, roll0, lanes)
+    first_throw_mean(A, out, D.roll_prob, roll0, lanes)
 
 
 @njit(cache=True)

@@ -31,9 +31,9 @@ class FastJSON(JSONResponse):
     """JSON without a second validation pass; NumPy scalars written as numbers."""
 
     def render(self, content: Any) -> bytes:
-        return json.dumps(
-            content, allow_nan=False, separators=(",", ":"), default=_plain
-        ).encode("utf-8")
+        return json.dumps(content, allow_nan=False, separators=(",", ":"), default=_plain).encode(
+            "utf-8"
+        )
 
 
 def _plain(value: Any) -> Any:

@@ -56,9 +56,13 @@ async def post_duel_advice(
     table = await table_for(store, entry.rules, "duel")
     expected = await table_for(store, entry.rules)
     advice = duel_advise(
-        table, expected, tuple(body.dice), body.rerolls_left,
-        sheet_of(body.mine), sheet_of(body.theirs),
-    )  # fmt: skip
+        table,
+        expected,
+        tuple(body.dice),
+        body.rerolls_left,
+        sheet_of(body.mine),
+        sheet_of(body.theirs),
+    )
     return FastJSON(
         {
             "rules": entry.id,
