@@ -37,7 +37,8 @@ import numpy as np
 from dicelab.rules import load_rules
 from dicelab.rules.compiled import compile_rules
 from dicelab.solve.expected import solve_expected
-from dicelab.solve.duel import solve_duel, evaluate_pairs, VERDICT_PAIRS, EXPECTED
+from dicelab.solve.duel import solve_duel
+from dicelab.solve.duel_compare import EXPECTED, VERDICT_PAIRS, evaluate_pairs
 
 game = compile_rules(load_rules(sys.argv[1]))
 compare = sys.argv[2] == "1"

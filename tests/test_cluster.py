@@ -23,7 +23,8 @@ from dicelab.rules import load_rules, parse_rules  # noqa: E402
 from dicelab.rules.compiled import compile_rules  # noqa: E402
 from dicelab.solve import cache as tables  # noqa: E402
 from dicelab.solve import expected as expected_module  # noqa: E402
-from dicelab.solve.duel import EXPECTED, WIN, evaluate_pairs, solve_duel  # noqa: E402
+from dicelab.solve.duel import solve_duel  # noqa: E402
+from dicelab.solve.duel_compare import EXPECTED, WIN, evaluate_pairs  # noqa: E402
 from dicelab.solve.expected import ExpectedLayers, expected_table, solve_expected  # noqa: E402
 from dicelab.solve.schedule import ClusterRunner, DaskRunner, LocalRunner, run_layers  # noqa: E402
 from dicelab.solve.target import solve_target, solve_utility, step_utility  # noqa: E402

@@ -18,14 +18,8 @@ from dicelab.errors import UserError
 from dicelab.rules import load_rules, parse_rules
 from dicelab.rules.compiled import compile_rules
 from dicelab.solve.distribution import score_distribution
-from dicelab.solve.duel import (
-    EXPECTED,
-    WIN,
-    duel_cost,
-    duel_table,
-    evaluate_pair,
-    solve_duel,
-)
+from dicelab.solve.duel import duel_cost, duel_table, solve_duel
+from dicelab.solve.duel_compare import EXPECTED, WIN, evaluate_pair
 
 
 def duel_brute_force(rules) -> float:
