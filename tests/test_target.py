@@ -29,14 +29,13 @@ from dicelab.solve.points import max_score
 from dicelab.solve.target import (
     Utility,
     points_turn_values,
-    read_opponent,
     solve_target,
     solve_utility,
-    solve_win,
     step_utility,
     target_table,
     win_utility,
 )
+from dicelab.solve.win import read_opponent, solve_win
 
 runner = CliRunner()
 

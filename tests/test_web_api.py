@@ -257,7 +257,7 @@ def test_target_advice_and_outlook_match_the_target_table(client):
 
 
 def test_win_advice_beats_the_points_player(client):
-    from dicelab.solve.target import solve_win
+    from dicelab.solve.win import solve_win
 
     report = solve_win("yazy")
     start = client.post("/api/outlook", json={"rules": "yazy", "objective": "win"}).json()

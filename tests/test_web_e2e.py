@@ -393,7 +393,8 @@ def test_a_served_hand_scores_on_the_first_throw(page):
 
 def test_play_for_a_target_then_to_beat_a_points_player(page):
     from dicelab.solve.advice import advise_target
-    from dicelab.solve.target import solve_win, target_table
+    from dicelab.solve.target import target_table
+    from dicelab.solve.win import solve_win
 
     pg = page
     pg.select_option("#rules-select", "yazy")

@@ -124,7 +124,7 @@ def solve(
         dtype = np.float32 if precision == "single" else np.float64
         return target_table(game, dtype=dtype, **common)
     if objective == "win":
-        from dicelab.solve.target import solve_win
+        from dicelab.solve.win import solve_win
 
         return solve_win(game, opponent, **common).table
     if objective == "spread":

@@ -158,7 +158,7 @@ def _probability(table, target: int, game, use_cache: bool, tick) -> float:
 def _run_win(
     r, opponent: str | None, as_json: bool, use_cache: bool, allow_large: bool, runner=None
 ) -> None:
-    from dicelab.solve.target import solve_win
+    from dicelab.solve.win import solve_win
 
     with progress_bar(f"solving {r.name} to beat the opponent", enabled=not as_json) as tick:
         rep = solve_win(

@@ -34,7 +34,8 @@ from dicelab.solve import cache
 from dicelab.solve.cost import expected_cost, points_cost
 from dicelab.solve.expected import OBJECTIVE, ExpectedTable, expected_table
 from dicelab.solve.points import needed_layout
-from dicelab.solve.target import OBJECTIVE_TARGET, solve_win, target_table
+from dicelab.solve.target import OBJECTIVE_TARGET, target_table
+from dicelab.solve.win import solve_win
 from dicelab.text import plural
 
 #: Largest uploaded rules file, in characters.
