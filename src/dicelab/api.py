@@ -1,5 +1,14 @@
 """The library's front door: a rule set and an objective in, a solved table out.
 
+Each objective has its table: ``expected`` an
+:class:`~dicelab.solve.expected.ExpectedTable` (a
+:class:`~dicelab.solve.saved.SavedTable` for rules that save throws), ``target`` a
+:class:`~dicelab.solve.target.TargetTable`, ``win`` a
+:class:`~dicelab.solve.target.UtilityTable`, ``spread`` a
+:class:`~dicelab.solve.spread.SpreadTable` and ``duel`` a
+:class:`~dicelab.solve.duel.DuelTable`; all of them are
+:class:`~dicelab.solve.table.SolvedTable`.
+
 :func:`solve` is what ``dicelab.solve`` names. It reads and compiles the rules once,
 takes the table from the disk cache when one matches (rules, objective, engine
 version and checksum), and otherwise solves it and keeps it there.
@@ -57,10 +66,9 @@ def solve(
         already loaded with :func:`dicelab.load_rules`.
     objective : str
         ``"expected"`` (the maximum expected score, the default), ``"target"`` (the
-        best chance of reaching every final score at once), ``"win"`` (the best
-        chance to beat an opponent's score distribution), ``"spread"`` (the standard
-        deviation of the final score under the expected-score optimum) or
-        ``"duel"`` (the exact two-player game, for small rule sets).
+        best chance of every final score), ``"win"`` (of beating an opponent's
+        distribution), ``"spread"`` (the final score's standard deviation under the
+        expected-score optimum) or ``"duel"`` (the exact two-player game).
     precision : str
         ``"single"`` (the default: values inside a turn in single precision, within
         1e-6 of double) or ``"double"``; applies to ``expected`` and ``target``.
@@ -81,12 +89,7 @@ def solve(
     Returns
     -------
     SolvedTable
-        An :class:`~dicelab.solve.expected.ExpectedTable` (or
-        :class:`~dicelab.solve.saved.SavedTable` for rules that save throws),
-        :class:`~dicelab.solve.target.TargetTable`,
-        :class:`~dicelab.solve.target.UtilityTable`,
-        :class:`~dicelab.solve.spread.SpreadTable` or
-        :class:`~dicelab.solve.duel.DuelTable`.
+        The table of the objective (see the module docstring).
 
     Raises
     ------
@@ -102,20 +105,8 @@ def solve(
     165.76
     """
     game = compiled(rules)
-    if objective not in OBJECTIVES:
-        raise UserError(f"objective: got {objective!r}, expected one of: {', '.join(OBJECTIVES)}")
-    if precision not in ("single", "double"):
-        raise UserError(f"precision: got {precision!r}, expected single or double")
-    if precision != "single" and objective not in ("expected", "target"):
-        raise UserError(f"precision: for the expected and target objectives, not {objective}")
-    if opponent is not None and objective != "win":
-        raise UserError(f"opponent: only with objective win (got {objective})")
-    common = {
-        "use_cache": cache,
-        "allow_large": allow_large,
-        "runner": runner,
-        "progress": progress,
-    }
+    _check_options(objective, precision, opponent)
+    common = dict(use_cache=cache, allow_large=allow_large, runner=runner, progress=progress)
     if objective == "expected":
         return _expected(game, precision, common)
     if objective == "target":
@@ -130,11 +121,22 @@ def solve(
     if objective == "spread":
         from dicelab.solve.spread import spread_table
 
-        expected = _expected(game, precision, common)
-        return spread_table(game, expected, use_cache=cache)
+        return spread_table(game, _expected(game, precision, common), use_cache=cache)
     from dicelab.solve.duel import duel_table
 
     return duel_table(game, compare=False, **common)
+
+
+def _check_options(objective: str, precision: str, opponent) -> None:
+    """One line for an option that is unknown or does not go with the objective."""
+    if objective not in OBJECTIVES:
+        raise UserError(f"objective: got {objective!r}, expected one of: {', '.join(OBJECTIVES)}")
+    if precision not in ("single", "double"):
+        raise UserError(f"precision: got {precision!r}, expected single or double")
+    if precision != "single" and objective not in ("expected", "target"):
+        raise UserError(f"precision: for the expected and target objectives, not {objective}")
+    if opponent is not None and objective != "win":
+        raise UserError(f"opponent: only with objective win (got {objective})")
 
 
 def _expected(game: CompiledRules, precision: str, common: dict) -> SolvedTable:

@@ -424,16 +424,13 @@ def race(
 
     from dicelab.cli.race import run_race
 
+    settings = dict(seed=seed, min_games=min_games, max_games=max_games, decisive_share=share)
     run_race(
         lists,
         dice=dice,
         faces=faces,
         picks=picks,
-        with_simulation=simulate,
-        seed=seed,
-        min_games=min_games,
-        max_games=max_games,
-        decisive_share=share,
+        simulation=settings if simulate else None,
         start=start,
         as_json=as_json,
         plot=Path(plot) if plot else None,

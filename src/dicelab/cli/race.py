@@ -33,17 +33,17 @@ def run_race(
     dice: int,
     faces: int,
     picks: int | None = None,
-    with_simulation: bool = False,
-    seed: int = 0,
-    min_games: int = 1_000,
-    max_games: int = 100_000,
-    decisive_share: float = 0.75,
+    simulation: dict | None = None,
     start: str | None = None,
     as_json: bool = False,
     plot: Path | None = None,
     console: Console | None = None,
 ) -> None:
-    """Run ``dicelab race A B`` or ``dicelab race best`` and print the answer."""
+    """Run ``dicelab race A B`` or ``dicelab race best`` and print the answer.
+
+    ``simulation`` (``seed``, ``min_games``, ``max_games``, ``decisive_share``) asks
+    for the simulation beside the exact chances of two lists.
+    """
     from dicelab.cli.output import check_plot_path
 
     console = console or Console()
@@ -52,18 +52,10 @@ def run_race(
     if list(lists) == ["best"]:
         if picks is None:
             raise UserError("race best needs --picks M, the number of numbers on a list")
-        if with_simulation:
+        if simulation is not None:
             raise UserError("--simulate compares two lists; it does not apply to race best")
         first = parse_list(start, "start list") if start is not None else None
-        best = _search(dice, faces, picks, first, quiet=as_json)
-        if plot is not None:
-            from dicelab.plot.race import plot_best
-
-            plot_best(best, plot)
-        if as_json:
-            console.print_json(json.dumps(best.to_dict()))
-        else:
-            show_best(best, console)
+        _run_best(_search(dice, faces, picks, first, quiet=as_json), as_json, plot, console)
         return
     if len(lists) != 2:
         raise UserError(
@@ -74,18 +66,7 @@ def run_race(
     a = parse_list(lists[0], "first list")
     b = parse_list(lists[1], "second list")
     result = race(a, b, dice, faces)
-    sim = None
-    if with_simulation:
-        sim = simulate(
-            a,
-            b,
-            dice,
-            faces,
-            seed=seed,
-            min_games=min_games,
-            max_games=max_games,
-            decisive_share=decisive_share,
-        )
+    sim = simulate(a, b, dice, faces, **simulation) if simulation is not None else None
     if plot is not None:
         from dicelab.plot.race import plot_race
 
@@ -98,6 +79,17 @@ def run_race(
     else:
         show_race(result, sim, console)
 
+
+def _run_best(best: BestList, as_json: bool, plot: Path | None, console: Console) -> None:
+    """Show (and draw) the best list."""
+    if plot is not None:
+        from dicelab.plot.race import plot_best
+
+        plot_best(best, plot)
+    if as_json:
+        console.print_json(json.dumps(best.to_dict()))
+    else:
+        show_best(best, console)
 
 def _search(
     dice: int, faces: int, picks: int, start: tuple[int, ...] | None, quiet: bool

@@ -166,22 +166,12 @@ def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
     keep_size)``, a worker's buffers.
     """
     mask, y, ul, nl = state
-    slot_of, box_slots, n_e = slots
     scratch_f, scratch_i, keep_size = scratch
-    score, joker_score, roll_face, upper, upper_box_of_face = (
-        R.score,
-        R.joker_score,
-        R.roll_face,
-        R.upper,
-        R.upper_box_of_face,
-    )
-    yahtzee, joker, extra_bonus = R.yahtzee, R.joker, R.extra_bonus
-    n_cat, n_rolls = score.shape
+    score = R.score
+    n_rolls = score.shape[1]
     n_keeps = D.add.shape[0]
     roll0 = D.size_start[D.dice]
     A = scratch_f[0]
-    M = scratch_f[1]
-    mass = scratch_f[2]
     cand = scratch_f[3]
     S = scratch_f[4]
     arg = scratch_i[0]
@@ -209,6 +199,24 @@ def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
         for r in range(n_rolls):
             for i in range(nl):
                 keeps[n, r, i] = arg[roll0 + r, i]
+    _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score)
+
+
+@njit(cache=True)
+def _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score):
+    """The chances of the choices :func:`turn_outcomes` made, carried from the first
+    throw to the final one and added into ``Q`` by outcome (``score``: the final
+    throw's scores; with ``early``, first throws scored at once leave at once)."""
+    mask, y, ul, nl = state
+    slot_of, box_slots, n_e = slots
+    scratch_f, scratch_i, keep_size = scratch
+    M, mass = scratch_f[1], scratch_f[2]
+    choice, served_box, keeps = scratch_i[1], scratch_i[2], scratch_i[3:]
+    n_cat, n_rolls = score.shape
+    n_keeps = D.add.shape[0]
+    roll0 = D.size_start[D.dice]
+    roll_face, upper, upper_box_of_face = R.roll_face, R.upper, R.upper_box_of_face
+    yahtzee, joker, extra_bonus, joker_score = R.yahtzee, R.joker, R.extra_bonus, R.joker_score
     base = np.zeros(n_cat, np.int64)
     pos = 0
     for c in range(n_cat):
@@ -594,19 +602,7 @@ def score_distribution(
     game = as_game(rules)
     refuse_variants(game, "the score distribution", served=False)
     bounds = StateBounds(game)
-    # (state, points so far) values of each layer, two of which are held at once:
-    # counted from the bounds, before the layout of every row is built
-    per_mask = np.where(bounds.reachable, bounds.so_far_hi - bounds.so_far_lo + 1, 0)
-    per_mask = per_mask.reshape(per_mask.shape[0], -1).sum(axis=1)
-    sizes = [int(per_mask[m].sum()) for m in layers(game.n_categories)]
-    held = max(sizes[k] + sizes[k + 1] for k in range(game.n_categories))
-    Cost(
-        f"{game.rules.name}'s score distribution",
-        held,
-        16 * held,
-        0.0,
-        unit="(state, points) values a layer",
-    ).check(allow_large)
+    _check_size(game, bounds, allow_large)
     if values is None:
         values = expected_table(game, use_cache=use_cache, runner=runner)
     if isinstance(values, ExpectedTable):
@@ -616,48 +612,76 @@ def score_distribution(
     if V.shape != shape:
         raise UserError(f"strategy table: expected shape {shape}, got {V.shape}")
     start_time = time.perf_counter()
-    n = game.n_categories
-    reach = game.upper_reach
-    out = OutcomeLayout.of(game)
-    lanes, n_lanes, slot_pts, n_e, box_slots = (
-        out.lanes,
-        out.n_lanes,
-        out.slot_pts,
-        out.n_e,
-        out.box_slots,
-    )
+    F, rows, p_same, peak_values = _forward(game, V, start, progress)
+    pmf, p_bonus = _final_pmf(game, bounds, F, rows)
     same = all_same_box(game.rules)
+    names = [c.label for c in game.rules.categories]
+    return ScoreDistribution(
+        rules=game.rules,
+        pmf=pmf,
+        p_bonus=p_bonus if game.threshold > 0 else None,
+        p_all_same=p_same if same >= 0 else None,
+        all_same_box=names[same] if same >= 0 else None,
+        strategy=strategy or "table-driven strategy",
+        seconds=time.perf_counter() - start_time,
+        meta={"peak_values": peak_values},
+    )
+
+
+def _check_size(game: CompiledRules, bounds: StateBounds, allow_large: bool) -> None:
+    """Refuse a distribution whose two layers of (state, points) values do not fit."""
+    # counted from the bounds, before the layout of every row is built
+    per_mask = np.where(bounds.reachable, bounds.so_far_hi - bounds.so_far_lo + 1, 0)
+    per_mask = per_mask.reshape(per_mask.shape[0], -1).sum(axis=1)
+    sizes = [int(per_mask[m].sum()) for m in layers(game.n_categories)]
+    held = max(sizes[k] + sizes[k + 1] for k in range(game.n_categories))
+    what = f"{game.rules.name}'s score distribution"
+    Cost(what, held, 16 * held, 0.0, unit="(state, points) values a layer").check(allow_large)
+
+
+def _start_rows(game: CompiledRules, start) -> tuple[list, list, int, list]:
+    """The rows (lo, hi, off) of the first layer and the next, the first layer, and
+    the masks of every layer that can follow ``start`` (the game's start if None)."""
+    n = game.n_categories
     all_layers = layers(n)
     shape = (1 << n, game.n_flag, game.n_upper)
-    # rows of the current layer (lo, hi, off) and of the next one
     rows = [np.ones(shape, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.int64)]
     nrows = [np.ones(shape, np.int64), np.zeros(shape, np.int64), np.zeros(shape, np.int64)]
-    first = 0
     if start is None:
         rows[0][0, 0, 0] = 0
-    else:
-        mask0, y0, u0, points0 = (int(x) for x in start)
-        if not (
-            0 <= mask0 <= game.full_mask
-            and 0 <= u0 < game.n_upper
-            and 0 <= y0 < game.n_flag
-            and reach[mask0, u0]
-        ):
-            raise UserError(f"distribution: the state {start} cannot occur in a game")
-        rows[0][mask0, y0, u0] = rows[1][mask0, y0, u0] = points0
-        first = bin(mask0).count("1")
-        # only the states that can follow the start: its supersets
-        all_layers = [m[(m & mask0) == mask0] for m in all_layers]
+        return rows, nrows, 0, all_layers
+    mask0, y0, u0, points0 = (int(x) for x in start)
+    if not (
+        0 <= mask0 <= game.full_mask
+        and 0 <= u0 < game.n_upper
+        and 0 <= y0 < game.n_flag
+        and game.upper_reach[mask0, u0]
+    ):
+        raise UserError(f"distribution: the state {start} cannot occur in a game")
+    rows[0][mask0, y0, u0] = rows[1][mask0, y0, u0] = points0
+    # only the states that can follow the start: its supersets
+    return rows, nrows, bin(mask0).count("1"), [m[(m & mask0) == mask0] for m in all_layers]
+
+
+def _forward(game: CompiledRules, V: np.ndarray, start, progress):
+    """Carry the points so far from the start to the full sheet, layer by layer.
+
+    Returns ``(F, rows, p_same, peak)``: the full sheet's values and rows, the chance
+    of scoring the all-same box, and the most values held at once.
+    """
+    n = game.n_categories
+    out = OutcomeLayout.of(game)
+    same = all_same_box(game.rules)
+    rows, nrows, first, all_layers = _start_rows(game, start)
     R = rule_arrays(game)
     F = np.ones(1)
     p_same = 0.0
     peak_values = 1
     for k in range(first, n):
-        masks = all_layers[k]
-        Q, qoff = out.outcomes(game, V, masks)
+        Q, qoff = out.outcomes(game, V, all_layers[k])
         nxt = all_layers[k + 1]
         scored = np.zeros(len(nxt))
-        outcomes = (Q, qoff, lanes, n_lanes, box_slots, slot_pts, n_e)
+        outcomes = (Q, qoff, out.lanes, out.n_lanes, out.box_slots, out.slot_pts, out.n_e)
         carry_layer(0, nxt, (F, *rows), (F, *nrows), outcomes, R, same, scored)
         nlo, nhi, noff = nrows
         lengths = np.maximum(nhi[nxt] - nlo[nxt] + 1, 0)
@@ -672,13 +696,19 @@ def score_distribution(
         rows, nrows = nrows, rows
         if progress is not None:
             progress(k + 1, n)
+    return F, rows, p_same, peak_values
+
+
+def _final_pmf(game: CompiledRules, bounds: StateBounds, F: np.ndarray, rows) -> tuple:
+    """The final score's probabilities from the full sheet's rows, the upper bonus
+    added, and the chance of the bonus."""
     full = game.full_mask
     lo, hi, off = rows
     top = int(bounds.so_far_hi[full].max() + bounds.bonus)
     pmf = np.zeros(top + 1)
     p_bonus = 0.0
     for y in range(game.n_flag):
-        for u in np.flatnonzero(reach[full]):
+        for u in np.flatnonzero(game.upper_reach[full]):
             if hi[full, y, u] < lo[full, y, u]:
                 continue
             row = F[off[full, y, u] : off[full, y, u] + hi[full, y, u] - lo[full, y, u] + 1]
@@ -686,15 +716,4 @@ def score_distribution(
             pmf[lo[full, y, u] + b : hi[full, y, u] + b + 1] += row
             if b > 0:
                 p_bonus += float(row.sum())
-    seconds = time.perf_counter() - start_time
-    names = [c.label for c in game.rules.categories]
-    return ScoreDistribution(
-        rules=game.rules,
-        pmf=pmf,
-        p_bonus=p_bonus if game.threshold > 0 else None,
-        p_all_same=p_same if same >= 0 else None,
-        all_same_box=names[same] if same >= 0 else None,
-        strategy=strategy or "table-driven strategy",
-        seconds=seconds,
-        meta={"peak_values": peak_values},
-    )
+    return pmf, p_bonus

@@ -560,24 +560,9 @@ def duel_table(
     if not (use_cache and path.exists()):
         duel_cost(game).check(allow_large)
     space = duel_space(game)
-    table = None
-    if use_cache:
-
-        def cached(whole: bool) -> DuelTable | None:
-            found = cache.lookup(rules, OBJECTIVE, (space.n_values,), params, mapped=not whole)
-            if found is None:
-                return None
-            values, meta = found
-            header = meta.pop("header")
-            meta["start_value"] = header.get("start_value")
-            meta["verdicts"] = header.get("verdicts")
-            return DuelTable(game, space, values, seconds=header.get("seconds", 0.0), meta=meta)
-
-        table = cached(whole=False)  # the header, and the values mapped
-        if table is not None and (not mapped or (compare and table.meta["verdicts"] is None)):
-            table = cached(whole=True)  # read and checked whole (the comparisons read it all)
-        if table is not None and (table.meta["verdicts"] is not None or not compare):
-            return table
+    table = _cached_duel(game, space, mapped, compare) if use_cache else None
+    if table is not None and (table.meta["verdicts"] is not None or not compare):
+        return table
     n = space.n_values
     solving = table is None
     weight = (1 if solving else 0) + (COMPARE_WEIGHT if compare else 0)
@@ -622,6 +607,30 @@ def duel_table(
         }
         values = np.asarray(table.values, dtype=np.float32)
         table.meta["path"] = cache.store_table(path, values, header)
+    return table
+
+
+def _cached_duel(game: CompiledRules, space: DuelSpace, mapped: bool, compare: bool):
+    """The cached duel table of ``game``, or None: memory-mapped with ``mapped``,
+    read and checked whole where the comparisons are still to be made (they read
+    it all)."""
+    from dicelab.solve import cache
+
+    def cached(whole: bool) -> DuelTable | None:
+        found = cache.lookup(
+            game.rules, OBJECTIVE, (space.n_values,), {"layout": LAYOUT}, mapped=not whole
+        )
+        if found is None:
+            return None
+        values, meta = found
+        header = meta.pop("header")
+        meta["start_value"] = header.get("start_value")
+        meta["verdicts"] = header.get("verdicts")
+        return DuelTable(game, space, values, seconds=header.get("seconds", 0.0), meta=meta)
+
+    table = cached(whole=False)  # the header, and the values mapped
+    if table is not None and (not mapped or (compare and table.meta["verdicts"] is None)):
+        table = cached(whole=True)
     return table
 
 

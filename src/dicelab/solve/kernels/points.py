@@ -112,13 +112,12 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
     hold finite leftovers that are never written back.
     """
     mask, y, f0, nl = batch
-    lo, hi, off, sign = P.lo, P.hi, P.off, P.sign
-    n_cat, n_rolls = R.score.shape
     L = lanes.width(A)
     nbk = (nl + L - 1) // L
     flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
-    n_runs = batch_runs(mask, y, f0, nl, lo, hi, off, runs)
-    open_boxes, first_row, n_vals_of, n_open, total = open_box_rows(mask, R.values)
+    n_runs = batch_runs(mask, y, f0, nl, P.lo, P.hi, P.off, runs)
+    boxes = open_box_rows(mask, R.values)
+    open_boxes, first_row, n_vals_of, n_open, total = boxes
     for t in range(n_open):
         c = open_boxes[t]
         shift = R.upper[c] and R.threshold > 0
@@ -131,7 +130,7 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
     # box a roll scores 0 in is covered by the best 0-candidate of the open boxes
     # (row ``total + 2``), and each roll visits its scoring boxes only. (Lanes over
     # points so far serve any utility, which need not grow with the score.)
-    zero_row = sign < 0
+    zero_row = P.sign < 0
     if zero_row:
         zrow = flat[total + 2]
         zrow[:] = NEG
@@ -140,7 +139,7 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
                 crow = flat[first_row[t]]
                 for i in range(zrow.shape[0]):
                     zrow[i] = max(zrow[i], crow[i])
-    for r in range(n_rolls):
+    for r in range(R.roll_face.shape[0]):
         if R.roll_face[r] >= 0:
             continue
         n = 0
@@ -155,15 +154,30 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
             picks[n] = first_row[t] + j
             n += 1
         max_rows(A, stride, cand, picks, n, roll0 + r, 0, nbk * L)
+    alike_points_rolls(batch, P, (A, stride, cand, picks), (runs, n_runs), roll0, boxes, R)
+
+
+@njit(cache=True)
+def alike_points_rolls(batch, P, scratch, runs_of, roll0, boxes, R):
+    """The all-alike final rolls of :func:`final_points_block`, by the placement rules.
+
+    Without an extra bonus, each allowed box scores one of its distinct scores and
+    its candidate row is already made: the roll is a maximum like any other. With
+    one, each allowed box's row is filled again with the bonus added.
+    """
+    mask, y, f0, nl = batch
+    A, stride, cand, picks = scratch
+    runs, n_runs = runs_of
+    open_boxes, first_row, n_vals_of, n_open, total = boxes
+    L = lanes.width(A)
+    nbk = (nl + L - 1) // L
+    flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
     tmp = flat[total + 1]
-    moves = np.empty((3, n_cat), np.int64)
-    for r in range(n_rolls):
-        face = R.roll_face[r]
-        if face < 0:
+    moves = np.empty((3, R.score.shape[0]), np.int64)
+    for r in range(R.roll_face.shape[0]):
+        if R.roll_face[r] < 0:
             continue
         n_moves, extra = placements(mask, y, r, R, moves)
-        # Without an extra bonus, each allowed box scores one of its distinct scores
-        # and its candidate row is already made: the roll is a maximum like any other.
         n = 0
         for m in range(n_moves if extra == 0 else 0):
             c, pts = moves[0, m], moves[1, m]
@@ -181,20 +195,18 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
         if n > 0:
             max_rows(A, stride, cand, picks, n, roll0 + r, 0, nbk * L)
             continue
-        first = True
         for m in range(n_moves):
             c, pts, y2 = moves[0, m], moves[1, m], moves[2, m]
             shift = R.upper[c] and R.threshold > 0
-            dst = flat[total] if first else tmp
+            dst = flat[total] if m == 0 else tmp
             gain = pts + int(extra)
             fill_runs(dst, f0, runs, n_runs, mask | (1 << c), y2, shift, pts, gain, P, R.threshold)
-            if not first:
+            if m > 0:
                 for blk in range(nbk):
-                    m = lanes.vmax(
+                    best = lanes.vmax(
                         lanes.load_at(cand, total, blk), lanes.load_at(cand, total + 1, blk)
                     )
-                    lanes.store_at(cand, total, blk, m)
-            first = False
+                    lanes.store_at(cand, total, blk, best)
         for blk in range(nbk):
             put(A, blk, roll0 + r, stride, lanes.load_at(cand, total, blk))
 

@@ -80,18 +80,10 @@ def cand_rows(values):
 
 
 @njit(cache=True, fastmath=FAST)
-def final_roll_values(mask, u0, nu, y, off, V, A, cand, roll0, R):
-    """Best box for every final roll: fills ``A[roll0 + r, off : off + nu]``.
-
-    The value of a box is its points, the extra all-same bonus where due, and the
-    value of the next turn's state. Rolls that are not all alike score the same
-    way whatever the box history, so each box's distinct scores are valued once
-    (``cand``) and each roll takes the best of its candidates; the all-same rolls,
-    where bonus and joker rules apply, take the general path.
-    """
-    n_cat, n_rolls = R.score.shape
-    if cand.shape[0] < cand_rows(R.values) or cand.shape[1] < nu:
-        raise ValueError("final_roll_values: cand needs cand_rows(values) rows of nu lanes")
+def candidate_rows(mask, u0, nu, y, V, cand, R):
+    """Each open box's distinct scores valued once for lanes ``0 .. nu``: the row
+    ``cand[first_row[t] + j]`` holds box ``open_boxes[t]``'s ``j``-th score plus the
+    next state's value. Returns :func:`open_box_rows`'s arrays."""
     open_boxes, first_row, n_vals_of, n_open, total_rows = open_box_rows(mask, R.values)
     for t in range(n_open):
         c = open_boxes[t]
@@ -109,6 +101,23 @@ def final_roll_values(mask, u0, nu, y, off, V, A, cand, roll0, R):
             else:
                 for ui in range(nu):
                     crow[ui] = pts + src[u0 + ui]
+    return open_boxes, first_row, n_vals_of, n_open, total_rows
+
+
+@njit(cache=True, fastmath=FAST)
+def final_roll_values(mask, u0, nu, y, off, V, A, cand, roll0, R):
+    """Best box for every final roll: fills ``A[roll0 + r, off : off + nu]``.
+
+    The value of a box is its points, the extra all-same bonus where due, and the
+    value of the next turn's state. Rolls that are not all alike score the same
+    way whatever the box history, so each box's distinct scores are valued once
+    (``cand``) and each roll takes the best of its candidates; the all-same rolls,
+    where bonus and joker rules apply, take the general path.
+    """
+    n_cat, n_rolls = R.score.shape
+    if cand.shape[0] < cand_rows(R.values) or cand.shape[1] < nu:
+        raise ValueError("final_roll_values: cand needs cand_rows(values) rows of nu lanes")
+    open_boxes, first_row, _, n_open, total_rows = candidate_rows(mask, u0, nu, y, V, cand, R)
     # A box's candidates grow with its points (the next state's value never falls
     # with a higher upper total), so a box scoring 0 for a roll is never better
     # than its own 0-candidate: all of those are covered by one row, the best
