@@ -237,3 +237,66 @@ def run_distribution(
     typer.echo(f"  (total probability {dist.total:.15f}, {dist.seconds:.2f} s)")
     if plot is not None:
         typer.echo(f"  histogram written to {plot}")
+
+
+def run_expected(
+    rules: str,
+    *,
+    as_json: bool = False,
+    use_cache: bool = True,
+    allow_large: bool = False,
+    runner=None,
+    store=None,
+    precision: str = "single",
+) -> None:
+    """``dicelab solve RULES``: the maximum expected score, solved or from the cache."""
+    import json
+    import time
+
+    import typer
+
+    from dicelab.cli.output import progress_bar
+    from dicelab.rules import load_rules
+    from dicelab.solve.expected import expected_table
+
+    json_out = as_json
+    r = load_rules(rules)
+    start = time.perf_counter()
+    with progress_bar(f"solving {r.name}", enabled=not json_out) as tick:
+        if r.save_unused_throws:  # throws in hand: their own table, not cached
+            from dicelab.solve.saved import solve_saved
+
+            table = solve_saved(
+                r, progress=tick, allow_large=allow_large, runner=runner, store=store
+            )
+        else:
+            table = expected_table(
+                r,
+                use_cache=use_cache,
+                progress=tick,
+                allow_large=allow_large,
+                runner=runner,
+                store=store,
+                precision=precision,
+            )
+    seconds = time.perf_counter() - start
+    if json_out:
+        out = {
+            "rules": r.name,
+            "objective": "expected",
+            "precision": precision,
+            "expected_score": table.expected_score,
+            "states": table.n_states,
+            "seconds": round(seconds, 4),
+            "solve_seconds": round(table.seconds, 4) if not table.meta.get("cached") else None,
+            "cached": bool(table.meta.get("cached")),
+            "table": table.meta.get("path"),
+        }
+        typer.echo(json.dumps(out))
+        return
+    how = "from the cache" if table.meta.get("cached") else "solved"
+    digits = 6 if precision == "single" else 7  # single-precision turns: within 1e-6
+    typer.echo(
+        f"{r.name}: optimal expected score {table.expected_score:.{digits}f} "
+        f"({table.n_states:,} states, {how} in {seconds:.2f} s)"
+    )

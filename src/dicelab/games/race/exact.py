@@ -233,14 +233,7 @@ def solve_counts(
     if {s: c for s, c in ca.items() if c} == {s: c for s, c in cb.items() if c}:
         return Fraction(0), Fraction(1), 1  # the same list: both finish on the same throw
     groups = _groups(ca, cb, weight)
-    size = 1
-    for _, na, nb, g in groups:
-        size *= _multisets(g, max(na, nb) + 1)
-        if size > MAX_EXACT_STATES:
-            raise UserError(
-                "the lists are too long for the exact solver "
-                f"(more than {MAX_EXACT_STATES} positions); use shorter lists"
-            )
+    _check_positions(groups)
     # Flat layout: group g owns slots j = 0..cap, holding how many of its sums were
     # thrown j times. A throw moves one sum from slot j to slot j + 1.
     start: list[int] = []
@@ -299,6 +292,18 @@ def solve_counts(
         seen += len(nxt)
         frontier = nxt
     return win, tie, seen
+
+
+def _check_positions(groups) -> None:
+    """Refuse lists whose positions are too many for the exact solver."""
+    size = 1
+    for _, na, nb, g in groups:
+        size *= _multisets(g, max(na, nb) + 1)
+        if size > MAX_EXACT_STATES:
+            raise UserError(
+                "the lists are too long for the exact solver "
+                f"(more than {MAX_EXACT_STATES} positions); use shorter lists"
+            )
 
 
 def _multisets(n: int, kinds: int) -> int:

@@ -1,0 +1,141 @@
+"""``dicelab duel``: the two-player game solved, advised, played and reviewed."""
+
+from __future__ import annotations
+
+import typer
+
+from dicelab.cli.app import CLUSTER_OPTION, STORE_OPTION, WORKERS_OPTION, app
+
+
+class _DuelGroup(typer.core.TyperGroup):
+    """``dicelab duel RULES`` runs ``duel solve RULES``; ``duel advise`` and ``duel play``
+    are subcommands."""
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["solve", *args]
+        return super().parse_args(ctx, args)
+
+
+duel_app = typer.Typer(
+    cls=_DuelGroup,
+    help="The two-player game solved exactly: who wins, not who scores most.",
+    no_args_is_help=True,
+)
+app.add_typer(duel_app, name="duel")
+
+
+@duel_app.command("solve")
+def duel_solve(
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
+    plot: str | None = typer.Option(
+        None, "--plot", help="Plot the value of a lead for a few sheet pairs (.png, .svg)."
+    ),
+    allow_large: bool = typer.Option(
+        False, "--allow-large", help="Solve even what this machine is not expected to finish."
+    ),
+    cluster: str | None = CLUSTER_OPTION,
+    workers: int | None = WORKERS_OPTION,
+    store: str | None = STORE_OPTION,
+) -> None:
+    """Solve the two-player game (also: dicelab duel RULES) and compare strategies."""
+    from dicelab.cli.duel import run_duel
+    from dicelab.solve.schedule import runner_for
+
+    with runner_for(cluster, workers) as runner:
+        run_duel(
+            rules,
+            as_json=json_out,
+            use_cache=not no_cache,
+            allow_large=allow_large,
+            plot=plot,
+            runner=runner,
+            store=store,
+        )
+
+
+@duel_app.command("advise", context_settings={"allow_extra_args": True})
+def duel_advise_command(
+    ctx: typer.Context,
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    dice: list[str] = typer.Option(..., "--dice", help="The dice showing: --dice 3 3 6 5 6."),
+    rerolls: int | None = typer.Option(
+        None, "--rerolls", help="Rerolls left (default: all of them, after the first throw)."
+    ),
+    mine: list[str] = typer.Option([], "--mine", help="My filled boxes: ones=3,sixes=18."),
+    theirs: list[str] = typer.Option([], "--theirs", help="The opponent's filled boxes."),
+    my_score: int | None = typer.Option(None, "--my-score", help="My score so far."),
+    their_score: int | None = typer.Option(None, "--their-score", help="Their score so far."),
+    my_upper: int | None = typer.Option(None, "--my-upper", help="My upper total."),
+    their_upper: int | None = typer.Option(None, "--their-upper", help="Their upper total."),
+    my_bonuses: int = typer.Option(0, "--my-bonuses", help="My extra all-same bonuses."),
+    their_bonuses: int = typer.Option(0, "--their-bonuses", help="Their extra bonuses."),
+    top: int = typer.Option(12, "--top", min=0, help="Show this many options (0: all)."),
+    as_json: bool = typer.Option(False, "--json", help="Print every option as JSON."),
+) -> None:
+    """Rank every option of a duel position by win chance, beside its expected-score rank."""
+    from dicelab.cli.advice import parse_filled
+    from dicelab.cli.duel import run_duel_advise
+    from dicelab.rules import load_rules
+    from dicelab.solve.duel_advice import Sheet
+
+    r = load_rules(rules)
+    run_duel_advise(
+        rules,
+        [*dice, *ctx.args],
+        rerolls=rerolls,
+        mine=Sheet(parse_filled(mine, r), my_upper, my_bonuses, my_score),
+        theirs=Sheet(parse_filled(theirs, r), their_upper, their_bonuses, their_score),
+        top=top,
+        as_json=as_json,
+    )
+
+
+@duel_app.command("play")
+def duel_play_command(
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    seat: str = typer.Option("A", "--seat", help="A to move first, B to move second."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of the dice."),
+    record: str | None = typer.Option(
+        None, "--record", help="Game record file (default: dicelab-duel-DATE-TIME.json)."
+    ),
+    hide: bool = typer.Option(False, "--hide-advice", help="Play without advice."),
+    top: int = typer.Option(6, "--top", min=0, help="Options shown at each step (0: all)."),
+) -> None:
+    """Play against the computer (it plays to win); your win chance after every decision."""
+    from pathlib import Path
+
+    from dicelab.cli.duel_play import run_duel_play
+
+    code = run_duel_play(
+        rules, seed=seed, seat=seat, record=Path(record) if record else None, show=not hide, top=top
+    )
+    raise typer.Exit(code)
+
+
+@duel_app.command("review")
+def duel_review_command(
+    file: str = typer.Argument(..., help="A duel record written by dicelab duel play."),
+    all_decisions: bool = typer.Option(False, "--all", help="List every decision."),
+    as_json: bool = typer.Option(False, "--json", help="Print the review as JSON."),
+) -> None:
+    """Review a recorded duel: each of your decisions priced in win chance."""
+    from dicelab.cli.duel_play import run_duel_review
+
+    run_duel_review(file, as_json=as_json, all_decisions=all_decisions)
+
+
+@duel_app.command("disagreements")
+def duel_disagreements_command(
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    games: int = typer.Option(200, "--games", help="Duels to play (1 to 100,000)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the dice."),
+    top: int = typer.Option(10, "--top", min=0, help="Show this many (0: all)."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Where playing to win and playing for the expected score part most, in play."""
+    from dicelab.cli.duel import run_disagreements
+
+    run_disagreements(rules, games=games, seed=seed, top=top, as_json=as_json)

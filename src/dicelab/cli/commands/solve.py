@@ -1,0 +1,104 @@
+"""``dicelab solve`` and ``dicelab distribution``: every objective of one player's game."""
+
+from __future__ import annotations
+
+import typer
+
+from dicelab.cli.app import CLUSTER_OPTION, STORE_OPTION, WORKERS_OPTION, app
+
+
+@app.command()
+def solve(
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
+    objective: str | None = typer.Option(
+        None, "--objective", help="expected (default), target (P(score >= S)) or win."
+    ),
+    target: int | None = typer.Option(None, "--target", help="The score S to reach."),
+    exact: bool = typer.Option(False, "--exact", help="An exact fraction (small state spaces)."),
+    opponent: str | None = typer.Option(
+        None, "--opponent", help="Opponent's score distribution file (win; default: optimum)."
+    ),
+    allow_large: bool = typer.Option(
+        False, "--allow-large", help="Solve even what this machine is not expected to finish."
+    ),
+    cluster: str | None = CLUSTER_OPTION,
+    workers: int | None = WORKERS_OPTION,
+    store: str | None = STORE_OPTION,
+    precision: str = typer.Option(
+        "single",
+        "--precision",
+        help="Values inside a turn: single (faster, within 1e-6) or double; expected score only.",
+    ),
+) -> None:
+    """Solve a rule set: maximum expected score, best P(score >= S), or best chance to win."""
+
+    from dicelab.solve.schedule import runner_for
+
+    if objective is None:
+        objective = "target" if target is not None else "expected"
+    plain = objective == "expected" and not exact and target is None and opponent is None
+    if precision != "single":
+        from dicelab.errors import UserError
+        from dicelab.solve.expected import turn_dtype
+
+        turn_dtype(precision)
+        if not plain:
+            raise UserError("--precision: applies to the expected-score solve only")
+    with runner_for(cluster, workers) as runner:
+        if not plain:
+            from dicelab.cli.objectives import run_objective
+
+            run_objective(
+                rules,
+                objective,
+                target=target,
+                exact=exact,
+                opponent=opponent,
+                as_json=json_out,
+                use_cache=not no_cache,
+                allow_large=allow_large,
+                runner=runner,
+                store=store,
+            )
+            return
+        from dicelab.cli.objectives import run_expected
+
+        run_expected(
+            rules,
+            as_json=json_out,
+            use_cache=not no_cache,
+            allow_large=allow_large,
+            runner=runner,
+            store=store,
+            precision=precision,
+        )
+
+@app.command("distribution")
+def distribution_command(
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    as_json: bool = typer.Option(False, "--json", help="Print every figure as JSON."),
+    plot: str | None = typer.Option(None, "--plot", help="Write a histogram (.png, .svg, .pdf)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
+    allow_large: bool = typer.Option(
+        False, "--allow-large", help="Solve even what this machine is not expected to hold."
+    ),
+    cluster: str | None = CLUSTER_OPTION,
+    workers: int | None = WORKERS_OPTION,
+) -> None:
+    """Exact distribution of the final score under the expected-score optimum."""
+    from pathlib import Path
+
+    from dicelab.cli.objectives import run_distribution
+    from dicelab.solve.schedule import runner_for
+
+    with runner_for(cluster, workers) as runner:
+        run_distribution(
+            rules,
+            as_json=as_json,
+            plot=Path(plot) if plot else None,
+            use_cache=not no_cache,
+            allow_large=allow_large,
+            runner=runner,
+        )
