@@ -64,6 +64,15 @@ def test_duel_of_a_tiny_game_against_brute_force():
     duel = dicelab.solve(rules, objective="duel", cache=False)
     assert duel.value() == pytest.approx(duel_brute_force(rules), abs=1e-12)
     assert isinstance(duel, dicelab.DuelTable) and "first player" in repr(duel)
+    # the first player's chance, again from the advice on every first throw
+    space = duel.game.space
+    total = 0.0
+    for r, roll in enumerate(space.rolls):
+        pos = dicelab.Position(dice=space.faces_of(int(roll)), rerolls=1)
+        advice = duel.advise(pos, theirs=dicelab.Sheet({}))
+        assert advice.seat == "A" and advice.options[0].cost == 0.0
+        total += space.roll_prob[r] * advice.options[0].value
+    assert total == pytest.approx(duel.value(), abs=1e-6)
 
 
 def _toml_line(key, value):

@@ -83,6 +83,29 @@ def _best_box(mask, y, u, ri, V, R, moves):
     return best_c, best_pts, extra
 
 
+@njit(cache=True, inline="always")
+def _write_box(c, pts, extra, sheet, R, alike_box, out):
+    """Score ``pts`` (and ``extra``) in box ``c``: the game's tally in ``out`` (points,
+    extra bonuses, the all-same box scored) and the sheet ``(mask, y, u)`` after it."""
+    mask, y, u = sheet
+    out[0] += pts + int(extra)
+    if extra > 0:
+        out[2] += 1
+    if c == alike_box and pts > 0:
+        out[3] = 1
+    if R.upper[c] and R.threshold > 0:
+        u = min(R.threshold, u + pts)
+    return mask | (1 << c), next_flag(c, y, pts, R.yahtzee, R.n_flag), u
+
+
+@njit(cache=True, inline="always")
+def _finish(u, R, bonus_points, out):
+    """The upper bonus of a finished sheet with upper total ``u``, added to ``out``."""
+    bonus = 1 if (R.threshold > 0 and u >= R.threshold) else 0
+    out[0] += bonus * bonus_points
+    out[1] = bonus
+
+
 @njit(cache=True)
 def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, alike_box, out):
     """One game with optimal choices; writes score, bonus, extra bonuses, all-same.
@@ -93,7 +116,7 @@ def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, ali
     ``scratch`` is ``(A, S, cand, arg, stop)``, the buffers of one worker.
     """
     A, S, cand, arg, stop = scratch
-    score, upper, threshold, yahtzee, n_flag = R.score, R.upper, R.threshold, R.yahtzee, R.n_flag
+    score = R.score
     n_cat = score.shape[0]
     n_keeps = D.add.shape[0]
     roll0 = D.size_start[D.dice]
@@ -103,9 +126,7 @@ def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, ali
     mask = 0
     u = 0
     y = 0
-    total = 0
-    extras = 0
-    alike = 0
+    out[:] = 0
     pos = 0
     while mask != full:
         final_roll_values(mask, u, 1, y, 0, V, A, cand, roll0, R)
@@ -134,20 +155,8 @@ def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, ali
                 pos += 1
         now = SR if (served and first) else R
         c, best_pts, extra = _best_box(mask, y, u, r - roll0, V, now, moves)
-        if extra > 0:
-            extras += 1
-        if c == alike_box and best_pts > 0:
-            alike = 1
-        total += best_pts + int(extra)
-        y = next_flag(c, y, best_pts, yahtzee, n_flag)
-        if upper[c] and threshold > 0:
-            u = min(threshold, u + best_pts)
-        mask |= 1 << c
-    bonus = 1 if (threshold > 0 and u >= threshold) else 0
-    out[0] = total + bonus * bonus_points
-    out[1] = bonus
-    out[2] = extras
-    out[3] = alike
+        mask, y, u = _write_box(c, best_pts, extra, (mask, y, u), R, alike_box, out)
+    _finish(u, R, bonus_points, out)
 
 
 @njit(cache=True, parallel=True)
@@ -181,7 +190,7 @@ def _play_saved_game(draws, V, A, cand, arg, keep_size, R, D, bonus_points, alik
     values the dice as scored then, keeping the rerolls left (at most the cap). The
     whole game never throws more than ``rolls`` times per box, so the draws suffice.
     """
-    score, upper, threshold, yahtzee, n_flag = R.score, R.upper, R.threshold, R.yahtzee, R.n_flag
+    score = R.score
     n_cat = score.shape[0]
     n_keeps = D.add.shape[0]
     roll0 = D.size_start[D.dice]
@@ -192,9 +201,7 @@ def _play_saved_game(draws, V, A, cand, arg, keep_size, R, D, bonus_points, alik
     u = 0
     y = 0
     s = 0
-    total = 0
-    extras = 0
-    alike = 0
+    out[:] = 0
     pos = 0
     while mask != full:
         levels = D.rerolls + s
@@ -220,21 +227,9 @@ def _play_saved_game(draws, V, A, cand, arg, keep_size, R, D, bonus_points, alik
             n -= 1
         kept = min(n, cap)
         c, best_pts, extra = _best_box(mask, y, u, r - roll0, V[:, :, kept, :], R, moves)
-        if extra > 0:
-            extras += 1
-        if c == alike_box and best_pts > 0:
-            alike = 1
-        total += best_pts + int(extra)
-        y = next_flag(c, y, best_pts, yahtzee, n_flag)
-        if upper[c] and threshold > 0:
-            u = min(threshold, u + best_pts)
-        mask |= 1 << c
+        mask, y, u = _write_box(c, best_pts, extra, (mask, y, u), R, alike_box, out)
         s = kept
-    bonus = 1 if (threshold > 0 and u >= threshold) else 0
-    out[0] = total + bonus * bonus_points
-    out[1] = bonus
-    out[2] = extras
-    out[3] = alike
+    _finish(u, R, bonus_points, out)
 
 
 @njit(cache=True, parallel=True)
