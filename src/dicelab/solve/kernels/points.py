@@ -154,7 +154,10 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
             picks[n] = first_row[t] + j
             n += 1
         max_rows(A, stride, cand, picks, n, roll0 + r, 0, nbk * L)
-    alike_points_rolls(batch, P, (A, stride, cand, picks), (runs, n_runs), roll0, boxes, R)
+    for r in range(R.roll_face.shape[0]):
+        if R.roll_face[r] >= 0:  # rules where all-alike rolls have rules of their own
+            alike_points_rolls(batch, P, (A, stride, cand, picks), (runs, n_runs), roll0, boxes, R)
+            break
 
 
 @njit(cache=True)
