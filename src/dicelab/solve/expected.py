@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -30,10 +30,9 @@ from dicelab.rules.placement import placed
 from dicelab.solve import turn
 from dicelab.solve.cost import expected_cost, lane_seconds
 from dicelab.solve.kernels import Segments, dice_arrays, rule_arrays
-from dicelab.solve.table import SolvedTable
+from dicelab.solve.table import ExpectedScoreTable
 
 if TYPE_CHECKING:
-    from dicelab.solve.advice import Advice, Position
     from dicelab.solve.distribution import ScoreDistribution
 
 Progress = Callable[[int, int], None]
@@ -53,7 +52,7 @@ def turn_dtype(precision: str) -> np.dtype:
 
 
 @dataclass(repr=False)
-class ExpectedTable(SolvedTable):
+class ExpectedTable(ExpectedScoreTable):
     """Turn-start values of a rule set under the expected-score optimum.
 
     ``values[mask, y, u]`` is the expected number of points still to come
@@ -68,23 +67,10 @@ class ExpectedTable(SolvedTable):
     seconds: float = 0.0
     meta: dict = field(default_factory=dict)
 
-    objective: ClassVar[str] = "expected"
-
     @property
     def expected_score(self) -> float:
         """Optimal expected final score of a whole game."""
         return float(self.values[0, 0, 0])
-
-    @property
-    def summary(self) -> str:
-        return f"expected {self.expected_score:.6f}, {self.n_states:,} states"
-
-    def advise(self, position: Position) -> Advice:
-        """Every option of a position ranked by expected final score (see
-        :func:`dicelab.solve.advice.advise`)."""
-        from dicelab.solve.advice import advise
-
-        return advise(self, position)
 
     def distribution(self, *, strategy: str | None = None) -> ScoreDistribution:
         """The exact distribution of the final score of a whole game played by this
@@ -163,6 +149,11 @@ class KeepLookups:
             best = max(best, float(self.first[roll - int(space.size_start[space.dice])]))
         return best
 
+    @property
+    def sheet(self) -> tuple[int, int]:
+        """The filled boxes and the flag of the turn's state."""
+        return self.filled, self.flag
+
     def box_options(self, roll: int, first_throw: bool = False) -> list[BoxOption]:
         """Every box a final roll (keep index) may go in, with its value; with
         ``first_throw``, scored at once on the turn's first throw (served points).
@@ -204,11 +195,6 @@ class TurnValues(KeepLookups):
     keep: np.ndarray
     start_value: float
     first: np.ndarray | None = None
-
-    @property
-    def sheet(self) -> tuple[int, int]:
-        """The filled boxes and the flag of the turn's state."""
-        return self.filled, self.flag
 
     def box_value(self, c: int, pts: int, extra: float, y2: int) -> float:
         """The value of scoring ``pts`` (and ``extra``) in box ``c``, next flag ``y2``."""

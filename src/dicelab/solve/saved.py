@@ -27,7 +27,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,11 +42,11 @@ from dicelab.solve.expected import (
     mark_unreachable,
 )
 from dicelab.solve.kernels import Segments, dice_arrays, rule_arrays
-from dicelab.solve.table import SolvedTable
+from dicelab.solve.table import ExpectedScoreTable
 from dicelab.text import plural
 
 if TYPE_CHECKING:
-    from dicelab.solve.advice import Advice, Position
+    pass
 
 Progress = Callable[[int, int], None]
 
@@ -70,26 +70,13 @@ def saved_cost(rules: Rules) -> Cost:
 
 
 @dataclass(repr=False)
-class SavedTable(SolvedTable):
+class SavedTable(ExpectedScoreTable):
     """Turn-start values when unused throws are saved (see the module docstring)."""
 
     game: CompiledRules
     values: np.ndarray
     seconds: float = 0.0
     meta: dict = field(default_factory=dict)
-
-    objective: ClassVar[str] = "expected"
-
-    @property
-    def summary(self) -> str:
-        return f"expected {self.expected_score:.6f}, {self.n_states:,} states"
-
-    def advise(self, position: Position) -> Advice:
-        """Every option of a position ranked by expected final score (see
-        :func:`dicelab.solve.advice.advise`)."""
-        from dicelab.solve.advice import advise
-
-        return advise(self, position)
 
     @property
     def expected_score(self) -> float:
@@ -225,10 +212,6 @@ class SavedTurnValues(KeepLookups):
     rerolls: int
     keep: np.ndarray
     start_value: float
-
-    @property
-    def sheet(self) -> tuple[int, int]:
-        return self.filled, self.flag
 
     def box_value(self, c: int, pts: int, extra: float, y2: int) -> float:
         """Scoring now, keeping the rerolls left for later turns (up to the cap)."""

@@ -62,3 +62,21 @@ class SolvedTable:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.rules.name}: {self.summary}>"
+
+
+class ExpectedScoreTable(SolvedTable):
+    """A table of the expected-score optimum (with or without throws saved): its
+    ``expected_score``, and advice ranked by expected final score."""
+
+    objective: ClassVar[str] = "expected"
+
+    @property
+    def summary(self) -> str:
+        return f"expected {self.expected_score:.6f}, {self.n_states:,} states"
+
+    def advise(self, position: Position) -> Advice:
+        """Every option of a position ranked by expected final score (see
+        :func:`dicelab.solve.advice.advise`)."""
+        from dicelab.solve.advice import advise
+
+        return advise(self, position)

@@ -581,10 +581,6 @@ class PointsTurnValues(KeepLookups):
     start_value: float
     first: np.ndarray | None = None
 
-    @property
-    def sheet(self) -> tuple[int, int]:
-        return self.filled, self.flag
-
     def box_value(self, c: int, pts: int, extra: float, y2: int) -> float:
         """The table's value after the box, the points moved by what it scores."""
         t, g = self.table, self.table.game
