@@ -29,21 +29,14 @@ from pathlib import Path
 import numpy as np
 
 from dicelab.errors import UserError
-from dicelab.rules import Rules, load_rules
-from dicelab.rules.compiled import CompiledRules, compile_rules
+from dicelab.rules import Rules
+from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.table import SolvedTable
 
 #: The objectives :func:`solve` knows, in the order the docs present them.
 OBJECTIVES = ("expected", "target", "win", "spread", "duel")
 
 Progress = Callable[[int, int], None]
-
-
-def compiled(rules: Rules | CompiledRules | str | Path) -> CompiledRules:
-    """Rules in any form a user gives them (name, path, TOML text, model), compiled once."""
-    if isinstance(rules, CompiledRules):
-        return rules
-    return compile_rules(rules if isinstance(rules, Rules) else load_rules(rules))
 
 
 def solve(
@@ -104,7 +97,7 @@ def solve(
     >>> round(table.value(), 2)
     165.76
     """
-    game = compiled(rules)
+    game = as_game(rules)
     _check_options(objective, precision, opponent)
     common = dict(use_cache=cache, allow_large=allow_large, runner=runner, progress=progress)
     if objective == "expected":

@@ -259,10 +259,9 @@ def run_expected(
     from dicelab.rules import load_rules
     from dicelab.solve.expected import expected_table
 
-    json_out = as_json
     r = load_rules(rules)
     start = time.perf_counter()
-    with progress_bar(f"solving {r.name}", enabled=not json_out) as tick:
+    with progress_bar(f"solving {r.name}", enabled=not as_json) as tick:
         if r.save_unused_throws:  # throws in hand: their own table, not cached
             from dicelab.solve.saved import solve_saved
 
@@ -280,7 +279,7 @@ def run_expected(
                 precision=precision,
             )
     seconds = time.perf_counter() - start
-    if json_out:
+    if as_json:
         out = {
             "rules": r.name,
             "objective": "expected",

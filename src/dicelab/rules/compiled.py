@@ -13,6 +13,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
@@ -326,16 +327,16 @@ def refuse_variants(
     )
 
 
-def as_game(rules: Rules | CompiledRules | str) -> CompiledRules:
+def as_game(rules: Rules | CompiledRules | str | Path) -> CompiledRules:
     """The compiled game of ``rules``: compiled rules as they are, rules compiled, a
-    built-in name or a rules file loaded and compiled.
+    built-in name, a rules file or TOML text loaded and compiled.
 
     Solvers call this once at their entry, so a caller that passes a compiled game
     down never has the rules loaded or compiled again.
     """
     if isinstance(rules, CompiledRules):
         return rules
-    if isinstance(rules, str):
+    if not isinstance(rules, Rules):
         from dicelab.rules import load_rules
 
         rules = load_rules(rules)
