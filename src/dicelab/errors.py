@@ -58,3 +58,20 @@ class TooLarge(UserError):
 
 class DamagedTable(UserError):
     """A cached table's block failed its checksum while being read."""
+
+
+def read_user_file(path, what: str) -> str:
+    """The text of a file a user named, or one line that says why it cannot be had.
+
+    ``what`` names the file in the message (``"rules file 'x.toml'"``): a missing
+    file is a :class:`NotFound`, any other failure (a folder, no permission, not
+    UTF-8) a :class:`UserError`.
+    """
+    from pathlib import Path
+
+    try:
+        return Path(path).read_text("utf-8")
+    except FileNotFoundError:
+        raise NotFound(f"{what} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"{what} cannot be read: {exc}") from None

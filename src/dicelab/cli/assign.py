@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from dicelab.errors import UserError
+from dicelab.errors import UserError, read_user_file
 from dicelab.solve.contest_format import format_json, format_lines, parse_games
 from dicelab.solve.hindsight import DEFAULT_RULES, assign, checked_game
 
@@ -25,12 +25,7 @@ def run_assign(
         except UnicodeDecodeError as exc:
             raise UserError(f"standard input is not text: {exc}") from None
     else:
-        try:
-            text = Path(source).read_text("utf-8")
-        except FileNotFoundError:
-            raise UserError(f"input file {str(source)!r} does not exist") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(f"input file {str(source)!r} cannot be read: {exc}") from None
+        text = read_user_file(source, f"input file {str(source)!r}")
     parsed = parse_games(text, game)
     result = assign(parsed.faces, game)
     out = format_json(result, parsed.lines) if as_json else format_lines(result)

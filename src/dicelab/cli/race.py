@@ -91,6 +91,7 @@ def _run_best(best: BestList, as_json: bool, plot: Path | None, console: Console
     else:
         show_best(best, console)
 
+
 def _search(
     dice: int, faces: int, picks: int, start: tuple[int, ...] | None, quiet: bool
 ) -> BestList:

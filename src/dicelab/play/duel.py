@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from dicelab.errors import UserError
+from dicelab.errors import UserError, read_user_file
 from dicelab.play.game import Game, check_header, find_box_option
 from dicelab.solve.advice import TIE, Option, Position, _rank, scorecard_state
 from dicelab.solve.duel import DuelTable, duel_turn_values
@@ -179,11 +179,10 @@ def load_duel_record(path) -> dict:
     from pathlib import Path
 
     path = Path(path)
+    text = read_user_file(path, f"duel record {str(path)!r}")
     try:
-        record = json.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"duel record {str(path)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        record = json.loads(text)
+    except json.JSONDecodeError as exc:
         raise UserError(f"{path.name}: not a dicelab duel record ({exc})") from None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise UserError(f'{path.name}: not a dicelab duel record (no "format": "{FORMAT}")')

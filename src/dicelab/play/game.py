@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dicelab.errors import UserError
+from dicelab.errors import UserError, read_user_file
 from dicelab.solve.advice import TIE, Advice, Option, Position, advise
 from dicelab.solve.expected import ExpectedTable
 
@@ -391,12 +391,7 @@ def record_text(record: dict) -> str:
 def load_record(path: str | Path) -> dict:
     """Read a game record; a file that is not one is a :class:`UserError`."""
     path = Path(path)
-    try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError:
-        raise UserError(f"game record {str(path)!r} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"game record {str(path)!r} cannot be read: {exc}") from None
+    text = read_user_file(path, f"game record {str(path)!r}")
     try:
         record = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from dicelab.errors import NotFound, UserError
+from dicelab.errors import NotFound, UserError, read_user_file
 from dicelab.rules.model import Rules
 
 if sys.version_info >= (3, 11):
@@ -89,12 +89,7 @@ def _read_source(text: str, base: Path | None = None) -> tuple[str, str, Path | 
         raw = (resources.files("dicelab.rules") / "builtin" / source).read_text("utf-8")
         return source, raw, None
     if path.suffix == ".toml" or path.exists():
-        try:
-            raw = path.read_text("utf-8")
-        except FileNotFoundError:
-            raise NotFound(f"rules file {text!r} does not exist") from None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(f"rules file {text!r} cannot be read: {exc}") from None
+        raw = read_user_file(path, f"rules file {text!r}")
         return path.name, raw, path.parent
     raise NotFound(
         f"unknown rules {text!r}: expected a built-in name "

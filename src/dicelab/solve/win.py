@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dicelab.errors import UserError
+from dicelab.errors import UserError, read_user_file
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.target import UtilityTable, utility_table, win_utility
@@ -42,12 +42,7 @@ def read_opponent(path: str | Path) -> np.ndarray:
     """
     path = Path(path)
     name = f"opponent file {str(path)!r}"
-    try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{name} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{name} cannot be read: {exc}") from None
+    text = read_user_file(path, name)
     pairs: dict[int, float] = {}
 
     def put(score, prob, where: str) -> None:

@@ -11,6 +11,7 @@ from dicelab.cli.app import app, fail
 cache_app = typer.Typer(help="The solved tables kept on disk.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
 
+
 @cache_app.command("list")
 def cache_list() -> None:
     """List the cached tables."""

@@ -9,6 +9,7 @@ from dicelab.cli.app import app
 rules_app = typer.Typer(help="The built-in rule sets and rules files.", no_args_is_help=True)
 app.add_typer(rules_app, name="rules")
 
+
 @rules_app.command("list")
 def rules_list() -> None:
     """List the built-in rule sets."""

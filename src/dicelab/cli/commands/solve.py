@@ -75,6 +75,7 @@ def solve(
             precision=precision,
         )
 
+
 @app.command("distribution")
 def distribution_command(
     rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),

@@ -12,7 +12,7 @@ import asyncio
 import json
 from typing import Any
 
-from fastapi import Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from dicelab.errors import TooLarge, UserError
@@ -25,6 +25,14 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": m.ErrorOut, "description": "Unknown rule set."},
     422: {"model": m.ErrorOut, "description": "The body does not fit the request model."},
 }
+
+
+def route(router: APIRouter, method: str, path: str, model: type, summary: str, **extra: Any):
+    """Declare a route of the JSON API: its method, path, the model of its answer, a
+    one-line summary, and the errors every route may answer with (:data:`ERRORS`)."""
+    return router.api_route(
+        path, methods=[method], response_model=model, responses=ERRORS, summary=summary, **extra
+    )
 
 
 class FastJSON(JSONResponse):

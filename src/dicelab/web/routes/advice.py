@@ -11,7 +11,7 @@ from dicelab.errors import UserError
 from dicelab.solve.advice import TIE, Advice, Position, advise, advise_target, advise_win
 from dicelab.solve.spread import option_spreads
 from dicelab.web import models as m
-from dicelab.web.routes import ERRORS, FastJSON, check_target, get_store, table_for, turn_start
+from dicelab.web.routes import FastJSON, check_target, get_store, route, table_for, turn_start
 from dicelab.web.store import Store
 
 router = APIRouter(tags=["advice"])
@@ -35,12 +35,7 @@ def advice_json(advice: Advice) -> tuple[dict, str]:
     return out, key
 
 
-@router.post(
-    "/api/advice",
-    response_model=m.AdviceOut,
-    responses=ERRORS,
-    summary="Every option of a position, ranked",
-)
+@route(router, "POST", "/api/advice", m.AdviceOut, "Every option of a position, ranked")
 async def post_advice(body: m.AdviceRequest, store: Store = Depends(get_store)) -> FastJSON:
     """Rank the keeps (rerolls left) or the boxes (after the last throw).
 
@@ -86,11 +81,12 @@ async def post_advice(body: m.AdviceRequest, store: Store = Depends(get_store)) 
     return FastJSON(out)
 
 
-@router.post(
+@route(
+    router,
+    "POST",
     "/api/outlook",
-    response_model=m.OutlookOut,
-    responses=ERRORS,
-    summary="The value of a scorecard before the turn's first throw",
+    m.OutlookOut,
+    "The value of a scorecard before the turn's first throw",
 )
 async def post_outlook(body: m.OutlookRequest, store: Store = Depends(get_store)) -> dict:
     """What the rest of the game holds from the start of a turn, with the best play
@@ -122,11 +118,12 @@ async def post_outlook(body: m.OutlookRequest, store: Store = Depends(get_store)
     }
 
 
-@router.post(
+@route(
+    router,
+    "POST",
     "/api/distribution",
-    response_model=m.DistributionOut,
-    responses=ERRORS,
-    summary="The distribution of the final score from the start of a turn",
+    m.DistributionOut,
+    "The distribution of the final score from the start of a turn",
 )
 async def post_distribution(
     body: m.DistributionRequest, store: Store = Depends(get_store)

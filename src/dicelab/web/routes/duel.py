@@ -10,7 +10,7 @@ from dicelab.errors import UserError
 from dicelab.solve.advice import TIE, Option
 from dicelab.solve.duel_advice import Sheet, duel_advise, sheet_state
 from dicelab.web import models as m
-from dicelab.web.routes import ERRORS, FastJSON, get_store, table_for
+from dicelab.web.routes import FastJSON, get_store, route, table_for
 from dicelab.web.store import Store
 
 router = APIRouter(tags=["duel"])
@@ -41,11 +41,12 @@ def option_json(o: Option) -> dict:
     }
 
 
-@router.post(
+@route(
+    router,
+    "POST",
     "/api/duel/advice",
-    response_model=m.DuelAdviceOut,
-    responses=ERRORS,
-    summary="Every option of the player to move in the two-player game, by win chance",
+    m.DuelAdviceOut,
+    "Every option of the player to move in the two-player game, by win chance",
 )
 async def post_duel_advice(
     body: m.DuelAdviceRequest, store: Store = Depends(get_store)
@@ -108,11 +109,12 @@ def outlook(table, body: m.DuelOutlookRequest) -> tuple[str | None, float, int, 
     return to_move, chance, mine + bonus[me], theirs + bonus[them]
 
 
-@router.post(
+@route(
+    router,
+    "POST",
     "/api/duel/outlook",
-    response_model=m.DuelOutlookOut,
-    responses=ERRORS,
-    summary="Whose turn it is in the two-player game, and the win chance",
+    m.DuelOutlookOut,
+    "Whose turn it is in the two-player game, and the win chance",
 )
 async def post_duel_outlook(body: m.DuelOutlookRequest, store: Store = Depends(get_store)) -> dict:
     """Between turns: who moves next and the chance of `mine` to win, both playing
@@ -129,11 +131,12 @@ async def post_duel_outlook(body: m.DuelOutlookRequest, store: Store = Depends(g
     }
 
 
-@router.post(
+@route(
+    router,
+    "POST",
     "/api/duel/review",
-    response_model=m.DuelReviewOut,
-    responses=ERRORS,
-    summary="The human player's decisions of a duel record, priced in win chance",
+    m.DuelReviewOut,
+    "The human player's decisions of a duel record, priced in win chance",
 )
 async def post_duel_review(body: m.DuelReviewRequest, store: Store = Depends(get_store)) -> dict:
     from dicelab.play.duel import review_duel

@@ -9,18 +9,13 @@ from starlette.concurrency import run_in_threadpool
 
 from dicelab.errors import UserError
 from dicelab.web import models as m
-from dicelab.web.routes import ERRORS, get_store
+from dicelab.web.routes import get_store, route
 from dicelab.web.store import Store
 
 router = APIRouter(tags=["advice"])
 
 
-@router.post(
-    "/api/review",
-    response_model=m.ReviewOut,
-    responses=ERRORS,
-    summary="Every decision of a game record, priced",
-)
+@route(router, "POST", "/api/review", m.ReviewOut, "Every decision of a game record, priced")
 async def post_review(body: m.ReviewRequest, store: Store = Depends(get_store)) -> dict:
     """Replay a game record and give each decision's cost against the best option.
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends
 
 from dicelab.rules.model import JOKER_TEXT
 from dicelab.web import models as m
-from dicelab.web.routes import ERRORS, get_store
+from dicelab.web.routes import get_store, route
 from dicelab.web.store import Entry, Store
 
 router = APIRouter(tags=["rules"])
@@ -64,13 +64,7 @@ def list_rules(store: Store = Depends(get_store)) -> dict:
     return {"rules": [summary(e) for e in entries]}
 
 
-@router.post(
-    "/api/rules",
-    response_model=m.RulesInfo,
-    status_code=201,
-    responses=ERRORS,
-    summary="Upload a rules file",
-)
+@route(router, "POST", "/api/rules", m.RulesInfo, "Upload a rules file", status_code=201)
 def upload_rules(body: m.UploadRequest, store: Store = Depends(get_store)) -> dict:
     """Check a rules file and keep it; use the returned `id` as `rules` in other calls.
 
@@ -80,22 +74,18 @@ def upload_rules(body: m.UploadRequest, store: Store = Depends(get_store)) -> di
     return info(store.upload(body.toml))
 
 
-@router.get(
-    "/api/rules/{rules_id}",
-    response_model=m.RulesInfo,
-    responses=ERRORS,
-    summary="The scorecard of a rule set",
-)
+@route(router, "GET", "/api/rules/{rules_id}", m.RulesInfo, "The scorecard of a rule set")
 def get_rules(rules_id: str, store: Store = Depends(get_store)) -> dict:
     return info(store.get(rules_id))
 
 
-@router.get(
+@route(
+    router,
+    "GET",
     "/api/rules/{rules_id}/progress",
-    response_model=m.TableProgress,
+    m.TableProgress,
+    "How far the solve of a rule set has come",
     response_model_exclude_none=True,
-    responses=ERRORS,
-    summary="How far the solve of a rule set has come",
 )
 def get_progress(
     rules_id: str, objective: m.TableKind = "expected", store: Store = Depends(get_store)
@@ -107,11 +97,12 @@ def get_progress(
     return {"id": entry.id, **store.progress(entry.rules, objective)}
 
 
-@router.get(
+@route(
+    router,
+    "GET",
     "/api/rules/{rules_id}/expected",
-    response_model=m.ExpectedInfo,
-    responses=ERRORS,
-    summary="Solve a rule set: its optimal expected score",
+    m.ExpectedInfo,
+    "Solve a rule set: its optimal expected score",
 )
 async def get_expected(rules_id: str, store: Store = Depends(get_store)) -> dict:
     """Solves the rule set (or loads its table); later advice on it is then fast."""
