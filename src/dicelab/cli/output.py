@@ -71,6 +71,20 @@ def scorecard(rules: Rules) -> Panel:
     return Panel(Group(*lines, table), title=title, expand=False)
 
 
+def bar_columns(unit: str = "", label: str = "{task.description}") -> tuple:
+    """The columns of every progress bar: what it does, the bar, done of all (in
+    ``unit``), the time spent and the time left."""
+    return (
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(unit),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+    )
+
+
 @contextmanager
 def progress_bar(
     description: str, enabled: bool = True, unit: str = "states"
@@ -83,16 +97,7 @@ def progress_bar(
     if not enabled or not sys.stderr.isatty():
         yield None
         return
-    columns = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn(unit),
-        TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, transient=True) as bar:
+    with Progress(*bar_columns(unit), transient=True) as bar:
         task = bar.add_task(description, total=None)
 
         def tick(done: int, total: int) -> None:

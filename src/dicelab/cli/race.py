@@ -11,14 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import Progress
 from rich.table import Table
 
 from dicelab.errors import UserError
@@ -96,12 +89,10 @@ def _search(
     dice: int, faces: int, picks: int, start: tuple[int, ...] | None, quiet: bool
 ) -> BestList:
     """The best-list search with a progress bar (with time estimate) on standard error."""
+    from dicelab.cli.output import bar_columns
+
     bars = Progress(
-        TextColumn("{task.description:>14}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
+        *bar_columns(label="{task.description:>14}"),
         console=Console(stderr=True),
         transient=True,
         disable=quiet,

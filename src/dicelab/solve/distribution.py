@@ -296,6 +296,20 @@ def layer_outcomes(masks, n_workers, V, Q, qoff, lanes, n_lanes, slots, R, D, se
 
 
 # -- the points so far, carried to the next layer ----------------------------------------
+@njit(cache=True)
+def slot_outcome(c, s, y, u, slot_pts, n_e, R):
+    """Where outcome slot ``s`` of box ``c`` leads from flag ``y`` and upper total
+    ``u``: ``(pts, gain, y2, u2)``, the box's points, the points gained with the extra
+    bonuses the slot stands for, the next flag and the next (capped) upper total."""
+    pts = slot_pts[c, s // n_e]
+    gain = pts + (s % n_e) * int(R.extra_bonus)
+    y2 = next_flag(c, y, pts, R.yahtzee, R.n_flag)
+    u2 = u
+    if R.upper[c] and R.threshold > 0:
+        u2 = min(u + pts, R.threshold)
+    return pts, gain, y2, u2
+
+
 @njit(cache=True, parallel=True, fastmath=True)
 def carry_layer(mode, next_masks, rows, next_rows, outcomes, R, all_same, scored_same):
     """Carry the points-so-far rows of a layer to the next one, pulled by each next mask.
@@ -313,16 +327,9 @@ def carry_layer(mode, next_masks, rows, next_rows, outcomes, R, all_same, scored
     F, lo, hi, off = rows
     F_next, nlo, nhi, noff = next_rows
     Q, qoff, lanes, n_lanes, box_slots, slot_pts, n_e = outcomes
-    extra_bonus, upper, threshold, yahtzee, n_flag = (
-        R.extra_bonus,
-        R.upper,
-        R.threshold,
-        R.yahtzee,
-        R.n_flag,
-    )
-    n_cat = upper.shape[0]
+    n_flag, yahtzee = R.n_flag, R.yahtzee
+    n_cat = R.upper.shape[0]
     n_upper = lo.shape[2]
-    extra = int(extra_bonus)
     for j in prange(next_masks.shape[0]):
         Y = next_masks[j]
         if mode == 0:
@@ -357,12 +364,7 @@ def carry_layer(mode, next_masks, rows, next_rows, outcomes, R, all_same, scored
                         q = Q[q0 + i * width + base + s]
                         if q == 0.0:
                             continue
-                        pts = slot_pts[c, s // n_e]
-                        gain = pts + (s % n_e) * extra
-                        y2 = next_flag(c, y, pts, yahtzee, n_flag)
-                        u2 = u
-                        if upper[c] and threshold > 0:
-                            u2 = min(u + pts, threshold)
+                        pts, gain, y2, u2 = slot_outcome(c, s, y, u, slot_pts, n_e, R)
                         if mode == 0:
                             nlo[Y, y2, u2] = min(nlo[Y, y2, u2], lo0 + gain)
                             nhi[Y, y2, u2] = max(nhi[Y, y2, u2], lo0 + length - 1 + gain)

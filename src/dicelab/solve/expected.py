@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
@@ -30,6 +30,7 @@ from dicelab.rules.placement import placed
 from dicelab.solve import turn
 from dicelab.solve.cost import expected_cost, lane_seconds
 from dicelab.solve.kernels import Segments, dice_arrays, rule_arrays
+from dicelab.solve.points import layers
 from dicelab.solve.table import ExpectedScoreTable
 
 if TYPE_CHECKING:
@@ -61,11 +62,6 @@ class ExpectedTable(ExpectedScoreTable):
     ``y`` (1 when the all-same box holds its points). Entries of unreachable
     states are NaN.
     """
-
-    game: CompiledRules
-    values: np.ndarray
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
 
     @property
     def expected_score(self) -> float:
@@ -215,15 +211,6 @@ def turn_values(table: ExpectedTable, filled: int, upper_total: int = 0, flag: i
     return TurnValues(table, filled, upper_total, y, K, float(start), first)
 
 
-def _layers(n_categories: int) -> list[np.ndarray]:
-    """Masks grouped by number of filled boxes."""
-    masks = np.arange(1 << n_categories, dtype=np.int64)
-    pop = np.zeros_like(masks)
-    for c in range(n_categories):
-        pop += (masks >> c) & 1
-    return [masks[pop == k] for k in range(n_categories + 1)]
-
-
 class ExpectedLayers:
     """The expected-score solve as layers (see :mod:`dicelab.solve.schedule`).
 
@@ -259,7 +246,7 @@ class ExpectedLayers:
         self.weights = game.upper_extent * flags  # states per mask: the progress units
         self.total = int(self.weights.sum())
         self.done = int(self.weights[full])
-        self.by_layer = _layers(game.n_categories)
+        self.by_layer = layers(game.n_categories)
 
     def layers(self) -> list[int]:
         return list(range(self.game.n_categories - 1, -1, -1))

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -72,11 +72,6 @@ def saved_cost(rules: Rules) -> Cost:
 @dataclass(repr=False)
 class SavedTable(ExpectedScoreTable):
     """Turn-start values when unused throws are saved (see the module docstring)."""
-
-    game: CompiledRules
-    values: np.ndarray
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
 
     @property
     def expected_score(self) -> float:

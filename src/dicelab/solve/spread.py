@@ -35,10 +35,9 @@ from dicelab.errors import UserError
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
 from dicelab.rules.placement import next_flag, placed
 from dicelab.solve import turn
-from dicelab.solve.distribution import TIE, OutcomeLayout
+from dicelab.solve.distribution import TIE, OutcomeLayout, slot_outcome
 from dicelab.solve.expected import ExpectedTable, expected_table
 from dicelab.solve.kernels import rule_arrays
-from dicelab.solve.kernels.turn import next_flag as next_flag_nb
 from dicelab.solve.points import layers
 from dicelab.solve.table import SolvedTable
 
@@ -97,15 +96,8 @@ def moments_layer(masks, V, M2, Q, qoff, slots, R):
     :func:`dicelab.solve.distribution.turn_outcomes` for their layout); ``slots`` is
     ``(lanes, n_lanes, box_slots, slot_pts, n_e)``."""
     lanes, n_lanes, box_slots, slot_pts, n_e = slots
-    extra_bonus, upper, threshold, yahtzee, n_flag = (
-        R.extra_bonus,
-        R.upper,
-        R.threshold,
-        R.yahtzee,
-        R.n_flag,
-    )
-    n_cat = upper.shape[0]
-    extra = int(extra_bonus)
+    n_flag, yahtzee = R.n_flag, R.yahtzee
+    n_cat = R.upper.shape[0]
     for b in prange(masks.shape[0]):
         X = masks[b]
         width = 0
@@ -127,12 +119,8 @@ def moments_layer(masks, V, M2, Q, qoff, slots, R):
                         q = Q[q0 + i * width + base + s]
                         if q == 0.0:
                             continue
-                        pts = slot_pts[c, s // n_e]
-                        gain = float(pts + (s % n_e) * extra)
-                        y2 = next_flag_nb(c, y, pts, yahtzee, n_flag)
-                        u2 = u
-                        if upper[c] and threshold > 0:
-                            u2 = min(u + pts, threshold)
+                        _, points, y2, u2 = slot_outcome(c, s, y, u, slot_pts, n_e, R)
+                        gain = float(points)
                         acc += q * (gain * gain + 2.0 * gain * V[Y, y2, u2] + M2[Y, y2, u2])
                     base += box_slots[c]
                 M2[X, y, u] = acc

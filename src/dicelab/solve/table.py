@@ -18,10 +18,14 @@ True
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from dicelab.rules import Rules
+    from dicelab.rules.compiled import CompiledRules
     from dicelab.solve.advice import Advice, Position
 
 
@@ -64,11 +68,16 @@ class SolvedTable:
         return f"<{type(self).__name__} {self.rules.name}: {self.summary}>"
 
 
+@dataclass(repr=False)
 class ExpectedScoreTable(SolvedTable):
     """A table of the expected-score optimum (with or without throws saved): its
     ``expected_score``, and advice ranked by expected final score."""
 
     objective: ClassVar[str] = "expected"
+    game: CompiledRules
+    values: np.ndarray
+    seconds: float = 0.0
+    meta: dict = field(default_factory=dict)
 
     @property
     def summary(self) -> str:
