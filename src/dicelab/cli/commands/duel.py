@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import typer
 
 from dicelab.cli.app import CLUSTER_OPTION, STORE_OPTION, WORKERS_OPTION, app
@@ -56,7 +58,55 @@ def duel_solve(
         )
 
 
+def _with_sheets(command):
+    """Give ``command`` both sheets' options, declared once for the two sides: ``--mine``,
+    ``--my-score``, ``--my-upper``, ``--my-bonuses`` and the same with ``their``. The
+    command takes them as ``**sheets`` and builds each side with :func:`_sheet`."""
+    fields = [
+        ("{side}_filled", list[str], [], "--{filled}", "{whose} filled boxes: ones=3,sixes=18."),
+        ("{side}_score", int | None, None, "--{side}-score", "{whose} score so far."),
+        ("{side}_upper", int | None, None, "--{side}-upper", "{whose} upper total."),
+        ("{side}_bonuses", int, 0, "--{side}-bonuses", "{whose} extra all-same bonuses."),
+    ]
+    sides = [
+        {"side": "my", "filled": "mine", "whose": "My"},
+        {"side": "their", "filled": "theirs", "whose": "Their"},
+    ]
+    extra = [
+        inspect.Parameter(
+            name.format(**s),
+            inspect.Parameter.KEYWORD_ONLY,
+            default=typer.Option(default, flag.format(**s), help=text.format(**s)),
+            annotation=kind,
+        )
+        for name, kind, default, flag, text in fields
+        for s in sides
+    ]
+    own = inspect.signature(command, eval_str=True).parameters.values()
+    params = [
+        p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own if p.kind != p.VAR_KEYWORD
+    ]
+    at = next(i for i, p in enumerate(params) if p.name == "top")
+    command.__signature__ = inspect.Signature(params[:at] + extra + params[at:])
+    return command
+
+
+def _sheet(side: str, sheets: dict, rules):
+    """One side's :class:`~dicelab.solve.duel_advice.Sheet` from the options of
+    :func:`_with_sheets`."""
+    from dicelab.cli.advice import parse_filled
+    from dicelab.solve.duel_advice import Sheet
+
+    return Sheet(
+        parse_filled(sheets[f"{side}_filled"], rules),
+        sheets[f"{side}_upper"],
+        sheets[f"{side}_bonuses"],
+        sheets[f"{side}_score"],
+    )
+
+
 @duel_app.command("advise", context_settings={"allow_extra_args": True})
+@_with_sheets
 def duel_advise_command(
     ctx: typer.Context,
     rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
@@ -64,30 +114,21 @@ def duel_advise_command(
     rerolls: int | None = typer.Option(
         None, "--rerolls", help="Rerolls left (default: all of them, after the first throw)."
     ),
-    mine: list[str] = typer.Option([], "--mine", help="My filled boxes: ones=3,sixes=18."),
-    theirs: list[str] = typer.Option([], "--theirs", help="The opponent's filled boxes."),
-    my_score: int | None = typer.Option(None, "--my-score", help="My score so far."),
-    their_score: int | None = typer.Option(None, "--their-score", help="Their score so far."),
-    my_upper: int | None = typer.Option(None, "--my-upper", help="My upper total."),
-    their_upper: int | None = typer.Option(None, "--their-upper", help="Their upper total."),
-    my_bonuses: int = typer.Option(0, "--my-bonuses", help="My extra all-same bonuses."),
-    their_bonuses: int = typer.Option(0, "--their-bonuses", help="Their extra bonuses."),
     top: int = typer.Option(12, "--top", min=0, help="Show this many options (0: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print every option as JSON."),
+    **sheets,
 ) -> None:
     """Rank every option of a duel position by win chance, beside its expected-score rank."""
-    from dicelab.cli.advice import parse_filled
     from dicelab.cli.duel import run_duel_advise
     from dicelab.rules import load_rules
-    from dicelab.solve.duel_advice import Sheet
 
     r = load_rules(rules)
     run_duel_advise(
         rules,
         [*dice, *ctx.args],
         rerolls=rerolls,
-        mine=Sheet(parse_filled(mine, r), my_upper, my_bonuses, my_score),
-        theirs=Sheet(parse_filled(theirs, r), their_upper, their_bonuses, their_score),
+        mine=_sheet("my", sheets, r),
+        theirs=_sheet("their", sheets, r),
         top=top,
         as_json=as_json,
     )
