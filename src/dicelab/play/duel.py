@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from dicelab.errors import UserError, read_user_file
-from dicelab.play.game import Game, check_header, find_box_option
+from dicelab.errors import UserError
+from dicelab.play.game import Game, check_header, find_box_option, load_record
 from dicelab.solve.advice import TIE, Option, Position, _rank, scorecard_state
 from dicelab.solve.duel import DuelTable, duel_turn_values
 from dicelab.solve.expected import ExpectedTable
@@ -175,18 +175,7 @@ class DuelDecision:
 
 def load_duel_record(path) -> dict:
     """Read a duel record; a file that is not one is a :class:`UserError`."""
-    import json
-    from pathlib import Path
-
-    path = Path(path)
-    text = read_user_file(path, f"duel record {str(path)!r}")
-    try:
-        record = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path.name}: not a dicelab duel record ({exc})") from None
-    if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise UserError(f'{path.name}: not a dicelab duel record (no "format": "{FORMAT}")')
-    return record
+    return load_record(path, FORMAT, "duel")
 
 
 def check_duel_record(record: dict, table: DuelTable) -> None:

@@ -388,16 +388,17 @@ def record_text(record: dict) -> str:
     return "{\n" + ",\n".join(items) + "\n}\n"
 
 
-def load_record(path: str | Path) -> dict:
-    """Read a game record; a file that is not one is a :class:`UserError`."""
+def load_record(path: str | Path, fmt: str = FORMAT, what: str = "game") -> dict:
+    """Read a record of format ``fmt`` (a ``what`` record: game or duel); a file that is
+    not one is a :class:`UserError`."""
     path = Path(path)
-    text = read_user_file(path, f"game record {str(path)!r}")
+    text = read_user_file(path, f"{what} record {str(path)!r}")
     try:
         record = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise UserError(f"{path.name}: not a dicelab game record (broken JSON: {exc})") from None
-    if not isinstance(record, dict) or record.get("format") != FORMAT:
-        raise UserError(f'{path.name}: not a dicelab game record (no "format": "{FORMAT}")')
+        raise UserError(f"{path.name}: not a dicelab {what} record (broken JSON: {exc})") from None
+    if not isinstance(record, dict) or record.get("format") != fmt:
+        raise UserError(f'{path.name}: not a dicelab {what} record (no "format": "{fmt}")')
     return record
 
 

@@ -102,6 +102,9 @@ class DuelSpace:
 
     Attributes
     ----------
+    players : Players
+        The player states as the kernels read them; each of its arrays is an attribute
+        of the space too.
     p_mask, p_y, p_u, p_count : ndarray
         Player state ``i``: filled boxes, flag, capped upper total, boxes filled.
     pid : ndarray, shape (2**boxes, n_flag, n_upper)
@@ -118,14 +121,7 @@ class DuelSpace:
     """
 
     game: CompiledRules
-    p_mask: np.ndarray
-    p_y: np.ndarray
-    p_u: np.ndarray
-    p_count: np.ndarray
-    pid: np.ndarray
-    cstart: np.ndarray
-    ncount: np.ndarray
-    lbase: np.ndarray
+    players: Players
     xlo: np.ndarray
     xhi: np.ndarray
     ulo: np.ndarray
@@ -133,6 +129,12 @@ class DuelSpace:
     off: np.ndarray
     vstart: np.ndarray
     bonus: np.ndarray
+
+    def __getattr__(self, name: str):
+        """The player arrays (``p_mask`` ... ``lbase``) read from :attr:`players`."""
+        if name in Players._fields:
+            return getattr(self.players, name)
+        raise AttributeError(name)
 
     @property
     def n_nodes(self) -> int:
@@ -175,19 +177,6 @@ class DuelSpace:
         if not 0 <= mask <= g.full_mask or u < 0:
             return -1
         return int(self.pid[mask, y, u])
-
-    def players(self) -> Players:
-        """The player states as the kernels read them."""
-        return Players(
-            self.p_mask,
-            self.p_y,
-            self.p_u,
-            self.p_count,
-            self.pid,
-            self.cstart,
-            self.ncount,
-            self.lbase,
-        )
 
     def leads(self) -> Leads:
         """Each node's row as the kernels read it."""
@@ -242,14 +231,7 @@ def duel_space(game: CompiledRules) -> DuelSpace:
     vstart = off[lbase]
     return DuelSpace(
         game=game,
-        p_mask=p_mask,
-        p_y=p_y,
-        p_u=p_u,
-        p_count=p_count,
-        pid=pid,
-        cstart=cstart,
-        ncount=ncount,
-        lbase=lbase,
+        players=Players(p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase),
         off=off[:-1],
         vstart=vstart,
         bonus=bonus,
@@ -489,7 +471,7 @@ class DuelLayers:
                 get_num_threads(),
                 table,
                 sp.leads(),
-                sp.players(),
+                sp.players,
                 rule_arrays(g),
                 dice_arrays(g),
             )

@@ -212,7 +212,7 @@ class PairLayers:
                 sp.leads(),
                 (nxt, int(sp.vstart[layer + 1]), cur, int(sp.vstart[layer])),
                 Outcomes(*self.outcomes),
-                sp.players(),
+                sp.players,
                 rule_arrays(g),
                 dice_arrays(g),
             )
