@@ -50,6 +50,7 @@ from dicelab.solve.kernels import dice_arrays, rule_arrays
 from dicelab.solve.kernels.turn import (
     box_points,
     box_rule,
+    candidate_moves,
     keep_values,
     next_flag,
     open_box_rows,
@@ -71,21 +72,16 @@ TIE = 1e-9
 def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R):
     """Box chosen for every final roll and lane (``choice``) and its value (``A``)."""
     n_cat, n_rolls = R.score.shape
-    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, R.values)
-    for t in range(n_open):
-        c = open_boxes[t]
-        pos = first_row[t]
-        n_vals = n_vals_of[t]
-        src = V[mask | (1 << c), next_flag(c, y, 1, R.yahtzee, R.n_flag)]
-        src0 = V[mask | (1 << c), next_flag(c, y, 0, R.yahtzee, R.n_flag)]
-        for j in range(n_vals):
-            pts = R.values[c, j]
-            row = src if pts > 0 else src0
-            for i in range(nl):
-                u2 = ul[i]
-                if R.upper[c] and R.threshold > 0:
-                    u2 = min(u2 + pts, R.threshold)
-                cand[pos + j, i] = pts + row[u2]
+    open_boxes, first_row, _, n_open, _ = open_box_rows(mask, R.values)
+    box, gain, n_cand = candidate_moves(mask, R.values)
+    for k in range(n_cand):
+        c, pts = box[k], gain[k]
+        row = V[mask | (1 << c), next_flag(c, y, pts, R.yahtzee, R.n_flag)]
+        for i in range(nl):
+            u2 = ul[i]
+            if R.upper[c] and R.threshold > 0:
+                u2 = min(u2 + pts, R.threshold)
+            cand[k, i] = pts + row[u2]
     for r in range(n_rolls):
         if R.roll_face[r] >= 0:
             continue
@@ -104,10 +100,7 @@ def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R):
                     best_v[i] = crow[i]
                     best[i] = c
     moves = np.empty((3, n_cat), np.int64)
-    for r in range(n_rolls):
-        face = R.roll_face[r]
-        if face < 0:
-            continue
+    for r in R.alike:
         n_moves, extra = placements(mask, y, r, R, moves)
         for i in range(nl):
             best = -1

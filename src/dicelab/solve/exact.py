@@ -38,7 +38,7 @@ from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
 from dicelab.solve.kernels import dice_arrays, rule_arrays
 from dicelab.solve.kernels.points import plan_layer
-from dicelab.solve.kernels.turn import next_flag, open_box_rows, placements
+from dicelab.solve.kernels.turn import candidate_moves, next_flag, open_box_rows, placements
 from dicelab.solve.points import (
     PointsLayout,
     StateBounds,
@@ -170,14 +170,10 @@ def _final_rolls(batch, table, A, cand, tmp, roll0, R):
     mask, y, f0, nl = batch
     state = (mask, y, f0)
     n_cat, n_rolls = R.score.shape
-    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, R.values)
-    for t in range(n_open):
-        c = open_boxes[t]
-        pos = first_row[t]
-        n_vals = n_vals_of[t]
-        for j in range(n_vals):
-            pts = R.values[c, j]
-            _after(cand[pos + j], nl, state, c, pts, pts, table, R)
+    open_boxes, first_row, _, n_open, _ = open_box_rows(mask, R.values)
+    box, gain, n_cand = candidate_moves(mask, R.values)
+    for k in range(n_cand):
+        _after(cand[k], nl, state, box[k], gain[k], gain[k], table, R)
     for r in range(n_rolls):
         if R.roll_face[r] >= 0:
             continue
@@ -190,10 +186,7 @@ def _final_rolls(batch, table, A, cand, tmp, roll0, R):
                     best = other
             row[i, :] = best
     moves = np.empty((3, n_cat), np.int64)
-    for r in range(n_rolls):
-        face = R.roll_face[r]
-        if face < 0:
-            continue
+    for r in R.alike:
         row = A[roll0 + r]
         row[:nl, :] = 0
         n_moves, extra = placements(mask, y, r, R, moves)

@@ -49,6 +49,7 @@ class RuleArrays(NamedTuple):
     score: np.ndarray  # (boxes, rolls): each box's points for each final roll
     joker_score: np.ndarray  # the same under the joker rule
     roll_face: np.ndarray  # an all-alike roll's face index, else -1
+    alike: np.ndarray  # the rolls marked all-alike in roll_face, in order
     upper: np.ndarray  # boxes that count towards the upper bonus
     upper_box_of_face: np.ndarray  # each face's upper box, or -1
     threshold: int  # the upper total of the bonus (0: no bonus)
@@ -169,6 +170,7 @@ def rule_arrays(game, solving: bool = False, served: bool = False) -> RuleArrays
         score,
         game.joker_score,
         roll_face,
+        np.flatnonzero(roll_face >= 0).astype(np.int64),
         game.upper,
         game.upper_box_of_face,
         game.threshold,

@@ -114,10 +114,7 @@ def final_segment(seg, V, A, stride, cand, roll0, R, base, set_base, shared):
     best = flat[n_cat * nv + 1, off : off + nu]
     tmp = flat[n_cat * nv + 2, off : off + nu]
     moves = np.empty((3, n_cat), np.int64)
-    for r in range(n_rolls):
-        face = R.roll_face[r]
-        if face < 0:
-            continue
+    for r in R.alike:
         n_moves, extra = placements(mask, y, r, R, moves)
         best[:] = NEG
         for t in range(n_moves):

@@ -16,6 +16,7 @@ from numba import get_thread_id, njit, prange
 from dicelab.solve.kernels import FAST, NEG
 from dicelab.solve.kernels.turn import (
     best_candidates,
+    candidate_moves,
     keep_values,
     next_flag,
     open_box_rows,
@@ -77,19 +78,14 @@ def duel_final(i, j, x0, nl, T, leads, A, cand, tmp, roll0, players, R):
     n_cat, n_rolls = R.score.shape
     mask = p_mask[i]
     y = p_y[i]
-    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, R.values)
-    for t in range(n_open):
-        c = open_boxes[t]
-        for v in range(n_vals_of[t]):
-            pts = R.values[c, v]
-            nn = duel_next(i, j, c, pts, players, R)
-            duel_read(cand[first_row[t] + v], nl, x0, pts, nn, T, 0, leads, 0.0, 1.0)
+    open_boxes, first_row, _, n_open, _ = open_box_rows(mask, R.values)
+    box, gain, n_cand = candidate_moves(mask, R.values)
+    for k in range(n_cand):
+        nn = duel_next(i, j, box[k], gain[k], players, R)
+        duel_read(cand[k], nl, x0, gain[k], nn, T, 0, leads, 0.0, 1.0)
     best_candidates(A, roll0, nl, cand, open_boxes, first_row, n_open, R.index, R.roll_face)
     moves = np.empty((3, n_cat), np.int64)
-    for r in range(n_rolls):
-        face = R.roll_face[r]
-        if face < 0:
-            continue
+    for r in R.alike:
         row = A[roll0 + r, :nl]
         for lane in range(nl):
             row[lane] = NEG
@@ -196,13 +192,11 @@ def duel_final_follow(i, j, x0, nl, E, cand, T, follow, leads, roll0, players, R
     nq = rows.shape[0] + 1
     mask = p_mask[i]
     y = p_y[i]
-    open_boxes, first_row, n_vals_of, n_open, total = open_box_rows(mask, R.values)
-    for t in range(n_open):
-        c = open_boxes[t]
-        for v in range(n_vals_of[t]):
-            pts = R.values[c, v]
-            nn = duel_next(i, j, c, pts, players, R)
-            read_block(cand[first_row[t] + v], nl, x0, pts, nn, T, follow, leads)
+    open_boxes, first_row, _, n_open, total = open_box_rows(mask, R.values)
+    box, gain, n_cand = candidate_moves(mask, R.values)
+    for k in range(n_cand):
+        nn = duel_next(i, j, box[k], gain[k], players, R)
+        read_block(cand[k], nl, x0, gain[k], nn, T, follow, leads)
     picks = np.empty(n_open + 3, np.int64)
     moves = np.empty((3, n_cat), np.int64)
     for r in range(n_rolls):

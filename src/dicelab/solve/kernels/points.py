@@ -154,10 +154,8 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
             picks[n] = first_row[t] + j
             n += 1
         max_rows(A, stride, cand, picks, n, roll0 + r, 0, nbk * L)
-    for r in range(R.roll_face.shape[0]):
-        if R.roll_face[r] >= 0:  # rules where all-alike rolls have rules of their own
-            alike_points_rolls(batch, P, (A, stride, cand, picks), (runs, n_runs), roll0, boxes, R)
-            break
+    if R.alike.shape[0] > 0:  # rules where all-alike rolls have rules of their own
+        alike_points_rolls(batch, P, (A, stride, cand, picks), (runs, n_runs), roll0, boxes, R)
 
 
 @njit(cache=True)
@@ -177,9 +175,7 @@ def alike_points_rolls(batch, P, scratch, runs_of, roll0, boxes, R):
     flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
     tmp = flat[total + 1]
     moves = np.empty((3, R.score.shape[0]), np.int64)
-    for r in range(R.roll_face.shape[0]):
-        if R.roll_face[r] < 0:
-            continue
+    for r in R.alike:
         n_moves, extra = placements(mask, y, r, R, moves)
         n = 0
         for m in range(n_moves if extra == 0 else 0):

@@ -74,6 +74,23 @@ def open_box_rows(mask, values):
 
 
 @njit(cache=True)
+def candidate_moves(mask, values):
+    """Each candidate row of a state as a move: row ``k`` scores ``pts[k]`` in box
+    ``box[k]``, in the order of :func:`open_box_rows`. Returns ``(box, pts, n)``."""
+    n_cat = values.shape[0]
+    box = np.empty(n_cat * values.shape[1], np.int64)
+    pts = np.empty(n_cat * values.shape[1], np.int64)
+    n = 0
+    for c in range(n_cat):
+        if (mask >> c) & 1 == 0:
+            for j in range(n_distinct(values, c)):
+                box[n] = c
+                pts[n] = values[c, j]
+                n += 1
+    return box, pts, n
+
+
+@njit(cache=True)
 def cand_rows(values):
     """Rows of the candidate buffer :func:`final_roll_values` needs."""
     return values.shape[0] * values.shape[1] + 1
@@ -157,10 +174,7 @@ def final_roll_values(mask, u0, nu, y, off, V, A, cand, roll0, R):
         max_of(row, cand[picks[0], :nu], cand[picks[1], :nu], cand[picks[2], :nu], nu)
         for g in range(3, n, 3):
             max_into(row, cand[picks[g], :nu], cand[picks[g + 1], :nu], cand[picks[g + 2], :nu], nu)
-    for r in range(n_rolls):
-        face = R.roll_face[r]
-        if face < 0:
-            continue
+    for r in R.alike:
         row = A[roll0 + r, off : off + nu]
         n_moves, extra = placements(mask, y, r, R, moves)
         for t in range(n_moves):
