@@ -9,13 +9,19 @@ replays it and prices every decision of the human player in win chance.
 from __future__ import annotations
 
 import secrets
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
 
 from dicelab.errors import UserError
-from dicelab.play.game import Game, check_header, find_box_option, load_record
+from dicelab.play.game import (
+    Game,
+    check_header,
+    check_seed,
+    find_box_option,
+    load_record,
+    record_header,
+)
 from dicelab.solve.advice import TIE, Option, Position, _rank, scorecard_state
 from dicelab.solve.duel import DuelTable, duel_turn_values
 from dicelab.solve.expected import ExpectedTable
@@ -38,8 +44,7 @@ class DuelGame:
     ):
         if human not in SEATS:
             raise UserError(f"seat: got {human!r}, expected A (first) or B (second)")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise UserError(f"seed: got {seed!r}, expected a whole number 0 or more")
+        check_seed(seed)
         if seed is None:
             seed = secrets.randbelow(2**31)
         self.table = table
@@ -50,12 +55,7 @@ class DuelGame:
         }
         rules = table.rules
         self.record: dict = {
-            "format": FORMAT,
-            "version": FORMAT_VERSION,
-            "rules": rules.name,
-            "rules_source": rules_source or rules.name,
-            "fingerprint": rules.fingerprint(),
-            "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            **record_header(FORMAT, FORMAT_VERSION, rules, rules_source),
             "seed": seed,
             "human": human,
             "a": self.games["A"].record,

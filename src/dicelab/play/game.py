@@ -117,8 +117,7 @@ class Game:
     ):
         if dice not in ("virtual", "real"):
             raise UserError(f"dice: got {dice!r}, expected 'virtual' or 'real'")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-            raise UserError(f"seed: got {seed!r}, expected a whole number 0 or more")
+        check_seed(seed)
         if dice == "real" and seed is not None:
             raise UserError("a seed is for virtual dice; real dice are typed in")
         if dice == "virtual" and seed is None:
@@ -126,12 +125,7 @@ class Game:
         self.table = table
         rules = table.rules
         self.record: dict = {
-            "format": FORMAT,
-            "version": FORMAT_VERSION,
-            "rules": rules.name,
-            "rules_source": rules_source or rules.name,
-            "fingerprint": rules.fingerprint(),
-            "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            **record_header(FORMAT, FORMAT_VERSION, rules, rules_source),
             "dice": dice,
             "seed": seed if dice == "virtual" else None,
             "turns": [],
@@ -386,6 +380,25 @@ def record_text(record: dict) -> str:
         else:
             items.append(f" {json.dumps(key)}: {json.dumps(value)}")
     return "{\n" + ",\n".join(items) + "\n}\n"
+
+
+def check_seed(seed) -> None:
+    """A seed of the dice is a whole number 0 or more, or None (drawn at random)."""
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise UserError(f"seed: got {seed!r}, expected a whole number 0 or more")
+
+
+def record_header(fmt: str, version: int, rules, rules_source: str | None) -> dict:
+    """The fields every record starts with: its format and version, the rules (name,
+    where they came from, fingerprint) and when the game started."""
+    return {
+        "format": fmt,
+        "version": version,
+        "rules": rules.name,
+        "rules_source": rules_source or rules.name,
+        "fingerprint": rules.fingerprint(),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+    }
 
 
 def load_record(path: str | Path, fmt: str = FORMAT, what: str = "game") -> dict:

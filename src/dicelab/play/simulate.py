@@ -123,11 +123,8 @@ def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, ali
     n_rolls = n_keeps - roll0
     full = (1 << n_cat) - 1
     moves = np.empty((3, n_cat), np.int64)
-    mask = 0
-    u = 0
-    y = 0
+    mask = u = y = pos = 0  # an empty sheet, the first draw
     out[:] = 0
-    pos = 0
     while mask != full:
         final_roll_values(mask, u, 1, y, 0, V, A, cand, roll0, R)
         for r in range(n_rolls):
@@ -197,12 +194,8 @@ def _play_saved_game(draws, V, A, cand, arg, keep_size, R, D, bonus_points, alik
     cap = V.shape[2] - 1
     full = (1 << n_cat) - 1
     moves = np.empty((3, n_cat), np.int64)
-    mask = 0
-    u = 0
-    y = 0
-    s = 0
+    mask = u = y = s = pos = 0  # an empty sheet, no throws saved, the first draw
     out[:] = 0
-    pos = 0
     while mask != full:
         levels = D.rerolls + s
         for n in range(levels + 1):

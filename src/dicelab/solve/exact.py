@@ -37,7 +37,7 @@ from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
 from dicelab.solve.kernels import dice_arrays, rule_arrays
-from dicelab.solve.kernels.points import plan_layer
+from dicelab.solve.kernels.points import batch_runs, plan_layer
 from dicelab.solve.kernels.turn import candidate_moves, next_flag, open_box_rows, placements
 from dicelab.solve.points import (
     PointsLayout,
@@ -118,24 +118,19 @@ def _after(dst, nl, state, c, pts, gain, table, R):
     ``mode`` TARGET: lanes are points so far, 0 below a row and 1 above it;
     ``mode`` EXPECTED: one lane per state, the gain plus the next state's value.
     Results are over the next layer's denominator ``d_next``. ``state`` is ``(mask,
-    y, f0)``, the lanes from ``f0``; ``table`` is ``(N, lo, hi, off, mode, d_next)``.
+    y, f0, runs, n_runs)``: the lanes from ``f0`` and their rows' runs
+    (:func:`~dicelab.solve.kernels.points.batch_runs`); ``table`` is ``(N, lo, hi,
+    off, mode, d_next)``.
     """
-    mask, y, f0 = state
+    mask, y, f0, runs, n_runs = state
     N, lo, hi, off, mode, d_next = table
     upper, threshold, yahtzee, n_flag = R.upper, R.threshold, R.yahtzee, R.n_flag
     m2 = mask | (1 << c)
     y2 = next_flag(c, y, pts, yahtzee, n_flag)
     shift = upper[c] and threshold > 0
     n_limbs = d_next.shape[0]
-    for u in range(lo.shape[2]):
-        r0 = off[mask, y, u]
-        length = hi[mask, y, u] - lo[mask, y, u] + 1
-        if r0 < 0 or length <= 0:
-            continue
-        a = max(r0, f0)
-        b = min(r0 + length, f0 + nl)
-        if a >= b:
-            continue
+    for k in range(n_runs):
+        u, a, b, t0 = runs[k, 0], runs[k, 1], runs[k, 2], runs[k, 3]
         u2 = u
         if shift:
             u2 = min(u + pts, threshold)
@@ -150,7 +145,7 @@ def _after(dst, nl, state, c, pts, gain, table, R):
                     out[j] = gain * d_next[j] + src[j]
                 _normalise(out)
                 continue
-            t2 = lo[mask, y, u] + (i - r0) + gain
+            t2 = t0 + i + gain
             if t2 < lo2:
                 for j in range(n_limbs):
                     out[j] = 0
@@ -168,7 +163,9 @@ def _final_rolls(batch, table, A, cand, tmp, roll0, R):
     """Best box of every final roll, as exact numerators over ``d_next`` (``batch`` is
     ``(mask, y, f0, nl)``, ``table`` as :func:`_after` reads it)."""
     mask, y, f0, nl = batch
-    state = (mask, y, f0)
+    N, lo, hi, off, mode, d_next = table
+    runs = np.empty((lo.shape[2], 4), np.int64)
+    state = (mask, y, f0, runs, batch_runs(mask, y, f0, nl, lo, hi, off, runs))
     n_cat, n_rolls = R.score.shape
     open_boxes, first_row, _, n_open, _ = open_box_rows(mask, R.values)
     box, gain, n_cand = candidate_moves(mask, R.values)

@@ -252,12 +252,14 @@ class ExpectedLayers:
         return list(range(self.game.n_categories - 1, -1, -1))
 
     def start(self, table: np.ndarray) -> None:
+        """Every state unreachable until solved; the full sheets worth their upper bonus
+        (the last axis is the upper total)."""
         g = self.game
         V = table.reshape(self.shape)
         V[:] = np.nan
         V[g.full_mask] = 0.0
         if g.threshold > 0:
-            V[g.full_mask, :, g.threshold] = float(g.rules.bonus_points)
+            V[g.full_mask, ..., g.threshold] = float(g.rules.bonus_points)
 
     def reads(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
         nxt = self.by_layer[layer + 1]

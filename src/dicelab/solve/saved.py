@@ -117,14 +117,6 @@ class SavedLayers(ExpectedLayers):
         self.total = int(self.weights.sum())
         self.done = int(self.weights[game.full_mask])
 
-    def start(self, table: np.ndarray) -> None:
-        g = self.game
-        V = table.reshape(self.shape)
-        V[:] = np.nan
-        V[g.full_mask] = 0.0
-        if g.threshold > 0:
-            V[g.full_mask, :, :, g.threshold] = float(g.rules.bonus_points)
-
     def writes(self, task: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         g = self.game
         ny = self.flags[task]
