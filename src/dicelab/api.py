@@ -49,6 +49,7 @@ def solve(
     runner=None,
     opponent: np.ndarray | str | Path | None = None,
     progress: Progress | None = None,
+    store: str | Path | None = None,
 ) -> SolvedTable:
     """Solve a rule set for an objective, or take its table from the cache.
 
@@ -78,6 +79,9 @@ def solve(
         file of it; by default the expected-score optimum's own.
     progress : callable, optional
         ``progress(done, total)``, called as the solve advances.
+    store : str or Path, optional
+        A folder where the table being solved lives as a file rather than in memory
+        (``expected``, ``target`` and ``duel``; see :mod:`dicelab.solve.schedule`).
 
     Returns
     -------
@@ -98,15 +102,15 @@ def solve(
     165.76
     """
     game = as_game(rules)
-    _check_options(objective, precision, opponent)
+    _check_options(objective, precision, opponent, store)
     common = dict(use_cache=cache, allow_large=allow_large, runner=runner, progress=progress)
     if objective == "expected":
-        return _expected(game, precision, common)
+        return _expected(game, precision, dict(common, store=store))
     if objective == "target":
         from dicelab.solve.target import target_table
 
         dtype = np.float32 if precision == "single" else np.float64
-        return target_table(game, dtype=dtype, **common)
+        return target_table(game, dtype=dtype, store=store, **common)
     if objective == "win":
         from dicelab.solve.win import solve_win
 
@@ -117,10 +121,10 @@ def solve(
         return spread_table(game, _expected(game, precision, common), use_cache=cache)
     from dicelab.solve.duel import duel_table
 
-    return duel_table(game, compare=False, **common)
+    return duel_table(game, compare=False, store=store, **common)
 
 
-def _check_options(objective: str, precision: str, opponent) -> None:
+def _check_options(objective: str, precision: str, opponent, store) -> None:
     """One line for an option that is unknown or does not go with the objective."""
     if objective not in OBJECTIVES:
         raise UserError(f"objective: got {objective!r}, expected one of: {', '.join(OBJECTIVES)}")
@@ -130,6 +134,8 @@ def _check_options(objective: str, precision: str, opponent) -> None:
         raise UserError(f"precision: for the expected and target objectives, not {objective}")
     if opponent is not None and objective != "win":
         raise UserError(f"opponent: only with objective win (got {objective})")
+    if store is not None and objective not in ("expected", "target", "duel"):
+        raise UserError(f"store: for the expected, target and duel objectives, not {objective}")
 
 
 def _expected(game: CompiledRules, precision: str, common: dict) -> SolvedTable:

@@ -75,3 +75,16 @@ def read_user_file(path, what: str) -> str:
         raise NotFound(f"{what} does not exist") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"{what} cannot be read: {exc}") from None
+
+
+def whole_numbers(words, mistake: str) -> tuple[int, ...]:
+    """The numbers of a list a user typed, or a :class:`UserError` saying ``mistake``
+    where a word is not a whole number.
+
+    >>> whole_numbers(["5", "6"], "expected whole numbers")
+    (5, 6)
+    """
+    try:
+        return tuple(int(word) for word in words)
+    except ValueError:
+        raise UserError(mistake) from None

@@ -255,29 +255,22 @@ def run_expected(
 
     import typer
 
+    from dicelab.api import solve
     from dicelab.cli.output import progress_bar
     from dicelab.rules import load_rules
-    from dicelab.solve.expected import expected_table
 
     r = load_rules(rules)
     start = time.perf_counter()
     with progress_bar(f"solving {r.name}", enabled=not as_json) as tick:
-        if r.save_unused_throws:  # throws in hand: their own table, not cached
-            from dicelab.solve.saved import solve_saved
-
-            table = solve_saved(
-                r, progress=tick, allow_large=allow_large, runner=runner, store=store
-            )
-        else:
-            table = expected_table(
-                r,
-                use_cache=use_cache,
-                progress=tick,
-                allow_large=allow_large,
-                runner=runner,
-                store=store,
-                precision=precision,
-            )
+        table = solve(  # rules that save throws have their own table, never cached
+            r,
+            precision=precision,
+            cache=use_cache,
+            allow_large=allow_large,
+            runner=runner,
+            progress=tick,
+            store=store,
+        )
     seconds = time.perf_counter() - start
     if as_json:
         out = {

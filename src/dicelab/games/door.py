@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from dicelab.errors import UserError
+from dicelab.errors import UserError, whole_numbers
 from dicelab.games.twoplayer import FIRST, SECOND, Outcome, Solution, Value
 
 __all__ = [
@@ -41,12 +41,10 @@ DEFAULT_HAND = (1, 2, 3, 4, 5)
 def parse_hand(text: str) -> tuple[int, ...]:
     """Read cards written as whole numbers separated by spaces or commas."""
     words = [word for word in re.split(r"[\s,]+", text.strip()) if word]
-    try:
-        return tuple(int(word) for word in words)
-    except ValueError:
-        raise UserError(
-            f"a hand is whole numbers separated by spaces or commas, e.g. '1 2 3 4 5'; got {text!r}"
-        ) from None
+    return whole_numbers(
+        words,
+        f"a hand is whole numbers separated by spaces or commas, e.g. '1 2 3 4 5'; got {text!r}",
+    )
 
 
 class DoorGame:

@@ -106,6 +106,28 @@ def _finish(u, R, bonus_points, out):
     out[1] = bonus
 
 
+@njit(cache=True, inline="always")
+def _throws(levels, arg, draws, pos, keep_size, D):
+    """A turn's throws: all the dice from draw ``pos`` on, then the best keep
+    ``arg[n]`` before each reroll ``n = levels .. 1`` until a keep holds every die.
+    Returns ``(final roll, rerolls left unused, next draw)``."""
+    r = 0
+    for _ in range(D.dice):
+        r = D.add[r, draws[pos]]
+        pos += 1
+    n = levels
+    while n > 0:
+        k = arg[n, r]
+        if k == r:
+            break
+        r = k
+        for _ in range(D.dice - keep_size[k]):
+            r = D.add[r, draws[pos]]
+            pos += 1
+        n -= 1
+    return r, n, pos
+
+
 @njit(cache=True)
 def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, alike_box, out):
     """One game with optimal choices; writes score, bonus, extra bonuses, all-same.
@@ -136,21 +158,8 @@ def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, ali
             for r in range(n_rolls):  # keeping every die stops the rolling
                 A[roll0 + r, 0] = S[r, 0] if (served and n == D.rerolls) else stop[r]
             _best_keeps_arg(A, arg[n], D.sub_rows, n_keeps)
-        r = 0
-        for _ in range(D.dice):
-            r = D.add[r, draws[pos]]
-            pos += 1
-        first = True
-        for n in range(D.rerolls, 0, -1):
-            k = arg[n, r]
-            if k == r:
-                break
-            first = False
-            r = k
-            for _ in range(D.dice - keep_size[k]):
-                r = D.add[r, draws[pos]]
-                pos += 1
-        now = SR if (served and first) else R
+        r, left, pos = _throws(D.rerolls, arg, draws, pos, keep_size, D)
+        now = SR if (served and left == D.rerolls) else R  # scored on the first throw
         c, best_pts, extra = _best_box(mask, y, u, r - roll0, V, now, moves)
         mask, y, u = _write_box(c, best_pts, extra, (mask, y, u), R, alike_box, out)
     _finish(u, R, bonus_points, out)
@@ -204,21 +213,8 @@ def _play_saved_game(draws, V, A, cand, arg, keep_size, R, D, bonus_points, alik
             final_roll_values(mask, u, 1, y, 0, V[:, :, min(n, cap), :], A, cand, roll0, R)
             if n > 0:
                 _best_keeps_arg(A, arg[n], D.sub_rows, n_keeps)
-        r = 0
-        for _ in range(D.dice):
-            r = D.add[r, draws[pos]]
-            pos += 1
-        n = levels
-        while n > 0:
-            k = arg[n, r]
-            if k == r:
-                break
-            r = k
-            for _ in range(D.dice - keep_size[k]):
-                r = D.add[r, draws[pos]]
-                pos += 1
-            n -= 1
-        kept = min(n, cap)
+        r, left, pos = _throws(levels, arg, draws, pos, keep_size, D)
+        kept = min(left, cap)
         c, best_pts, extra = _best_box(mask, y, u, r - roll0, V[:, :, kept, :], R, moves)
         mask, y, u = _write_box(c, best_pts, extra, (mask, y, u), R, alike_box, out)
         s = kept

@@ -289,7 +289,7 @@ def layer_outcomes(masks, n_workers, V, Q, qoff, lanes, n_lanes, slots, R, D, se
 
 
 # -- the points so far, carried to the next layer ----------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def slot_outcome(c, s, y, u, slot_pts, n_e, R):
     """Where outcome slot ``s`` of box ``c`` leads from flag ``y`` and upper total
     ``u``: ``(pts, gain, y2, u2)``, the box's points, the points gained with the extra

@@ -24,7 +24,7 @@ from fractions import Fraction
 from functools import cached_property
 from math import comb, gcd, lcm
 
-from dicelab.errors import UserError
+from dicelab.errors import UserError, whole_numbers
 
 #: The most possible sums a throw may have.
 MAX_SUMS = 2_000
@@ -128,12 +128,9 @@ def parse_list(text: str, who: str = "list") -> tuple[int, ...]:
     parts = [p for p in body.replace(" ", ",").split(",") if p]
     if not parts:
         raise UserError(f"the {who} is empty; expected numbers such as 5,6,7,8,9")
-    try:
-        return tuple(int(p) for p in parts)
-    except ValueError:
-        raise UserError(
-            f"cannot read the {who} {text!r}; expected whole numbers separated by commas"
-        ) from None
+    return whole_numbers(
+        parts, f"cannot read the {who} {text!r}; expected whole numbers separated by commas"
+    )
 
 
 @dataclass(frozen=True)
