@@ -80,8 +80,7 @@ def solve(
     progress : callable, optional
         ``progress(done, total)``, called as the solve advances.
     store : str or Path, optional
-        A folder where the table being solved lives as a file rather than in memory
-        (``expected``, ``target`` and ``duel``; see :mod:`dicelab.solve.schedule`).
+        A folder to hold the table as a file while it is solved, not in memory.
 
     Returns
     -------
@@ -119,9 +118,14 @@ def solve(
         from dicelab.solve.spread import spread_table
 
         return spread_table(game, _expected(game, precision, common), use_cache=cache)
+    return _duel(game, dict(common, store=store))
+
+
+def _duel(game: CompiledRules, common: dict) -> SolvedTable:
+    """The two-player table, without the strategy comparisons (they are asked for apart)."""
     from dicelab.solve.duel import duel_table
 
-    return duel_table(game, compare=False, store=store, **common)
+    return duel_table(game, compare=False, **common)
 
 
 def _check_options(objective: str, precision: str, opponent, store) -> None:
