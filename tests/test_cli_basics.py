@@ -71,3 +71,31 @@ def test_a_bad_plot_name_is_refused_before_any_work():
         out = run(*args)
         assert out.returncode == 2 and out.stderr.count("\n") == 1, args
         assert "plot:" in out.stderr
+
+
+# A command that answers from a cached table runs without the compiler: it is run as
+# `python -m dicelab ...` would be, and reports which modules it ended with.
+NO_COMPILER = (
+    "import atexit, runpy, sys\n"
+    "atexit.register(lambda: print('numba loaded:', 'numba' in sys.modules, file=sys.stderr))\n"
+    "sys.argv = ['dicelab', *sys.argv[1:]]\n"
+    "runpy.run_module('dicelab', run_name='__main__')\n"
+)
+
+
+def test_answers_from_a_cached_table_load_no_numba():
+    import dicelab
+
+    dicelab.solve("yazy")  # cached in the tests' private folder (conftest.py)
+    for args in (
+        ["advise", "yazy", "--dice", "1", "2", "3", "4", "5", "--rerolls", "2"],
+        ["advise", "yazy", "--dice", "6", "6", "6", "2", "1", "--json"],
+        ["rules", "show", "yazy"],
+        ["cache", "list"],
+        ["solve", "--help"],
+    ):
+        out = subprocess.run(
+            [sys.executable, "-c", NO_COMPILER, *args], capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr
+        assert "numba loaded: False" in out.stderr, (args, out.stderr)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dicelab.errors import UserError
-from dicelab.play.simulate import Simulation
+
+if TYPE_CHECKING:  # the simulator compiles kernels: not loaded to draw its result
+    from dicelab.play.simulate import Simulation
 
 
 def plot_scores(sim: Simulation, path: Path, bins: int = 20) -> None:

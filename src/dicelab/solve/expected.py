@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from numba import njit
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
@@ -384,22 +383,11 @@ def mark_unreachable(V: np.ndarray, game: CompiledRules) -> None:
     (the throws in hand of :mod:`dicelab.solve.saved`). Nothing of the table's size
     is allocated on the way (Maxi Yatzy's table alone is 0.7 GB).
     """
+    from dicelab.solve.kernels.blocks import nan_where_unreachable
+
     reach, subset = game.upper_subsets
     rows = np.asarray(V).view(np.ndarray).reshape(V.shape[0], V.shape[1], -1, V.shape[-1])
-    _nan_where_unreachable(rows, reach, subset, game.yahtzee if game.n_flag == 2 else -1)
-
-
-@njit(cache=True)
-def _nan_where_unreachable(V, reach, subset, yahtzee):
-    """:func:`mark_unreachable` on ``V[mask, y, middle, u]``."""
-    for m in range(V.shape[0]):
-        row = reach[subset[m]]
-        no_flag = yahtzee >= 0 and (m >> yahtzee) & 1 == 0
-        for y in range(V.shape[1]):
-            for s in range(V.shape[2]):
-                for u in range(V.shape[3]):
-                    if not row[u] or (y == 1 and no_flag):
-                        V[m, y, s, u] = np.nan
+    nan_where_unreachable(rows, reach, subset, game.yahtzee if game.n_flag == 2 else -1)
 
 
 OBJECTIVE = "expected"

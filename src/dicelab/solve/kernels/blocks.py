@@ -440,3 +440,17 @@ def solve_blocks(segs, width, n_workers, V, R, D, served, SR, scratch, stride):
             for ui in range(segs.nu[j]):
                 V[segs.mask[j], segs.y[j], segs.u0[j] + ui] = flat[off + ui]
             off += segs.nu[j]
+
+
+@njit(cache=True)
+def nan_where_unreachable(V, reach, subset, yahtzee):
+    """NaN where :func:`dicelab.solve.expected.mark_unreachable` says, on
+    ``V[mask, y, middle, u]``."""
+    for m in range(V.shape[0]):
+        row = reach[subset[m]]
+        no_flag = yahtzee >= 0 and (m >> yahtzee) & 1 == 0
+        for y in range(V.shape[1]):
+            for s in range(V.shape[2]):
+                for u in range(V.shape[3]):
+                    if not row[u] or (y == 1 and no_flag):
+                        V[m, y, s, u] = np.nan
