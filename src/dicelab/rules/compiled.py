@@ -231,6 +231,15 @@ def compile_rules(rules: Rules) -> CompiledRules:
     return game
 
 
+def _box_constants(cat) -> tuple:
+    """What :func:`_compile` reads of a box for every roll, read once: the box, its
+    served points (with its factor), whether a joker roll scores its own points there
+    (face boxes, chance, upper boxes), and the points it scores under the joker rule."""
+    served_pts = getattr(cat, "served", 0) * cat.factor
+    keeps_points = isinstance(cat, (FaceCategory, ChanceCategory)) or cat.counts_for_bonus
+    return cat, served_pts, keeps_points, getattr(cat, "score", "all")
+
+
 def _compile(rules: Rules) -> CompiledRules:
     """Build the score tables of a rule set."""
     space: DiceSpace = dice_space(rules.dice, rules.faces)
@@ -240,24 +249,20 @@ def _compile(rules: Rules) -> CompiledRules:
     joker = np.zeros((c_count, n_rolls), dtype=np.int64)
     served = np.zeros((c_count, n_rolls), dtype=np.int64)
     roll_face = np.full(n_rolls, -1, dtype=np.int64)
+    boxes = [_box_constants(cat) for cat in rules.categories]
     for ri, k in enumerate(space.rolls):
         counts = tuple(int(x) for x in space.counts[k])
         for f, n in enumerate(counts):
             if n == rules.dice:
                 roll_face[ri] = f
         total = sum((f + 1) * n for f, n in enumerate(counts))
-        for c, cat in enumerate(rules.categories):
+        for c, (cat, served_pts, keeps_points, fixed) in enumerate(boxes):
             pts = cat.points(counts)
             score[c, ri] = pts
-            if cat.matches(counts):
-                pts_served = pts + getattr(cat, "served", 0) * cat.factor
-            else:
-                pts_served = pts
-            served[c, ri] = pts_served
-            if isinstance(cat, (FaceCategory, ChanceCategory)) or cat.counts_for_bonus or pts > 0:
+            served[c, ri] = pts + served_pts if served_pts and cat.matches(counts) else pts
+            if keeps_points or pts > 0:
                 joker[c, ri] = pts
             else:
-                fixed = getattr(cat, "score", "all")
                 joker[c, ri] = (fixed if isinstance(fixed, int) else total) * cat.factor
     upper = np.array(rules.upper_mask, dtype=np.bool_)
     box_of_face = np.full(rules.faces, -1, dtype=np.int64)
