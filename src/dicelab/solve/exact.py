@@ -163,7 +163,7 @@ def _final_rolls(batch, table, A, cand, tmp, roll0, R):
     """Best box of every final roll, as exact numerators over ``d_next`` (``batch`` is
     ``(mask, y, f0, nl)``, ``table`` as :func:`_after` reads it)."""
     mask, y, f0, nl = batch
-    N, lo, hi, off, mode, d_next = table
+    _, lo, hi, off, _, _ = table
     runs = np.empty((lo.shape[2], 4), np.int64)
     state = (mask, y, f0, runs, batch_runs(mask, y, f0, nl, lo, hi, off, runs))
     n_cat, n_rolls = R.score.shape

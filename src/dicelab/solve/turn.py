@@ -39,7 +39,7 @@ def best_boxes(
         value = value_of(c, pts, 0, y2)
         np.maximum(best, np.where(ordinary, value, -np.inf), out=best)
     rules = rule_arrays(game, served=first_throw)
-    for r in np.flatnonzero(~ordinary):
+    for r in rules.alike:
         moves, extra = placed(mask, y, int(r), rules)
         cs, pts, y2 = (np.array(column) for column in zip(*moves, strict=True))
         best[r] = value_of(cs, pts, extra, y2).max()
