@@ -206,9 +206,11 @@ def final_batch(segs, first, last, V, A, stride, cand, picks, roll0, R, base, se
     values = R.values
     L = lanes.width(A)
     full = (1 << values.shape[0]) - 1
-    shared = 0
+    # np.int64 and np.bool_ rather than constants here and below: a constant
+    # argument compiles its own copy of the function it is passed to
+    shared = np.int64(0)
     split_cost = 0
-    off = 0
+    off = np.int64(0)
     for j in range(first, last):
         own = full & ~seg_mask[j]
         shared |= own
@@ -218,7 +220,7 @@ def final_batch(segs, first, last, V, A, stride, cand, picks, roll0, R, base, se
     used = off
     nbk = (used + L - 1) // L
     together = popcount(shared) * nbk <= split_cost
-    off = 0
+    off = np.int64(0)
     for j in range(first, last):
         seg = (seg_mask[j], seg_y[j], seg_u0[j], seg_nu[j], off)
         boxes = shared if together else full & ~seg_mask[j]
@@ -227,7 +229,7 @@ def final_batch(segs, first, last, V, A, stride, cand, picks, roll0, R, base, se
             final_maxima(off, seg_nu[j], A, stride, cand, picks, roll0, boxes, R)
         off += seg_nu[j]
     if together:
-        final_maxima(0, nbk * L, A, stride, cand, picks, roll0, shared, R)
+        final_maxima(np.int64(0), nbk * L, A, stride, cand, picks, roll0, shared, R)
     return used
 
 
@@ -421,6 +423,7 @@ def solve_blocks(segs, width, n_workers, V, R, D, served, SR, scratch, stride):
     out_of = np.empty((n_workers, nb, L))
     base_of = np.empty((n_workers, nb * L))
     starts = segs.starts
+    zero, yes = np.int64(0), np.bool_(True)  # not constants: see final_batch
     for b in prange(starts.shape[0] - 1):
         w = get_thread_id()
         A = A_of[w]
@@ -430,9 +433,9 @@ def solve_blocks(segs, width, n_workers, V, R, D, served, SR, scratch, stride):
         out = out_of[w]
         base = base_of[w]
         first, last = starts[b], starts[b + 1]
-        used = final_batch(segs, first, last, V, A, stride, cand, picks, roll0, R, base, True)
+        used = final_batch(segs, first, last, V, A, stride, cand, picks, roll0, R, base, yes)
         if served:
-            final_batch(segs, first, last, V, S, stride, cand, picks, 0, SR, base, False)
+            final_batch(segs, first, last, V, S, stride, cand, picks, zero, SR, base, not yes)
         throws_blocks(A, out, (used + L - 1) // L, stride, D, S, served, base)
         flat = out.reshape(nb * L)
         off = 0
