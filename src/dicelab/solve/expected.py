@@ -288,9 +288,10 @@ class ExpectedLayers:
         return nxt * self.row, np.full(nxt.size, self.row, dtype=np.int64)
 
     def run(self, table: np.ndarray, task: np.ndarray) -> None:
-        from numba import get_num_threads, parallel_chunksize
+        from numba import get_num_threads
 
         from dicelab.solve.kernels import blocks, turn
+        from dicelab.solve.kernels.work import on_threads
 
         g = self.game
         V = table.reshape(self.shape)
@@ -300,20 +301,12 @@ class ExpectedLayers:
         segs = Segments(*turn.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width))
         rules = rule_arrays(g, solving=True)
         served = rule_arrays(g, solving=True, served=True)
+        dice = dice_arrays(g)
         stride = blocks.block_stride(g.space.add.shape[0], self.width, dtype.itemsize)
-        with parallel_chunksize(1):  # batches differ in cost: hand them out one by one
-            blocks.solve_blocks(
-                segs,
-                self.width,
-                get_num_threads(),
-                V,
-                rules,
-                dice_arrays(g),
-                g.has_served,
-                served,
-                np.empty(0, dtype),
-                stride,
-            )
+        bufs = blocks.thread_buffers(
+            get_num_threads(), self.width, rules, dice, g.has_served, served, dtype, stride
+        )
+        on_threads(blocks.solve_blocks, segs, V, rules, dice, g.has_served, served, stride, bufs)
 
 
 def successors(masks: np.ndarray, n_categories: int) -> np.ndarray:

@@ -10,17 +10,17 @@ double-precision base. :func:`solve_blocks` is the expected-score solver's layer
 from __future__ import annotations
 
 import numpy as np
-from numba import get_thread_id, njit, prange
+from numba import njit
 
 from dicelab.solve import lanes
 from dicelab.solve.kernels import NEG
+from dicelab.solve.kernels.work import take
 from dicelab.solve.kernels.turn import (
     cand_rows,
     n_distinct,
     open_box_rows,
     placements,
     popcount,
-    zeros,
 )
 
 
@@ -391,58 +391,59 @@ def block_stride(n_keeps: int, width: int, itemsize: int) -> int:
     return 2 if 2 * 64 * n_keeps <= 128 * 1024 and blocks % 2 == 0 else 1
 
 
-@njit(cache=True, parallel=True)
-def solve_blocks(segs, width, n_workers, V, R, D, served, SR, scratch, stride):
-    """Fill ``V`` for every segment of a layer; batches of ``width`` lanes run in
-    parallel, each turned in blocks of one lane vector.
+@njit(cache=True, nogil=True)
+def solve_blocks(counter, w, segs, V, R, D, served, SR, stride, bufs):
+    """Fill ``V`` for the segments of a layer: a worker of
+    :func:`.work.on_threads` that turns batches of one lane vector's multiple
+    each, in blocks of one lane vector.
 
     The final throw is shared by the blocks of a batch (:func:`final_segment`,
-    :func:`final_maxima`); the
-    rerolls run block by block in the first-level cache (:func:`throws_block`), in
-    the precision of ``scratch`` (an empty array; its lane vector must divide
-    ``width``), each lane relative to a double-precision base. Each thread reuses
-    its own buffers (indexed by thread id, ``n_workers`` of them): an allocation
-    per batch costs a page-mapping system call wherever the allocator returns
-    memory to the system early (Dask's workers ask it to). Buffers start at zero,
-    so lanes no segment uses hold finite values. With ``served``, the first throw
-    may also score at once with the served table.
+    :func:`final_maxima`); the rerolls run block by block in the first-level cache
+    (:func:`throws_block`), in the precision of the buffers ``bufs`` of
+    :func:`thread_buffers`, each lane relative to a double-precision base. With
+    ``served``, the first throw may also score at once with the served table.
     """
-    add, size_start, dice = D.add, D.size_start, D.dice
-    values, served_values = R.values, SR.values
-    n_keeps = add.shape[0]
-    roll0 = size_start[dice]
-    n_rolls = n_keeps - roll0
-    dt = scratch.dtype
-    L = lanes.width(scratch)
-    nb = width // L
-    n_cand = max(cand_rows(values), cand_rows(served_values)) + 2
-    A_of = zeros((n_workers, nb // stride, n_keeps * stride, L), dt)
-    S_of = zeros((n_workers, nb // stride, (n_rolls if served else 1) * stride, L), dt)
-    cand_of = zeros((n_workers, n_cand, nb, L), dt)
-    picks_of = np.empty((n_workers, n_cand), np.int64)
-    out_of = np.empty((n_workers, nb, L))
-    base_of = np.empty((n_workers, nb * L))
-    starts = segs.starts
+    A, S, cand, picks, out, base = bufs[0][w], bufs[1][w], bufs[2][w], bufs[3][w], bufs[4][w], bufs[5][w]
+    L = lanes.width(A)
+    roll0 = D.size_start[D.dice]
     zero, yes = np.int64(0), np.bool_(True)  # not constants: see final_batch
-    for b in prange(starts.shape[0] - 1):
-        w = get_thread_id()
-        A = A_of[w]
-        S = S_of[w]
-        cand = cand_of[w]
-        picks = picks_of[w]
-        out = out_of[w]
-        base = base_of[w]
+    starts = segs.starts
+    b = take(counter)
+    while b < starts.shape[0] - 1:
         first, last = starts[b], starts[b + 1]
         used = final_batch(segs, first, last, V, A, stride, cand, picks, roll0, R, base, yes)
         if served:
             final_batch(segs, first, last, V, S, stride, cand, picks, zero, SR, base, not yes)
         throws_blocks(A, out, (used + L - 1) // L, stride, D, S, served, base)
-        flat = out.reshape(nb * L)
+        flat = out.reshape(out.size)
         off = 0
         for j in range(first, last):
             for ui in range(segs.nu[j]):
                 V[segs.mask[j], segs.y[j], segs.u0[j] + ui] = flat[off + ui]
             off += segs.nu[j]
+        b = take(counter)
+
+
+def thread_buffers(n_workers, width, R, D, served, SR, dtype, stride):
+    """Each thread's scratch for :func:`solve_blocks` (turn rows, served rows,
+    candidates, picks, out, base), ``n_workers`` of each, all zero (so lanes no
+    segment uses hold finite values). Reused by every batch a thread takes: an
+    allocation per batch costs a page-mapping system call wherever the allocator
+    returns memory to the system early (Dask's workers ask it to)."""
+    n_keeps = D.add.shape[0]
+    n_rolls = n_keeps - D.size_start[D.dice]
+    L = lanes.lanes_of(np.dtype(dtype).itemsize)
+    nb = width // L
+    n_cand = max(cand_rows.py_func(R.values), cand_rows.py_func(SR.values)) + 2
+    zeros = lanes.aligned_zeros
+    return (
+        zeros((n_workers, nb // stride, n_keeps * stride, L), dtype),
+        zeros((n_workers, nb // stride, (n_rolls if served else 1) * stride, L), dtype),
+        zeros((n_workers, n_cand, nb, L), dtype),
+        np.zeros((n_workers, n_cand), np.int64),
+        zeros((n_workers, nb, L), np.float64),
+        zeros((n_workers, nb * L), np.float64),
+    )
 
 
 @njit(cache=True)
