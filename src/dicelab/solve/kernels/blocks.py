@@ -14,7 +14,6 @@ from numba import njit
 
 from dicelab.solve import lanes
 from dicelab.solve.kernels import NEG
-from dicelab.solve.kernels.work import take
 from dicelab.solve.kernels.turn import (
     cand_rows,
     n_distinct,
@@ -22,6 +21,7 @@ from dicelab.solve.kernels.turn import (
     placements,
     popcount,
 )
+from dicelab.solve.kernels.work import take
 
 
 @njit(cache=True, inline="always")
@@ -403,7 +403,8 @@ def solve_blocks(counter, w, segs, V, R, D, served, SR, stride, bufs):
     :func:`thread_buffers`, each lane relative to a double-precision base. With
     ``served``, the first throw may also score at once with the served table.
     """
-    A, S, cand, picks, out, base = bufs[0][w], bufs[1][w], bufs[2][w], bufs[3][w], bufs[4][w], bufs[5][w]
+    A, S, cand = bufs[0][w], bufs[1][w], bufs[2][w]
+    picks, out, base = bufs[3][w], bufs[4][w], bufs[5][w]
     L = lanes.width(A)
     roll0 = D.size_start[D.dice]
     zero, yes = np.int64(0), np.bool_(True)  # not constants: see final_batch
