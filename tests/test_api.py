@@ -82,8 +82,10 @@ def _toml_line(key, value):
 FOUR_BOXES_TOML = "\n".join(
     [_toml_line(k, v) for k, v in FOUR_BOXES.items() if not isinstance(v, (dict, list))]
     + ["[upper_bonus]", "threshold = 4", "points = 5"]
-    + ["[[categories]]\n" + "\n".join(_toml_line(k, v) for k, v in c.items())
-       for c in FOUR_BOXES["categories"]]
+    + [
+        "[[categories]]\n" + "\n".join(_toml_line(k, v) for k, v in c.items())
+        for c in FOUR_BOXES["categories"]
+    ]
 )
 
 
@@ -110,8 +112,7 @@ def test_mistakes_are_user_errors_with_their_figures():
 
 def test_import_loads_no_numba_and_names_are_listed():
     code = (
-        "import sys, dicelab; dicelab.load_rules; dicelab.Position; "
-        "print('numba' in sys.modules)"
+        "import sys, dicelab; dicelab.load_rules; dicelab.Position; print('numba' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr

@@ -94,8 +94,7 @@ def test_sub_rows_list_each_one_die_smaller_keep_once(dice, faces):
     assert s.sub_rows.shape[1] % SUB_GROUP == 0
     for k in range(s.n_keeps):
         smaller = {
-            s.index(list(s.faces_of(k)[:i] + s.faces_of(k)[i + 1 :]))
-            for i in range(s.size(k))
+            s.index(list(s.faces_of(k)[:i] + s.faces_of(k)[i + 1 :])) for i in range(s.size(k))
         }
         row = list(s.sub_rows[k])
         real = [x for x in row if x != k]

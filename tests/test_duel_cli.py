@@ -162,8 +162,18 @@ def test_points_left_unknown_are_taken_from_the_score(tmp_path):
     # the score still to be given
     rules = tmp_path / "plain.toml"
     rules.write_text(FOUR_TOML.replace("[upper_bonus]\nthreshold = 4\npoints = 5\n", ""))
-    args = ["duel", "advise", str(rules), "--dice", "1", "3", "--mine", "ones=?", "--theirs",
-            "threes=3"]
+    args = [
+        "duel",
+        "advise",
+        str(rules),
+        "--dice",
+        "1",
+        "3",
+        "--mine",
+        "ones=?",
+        "--theirs",
+        "threes=3",
+    ]
     assert "my score: give it" in run_process(*args).stderr
     res = run(*args, "--my-score", "2", "--json")
     assert res.exit_code == 0, res.output

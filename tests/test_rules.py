@@ -149,7 +149,7 @@ BAD_FILES = {
     ),
     "served on an upper box": (
         GOOD + '[[categories]]\nid = "x"\nkind = "of_a_kind"\ncount = 3\nscore = 10\n'
-        'served = 5\nupper = true\n',
+        "served = 5\nupper = true\n",
         "categories[1] (x).served",
     ),
     "served with a joker": (

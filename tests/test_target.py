@@ -183,6 +183,7 @@ def small_rules(variants=False):
 def generous_top(rules) -> int:
     """More points than any game can score (every box at its best, every bonus)."""
     bonus = rules.upper_bonus.points if rules.upper_bonus else 0
+
     def fixed(c) -> int:  # a fixed score, where the box has one
         score = getattr(c, "score", 0)
         return score if isinstance(score, int) else 0

@@ -169,14 +169,19 @@ def test_advice_matches_the_library(client):
         ({"dice": [1, 2, 3, 4, 5], "rerolls_left": 0, "filled": {"ones": 7}}, 400, "ones"),
         ({"dice": [1, 2, 3, 4, 5], "rerolls_left": 0, "filled": {"seven": 7}}, 400, "unknown box"),
         (
-            {"dice": [1, 2, 3, 4, 5], "rerolls_left": 0, "filled": {"ones": None},
-             "upper_total": 7},
-            400, "upper total",
+            {
+                "dice": [1, 2, 3, 4, 5],
+                "rerolls_left": 0,
+                "filled": {"ones": None},
+                "upper_total": 7,
+            },
+            400,
+            "upper total",
         ),  # fmt: skip
         (
-            {"dice": [1, 2, 3, 4, 5], "rerolls_left": 0, "filled": {"ones": 3},
-             "upper_total": 4},
-            400, "upper total",
+            {"dice": [1, 2, 3, 4, 5], "rerolls_left": 0, "filled": {"ones": 3}, "upper_total": 4},
+            400,
+            "upper total",
         ),  # fmt: skip
         ({"dice": [1, 2, 3, 4, 5], "rerolls_left": 0, "extra_bonuses": 2}, 400, "extra"),
         ({"dice": [1, 2, 3, 4, 5], "rerolls_left": "two"}, 422, "rerolls_left"),
@@ -234,13 +239,20 @@ def test_target_advice_and_outlook_match_the_target_table(client):
     from dicelab.solve.target import target_table
 
     table = target_table("yazy")
-    start = client.post("/api/outlook", json={"rules": "yazy", "objective": "target",
-                                               "target": 200}).json()
+    start = client.post(
+        "/api/outlook", json={"rules": "yazy", "objective": "target", "target": 200}
+    ).json()
     assert start["value"] == pytest.approx(table.probability(200), abs=1e-12)
     assert start["expected_final_score"] is None
     filled = {"ones": 3, "sixes": 24}
-    body = {"rules": "yazy", "dice": [2, 2, 5, 5, 6], "rerolls_left": 1, "filled": filled,
-            "objective": "target", "target": 200}
+    body = {
+        "rules": "yazy",
+        "dice": [2, 2, 5, 5, 6],
+        "rerolls_left": 1,
+        "filled": filled,
+        "objective": "target",
+        "target": 200,
+    }
     got = client.post("/api/advice", json=body).json()
     lib = advise_target(table, Position(dice=(2, 2, 5, 5, 6), rerolls=1, filled=filled), 200)
     assert [o["label"] for o in got["options"]] == [o.label for o in lib.options]
@@ -249,8 +261,10 @@ def test_target_advice_and_outlook_match_the_target_table(client):
     assert got["options"][0]["best"] and got["options"][0]["cost"] == 0
     assert got["objective"] == "target" and got["target"] == 200
     # a target already reached is certain; one out of reach is refused
-    done = client.post("/api/outlook", json={"rules": "yazy", "objective": "target",
-                                              "target": 20, "filled": filled}).json()
+    done = client.post(
+        "/api/outlook",
+        json={"rules": "yazy", "objective": "target", "target": 20, "filled": filled},
+    ).json()
     assert done["value"] == 1.0
     far = client.post("/api/advice", json={**body, "target": 9999})
     assert "best possible score in yazy is 280" in error(far, 400)
@@ -263,8 +277,10 @@ def test_win_advice_beats_the_points_player(client):
     start = client.post("/api/outlook", json={"rules": "yazy", "objective": "win"}).json()
     assert start["value"] == pytest.approx(report.win_probability, abs=1e-12)
     assert start["value"] > report.expected_strategy_win_probability
-    got = client.post("/api/advice", json={"rules": "yazy", "dice": [3, 3, 6, 5, 6],
-                                           "rerolls_left": 2, "objective": "win"}).json()
+    got = client.post(
+        "/api/advice",
+        json={"rules": "yazy", "dice": [3, 3, 6, 5, 6], "rerolls_left": 2, "objective": "win"},
+    ).json()
     assert got["objective"] == "win" and 0.4 < got["value"] < 0.6
     values = [o["value"] for o in got["options"]]
     assert values == sorted(values, reverse=True)
@@ -279,10 +295,12 @@ def test_win_advice_beats_the_points_player(client):
     ],
 )
 def test_bad_objectives(client, body, words):
-    got = client.post("/api/advice", json={"rules": "yazy", "dice": [1, 2, 3, 4, 5],
-                                           "rerolls_left": 2, **body})
-    assert words in error(got, 400 if "objective" not in body or body["objective"] == "target"
-                          else 422)
+    got = client.post(
+        "/api/advice", json={"rules": "yazy", "dice": [1, 2, 3, 4, 5], "rerolls_left": 2, **body}
+    )
+    assert words in error(
+        got, 400 if "objective" not in body or body["objective"] == "target" else 422
+    )
     assert "objective" in error(client.get("/api/rules/yazy/progress?objective=x"), 422)
 
 
@@ -319,8 +337,9 @@ def test_spread_of_options_and_distribution_from_a_turn_start(client):
 
 
 def test_no_spread_for_served_rules(client):
-    got = client.post("/api/advice", json={"rules": "generala", "dice": [1, 2, 3, 4, 6],
-                                           "rerolls_left": 2}).json()
+    got = client.post(
+        "/api/advice", json={"rules": "generala", "dice": [1, 2, 3, 4, 6], "rerolls_left": 2}
+    ).json()
     assert all(o["sd"] is None for o in got["options"])
 
 

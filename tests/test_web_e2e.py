@@ -444,8 +444,10 @@ def test_a_whole_duel_against_the_computer(browser, server):
 
     with open_page(browser, server + "/?seed=5&fast") as pg:
         expect(counter(pg)).to_have_text(re.compile("Turn 1 of 13"))
-        pg.set_input_files("#rules-file", files=[
-            {"name": "four.toml", "mimeType": "text/plain", "buffer": FOUR_TOML.encode()}])
+        pg.set_input_files(
+            "#rules-file",
+            files=[{"name": "four.toml", "mimeType": "text/plain", "buffer": FOUR_TOML.encode()}],
+        )
         expect(counter(pg)).to_have_text("Turn 1 of 4 · Roll 1 of 2")
         pg.select_option("#objective", "duel")
         value, _ = duel_brute(parse_rules(FOUR_BOXES))
@@ -492,8 +494,10 @@ def test_a_computer_turn_cut_off_is_played_again(browser, server):
 
     with open_page(browser, server + "/?seed=8&fast") as pg:
         expect(counter(pg)).to_have_text(re.compile("Turn 1 of 13"))
-        pg.set_input_files("#rules-file", files=[
-            {"name": "four.toml", "mimeType": "text/plain", "buffer": FOUR_TOML.encode()}])
+        pg.set_input_files(
+            "#rules-file",
+            files=[{"name": "four.toml", "mimeType": "text/plain", "buffer": FOUR_TOML.encode()}],
+        )
         pg.select_option("#objective", "duel")
         expect(pg.locator("#expected-now")).to_contain_text("chance to win the duel now")
         pg.click("#roll")

@@ -288,17 +288,23 @@ class ExpectedLayers:
         return nxt * self.row, np.full(nxt.size, self.row, dtype=np.int64)
 
     def run(self, table: np.ndarray, task: np.ndarray) -> None:
-        from numba import get_num_threads
-
-        from dicelab.solve.kernels import blocks, turn
-        from dicelab.solve.kernels.work import on_threads
+        from dicelab.solve.kernels import turn
 
         g = self.game
-        V = table.reshape(self.shape)
         dtype = self.turn_dtype
         if int(task[0]).bit_count() < self.double_layers:
             dtype = np.dtype(np.float64)
         segs = Segments(*turn.plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width))
+        self.turn(table.reshape(self.shape), segs, dtype)
+
+    def turn(self, V: np.ndarray, segs: Segments, dtype: np.dtype) -> None:
+        """The turn of every segment of ``segs`` in precision ``dtype``, on every thread."""
+        from numba import get_num_threads
+
+        from dicelab.solve.kernels import blocks
+        from dicelab.solve.kernels.work import on_threads
+
+        g = self.game
         rules = rule_arrays(g, solving=True)
         served = rule_arrays(g, solving=True, served=True)
         dice = dice_arrays(g)
@@ -306,7 +312,33 @@ class ExpectedLayers:
         bufs = blocks.thread_buffers(
             get_num_threads(), self.width, rules, dice, g.has_served, served, dtype, stride
         )
-        on_threads(blocks.solve_blocks, segs, V, rules, dice, g.has_served, served, stride, bufs)
+        kernel = blocks.solve_blocks if dtype == np.float32 else blocks.solve_blocks_double
+        on_threads(kernel, segs, V, rules, dice, g.has_served, served, stride, bufs)
+
+    def compile(self) -> None:
+        """Compile (or load) the turns of this solve before it starts, so that its
+        clock and progress count the solve alone; the double-precision turn of the
+        first layers compiles in another process meanwhile (:mod:`dicelab.solve.ahead`)."""
+        from dicelab.solve import ahead
+
+        if self.double_layers:
+            ahead.start("expected-double")
+        compile_turn(self, self.turn_dtype)
+        if self.double_layers:
+            ahead.finish("expected-double")
+            compile_turn(self, np.dtype(np.float64))
+
+
+def compile_turn(layers: ExpectedLayers, dtype: np.dtype) -> None:
+    """Compile (or load) the turn of ``layers`` in ``dtype``: a turn of no segments."""
+    none = np.zeros(0, np.int64)
+    segs = Segments(none, none, none, none, np.zeros(1, np.int64))
+    layers.turn(np.zeros((1, 1, 1)), segs, np.dtype(dtype))
+
+
+def compile_double() -> None:
+    """Compile the double-precision turn (the same for every rule set)."""
+    compile_turn(ExpectedLayers(as_game("yahtzee")), np.dtype(np.float64))
 
 
 def successors(masks: np.ndarray, n_categories: int) -> np.ndarray:
@@ -358,8 +390,10 @@ def solve_expected(
     refuse_variants(game, "this command", served=False)
     expected_cost(game.rules).check(allow_large)
     kernels.announce_compile(solve_blocks)
-    start = time.perf_counter()
     layers = ExpectedLayers(game, chunk=chunk, width=width, precision=precision)
+    if runner is None or runner.in_process:
+        layers.compile()
+    start = time.perf_counter()
     flat = new_table(layers.size, np.float64, store, name=f"{game.rules.name}.expected")
     run_layers(layers, flat, progress, runner)
     V = flat.reshape(layers.shape)

@@ -217,6 +217,9 @@ def run_windows(
 class Runner:
     """Executes the layers of a :class:`LayeredSolve` or a :class:`WindowSolve`."""
 
+    #: whether the kernels run in this process (so it should compile them)
+    in_process = False
+
     def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
         raise NotImplementedError
 
@@ -228,6 +231,8 @@ class Runner:
 
 class LocalRunner(Runner):
     """Every layer in this process, with the solver's kernels on the whole table."""
+
+    in_process = True
 
     def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
         solve.start(table)

@@ -393,9 +393,23 @@ def block_stride(n_keeps: int, width: int, itemsize: int) -> int:
 
 @njit(cache=True, nogil=True)
 def solve_blocks(counter, w, segs, V, R, D, served, SR, stride, bufs):
-    """Fill ``V`` for the segments of a layer: a worker of
-    :func:`.work.on_threads` that turns batches of one lane vector's multiple
-    each, in blocks of one lane vector.
+    """Fill ``V`` for the segments of a layer in single precision: a worker of
+    :func:`.work.on_threads` (see :func:`turn_batches`)."""
+    turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs)
+
+
+@njit(cache=True, nogil=True)
+def solve_blocks_double(counter, w, segs, V, R, D, served, SR, stride, bufs):
+    """:func:`solve_blocks` in double precision: a function of its own, with a
+    cache file of its own, so that another process can compile it while this one
+    compiles the single-precision turn (:mod:`.ahead`)."""
+    turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs)
+
+
+@njit(cache=True)
+def turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs):
+    """Fill ``V`` for the segments of a layer, taking batches from ``counter`` in
+    thread ``w``'s buffers; each batch is turned in blocks of one lane vector.
 
     The final throw is shared by the blocks of a batch (:func:`final_segment`,
     :func:`final_maxima`); the rerolls run block by block in the first-level cache

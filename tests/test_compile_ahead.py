@@ -1,0 +1,78 @@
+"""Work shared among threads (:mod:`dicelab.solve.kernels.work`) and a kernel
+compiled in another process (:mod:`dicelab.solve.ahead`)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+from numba import njit, set_num_threads
+
+from dicelab.solve.expected import solve_expected
+from dicelab.solve.kernels.work import on_threads, take
+
+
+@njit(nogil=True)
+def _count_batches(counter, w, n, seen, worker):
+    b = take(counter)
+    while b < n:
+        seen[b] += 1
+        worker[b] = w
+        b = take(counter)
+
+
+def test_every_batch_runs_once_on_some_thread():
+    n = 10_000
+    seen = np.zeros(n, np.int64)
+    worker = np.full(n, -1, np.int64)
+    set_num_threads(2)
+    on_threads(_count_batches, n, seen, worker)
+    assert (seen == 1).all()
+    assert set(np.unique(worker)) <= {0, 1}
+    set_num_threads(1)
+    seen[:] = 0
+    on_threads(_count_batches, n, seen, worker)
+    assert (seen == 1).all()
+    assert (worker == 0).all()
+
+
+_FIRST_RUN = """
+import json
+from dicelab.solve.expected import solve_expected
+from dicelab.solve.kernels import blocks
+table = solve_expected("yacht")
+print(json.dumps({
+    "score": table.expected_score,
+    "single": [sum(blocks.solve_blocks.stats.cache_hits.values()),
+               sum(blocks.solve_blocks.stats.cache_misses.values())],
+    "double": [sum(blocks.solve_blocks_double.stats.cache_hits.values()),
+               sum(blocks.solve_blocks_double.stats.cache_misses.values())],
+}))
+"""
+
+
+def test_a_first_solve_compiles_the_double_turn_in_another_process(tmp_path):
+    """In an empty compile cache, the first solve leaves both turns cached (the
+    double-precision one compiled by the child) and no temporary folder; the next
+    process compiles nothing and both give the table of this process."""
+    env = dict(
+        os.environ,
+        NUMBA_CACHE_DIR=str(tmp_path / "numba"),
+        DICELAB_CACHE_DIR=str(tmp_path / "tables"),
+        TMPDIR=str(tmp_path / "tmp"),
+    )
+    (tmp_path / "tmp").mkdir()
+    runs = []
+    for _ in range(2):
+        out = subprocess.run(
+            [sys.executable, "-c", _FIRST_RUN], env=env, capture_output=True, text=True, check=True
+        )
+        runs.append(json.loads(out.stdout))
+    assert list((tmp_path / "numba").rglob("blocks.solve_blocks_double-*.nbi"))
+    assert not list((tmp_path / "tmp").iterdir())
+    # [cache hits, compiled here]: the double turn came from the child's compile
+    assert runs[0]["single"] == [0, 1] and runs[0]["double"] == [1, 0]
+    assert runs[1]["single"] == [1, 0] and runs[1]["double"] == [1, 0]
+    here = solve_expected("yacht").expected_score
+    assert runs[0]["score"] == runs[1]["score"] == here
