@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit, prange
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules
@@ -56,6 +56,7 @@ from dicelab.solve.kernels.turn import (
     open_box_rows,
     placements,
 )
+from dicelab.solve.kernels.work import on_threads, take
 from dicelab.solve.points import StateBounds, layers
 
 Progress = Callable[[int, int], None]
@@ -260,9 +261,10 @@ def _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score):
             Q[q0 + i * pos + slot] += mass[r, i]
 
 
-@njit(cache=True, parallel=True)
-def layer_outcomes(masks, n_workers, V, Q, qoff, lanes, n_lanes, slots, R, D, served, SR):
-    """Turn outcomes of every state of a layer; blocks are shared among workers."""
+@njit(cache=True, nogil=True)
+def layer_outcomes(counter, w, masks, V, Q, qoff, lanes, n_lanes, slots, R, D, served, SR):
+    """Turn outcomes of every state of a layer: a worker of
+    :func:`dicelab.solve.kernels.work.on_threads` that takes states one at a time."""
     size_start, dice, rerolls = D.size_start, D.dice, D.rerolls
     n_flag, yahtzee = R.n_flag, R.yahtzee
     n_keeps = D.add.shape[0]
@@ -271,21 +273,20 @@ def layer_outcomes(masks, n_workers, V, Q, qoff, lanes, n_lanes, slots, R, D, se
         n_keeps, R.values.shape[0] * R.values.shape[1], SR.values.shape[0] * SR.values.shape[1]
     )
     nb = masks.shape[0] * n_flag
-    for w in prange(n_workers):
-        scratch_f = np.empty((5, rows, width))
-        scratch_i = np.empty((3 + rerolls, n_keeps, width), np.int64)
-        keep_size = np.empty(n_keeps, np.int64)
-        for j in range(dice + 1):
-            keep_size[size_start[j] : size_start[j + 1]] = j
-        for b in range(w, nb, n_workers):
-            m = masks[b // n_flag]
-            y = b % n_flag
-            if y == 1 and (m >> yahtzee) & 1 == 0:
-                continue
-            nl = n_lanes[m]
-            state = (m, y, lanes[m], nl)
-            scratch = (scratch_f, scratch_i, keep_size)
+    scratch_f = np.empty((5, rows, width))
+    scratch_i = np.empty((3 + rerolls, n_keeps, width), np.int64)
+    keep_size = np.empty(n_keeps, np.int64)
+    for j in range(dice + 1):
+        keep_size[size_start[j] : size_start[j + 1]] = j
+    scratch = (scratch_f, scratch_i, keep_size)
+    b = take(counter)
+    while b < nb:
+        m = masks[b // n_flag]
+        y = b % n_flag
+        if y == 0 or (m >> yahtzee) & 1 == 1:
+            state = (m, y, lanes[m], n_lanes[m])
             turn_outcomes(state, V, Q, qoff[m, y], slots, scratch, R, D, served, SR)
+        b = take(counter)
 
 
 # -- the points so far, carried to the next layer ----------------------------------------
@@ -527,9 +528,9 @@ class OutcomeLayout:
                 pos += sizes[i]
         Q = np.zeros(pos)
         slots = (self.slot_of, self.box_slots, self.n_e)
-        layer_outcomes(
+        on_threads(
+            layer_outcomes,
             masks,
-            max(1, get_num_threads()),
             V,
             Q,
             qoff,

@@ -200,29 +200,23 @@ class PointsLayers:
         return self._ranges(successors(task, self.game.n_categories))
 
     def run(self, table: np.ndarray, task: np.ndarray) -> None:
-        from numba import get_num_threads, parallel_chunksize
+        from numba import get_num_threads
 
         from dicelab.solve.kernels.blocks import block_stride
-        from dicelab.solve.kernels.points import plan_layer, solve_points_blocks
+        from dicelab.solve.kernels.points import plan_layer, points_buffers, solve_points_blocks
+        from dicelab.solve.kernels.work import on_threads
 
         g, lay = self.game, self.layout
         plan = plan_layer(task, lay.block, g.n_flag, self.width)
         rows = PointsRows(table, lay.lo, lay.hi, lay.off, self.sign, self.below, self.above)
         rules = rule_arrays(g, solving=True)
         served = rule_arrays(g, solving=True, served=True)
+        dice = dice_arrays(g)
         stride = block_stride(g.space.add.shape[0], self.width, self.dtype.itemsize)
-        with parallel_chunksize(1):
-            solve_points_blocks(
-                plan,
-                self.width,
-                get_num_threads(),
-                rows,
-                rules,
-                dice_arrays(g),
-                g.has_served,
-                served,
-                stride,
-            )
+        bufs = points_buffers(
+            get_num_threads(), self.width, rows, rules, dice, g.has_served, served, stride
+        )
+        on_threads(solve_points_blocks, plan, rows, rules, dice, g.has_served, served, stride, bufs)
 
 
 def terminal_rows(game: CompiledRules, layout: PointsLayout, terminal: Callable) -> np.ndarray:

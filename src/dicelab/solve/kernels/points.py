@@ -9,12 +9,13 @@ The final throw runs in blocks of one lane vector and reuses the rerolls of
 from __future__ import annotations
 
 import numpy as np
-from numba import get_thread_id, njit, prange
+from numba import njit
 
 from dicelab.solve import lanes
 from dicelab.solve.kernels import NEG
 from dicelab.solve.kernels.blocks import max_rows, put, throws_blocks
-from dicelab.solve.kernels.turn import next_flag, open_box_rows, placements, zeros
+from dicelab.solve.kernels.turn import next_flag, open_box_rows, placements
+from dicelab.solve.kernels.work import take
 
 
 @njit(cache=True)
@@ -210,49 +211,53 @@ def alike_points_rolls(batch, P, scratch, runs_of, roll0, boxes, R):
             put(A, blk, roll0 + r, stride, lanes.load_at(cand, total, blk))
 
 
-@njit(cache=True, parallel=True)
-def solve_points_blocks(plan, width, n_workers, P, R, D, served, SR, stride):
+@njit(cache=True, nogil=True)
+def solve_points_blocks(counter, w, plan, P, R, D, served, SR, stride, bufs):
     """Fill the lanes of a list of batches (lanes over points), each turned in blocks
     of one lane vector of ``T``'s precision (:func:`final_points_block`,
-    :func:`throws_block`); ``width`` is a whole number of lane vectors.
-
-    ``n_workers`` is the most threads a parallel region may use (buffers are
-    indexed by thread id); batches are handed out one at a time (see
-    :func:`solve_points`), so a thread the system pauses holds up one batch only.
-    With ``served``, the first throw may also score at once with the served table.
+    :func:`throws_block`): a worker of :func:`.work.on_threads` in thread ``w``'s
+    buffers of :func:`points_buffers`. With ``served``, the first throw may also
+    score at once with the served table.
     """
     b_mask, b_y, b_f0, b_nl = plan
-    T, lo = P.T, P.lo
-    add, size_start, dice = D.add, D.size_start, D.dice
-    values, served_values = R.values, SR.values
-    n_keeps = add.shape[0]
-    roll0 = size_start[dice]
-    n_rolls = n_keeps - roll0
+    T = P.T
+    A, S, cand = bufs[0][w], bufs[1][w], bufs[2][w]
+    picks, runs, out, no_base = bufs[3][w], bufs[4][w], bufs[5][w], bufs[6]
     L = lanes.width(T)
-    nb = width // L
-    n_cand = max(values.shape[0] * values.shape[1], served_values.shape[0] * served_values.shape[1])
-    A_of = zeros((n_workers, nb // stride, n_keeps * stride, L), T.dtype)
-    S_of = zeros((n_workers, nb // stride, (n_rolls if served else 1) * stride, L), T.dtype)
-    cand_of = zeros((n_workers, n_cand + 3, nb, L), T.dtype)
-    picks_of = np.empty((n_workers, n_cand + 1), np.int64)
-    runs_of = np.empty((n_workers, lo.shape[2], 4), np.int64)
-    out_of = np.empty((n_workers, nb, L))  # the first throw's mean in double precision
-    no_base = zeros((nb * L,), np.float64)
-    for b in prange(b_mask.shape[0]):
-        w = get_thread_id()
-        A = A_of[w]
-        S = S_of[w]
-        cand = cand_of[w]
-        out = out_of[w]
+    roll0 = D.size_start[D.dice]
+    zero = np.int64(0)  # not a constant: see blocks.final_batch
+    b = take(counter)
+    while b < b_mask.shape[0]:
         nl = b_nl[b]
         f0 = b_f0[b]
         batch = (b_mask[b], b_y[b], f0, nl)
-        picks = picks_of[w]
-        runs = runs_of[w]
         final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R)
         if served:
-            final_points_block(batch, P, S, stride, cand, picks, runs, 0, SR)
+            final_points_block(batch, P, S, stride, cand, picks, runs, zero, SR)
         throws_blocks(A, out, (nl + L - 1) // L, stride, D, S, served, no_base)
-        flat = out.reshape(nb * L)
+        flat = out.reshape(out.size)
         for i in range(nl):
             T[f0 + i] = flat[i]
+        b = take(counter)
+
+
+def points_buffers(n_workers, width, P, R, D, served, SR, stride):
+    """Each thread's scratch for :func:`solve_points_blocks` (turn rows, served
+    rows, candidates, picks, runs, the first throw's mean in double precision),
+    ``n_workers`` of each, and a zero base shared by all."""
+    n_keeps = D.add.shape[0]
+    n_rolls = n_keeps - D.size_start[D.dice]
+    dtype = P.T.dtype
+    L = lanes.lanes_of(dtype.itemsize)
+    nb = width // L
+    n_cand = max(R.values.size, SR.values.size)
+    zeros = lanes.aligned_zeros
+    return (
+        zeros((n_workers, nb // stride, n_keeps * stride, L), dtype),
+        zeros((n_workers, nb // stride, (n_rolls if served else 1) * stride, L), dtype),
+        zeros((n_workers, n_cand + 3, nb, L), dtype),
+        np.zeros((n_workers, n_cand + 1), np.int64),
+        np.zeros((n_workers, P.lo.shape[2], 4), np.int64),
+        zeros((n_workers, nb, L), np.float64),
+        np.zeros(nb * L),
+    )
