@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules
@@ -179,7 +179,7 @@ def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
         _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R)
     early = served and D.rerolls > 0
     if early:
-        _final_choice(mask, y, ul, nl, V, S, served_box, cand, 0, SR)
+        _final_choice(mask, y, ul, nl, V, S, served_box, cand, np.int64(0), SR)
     for n in range(D.rerolls):
         keep_values(A, D.add, D.size_start, D.dice, D.faces, nl)
         if early and n == D.rerolls - 1:
@@ -304,9 +304,10 @@ def slot_outcome(c, s, y, u, slot_pts, n_e, R):
     return pts, gain, y2, u2
 
 
-@njit(cache=True, parallel=True, fastmath=True)
-def carry_layer(mode, next_masks, rows, next_rows, outcomes, R, all_same, scored_same):
-    """Carry the points-so-far rows of a layer to the next one, pulled by each next mask.
+@njit(cache=True, nogil=True, fastmath=True)
+def carry_layer(counter, w, mode, next_masks, rows, next_rows, outcomes, R, all_same, scored_same):
+    """Carry the points-so-far rows of a layer to the next one, pulled by each next
+    mask: a worker of :func:`dicelab.solve.kernels.work.on_threads`.
 
     Every turn outcome with a positive chance moves a row ``lo..hi`` of state ``X``
     to ``lo + g .. hi + g`` of the next state. With ``mode`` 0 only the ranges of
@@ -324,8 +325,10 @@ def carry_layer(mode, next_masks, rows, next_rows, outcomes, R, all_same, scored
     n_flag, yahtzee = R.n_flag, R.yahtzee
     n_cat = R.upper.shape[0]
     n_upper = lo.shape[2]
-    for j in prange(next_masks.shape[0]):
+    j = take(counter)
+    while j < next_masks.shape[0]:
         Y = next_masks[j]
+        same = 0.0  # written once: threads write neighbouring entries
         if mode == 0:
             for y in range(n_flag):
                 for u in range(n_upper):
@@ -370,7 +373,9 @@ def carry_layer(mode, next_masks, rows, next_rows, outcomes, R, all_same, scored
                             total = 0.0
                             for t in range(length):
                                 total += F[r0 + t]
-                            scored_same[j] += q * total
+                            same += q * total
+        scored_same[j] += same
+        j = take(counter)
 
 
 # -- results -----------------------------------------------------------------------------
@@ -678,14 +683,14 @@ def _forward(game: CompiledRules, V: np.ndarray, start, progress):
         nxt = all_layers[k + 1]
         scored = np.zeros(len(nxt))
         outcomes = (Q, qoff, out.lanes, out.n_lanes, out.box_slots, out.slot_pts, out.n_e)
-        carry_layer(0, nxt, (F, *rows), (F, *nrows), outcomes, R, same, scored)
+        on_threads(carry_layer, 0, nxt, (F, *rows), (F, *nrows), outcomes, R, same, scored)
         nlo, nhi, noff = nrows
         lengths = np.maximum(nhi[nxt] - nlo[nxt] + 1, 0)
         ends = np.cumsum(lengths.ravel())
         noff[nxt] = (ends - lengths.ravel()).reshape(lengths.shape)
         F_next = np.zeros(int(ends[-1]) if ends.size else 0)
         peak_values = max(peak_values, F.size + F_next.size + Q.size)
-        carry_layer(1, nxt, (F, *rows), (F_next, *nrows), outcomes, R, same, scored)
+        on_threads(carry_layer, 1, nxt, (F, *rows), (F_next, *nrows), outcomes, R, same, scored)
         p_same += float(scored.sum())
         del Q
         F = F_next
