@@ -13,12 +13,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
-from dicelab.cli.output import check_plot_path
+from dicelab.cli.output import Console, check_plot_path
 from dicelab.dice import parse_dice
 from dicelab.errors import UserError
 from dicelab.play.game import Review, load_record, review
@@ -274,22 +272,10 @@ def run_simulate(
     if plot is not None:
         check_plot_path(plot)
     table = load_any_table(load_rules(rules), quiet=as_json)
-    err = Console(stderr=True)
-    if as_json or not err.is_terminal or games < 20_000:
-        sim = simulate(table, games, seed=seed)
-    else:
-        columns = (
-            TextColumn("simulating"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("games"),
-            TimeElapsedColumn(),
-        )
-        with Progress(*columns, console=err, transient=True) as bar:
-            task = bar.add_task("simulate", total=games)
-            sim = simulate(
-                table, games, seed=seed, progress=lambda d, t: bar.update(task, completed=d)
-            )
+    from dicelab.cli.output import progress_bar
+
+    with progress_bar("simulating", enabled=not as_json and games >= 20_000, unit="games") as tick:
+        sim = simulate(table, games, seed=seed, progress=tick)
     if plot is not None:
         plot_scores(sim, plot, bins=bins)
     if as_json:

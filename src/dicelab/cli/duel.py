@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from rich.console import Console
 from rich.table import Table
 
-from dicelab.cli.output import check_plot_path, progress_bar
+from dicelab.cli.output import Console, check_plot_path, progress_bar
 from dicelab.errors import UserError
 from dicelab.plot.duel import plot_leads
 from dicelab.rules import Rules, load_rules

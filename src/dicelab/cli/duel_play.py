@@ -17,12 +17,12 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from dicelab.cli.advice import load_table
 from dicelab.cli.duel import load_duel
+from dicelab.cli.output import Console
 from dicelab.cli.play import _ask, _Quit
 from dicelab.errors import UserError
 from dicelab.play.duel import DuelGame, load_duel_record, review_duel, seat_label

@@ -57,8 +57,7 @@ def run_door(
     import json
     import sys
 
-    from rich.console import Console
-
+    from dicelab.cli.output import Console
     from dicelab.games.door import DoorGame, parse_hand, summarize, write_csv
     from dicelab.games.twoplayer import solve
     from dicelab.plot.door import write_plot
@@ -127,8 +126,7 @@ def run_tictactoe(
     import json
     import sys
 
-    from rich.console import Console
-
+    from dicelab.cli.output import Console
     from dicelab.games.tictactoe import TicTacToe, summarize
     from dicelab.games.twoplayer import solve
     from dicelab.solve.cost import positions_cost

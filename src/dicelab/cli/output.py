@@ -11,16 +11,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import rich.console
 from rich.console import Group
 from rich.panel import Panel
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 from rich.text import Text
 
@@ -28,6 +21,16 @@ from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.model import JOKER_TEXT
 from dicelab.text import plural
+
+
+class Console(rich.console.Console):
+    """Rich's console without its automatic highlighting of numbers and names in
+    plain text: compiling its patterns takes 30 ms, a tenth of a quick command,
+    and every table here styles its own cells."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("highlight", False)
+        super().__init__(*args, **kwargs)
 
 
 def scorecard(rules: Rules) -> Panel:
@@ -74,6 +77,14 @@ def scorecard(rules: Rules) -> Panel:
 def bar_columns(unit: str = "", label: str = "{task.description}") -> tuple:
     """The columns of every progress bar: what it does, the bar, done of all (in
     ``unit``), the time spent and the time left."""
+    from rich.progress import (  # here: a command without a bar need not load it
+        BarColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     return (
         TextColumn(label),
         BarColumn(),
@@ -97,6 +108,8 @@ def progress_bar(
     if not enabled or not sys.stderr.isatty():
         yield None
         return
+    from rich.progress import Progress
+
     with Progress(*bar_columns(unit), transient=True) as bar:
         task = bar.add_task(description, total=None)
 
@@ -141,7 +154,6 @@ class task_display:
     def __init__(self, enabled: bool):
         self._live = None
         if enabled:
-            from rich.console import Console
             from rich.progress import (
                 BarColumn,
                 MofNCompleteColumn,

@@ -20,11 +20,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from dicelab.cli.advice import load_table, show_advice, show_review
+from dicelab.cli.output import Console
 from dicelab.dice import parse_dice
 from dicelab.errors import UserError
 from dicelab.play.game import Game, find_box_option, load_record, review, save_record

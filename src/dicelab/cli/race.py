@@ -10,10 +10,10 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from dicelab.cli.output import Console
 from dicelab.errors import UserError
 from dicelab.games.race.exact import RaceResult, parse_list, race
 from dicelab.games.race.search import BestList, best_list

@@ -196,9 +196,15 @@ class CompiledRules:
         return total
 
 
+def _sorted_once(x: np.ndarray) -> np.ndarray:
+    """``np.unique(x)`` without importing ``numpy.ma`` (30 ms of a 0.3 s command)."""
+    s = np.sort(x)
+    return s[np.concatenate(([True], s[1:] != s[:-1]))] if s.size else s
+
+
 def _distinct(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     c_count, n_rolls = score.shape
-    uniq = [np.unique(score[c]) for c in range(c_count)]
+    uniq = [_sorted_once(score[c]) for c in range(c_count)]
     width = max(len(u) for u in uniq)
     values = np.zeros((c_count, width), dtype=np.int64)
     index = np.zeros((c_count, n_rolls), dtype=np.int64)

@@ -15,9 +15,9 @@ app.add_typer(cache_app, name="cache")
 @cache_app.command("list")
 def cache_list() -> None:
     """List the cached tables."""
-    from rich.console import Console
     from rich.table import Table
 
+    from dicelab.cli.output import Console
     from dicelab.solve.cache import cache_dir, list_tables
 
     found = list_tables()

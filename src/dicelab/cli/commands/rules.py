@@ -13,9 +13,9 @@ app.add_typer(rules_app, name="rules")
 @rules_app.command("list")
 def rules_list() -> None:
     """List the built-in rule sets."""
-    from rich.console import Console
     from rich.table import Table
 
+    from dicelab.cli.output import Console
     from dicelab.rules import builtin_names, load_rules
 
     table = Table(title="Built-in rule sets")
@@ -32,9 +32,7 @@ def rules_show(
     rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
 ) -> None:
     """Print a readable scorecard of a rule set."""
-    from rich.console import Console
-
-    from dicelab.cli.output import scorecard
+    from dicelab.cli.output import Console, scorecard
     from dicelab.rules import load_rules
 
     Console().print(scorecard(load_rules(rules)))
