@@ -1,4 +1,4 @@
-"""Compiling a kernel in another process while this one compiles its own.
+"""Compiling kernels in other processes while this one compiles its own.
 
 A first expected-score solve compiles two turns: single precision for most layers
 and double precision for the first three (8 s each on 2 cores). :func:`start`
@@ -29,21 +29,27 @@ import sys
 import tempfile
 from pathlib import Path
 
-#: name -> (module, kernel, the function that compiles it)
+#: name -> (module, its top-level kernels, the function that compiles them)
 KERNELS = {
     "expected-double": (
         "dicelab.solve.kernels.blocks",
-        "solve_blocks_double",
+        ("solve_blocks_double",),
         "dicelab.solve.expected:compile_double",
+    ),
+    "distribution": (
+        "dicelab.solve.distribution",
+        ("layer_outcomes", "carry_layer"),
+        "dicelab.solve.distribution:compile_kernels",
     ),
 }
 
 _pending: dict[str, tuple[subprocess.Popen, str]] = {}
 
 
-def _dispatcher(name: str):
-    module, kernel, _ = KERNELS[name]
-    return getattr(importlib.import_module(module), kernel)
+def _dispatchers(name: str) -> list:
+    module, kernels, _ = KERNELS[name]
+    found = importlib.import_module(module)
+    return [getattr(found, k) for k in kernels]
 
 
 def is_cached(dispatcher) -> bool:
@@ -63,9 +69,9 @@ def _cores() -> int:
 
 
 def start(name: str) -> None:
-    """Compile kernel ``name`` of :data:`KERNELS` in a child process, unless it is
-    cached, already started, or this machine has one core."""
-    if name in _pending or _cores() < 2 or is_cached(_dispatcher(name)):
+    """Compile the kernels ``name`` of :data:`KERNELS` in a child process, unless
+    they are cached, already started, or this machine has one core."""
+    if name in _pending or _cores() < 2 or all(map(is_cached, _dispatchers(name))):
         return
     folder = tempfile.mkdtemp(prefix="dicelab-compile-")
     env = dict(os.environ, NUMBA_CACHE_DIR=folder)
@@ -80,15 +86,16 @@ def start(name: str) -> None:
 
 
 def finish(name: str) -> None:
-    """Wait for kernel ``name`` if :func:`start` began it, and put its cache files
-    where this process's Numba looks."""
+    """Wait for the kernels ``name`` if :func:`start` began them, and put their
+    cache files where this process's Numba looks."""
     if name not in _pending:
         return
     proc, folder = _pending.pop(name)
     try:
         out, _ = proc.communicate()
         if proc.returncode == 0:
-            _move_files(json.loads(out), _dispatcher(name))
+            for made, dispatcher in zip(json.loads(out), _dispatchers(name), strict=True):
+                _move_files(made, dispatcher)
     except (OSError, ValueError, KeyError, AttributeError):
         pass  # this process compiles it instead
     finally:
@@ -117,16 +124,19 @@ def _stop_children() -> None:
     _pending.clear()
 
 
-def _compile_here(name: str) -> dict:
-    """In the child: compile kernel ``name`` and list its cache files."""
+def _compile_here(name: str) -> list[dict]:
+    """In the child: compile the kernels of ``name`` and list their cache files."""
     module, func = KERNELS[name][2].split(":")
     getattr(importlib.import_module(module), func)()
-    cache = _dispatcher(name)._cache
-    folder = Path(cache._cache_path)
-    index = Path(cache._cache_file._index_path).name
-    stem = index.removesuffix(".nbi")
-    data = sorted(p.name for p in folder.glob(f"{stem}.*.nbc"))
-    return {"folder": str(folder), "index": index, "data": data}
+    made = []
+    for dispatcher in _dispatchers(name):
+        cache = dispatcher._cache
+        folder = Path(cache._cache_path)
+        index = Path(cache._cache_file._index_path).name
+        stem = index.removesuffix(".nbi")
+        data = sorted(p.name for p in folder.glob(f"{stem}.*.nbc"))
+        made.append({"folder": str(folder), "index": index, "data": data})
+    return made
 
 
 if __name__ == "__main__":

@@ -600,12 +600,17 @@ def score_distribution(
         far without the upper bonus) instead of from the game's start. Only the
         states that follow it are visited.
     """
+    from dicelab.solve import ahead
+
     game = as_game(rules)
     refuse_variants(game, "the score distribution", served=False)
     bounds = StateBounds(game)
     _check_size(game, bounds, allow_large)
     if values is None:
+        if not _expected_compiled():  # busy compiling: this pass's kernels meanwhile
+            ahead.start("distribution")
         values = expected_table(game, use_cache=use_cache, runner=runner)
+    ahead.finish("distribution")
     if isinstance(values, ExpectedTable):
         strategy = strategy or "expected-score optimum"
     V = values.values if isinstance(values, ExpectedTable) else np.asarray(values, np.float64)
@@ -627,6 +632,24 @@ def score_distribution(
         seconds=time.perf_counter() - start_time,
         meta={"peak_values": peak_values},
     )
+
+
+def _expected_compiled() -> bool:
+    """Whether the expected-score turn is compiled (or cached) in this process."""
+    from dicelab.solve.ahead import is_cached
+    from dicelab.solve.kernels.blocks import solve_blocks
+
+    return bool(solve_blocks.overloads) or is_cached(solve_blocks)
+
+
+def compile_kernels() -> None:
+    """Compile the forward pass's kernels (the same for every rule set): the last
+    layer of yahtzee under an all-zero strategy."""
+    game = as_game("yahtzee")
+    mask = game.full_mask ^ 1
+    upper = int(np.flatnonzero(game.upper_reach[mask])[0])
+    V = np.zeros((1 << game.n_categories, game.n_flag, game.n_upper))
+    _forward(game, V, (mask, 0, upper, 0), None)
 
 
 def _check_size(game: CompiledRules, bounds: StateBounds, allow_large: bool) -> None:
