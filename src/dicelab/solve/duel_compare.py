@@ -61,47 +61,19 @@ def expected_outcomes(game: CompiledRules, space: DuelSpace):
     points gained (the extra bonus included). Ties between choices are broken as
     in :mod:`dicelab.solve.distribution`.
     """
-    from numba import get_num_threads
-
-    from dicelab.solve.distribution import _slots, layer_outcomes
+    from dicelab.solve.distribution import OutcomeLayout
     from dicelab.solve.expected import expected_table
 
     n = game.n_categories
     V = expected_table(game.rules).values
-    reach = game.upper_reach
-    lanes = np.zeros((1 << n, game.n_upper), dtype=np.int64)
-    n_lanes = reach.sum(axis=1).astype(np.int64)
+    out = OutcomeLayout.of(game)
+    lanes, n_lanes = out.lanes, out.n_lanes
+    slot_pts, n_e, box_slots, block_slots = out.slot_pts, out.n_e, out.box_slots, out.block_slots
     lane_of = np.full((1 << n, game.n_upper), -1, dtype=np.int64)
     for m in range(1 << n):
-        us = np.flatnonzero(reach[m])
-        lanes[m, : us.size] = us
-        lane_of[m, us] = np.arange(us.size)
-    slot_of, slot_pts, n_e = _slots(game)
-    box_slots = (slot_of >= 0).sum(axis=1) * n_e
-    bits = ((np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
-    block_slots = (~bits * box_slots).sum(axis=1)
+        lane_of[m, lanes[m, : n_lanes[m]]] = np.arange(n_lanes[m])
     masks = np.arange(game.full_mask, dtype=np.int64)  # every mask but the full one
-    qoff = np.zeros((1 << n, game.n_flag), dtype=np.int64)
-    pos = 0
-    for m in masks:
-        for y in range(game.flags_of(int(m))):
-            qoff[m, y] = pos
-            pos += block_slots[m] * n_lanes[m]
-    Q = np.zeros(pos)
-    layer_outcomes(
-        masks,
-        max(1, get_num_threads()),
-        V,
-        Q,
-        qoff,
-        lanes,
-        n_lanes,
-        (slot_of, box_slots, n_e),
-        rule_arrays(game),
-        dice_arrays(game),
-        game.has_served,
-        rule_arrays(game, served=True),
-    )
+    Q, qoff = out.outcomes(game, V, masks)
     extra = int(game.rules.extra_bonus)
     starts = [0]
     prob, box, pts, gain = [], [], [], []
