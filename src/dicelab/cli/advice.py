@@ -264,13 +264,14 @@ def run_simulate(
     console: Console | None = None,
 ) -> Simulation:
     """Run ``dicelab simulate`` and print the summary, histogram and optional plot."""
-    from dicelab.play.simulate import simulate
+    from dicelab.play.simulate import compile_meanwhile, simulate
 
     console = console or Console()
     if not 1 <= bins <= 200:
         raise UserError(f"bins: got {bins}, expected 1 to 200")
     if plot is not None:
         check_plot_path(plot)
+    compile_meanwhile()
     table = load_any_table(load_rules(rules), quiet=as_json)
     from dicelab.cli.output import progress_bar
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit
 
 from dicelab.errors import UserError
 from dicelab.solve.distribution import all_same_box
@@ -34,6 +34,7 @@ from dicelab.solve.kernels.turn import (
     next_flag,
     placements,
 )
+from dicelab.solve.kernels.work import on_threads, take
 
 #: Games per block of drawn dice; fixed, so that a seed always gives the same games.
 BLOCK = 8192
@@ -165,27 +166,25 @@ def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, ali
     _finish(u, R, bonus_points, out)
 
 
-@njit(cache=True, parallel=True)
-def _play_block(draws, V, keep_size, R, D, served, SR, bonus_points, alike_box, results, n_parts):
-    """Play every game of a block (one row of ``draws`` each) over ``n_parts`` workers."""
+@njit(cache=True, nogil=True)
+def _play_block(counter, w, draws, V, keep_size, R, D, served, SR, bonus_points, alike, results):
+    """Play the games of a block (one row of ``draws`` each), taking them one at a
+    time: a worker of :func:`dicelab.solve.kernels.work.on_threads`."""
     add, size_start, dice, rerolls = D.add, D.size_start, D.dice, D.rerolls
-    n_games = draws.shape[0]
     n_keeps = add.shape[0]
-    per = (n_games + n_parts - 1) // n_parts
-    for p in prange(n_parts):
-        A = np.empty((n_keeps, 1))
-        S = np.empty((n_keeps - size_start[dice], 1))
-        cand = np.empty((max(cand_rows(R.values), cand_rows(SR.values)), 1))
-        arg = np.zeros((rerolls + 1, n_keeps), np.int64)
-        stop = np.empty(n_keeps - size_start[dice])
-        out = np.zeros(4, np.int64)
-        for g in range(p * per, min(n_games, (p + 1) * per)):
-            scratch = (A, S, cand, arg, stop)
-            _play_game(
-                draws[g], V, scratch, keep_size, R, D, served, SR, bonus_points, alike_box, out
-            )
-            for j in range(4):
-                results[g, j] = out[j]
+    A = np.empty((n_keeps, 1))
+    S = np.empty((n_keeps - size_start[dice], 1))
+    cand = np.empty((max(cand_rows(R.values), cand_rows(SR.values)), 1))
+    arg = np.zeros((rerolls + 1, n_keeps), np.int64)
+    stop = np.empty(n_keeps - size_start[dice])
+    out = np.zeros(4, np.int64)
+    scratch = (A, S, cand, arg, stop)
+    g = take(counter)
+    while g < draws.shape[0]:
+        _play_game(draws[g], V, scratch, keep_size, R, D, served, SR, bonus_points, alike, out)
+        for j in range(4):
+            results[g, j] = out[j]
+        g = take(counter)
 
 
 @njit(cache=True)
@@ -221,25 +220,46 @@ def _play_saved_game(draws, V, A, cand, arg, keep_size, R, D, bonus_points, alik
     _finish(u, R, bonus_points, out)
 
 
-@njit(cache=True, parallel=True)
-def _play_saved_block(draws, V, keep_size, R, D, bonus_points, alike_box, results, n_parts):
+@njit(cache=True, nogil=True)
+def _play_saved_block(counter, w, draws, V, keep_size, R, D, bonus_points, alike_box, results):
     """:func:`_play_block` for rules that save unused throws."""
-    add, rerolls = D.add, D.rerolls
-    n_games = draws.shape[0]
-    n_keeps = add.shape[0]
-    per = (n_games + n_parts - 1) // n_parts
-    most = rerolls + V.shape[2] - 1
-    for p in prange(n_parts):
-        A = np.empty((n_keeps, 1))
-        cand = np.empty((cand_rows(R.values), 1))
-        arg = np.zeros((most + 1, n_keeps), np.int64)
-        out = np.zeros(4, np.int64)
-        for g in range(p * per, min(n_games, (p + 1) * per)):
-            _play_saved_game(
-                draws[g], V, A, cand, arg, keep_size, R, D, bonus_points, alike_box, out
-            )
-            for j in range(4):
-                results[g, j] = out[j]
+    n_keeps = D.add.shape[0]
+    most = D.rerolls + V.shape[2] - 1
+    A = np.empty((n_keeps, 1))
+    cand = np.empty((cand_rows(R.values), 1))
+    arg = np.zeros((most + 1, n_keeps), np.int64)
+    out = np.zeros(4, np.int64)
+    g = take(counter)
+    while g < draws.shape[0]:
+        _play_saved_game(draws[g], V, A, cand, arg, keep_size, R, D, bonus_points, alike_box, out)
+        for j in range(4):
+            results[g, j] = out[j]
+        g = take(counter)
+
+
+#: the game kernel compiled in another process: how, and what
+COMPILE_GAMES = ("dicelab.play.simulate:compile_kernels", ["dicelab.play.simulate:_play_block"])
+
+
+def compile_meanwhile() -> None:
+    """Begin compiling the game kernel in another process when this one is about
+    to compile the expected-score turn (:mod:`dicelab.solve.ahead`): call it before
+    the table is solved or loaded."""
+    from dicelab.solve import ahead
+    from dicelab.solve.distribution import _expected_compiled
+
+    if not _expected_compiled():
+        ahead.start(*COMPILE_GAMES)
+
+
+def compile_kernels() -> None:
+    """Compile the game kernel (the same for every rule set without saved throws):
+    one game of yahtzee under an all-zero table."""
+    from dicelab.rules.compiled import as_game
+
+    game = as_game("yahtzee")
+    V = np.zeros((1 << game.n_categories, game.n_flag, game.n_upper))
+    simulate(ExpectedTable(game=game, values=V, seconds=0.0), 1)
 
 
 @dataclass(frozen=True)
@@ -349,15 +369,17 @@ def simulate(
         raise UserError(f"games: got {games!r}, expected a number from 1 to {MAX_GAMES:,}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(f"seed: got {seed!r}, expected a whole number 0 or more")
+    from dicelab.solve import ahead
+
     g = table.game
     space = g.space
     rules = g.rules
+    ahead.finish(COMPILE_GAMES[0])
     n_draws = g.n_categories * rules.rolls * rules.dice
     keep_size = space.counts.sum(axis=1).astype(np.int64)
     R, D = rule_arrays(g), dice_arrays(g)
     alike = all_same_box(rules)  # the all-dice-alike box, with or without extra rules
     results = np.zeros((games, 4), dtype=np.int32)
-    parts = max(1, get_num_threads()) * 4
     streams = np.random.SeedSequence(seed).spawn((games + BLOCK - 1) // BLOCK)
     start = time.perf_counter()
     for b, stream in enumerate(streams):
@@ -366,7 +388,8 @@ def simulate(
         rng = np.random.default_rng(stream)
         draws = rng.integers(0, rules.faces, size=(hi - lo, n_draws), dtype=np.int8)
         if rules.save_unused_throws:
-            _play_saved_block(
+            on_threads(
+                _play_saved_block,
                 draws,
                 table.values,
                 keep_size,
@@ -375,10 +398,10 @@ def simulate(
                 int(rules.bonus_points),
                 alike,
                 results[lo:hi],
-                parts,
             )
         else:
-            _play_block(
+            on_threads(
+                _play_block,
                 draws,
                 table.values,
                 keep_size,
@@ -389,7 +412,6 @@ def simulate(
                 int(rules.bonus_points),
                 alike,
                 results[lo:hi],
-                parts,
             )
         if progress is not None:
             progress(hi, games)

@@ -4,7 +4,9 @@ A first expected-score solve compiles two turns: single precision for most layer
 and double precision for the first three (8 s each on 2 cores). :func:`start`
 begins the second in a child process, :func:`finish` waits for it, and this
 process then loads it from Numba's cache instead of compiling it: the first solve
-takes the longer of the two compiles, not their sum.
+takes the longer of the two compiles, not their sum. A command that solves a table
+and then runs other kernels on it (the distribution, the simulation) compiles those
+meanwhile the same way.
 
 The child writes to a cache folder of its own, and :func:`finish` moves the
 kernel's files beside this process's: two processes that write one cache folder
@@ -27,29 +29,16 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
-#: name -> (module, its top-level kernels, the function that compiles them)
-KERNELS = {
-    "expected-double": (
-        "dicelab.solve.kernels.blocks",
-        ("solve_blocks_double",),
-        "dicelab.solve.expected:compile_double",
-    ),
-    "distribution": (
-        "dicelab.solve.distribution",
-        ("layer_outcomes", "carry_layer"),
-        "dicelab.solve.distribution:compile_kernels",
-    ),
-}
-
-_pending: dict[str, tuple[subprocess.Popen, str]] = {}
+_pending: dict[str, tuple[subprocess.Popen, str, tuple[str, ...]]] = {}
 
 
-def _dispatchers(name: str) -> list:
-    module, kernels, _ = KERNELS[name]
-    found = importlib.import_module(module)
-    return [getattr(found, k) for k in kernels]
+def _found(path: str):
+    """The object at ``"module:name"``."""
+    module, name = path.split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def is_cached(dispatcher) -> bool:
@@ -68,36 +57,39 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
-def start(name: str) -> None:
-    """Compile the kernels ``name`` of :data:`KERNELS` in a child process, unless
-    they are cached, already started, or this machine has one core."""
-    if name in _pending or _cores() < 2 or all(map(is_cached, _dispatchers(name))):
+def start(compile_with: str, kernels: Sequence[str]) -> None:
+    """Run ``compile_with`` (a function, as ``"module:name"``) in a child process to
+    compile ``kernels`` (top-level Numba functions, the same way), unless they are
+    cached, it is already running, or this machine has one core."""
+    if compile_with in _pending or _cores() < 2:
+        return
+    if all(is_cached(_found(k)) for k in kernels):
         return
     folder = tempfile.mkdtemp(prefix="dicelab-compile-")
     env = dict(os.environ, NUMBA_CACHE_DIR=folder)
     proc = subprocess.Popen(
-        [sys.executable, "-m", __name__, name],
+        [sys.executable, "-m", __name__, compile_with, *kernels],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
     )
-    _pending[name] = (proc, folder)
+    _pending[compile_with] = (proc, folder, tuple(kernels))
 
 
-def finish(name: str) -> None:
-    """Wait for the kernels ``name`` if :func:`start` began them, and put their
-    cache files where this process's Numba looks."""
-    if name not in _pending:
+def finish(compile_with: str) -> None:
+    """Wait for ``compile_with`` if :func:`start` ran it, and put its kernels' cache
+    files where this process's Numba looks."""
+    if compile_with not in _pending:
         return
-    proc, folder = _pending.pop(name)
+    proc, folder, kernels = _pending.pop(compile_with)
     try:
         out, _ = proc.communicate()
         if proc.returncode == 0:
-            for made, dispatcher in zip(json.loads(out), _dispatchers(name), strict=True):
-                _move_files(made, dispatcher)
+            for made, kernel in zip(json.loads(out), kernels, strict=True):
+                _move_files(made, _found(kernel))
     except (OSError, ValueError, KeyError, AttributeError):
-        pass  # this process compiles it instead
+        pass  # this process compiles them instead
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -117,20 +109,19 @@ def _move_files(made: dict, dispatcher) -> None:
 
 @atexit.register
 def _stop_children() -> None:
-    for proc, folder in _pending.values():
+    for proc, folder, _ in _pending.values():
         proc.kill()
         proc.wait()
         shutil.rmtree(folder, ignore_errors=True)
     _pending.clear()
 
 
-def _compile_here(name: str) -> list[dict]:
-    """In the child: compile the kernels of ``name`` and list their cache files."""
-    module, func = KERNELS[name][2].split(":")
-    getattr(importlib.import_module(module), func)()
+def _compile_here(compile_with: str, kernels: Sequence[str]) -> list[dict]:
+    """In the child: run ``compile_with`` and list the cache files of ``kernels``."""
+    _found(compile_with)()
     made = []
-    for dispatcher in _dispatchers(name):
-        cache = dispatcher._cache
+    for kernel in kernels:
+        cache = _found(kernel)._cache
         folder = Path(cache._cache_path)
         index = Path(cache._cache_file._index_path).name
         stem = index.removesuffix(".nbi")
@@ -140,4 +131,4 @@ def _compile_here(name: str) -> list[dict]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(_compile_here(sys.argv[1])))
+    print(json.dumps(_compile_here(sys.argv[1], sys.argv[2:])))

@@ -608,9 +608,9 @@ def score_distribution(
     _check_size(game, bounds, allow_large)
     if values is None:
         if not _expected_compiled():  # busy compiling: this pass's kernels meanwhile
-            ahead.start("distribution")
+            ahead.start(*COMPILE_FORWARD)
         values = expected_table(game, use_cache=use_cache, runner=runner)
-    ahead.finish("distribution")
+    ahead.finish(COMPILE_FORWARD[0])
     if isinstance(values, ExpectedTable):
         strategy = strategy or "expected-score optimum"
     V = values.values if isinstance(values, ExpectedTable) else np.asarray(values, np.float64)
@@ -640,6 +640,13 @@ def _expected_compiled() -> bool:
     from dicelab.solve.kernels.blocks import solve_blocks
 
     return bool(solve_blocks.overloads) or is_cached(solve_blocks)
+
+
+#: the forward pass's kernels compiled in another process: how, and what
+COMPILE_FORWARD = (
+    "dicelab.solve.distribution:compile_kernels",
+    ["dicelab.solve.distribution:layer_outcomes", "dicelab.solve.distribution:carry_layer"],
+)
 
 
 def compile_kernels() -> None:

@@ -322,10 +322,10 @@ class ExpectedLayers:
         from dicelab.solve import ahead
 
         if self.double_layers:
-            ahead.start("expected-double")
+            ahead.start(*COMPILE_DOUBLE)
         compile_turn(self, self.turn_dtype)
         if self.double_layers:
-            ahead.finish("expected-double")
+            ahead.finish(COMPILE_DOUBLE[0])
             compile_turn(self, np.dtype(np.float64))
 
 
@@ -334,6 +334,13 @@ def compile_turn(layers: ExpectedLayers, dtype: np.dtype) -> None:
     none = np.zeros(0, np.int64)
     segs = Segments(none, none, none, none, np.zeros(1, np.int64))
     layers.turn(np.zeros((1, 1, 1)), segs, np.dtype(dtype))
+
+
+#: the double-precision turn compiled in another process: how, and what
+COMPILE_DOUBLE = (
+    "dicelab.solve.expected:compile_double",
+    ["dicelab.solve.kernels.blocks:solve_blocks_double"],
+)
 
 
 def compile_double() -> None:
