@@ -144,7 +144,7 @@ def announce_compile(*dispatchers) -> None:
         return
     if fresh:
         print(
-            "note: compiling the solver kernels once (10 to 20 s); later runs reuse them",
+            "note: compiling the solver kernels once (10 to 30 s); later runs reuse them",
             file=sys.stderr,
         )
 
