@@ -102,11 +102,12 @@ def _run_target(
     r, target: int, as_json: bool, use_cache: bool, allow_large: bool, runner=None, store=None
 ) -> None:
     from dicelab.rules.compiled import compile_rules
-    from dicelab.solve.distribution import score_distribution
+    from dicelab.solve.distribution import compile_meanwhile, score_distribution
     from dicelab.solve.target import check_target, target_table
 
     game = compile_rules(r)  # once, for every table below
     check_target(game, target)
+    compile_meanwhile()  # the distribution's kernels, while the target table's compile
     start = time.perf_counter()
     with progress_bar(f"solving {r.name} for every target", enabled=not as_json) as tick:
         table = target_table(

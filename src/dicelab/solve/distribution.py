@@ -607,8 +607,7 @@ def score_distribution(
     bounds = StateBounds(game)
     _check_size(game, bounds, allow_large)
     if values is None:
-        if not _expected_compiled():  # busy compiling: this pass's kernels meanwhile
-            ahead.start(*COMPILE_FORWARD)
+        compile_meanwhile()
         values = expected_table(game, use_cache=use_cache, runner=runner)
     ahead.finish(COMPILE_FORWARD[0])
     if isinstance(values, ExpectedTable):
@@ -647,6 +646,16 @@ COMPILE_FORWARD = (
     "dicelab.solve.distribution:compile_kernels",
     ["dicelab.solve.distribution:layer_outcomes", "dicelab.solve.distribution:carry_layer"],
 )
+
+
+def compile_meanwhile() -> None:
+    """Begin compiling the forward pass's kernels in another process when this one
+    has the expected-score turn to compile first (:mod:`dicelab.solve.ahead`): call it
+    before other work."""
+    from dicelab.solve import ahead
+
+    if not _expected_compiled():
+        ahead.start(*COMPILE_FORWARD)
 
 
 def compile_kernels() -> None:
