@@ -237,6 +237,45 @@ def keep_values(A, add, size_start, dice, faces, lanes):
                 row[lane] = x * inv + x * lo
 
 
+@njit(cache=True)
+def position_options(V, state, roll, rerolls, R, D, sub, scratch, codes, out):
+    """Every option of one position and its value to come (the score so far left
+    out), into ``codes`` and ``out``; returns how many.
+
+    ``state`` is ``(mask, u, y)``. Before a reroll the options are the distinct keeps
+    inside ``roll`` (a keep index), ``sub[roll - roll0]`` padded with -1, and the
+    roll itself means scoring at once; after the last throw they are the boxes the
+    placement rules allow, coded ``-1 - box``. The turn is the solvers' on one lane,
+    the values those of :func:`dicelab.solve.turn.turn_detail` to the last bit.
+    Rules with served points or saved throws are not covered.
+    """
+    mask, u, y = state
+    A, cand, moves = scratch
+    roll0 = D.size_start[D.dice]
+    r = roll - roll0
+    if rerolls == 0:
+        n_moves, extra = placements(mask, y, r, R, moves)
+        for t in range(n_moves):
+            c, pts = moves[0, t], moves[1, t]
+            u2 = min(u + pts, R.threshold) if R.upper[c] and R.threshold > 0 else u
+            codes[t] = -1 - c
+            out[t] = pts + extra + V[mask | (1 << c), moves[2, t], u2]
+        return n_moves
+    final_roll_values(mask, u, 1, y, 0, V, A, cand, roll0, R)
+    now = A[roll, 0]
+    for n in range(1, rerolls + 1):
+        keep_values(A, D.add, D.size_start, D.dice, D.faces, 1)
+        if n < rerolls:
+            best_keeps(A, D.sub_rows, 1)
+    n_opt = 0
+    while n_opt < sub.shape[1] and sub[r, n_opt] >= 0:
+        k = sub[r, n_opt]
+        codes[n_opt] = k
+        out[n_opt] = now if k == roll else A[k, 0]
+        n_opt += 1
+    return n_opt
+
+
 @njit(cache=True, fastmath=FAST)
 def max_into(row, a, b, c, lanes):
     """``row = max(row, a, b, c)`` lane by lane, the maximum taken in registers.

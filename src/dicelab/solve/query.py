@@ -1,0 +1,103 @@
+"""Advice in bulk: every option of many positions, one compiled turn each.
+
+:func:`dicelab.solve.advice.advise` answers a person: it checks a scorecard given
+box by box, names every option and ranks it, in NumPy, so that a whole ``dicelab
+advise`` needs no compiler. Training, review, simulation with advice and the
+evaluation of play ask millions of positions, already in the engine's terms
+(filled boxes, upper total, flag): :class:`OptionValues` answers each from the
+solvers' own turn on one lane (:func:`dicelab.solve.kernels.turn.position_options`),
+with :func:`advise`'s values to the last bit and no ranking.
+
+>>> from dicelab.solve.expected import expected_table
+>>> from dicelab.solve.query import OptionValues
+>>> ask = OptionValues(expected_table("yahtzee"))
+>>> options = ask(filled=0, upper_total=0, flag=0, dice=(3, 3, 6, 5, 6), rerolls=2)
+>>> ask.label(*max(options, key=lambda o: o[1])[:1])
+'keep 6 6'
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dicelab.errors import UserError
+from dicelab.solve.expected import ExpectedTable
+from dicelab.solve.kernels import dice_arrays, rule_arrays
+
+
+class OptionValues:
+    """Every option of a position of ``table``, with its value to come.
+
+    Calling it with a position gives a list of ``(code, value)``: ``code`` is a keep
+    index (:class:`dicelab.dice.DiceSpace`; the whole roll means scoring at once)
+    before a reroll, ``-1 - box`` after the last throw; ``value`` is the expected
+    number of points still to come after taking the option, bonuses included (add
+    the score so far for the expected final score). :meth:`label` names a code.
+    """
+
+    def __init__(self, table: ExpectedTable) -> None:
+        from dicelab.solve.kernels.turn import cand_rows
+
+        g = table.game
+        if g.has_served or g.rules.save_unused_throws:
+            raise UserError(
+                f"the rules {g.rules.name!r} serve points or save throws: use advise instead"
+            )
+        space = g.space
+        self.table = table
+        self.game = g
+        self._V = np.ascontiguousarray(table.values)
+        self._R, self._D = rule_arrays(g), dice_arrays(g)
+        roll0 = int(space.size_start[space.dice])
+        rolls = range(roll0, space.n_keeps)
+        self._roll_of = {space.faces_of(k): k for k in rolls}
+        subs = [space.sub_keeps(k) for k in rolls]
+        self._sub = np.full((len(subs), max(map(len, subs))), -1, np.int64)
+        for i, keeps in enumerate(subs):
+            self._sub[i, : len(keeps)] = keeps
+        width = max(self._sub.shape[1], g.n_categories)
+        self._scratch = (
+            np.empty((space.n_keeps, 1)),
+            np.empty((cand_rows.py_func(self._R.values), 1)),
+            np.empty((3, g.n_categories), np.int64),
+        )
+        self._codes = np.empty(width, np.int64)
+        self._out = np.empty(width)
+        self._most_rerolls = g.rules.rolls - 1
+
+    def __call__(
+        self, filled: int, upper_total: int, flag: int, dice: tuple[int, ...], rerolls: int
+    ) -> list[tuple[int, float]]:
+        """Every option of the position: filled boxes ``filled`` (a bit mask),
+        ``upper_total`` so far, ``flag`` 1 when the all-same box holds points,
+        ``dice`` showing and ``rerolls`` left."""
+        from dicelab.solve.kernels.turn import position_options
+
+        g = self.game
+        roll = self._roll_of.get(tuple(sorted(dice)))
+        if roll is None:
+            raise UserError(f"dice: got {dice!r}, expected {g.rules.dice} faces from 1 to "
+                            f"{g.rules.faces}")  # fmt: skip
+        if not 0 <= rerolls <= self._most_rerolls:
+            raise UserError(f"rerolls left: got {rerolls}, expected 0 to {self._most_rerolls}")
+        if not 0 <= filled < g.full_mask:
+            raise UserError(f"filled boxes: got {filled}, expected a mask below {g.full_mask}")
+        u, y = g.turn_state(upper_total, flag)
+        if np.isnan(self._V[filled, y, u]):
+            raise UserError("this scorecard cannot occur in a game")
+        state = (filled, u, y)
+        codes, out = self._codes, self._out
+        n = position_options(
+            self._V, state, roll, rerolls, self._R, self._D, self._sub, self._scratch, codes, out
+        )
+        return list(zip(codes[:n].tolist(), out[:n].tolist(), strict=True))
+
+    def label(self, code: int) -> str:
+        """A code's option as text: ``keep 6 6``, ``keep nothing``, ``keep all: 2 2 2
+        6 6`` (score now) or a box's id."""
+        if code < 0:
+            return self.game.rules.categories[-1 - code].id
+        faces = self.game.space.faces_of(code)
+        if len(faces) == self.game.rules.dice:
+            return "keep all: " + " ".join(map(str, faces))
+        return "keep " + (" ".join(map(str, faces)) if faces else "nothing")
