@@ -153,7 +153,17 @@ def final_roll_values(mask, u0, nu, y, off, V, A, cand, roll0, R):
     # zero row to whole groups of three
     picks = np.empty(n_open + 3, np.int64)
     moves = np.empty((3, n_cat), np.int64)
-    for r in range(n_rolls):
+    for r in range(n_rolls if nu == 1 else 0):  # one state: the same maxima, no row views
+        m = NEG
+        if R.roll_face[r] < 0:
+            m = zero[0]
+            for t in range(n_open):
+                j = R.index[open_boxes[t], r]
+                if j > 0 or R.values[open_boxes[t], 0] != 0:
+                    x = cand[first_row[t] + j, 0]
+                    m = m if m > x else x
+        A[roll0 + r, off] = m
+    for r in range(n_rolls if nu > 1 else 0):
         row = A[roll0 + r, off : off + nu]
         if R.roll_face[r] >= 0:
             for ui in range(nu):
@@ -207,6 +217,13 @@ def keep_values(A, add, size_start, dice, faces, lanes):
     # precision that bias alone moves a 13-turn game's value by 3e-5). In double
     # precision ``lo`` is 0 and the result is ``x * inv``.
     lo = A.dtype.type(1.0 / faces - np.float64(inv))
+    if lanes == 1:  # one state (advice, a simulated game): no row views, the same sums
+        for k in range(size_start[dice] - 1, -1, -1):
+            x = A[add[k, 0], 0] + A[add[k, 1], 0]
+            for f in range(2, faces):
+                x += A[add[k, f], 0]
+            A[k, 0] = x * inv + x * lo
+        return
     for k in range(size_start[dice] - 1, -1, -1):
         row = A[k, :lanes]
         a = A[add[k, 0], :lanes]
@@ -316,6 +333,17 @@ def best_keeps(A, sub_rows, lanes):
     padded with the keep itself.
     """
     width = sub_rows.shape[1]
+    if lanes == 1:  # one state: no row views
+        for k in range(A.shape[0]):
+            m = A[k, 0]
+            for j in range(width):
+                s = sub_rows[k, j]
+                if s == k:
+                    break
+                x = A[s, 0]
+                m = m if m > x else x
+            A[k, 0] = m
+        return
     for k in range(A.shape[0]):
         subs = sub_rows[k]
         if subs[0] == k:
