@@ -74,6 +74,8 @@ def test_mistakes_are_told():
         ask(0, 0, 0, (1, 2, 3, 4, 5), 3)
     with pytest.raises(UserError, match="filled"):
         ask(ask.game.full_mask, 0, 0, (1, 2, 3, 4, 5), 1)
+    with pytest.raises(UserError, match="upper total"):
+        ask(0, -1, 0, (1, 2, 3, 4, 5), 1)
     with pytest.raises(UserError, match="cannot occur"):
         ask(0, 5, 0, (1, 2, 3, 4, 5), 1)  # an upper total with no upper box filled
     with pytest.raises(UserError, match="serve points"):

@@ -36,7 +36,7 @@ class OptionValues:
     """
 
     def __init__(self, table: ExpectedTable) -> None:
-        from dicelab.solve.kernels.turn import cand_rows
+        from dicelab.solve.kernels.turn import cand_rows, position_options
 
         g = table.game
         if g.has_served or g.rules.save_unused_throws:
@@ -64,6 +64,7 @@ class OptionValues:
         self._codes = np.empty(width, np.int64)
         self._out = np.empty(width)
         self._most_rerolls = g.rules.rolls - 1
+        self._kernel = position_options
 
     def __call__(
         self, filled: int, upper_total: int, flag: int, dice: tuple[int, ...], rerolls: int
@@ -71,8 +72,6 @@ class OptionValues:
         """Every option of the position: filled boxes ``filled`` (a bit mask),
         ``upper_total`` so far, ``flag`` 1 when the all-same box holds points,
         ``dice`` showing and ``rerolls`` left."""
-        from dicelab.solve.kernels.turn import position_options
-
         g = self.game
         roll = self._roll_of.get(tuple(sorted(dice)))
         if roll is None:
@@ -82,12 +81,15 @@ class OptionValues:
             raise UserError(f"rerolls left: got {rerolls}, expected 0 to {self._most_rerolls}")
         if not 0 <= filled < g.full_mask:
             raise UserError(f"filled boxes: got {filled}, expected a mask below {g.full_mask}")
+        if upper_total < 0 or flag not in (0, 1):
+            raise UserError(f"upper total {upper_total}, flag {flag}: expected 0 or more, 0 or 1")
         u, y = g.turn_state(upper_total, flag)
-        if np.isnan(self._V[filled, y, u]):
+        start = self._V[filled, y, u]
+        if start != start:  # NaN: an unreachable state
             raise UserError("this scorecard cannot occur in a game")
         state = (filled, u, y)
         codes, out = self._codes, self._out
-        n = position_options(
+        n = self._kernel(
             self._V, state, roll, rerolls, self._R, self._D, self._sub, self._scratch, codes, out
         )
         return list(zip(codes[:n].tolist(), out[:n].tolist(), strict=True))
