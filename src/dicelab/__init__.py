@@ -40,6 +40,7 @@ _PUBLIC = {
     "Position": "dicelab.solve.advice",
     "Advice": "dicelab.solve.advice",
     "Option": "dicelab.solve.advice",
+    "OptionValues": "dicelab.solve.query",
     "Sheet": "dicelab.solve.duel_advice",
     "SolvedTable": "dicelab.solve.table",
     "ExpectedTable": "dicelab.solve.expected",
