@@ -380,6 +380,11 @@ def simulate(
     R, D = rule_arrays(g), dice_arrays(g)
     alike = all_same_box(rules)  # the all-dice-alike box, with or without extra rules
     results = np.zeros((games, 4), dtype=np.int32)
+    bonus = int(rules.bonus_points)
+    kernel, rules_args = _play_block, (keep_size, R, D, g.has_served, rule_arrays(g, served=True))
+    if rules.save_unused_throws:
+        kernel, rules_args = _play_saved_block, (keep_size, R, D)
+    rules_args += (bonus, alike)
     streams = np.random.SeedSequence(seed).spawn((games + BLOCK - 1) // BLOCK)
     start = time.perf_counter()
     for b, stream in enumerate(streams):
@@ -387,32 +392,7 @@ def simulate(
         hi = min(games, lo + BLOCK)
         rng = np.random.default_rng(stream)
         draws = rng.integers(0, rules.faces, size=(hi - lo, n_draws), dtype=np.int8)
-        if rules.save_unused_throws:
-            on_threads(
-                _play_saved_block,
-                draws,
-                table.values,
-                keep_size,
-                R,
-                D,
-                int(rules.bonus_points),
-                alike,
-                results[lo:hi],
-            )
-        else:
-            on_threads(
-                _play_block,
-                draws,
-                table.values,
-                keep_size,
-                R,
-                D,
-                g.has_served,
-                rule_arrays(g, served=True),
-                int(rules.bonus_points),
-                alike,
-                results[lo:hi],
-            )
+        on_threads(kernel, draws, table.values, *rules_args, results[lo:hi])
         if progress is not None:
             progress(hi, games)
     seconds = time.perf_counter() - start

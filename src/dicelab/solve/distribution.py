@@ -262,9 +262,11 @@ def _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score):
 
 
 @njit(cache=True, nogil=True)
-def layer_outcomes(counter, w, masks, V, Q, qoff, lanes, n_lanes, slots, R, D, served, SR):
-    """Turn outcomes of every state of a layer: a worker of
-    :func:`dicelab.solve.kernels.work.on_threads` that takes states one at a time."""
+def layer_outcomes(counter, w, masks, V, found, lanes, n_lanes, slots, R, D, served, SR):
+    """Turn outcomes of every state of a layer into ``found`` (``Q``, ``qoff``): a
+    worker of :func:`dicelab.solve.kernels.work.on_threads` that takes states one
+    at a time."""
+    Q, qoff = found
     size_start, dice, rerolls = D.size_start, D.dice, D.rerolls
     n_flag, yahtzee = R.n_flag, R.yahtzee
     n_keeps = D.add.shape[0]
@@ -537,8 +539,7 @@ class OutcomeLayout:
             layer_outcomes,
             masks,
             V,
-            Q,
-            qoff,
+            (Q, qoff),
             self.lanes,
             self.n_lanes,
             slots,

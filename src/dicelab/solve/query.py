@@ -75,8 +75,8 @@ class OptionValues:
         g = self.game
         roll = self._roll_of.get(tuple(sorted(dice)))
         if roll is None:
-            raise UserError(f"dice: got {dice!r}, expected {g.rules.dice} faces from 1 to "
-                            f"{g.rules.faces}")  # fmt: skip
+            want = f"{g.rules.dice} faces from 1 to {g.rules.faces}"
+            raise UserError(f"dice: got {dice!r}, expected {want}")
         if not 0 <= rerolls <= self._most_rerolls:
             raise UserError(f"rerolls left: got {rerolls}, expected 0 to {self._most_rerolls}")
         if not 0 <= filled < g.full_mask:
