@@ -200,15 +200,23 @@ class PointsLayers:
         return self._ranges(successors(task, self.game.n_categories))
 
     def run(self, table: np.ndarray, task: np.ndarray) -> None:
-        from numba import get_num_threads
-
-        from dicelab.solve.kernels.blocks import block_stride
-        from dicelab.solve.kernels.points import plan_layer, points_buffers, solve_points_blocks
-        from dicelab.solve.kernels.work import on_threads
+        from dicelab.solve.kernels.points import plan_layer
 
         g, lay = self.game, self.layout
         plan = plan_layer(task, lay.block, g.n_flag, self.width)
         rows = PointsRows(table, lay.lo, lay.hi, lay.off, self.sign, self.below, self.above)
+        self.turn(rows, plan)
+
+    def turn(self, rows: PointsRows, plan: tuple) -> None:
+        """The turn of every batch of ``plan`` (see :func:`.kernels.points.plan_layer`)
+        on the table ``rows``, on every thread."""
+        from numba import get_num_threads
+
+        from dicelab.solve.kernels.blocks import block_stride
+        from dicelab.solve.kernels.points import points_buffers, solve_points_blocks
+        from dicelab.solve.kernels.work import on_threads
+
+        g = self.game
         rules = rule_arrays(g, solving=True)
         served = rule_arrays(g, solving=True, served=True)
         dice = dice_arrays(g)
@@ -217,6 +225,15 @@ class PointsLayers:
             get_num_threads(), self.width, rows, rules, dice, g.has_served, served, stride
         )
         on_threads(solve_points_blocks, plan, rows, rules, dice, g.has_served, served, stride, bufs)
+
+    def compile(self) -> None:
+        """Compile (or load) the kernel before the solve starts (a plan of no batches),
+        so that its progress counts the solve alone."""
+        lay = self.layout
+        none = np.zeros(0, np.int64)
+        T = np.zeros(1, self.dtype)
+        rows = PointsRows(T, lay.lo, lay.hi, lay.off, self.sign, self.below, self.above)
+        self.turn(rows, (none, none, none, none))
 
 
 def terminal_rows(game: CompiledRules, layout: PointsLayout, terminal: Callable) -> np.ndarray:
@@ -266,6 +283,8 @@ def solve_points(
     kernels.announce_compile(solve_points_blocks)
     terminal_values = terminal_rows(game, layout, terminal)
     solve = PointsLayers(game, layout, sign, below, above, terminal_values, width, dtype=dtype)
+    if runner is None or runner.in_process:
+        solve.compile()
     T = new_table(layout.size, dtype, store, name=f"{game.rules.name}.points")
     run_layers(solve, T, progress, runner)
     return T
