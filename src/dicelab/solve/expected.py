@@ -330,10 +330,13 @@ class ExpectedLayers:
 
 
 def compile_turn(layers: ExpectedLayers, dtype: np.dtype) -> None:
-    """Compile (or load) the turn of ``layers`` in ``dtype``: a turn of no segments."""
-    none = np.zeros(0, np.int64)
-    segs = Segments(none, none, none, none, np.zeros(1, np.int64))
-    layers.turn(np.zeros((1, 1, 1)), segs, np.dtype(dtype))
+    """Compile (or load) the turn of ``layers`` in ``dtype`` and its batch plan: the
+    turn of a layer of no states."""
+    from dicelab.solve.kernels import turn
+
+    g = layers.game
+    plan = turn.plan_batches(np.zeros(0, np.int64), g.upper_extent, g.yahtzee, g.n_flag, 64)
+    layers.turn(np.zeros((1, 1, 1)), Segments(*plan), np.dtype(dtype))
 
 
 #: the double-precision turn compiled in another process: how, and what
