@@ -70,6 +70,7 @@ def start(compile_with: str, kernels: Sequence[str]) -> None:
     proc = subprocess.Popen(
         [sys.executable, "-m", __name__, compile_with, *kernels],
         env=env,
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
