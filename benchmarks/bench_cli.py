@@ -38,9 +38,10 @@ def commands(target_rules: str) -> dict[str, list[str]]:
     }  # fmt: skip
 
 
-def wall(cmd: list[str]) -> float:
+def wall(cmd: list[str], env: dict | None = None) -> float:
+    """Seconds of ``cmd`` from process start to exit (``env``: its environment)."""
     t = time.perf_counter()
-    res = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    res = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     elapsed = time.perf_counter() - t
     if res.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: {res.stderr.strip()[-300:]}")

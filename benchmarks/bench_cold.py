@@ -17,10 +17,8 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 DICELAB = str(Path(sys.executable).with_name("dicelab"))
@@ -53,16 +51,10 @@ def commands(heavy: bool) -> dict[str, list[str]]:
 
 def cold_wall(cmd: list[str]) -> float:
     """Wall time of ``cmd`` from process start to exit, with empty caches."""
+    from bench_cli import wall
+
     with tempfile.TemporaryDirectory() as numba, tempfile.TemporaryDirectory() as tables:
-        env = dict(os.environ, NUMBA_CACHE_DIR=numba, DICELAB_CACHE_DIR=tables)
-        t = time.perf_counter()
-        res = subprocess.run(
-            cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
-        )
-        elapsed = time.perf_counter() - t
-    if res.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}: {res.stderr.strip()[-300:]}")
-    return elapsed
+        return wall(cmd, dict(os.environ, NUMBA_CACHE_DIR=numba, DICELAB_CACHE_DIR=tables))
 
 
 def main() -> None:
@@ -71,6 +63,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated names (a part of each is enough)")
     ap.add_argument("--heavy", action="store_true")
     args = ap.parse_args()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
     cmds = commands(args.heavy)
     if args.only:
         parts = args.only.split(",")

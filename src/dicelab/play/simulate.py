@@ -246,9 +246,9 @@ def compile_meanwhile() -> None:
     to compile the expected-score turn (:mod:`dicelab.solve.ahead`): call it before
     the table is solved or loaded."""
     from dicelab.solve import ahead
-    from dicelab.solve.distribution import _expected_compiled
+    from dicelab.solve.expected import turn_compiled
 
-    if not _expected_compiled():
+    if not turn_compiled():
         ahead.start(*COMPILE_GAMES)
 
 

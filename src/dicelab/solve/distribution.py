@@ -45,6 +45,7 @@ from dicelab.solve.cost import Cost
 from dicelab.solve.expected import (
     ExpectedTable,
     expected_table,
+    turn_compiled,
 )
 from dicelab.solve.kernels import dice_arrays, rule_arrays
 from dicelab.solve.kernels.turn import (
@@ -634,14 +635,6 @@ def score_distribution(
     )
 
 
-def _expected_compiled() -> bool:
-    """Whether the expected-score turn is compiled (or cached) in this process."""
-    from dicelab.solve.ahead import is_cached
-    from dicelab.solve.kernels.blocks import solve_blocks
-
-    return bool(solve_blocks.overloads) or is_cached(solve_blocks)
-
-
 #: the forward pass's kernels compiled in another process: how, and what
 COMPILE_FORWARD = (
     "dicelab.solve.distribution:compile_kernels",
@@ -655,7 +648,7 @@ def compile_meanwhile() -> None:
     before other work."""
     from dicelab.solve import ahead
 
-    if not _expected_compiled():
+    if not turn_compiled():
         ahead.start(*COMPILE_FORWARD)
 
 

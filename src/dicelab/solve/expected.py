@@ -329,6 +329,16 @@ class ExpectedLayers:
             compile_turn(self, np.dtype(np.float64))
 
 
+def turn_compiled() -> bool:
+    """Whether the single-precision turn is compiled in this process or in Numba's
+    cache: if not, a first solve is about to keep this process busy compiling, and
+    a command can compile its other kernels meanwhile (:mod:`dicelab.solve.ahead`)."""
+    from dicelab.solve.ahead import is_cached
+    from dicelab.solve.kernels.blocks import solve_blocks
+
+    return bool(solve_blocks.overloads) or is_cached(solve_blocks)
+
+
 def compile_turn(layers: ExpectedLayers, dtype: np.dtype) -> None:
     """Compile (or load) the turn of ``layers`` in ``dtype`` and its batch plan: the
     turn of a layer of no states."""
