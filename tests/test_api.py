@@ -33,6 +33,14 @@ def test_the_readme_contract():
     target = dicelab.solve(rules, objective="target")
     assert target.probability(325) == pytest.approx(PERFECT_325, rel=1e-4)
     assert target.probability(200) >= dist.probability_at_least(200)  # the best chance
+    one = dicelab.solve("yazy", objective="target", target=200, cache=False)
+    assert isinstance(one, dicelab.OneTargetTable) and one.n_values > 0
+    every = dicelab.solve("yazy", objective="target", cache=False)
+    assert one.probability(200) == pytest.approx(every.probability(200), abs=1e-6)
+    pos = dicelab.Position(dice=(3, 3, 6, 5, 6), rerolls=2, filled={"ones": 3})
+    assert one.advise(pos).best.label == every.advise(pos, target=200).best.label
+    with pytest.raises(dicelab.UserError, match="target: only with objective target"):
+        dicelab.solve("yazy", target=200)
 
 
 def test_advice_averaged_over_the_first_throw_is_the_game_value():

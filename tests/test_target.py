@@ -23,12 +23,19 @@ from dicelab.cli import app
 from dicelab.errors import UserError
 from dicelab.rules import load_rules
 from dicelab.rules.compiled import compile_rules
+from dicelab.solve.advice import Position, advise_target
 from dicelab.solve.distribution import score_distribution
 from dicelab.solve.expected import solve_expected
 from dicelab.solve.points import max_score
 from dicelab.solve.target import (
+    OneTargetTable,
+    TargetTable,
     Utility,
+    every_target_cached,
+    one_target_table,
     points_turn_values,
+    reach_cached,
+    reach_table,
     solve_target,
     solve_utility,
     step_utility,
@@ -481,3 +488,57 @@ def test_points_turn_start_is_the_solver_value(yazy_target):
             assert tv.start_value == pytest.approx(
                 yazy_target.value(mask, 0, 0, points), rel=1e-14, abs=1e-15
             )
+
+
+# -- the table of one target ------------------------------------------------------------
+def test_one_target_table_agrees_with_the_table_of_every_target(yazy_target, tmp_path, monkeypatch):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    position = Position(dice=(2, 2, 5, 5, 6), rerolls=1, filled={"ones": 3, "sixes": 24})
+    for s in (0, 1, 166, 230, 280):
+        one = one_target_table("yazy", s)
+        assert isinstance(one, OneTargetTable) and one.values.dtype == np.float32
+        assert one.probability(s) == pytest.approx(yazy_target.probability(s), abs=1e-6)
+        assert one.n_values < yazy_target.n_values
+        assert not one.cached and one_target_table("yazy", s).cached
+        assert reach_cached("yazy", s) and not every_target_cached("yazy")
+        got = advise_target(one, position, s)
+        want = advise_target(yazy_target, position, s)
+        assert [o.value for o in got.options] == pytest.approx(
+            [o.value for o in want.options], abs=1e-6
+        )
+        assert got.options[0].label == want.options[0].label or got.options[0].cost < 1e-6
+    exact = one_target_table("yazy", 200, use_cache=False, dtype=np.float64)
+    assert exact.probability(200) == pytest.approx(yazy_target.probability(200), abs=1e-12)
+    with pytest.raises(UserError, match="answers P\\(score >= 200\\) only, not 201"):
+        exact.probability(201)
+    with pytest.raises(UserError, match="answers P\\(score >= 200\\) only"):
+        advise_target(exact, position, 150)
+
+
+def test_reach_table_takes_the_table_of_every_target_once_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    assert not reach_cached("yacht", 150)
+    assert isinstance(reach_table("yacht", 150), OneTargetTable)
+    every = target_table("yacht")
+    assert every_target_cached("yacht") and reach_cached("yacht", 151)
+    again = reach_table("yacht", 151, mapped=True)
+    assert isinstance(again, TargetTable) and again.cached
+    assert again.probability(151) == pytest.approx(every.probability(151), abs=0)
+
+
+def test_solve_target_command_solves_one_target_unless_asked(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    one = runner.invoke(app, ["solve", "yazy", "--target", "200", "--json"])
+    assert one.exit_code == 0, one.output
+    got = json.loads(one.output)
+    assert got["table_of"] == "this target" and not got["cached"]
+    every = runner.invoke(app, ["solve", "yazy", "--target", "201", "--every-target", "--json"])
+    got2 = json.loads(every.output)
+    assert got2["table_of"] == "every target" and got2["values"] > got["values"]
+    assert got2["probability"] < got["probability"]  # 201 is harder than 200
+    # now every target is on disk: a new target is answered from it
+    third = json.loads(runner.invoke(app, ["solve", "yazy", "--target", "150", "--json"]).output)
+    assert third["table_of"] == "every target" and third["cached"]
+    bad = runner.invoke(app, ["solve", "yazy", "--every-target"])
+    assert isinstance(bad.exception, UserError)
+    assert "--every-target goes with --target" in str(bad.exception)

@@ -755,3 +755,40 @@ def test_uploads_write_no_tables_to_the_disk(client):
     assert {t.path for t in tables.list_tables()} == before
     client.get("/api/rules/yazy/expected")  # a built-in one is kept on disk
     assert any(t.rules == "yazy" for t in tables.list_tables())
+
+
+def test_time_left_counts_the_solve_now_ticking(monkeypatch):
+    # the rate is taken from the first tick of each table's solve: the seconds spent
+    # compiling or on an earlier table do not inflate it, and a new total starts over
+    now = [100.0]
+    monkeypatch.setattr(store_module.time, "monotonic", lambda: now[0])
+    job = store_module.Solve(started=0.0)
+    job.tick(0, 1000)
+    assert job.left_seconds() is None  # no rate yet
+    now[0] = 110.0
+    job.tick(100, 1000)
+    assert job.left_seconds() == pytest.approx(90.0)
+    now[0] = 120.0
+    job.tick(200, 1000)
+    assert job.left_seconds() == pytest.approx(80.0)
+    job.tick(10, 50)  # the next table's solve
+    now[0] = 121.0
+    job.tick(30, 50)
+    assert job.left_seconds() == pytest.approx(1.0)
+
+
+def test_progress_of_one_target(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    with TestClient(create_app(Store())) as client:
+        url = "/api/rules/yacht/progress?objective=target"
+        every = client.get(url).json()
+        one = client.get(url + "&target=200").json()
+        assert every["state"] == one["state"] == "idle"
+        assert 0 < one["estimate_seconds"] < every["estimate_seconds"]
+        body = {"rules": "yacht", "dice": [3, 3, 6, 5, 6], "rerolls_left": 2,
+                "objective": "target", "target": 200}  # fmt: skip
+        assert client.post("/api/advice", json=body).status_code == 200
+        assert client.get(url + "&target=200").json()["state"] == "ready"
+        assert client.get(url + "&target=201").json()["state"] == "idle"
+        assert client.get(url).json()["state"] == "idle"
+        assert "target" in error(client.get(url + "&target=-3"), 422)

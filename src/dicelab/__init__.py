@@ -45,6 +45,7 @@ _PUBLIC = {
     "SolvedTable": "dicelab.solve.table",
     "ExpectedTable": "dicelab.solve.expected",
     "SavedTable": "dicelab.solve.saved",
+    "OneTargetTable": "dicelab.solve.target",
     "TargetTable": "dicelab.solve.target",
     "UtilityTable": "dicelab.solve.target",
     "SpreadTable": "dicelab.solve.spread",

@@ -43,6 +43,7 @@ def solve(
     rules: Rules | CompiledRules | str | Path,
     *,
     objective: str = "expected",
+    target: int | None = None,
     precision: str = "single",
     cache: bool = True,
     allow_large: bool = False,
@@ -63,9 +64,15 @@ def solve(
         best chance of every final score), ``"win"`` (of beating an opponent's
         distribution), ``"spread"`` (the final score's standard deviation under the
         expected-score optimum) or ``"duel"`` (the exact two-player game).
+    target : int, optional
+        For ``"target"``: the one score to reach. Its table is a fraction of the
+        table of every target (a quarter for Yahtzee at 250) and solves in as much
+        less time; the table of every target is returned instead when the cache
+        holds it. Without ``target``, the table of every target.
     precision : str
         ``"single"`` (the default: values inside a turn in single precision, within
-        1e-6 of double) or ``"double"``; applies to ``expected`` and ``target``.
+        1e-6 of double) or ``"double"``; applies to ``expected``, ``target`` and
+        ``win``.
     cache : bool
         Read and write the disk cache (``False``: solve now, keep nothing).
     allow_large : bool
@@ -101,19 +108,21 @@ def solve(
     165.76
     """
     game = as_game(rules)
-    _check_options(objective, precision, opponent, store)
+    _check_options(objective, precision, opponent, store, target)
     common = dict(use_cache=cache, allow_large=allow_large, runner=runner, progress=progress)
     if objective == "expected":
         return _expected(game, precision, dict(common, store=store))
+    dtype = np.float32 if precision == "single" else np.float64
     if objective == "target":
-        from dicelab.solve.target import target_table
+        from dicelab.solve.target import reach_table, target_table
 
-        dtype = np.float32 if precision == "single" else np.float64
+        if target is not None:
+            return reach_table(game, target, dtype=dtype, **common)
         return target_table(game, dtype=dtype, store=store, **common)
     if objective == "win":
         from dicelab.solve.win import solve_win
 
-        return solve_win(game, opponent, **common).table
+        return solve_win(game, opponent, dtype=dtype, **common).table
     if objective == "spread":
         from dicelab.solve.spread import spread_table
 
@@ -128,14 +137,18 @@ def _duel(game: CompiledRules, common: dict) -> SolvedTable:
     return duel_table(game, compare=False, **common)
 
 
-def _check_options(objective: str, precision: str, opponent, store) -> None:
+def _check_options(objective: str, precision: str, opponent, store, target) -> None:
     """One line for an option that is unknown or does not go with the objective."""
     if objective not in OBJECTIVES:
         raise UserError(f"objective: got {objective!r}, expected one of: {', '.join(OBJECTIVES)}")
     if precision not in ("single", "double"):
         raise UserError(f"precision: got {precision!r}, expected single or double")
-    if precision != "single" and objective not in ("expected", "target"):
-        raise UserError(f"precision: for the expected and target objectives, not {objective}")
+    if precision != "single" and objective not in ("expected", "target", "win"):
+        raise UserError(f"precision: for the expected, target and win objectives, not {objective}")
+    if target is not None and objective != "target":
+        raise UserError(f"target: only with objective target (got {objective})")
+    if target is not None and store is not None:
+        raise UserError("store: holds the table of every target; leave out target")
     if opponent is not None and objective != "win":
         raise UserError(f"opponent: only with objective win (got {objective})")
     if store is not None and objective not in ("expected", "target", "duel"):

@@ -112,16 +112,16 @@ def run_advise(
         from dicelab.cli.output import progress_bar
         from dicelab.rules.compiled import compile_rules
         from dicelab.solve.cache import DamagedTable
-        from dicelab.solve.target import check_target, target_table
+        from dicelab.solve.target import check_target, reach_table
 
         game = compile_rules(r)
         check_target(game, target)  # before any solving
-        with progress_bar(f"solving {r.name} for every target", enabled=not as_json) as tick:
-            ttable = target_table(game, progress=tick, mapped=True)
+        with progress_bar(f"solving {r.name} for {target} or more", enabled=not as_json) as tick:
+            ttable = reach_table(game, target, progress=tick, mapped=True)
             try:
                 advice = advise_target(ttable, position, target)
             except DamagedTable:  # read whole, the damage is seen and the table solved anew
-                ttable = target_table(game, progress=tick)
+                ttable = reach_table(game, target, progress=tick)
                 advice = advise_target(ttable, position, target)
     if as_json:
         console.print_json(json.dumps({"rules": r.name, **advice.to_dict()}))

@@ -29,7 +29,13 @@ def _fraction_text(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value)
 
 
-def check_options(objective: str, target: int | None, exact: bool, opponent: str | None) -> None:
+def check_options(
+    objective: str,
+    target: int | None,
+    exact: bool,
+    opponent: str | None,
+    every_target: bool = False,
+) -> None:
     """Reject option combinations that mean nothing, in one line each."""
     if objective not in OBJECTIVES:
         raise UserError(f"objective: got {objective!r}, expected one of: {', '.join(OBJECTIVES)}")
@@ -37,6 +43,8 @@ def check_options(objective: str, target: int | None, exact: bool, opponent: str
         raise UserError("--objective target needs --target S (the score to reach)")
     if objective != "target" and target is not None:
         raise UserError("--target goes with --objective target")
+    if objective != "target" and every_target:
+        raise UserError("--every-target goes with --target S (the score to reach)")
     if objective != "win" and opponent is not None:
         raise UserError("--opponent goes with --objective win")
     if objective == "win" and exact:
@@ -54,13 +62,15 @@ def run_objective(
     allow_large: bool = False,
     runner=None,
     store=None,
+    every_target: bool = False,
 ) -> None:
     """Solve for one objective and print the answer (see ``dicelab solve --help``).
 
     ``runner`` and ``store`` say where a solve runs and where its table lives (see
-    :mod:`dicelab.solve.schedule`).
+    :mod:`dicelab.solve.schedule`); ``every_target`` solves the table of every target
+    rather than of the one asked.
     """
-    check_options(objective, target, exact, opponent)
+    check_options(objective, target, exact, opponent, every_target)
     from dicelab.solve.schedule import LocalRunner
 
     on_cluster = runner is not None and not isinstance(runner, LocalRunner)
@@ -70,7 +80,7 @@ def run_objective(
     if exact:
         _run_exact(r, objective, target, as_json)
     elif objective == "target":
-        _run_target(r, target, as_json, use_cache, allow_large, runner, store)
+        _run_target(r, target, as_json, use_cache, allow_large, runner, store, every_target)
     elif objective == "win":
         _run_win(r, opponent, as_json, use_cache, allow_large, runner)
     else:  # pragma: no cover - the plain objective is handled by the solve command
@@ -99,30 +109,32 @@ def _run_exact(r, objective: str, target: int | None, as_json: bool) -> None:
 
 
 def _run_target(
-    r, target: int, as_json: bool, use_cache: bool, allow_large: bool, runner=None, store=None
+    r,
+    target: int,
+    as_json: bool,
+    use_cache: bool,
+    allow_large: bool,
+    runner=None,
+    store=None,
+    every: bool = False,
 ) -> None:
     from dicelab.rules.compiled import compile_rules
     from dicelab.solve.distribution import compile_meanwhile, score_distribution
-    from dicelab.solve.target import check_target, target_table
+    from dicelab.solve.target import OneTargetTable, check_target
 
     game = compile_rules(r)  # once, for every table below
     check_target(game, target)
+    every = every or store is not None  # a table held in a folder is the every-target one
     compile_meanwhile()  # the distribution's kernels, while the target table's compile
     start = time.perf_counter()
-    with progress_bar(f"solving {r.name} for every target", enabled=not as_json) as tick:
-        table = target_table(
-            game,
-            use_cache=use_cache,
-            progress=tick,
-            allow_large=allow_large,
-            mapped=True,
-            runner=runner,
-            store=store,
-        )
-        best = _probability(table, target, game, use_cache, tick)
+    what = "every target" if every else f"{target} or more"
+    with progress_bar(f"solving {r.name} for {what}", enabled=not as_json) as tick:
+        options = dict(use_cache=use_cache, progress=tick, allow_large=allow_large, runner=runner)
+        table, best = _probability(game, target, every, store, options)
     plain = float(score_distribution(game, use_cache=use_cache, runner=runner).p_at_least[target])
     seconds = time.perf_counter() - start
     cached = bool(table.meta.get("cached"))
+    one = isinstance(table, OneTargetTable)
     if as_json:
         out = {
             "rules": r.name,
@@ -130,6 +142,7 @@ def _run_target(
             "target": target,
             "probability": best,
             "expected_strategy_probability": plain,
+            "table_of": "this target" if one else "every target",
             "values": table.n_values,
             "seconds": round(seconds, 4),
             "solve_seconds": None if cached else round(table.seconds, 4),
@@ -141,19 +154,30 @@ def _run_target(
     how = "from the cache" if cached else f"solved in {table.seconds:.1f} s"
     typer.echo(f"{r.name}: best P(score >= {target}) = {best:.9g}{_odds(best)}")
     typer.echo(f"  the expected-score strategy reaches it with {plain:.9g}{_odds(plain)}")
-    typer.echo(f"  (table of every target: {table.n_values:,} values, {how})")
+    of = "this target" if one else "every target"
+    typer.echo(f"  (table of {of}: {table.n_values:,} values, {how})")
 
 
-def _probability(table, target: int, game, use_cache: bool, tick) -> float:
-    """P(score >= target) from a memory-mapped cached table: only its start row is
-    read; a damaged file is read whole, so the damage is seen and the table solved anew."""
+def _probability(game, target: int, every: bool, store, options: dict):
+    """The table that answers ``P(score >= target)`` and that chance.
+
+    A cached table is memory-mapped and only its start row read; a damaged file is
+    read whole, so the damage is seen and the table solved anew.
+    """
     from dicelab.solve.cache import DamagedTable
-    from dicelab.solve.target import target_table
+    from dicelab.solve.target import reach_table, target_table
 
+    def table_of(mapped: bool):
+        if every:
+            return target_table(game, mapped=mapped, store=store, **options)
+        return reach_table(game, target, mapped=mapped, **options)
+
+    table = table_of(True)
     try:
-        return table.probability(target)
+        return table, table.probability(target)
     except DamagedTable:
-        return target_table(game, use_cache=use_cache, progress=tick).probability(target)
+        table = table_of(False)
+        return table, table.probability(target)
 
 
 def _run_win(

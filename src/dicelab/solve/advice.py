@@ -337,18 +337,20 @@ def advise(table: ExpectedTable, position: Position) -> Advice:
 def advise_target(table, position: Position, target: int) -> Advice:
     """Rank every option by its chance of a final score of at least ``target``.
 
-    ``table`` is a :class:`dicelab.solve.target.TargetTable` ("play to reach S"):
-    the values of the options are the best probabilities of reaching the target
-    after taking them, and costs are lost probability.
+    ``table`` is a :class:`dicelab.solve.target.TargetTable` ("play to reach S") or
+    the :class:`dicelab.solve.target.OneTargetTable` of ``target``: the values of
+    the options are the best probabilities of reaching the target after taking
+    them, and costs are lost probability.
     """
     from dicelab.solve.target import check_target, points_turn_values
 
     g = table.game
     check_target(g, target)
+    table.lane_points(0, target)  # a one-target table answers its own target only
     rerolls = _check_turn(g.rules, position)
     roll = g.space.index(tuple(position.dice))
     mask, upper, flag, score = scorecard_state(table, position)
-    turn = points_turn_values(table, mask, upper, flag, target - score)
+    turn = points_turn_values(table, mask, upper, flag, table.lane_points(score, target))
     options = _rank(g, turn, roll, rerolls, 0.0)
     return Advice(
         position=position,

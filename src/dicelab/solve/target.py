@@ -320,6 +320,10 @@ class TargetTable(PointsTable):
         check_target(self.game, target)
         return self.value(0, 0, 0, target)
 
+    def lane_points(self, score: int, target: int) -> int:
+        """The row point of a position with ``score`` so far: the points still needed."""
+        return target - score
+
     @property
     def best_score(self) -> int:
         return max_score(self.game)
@@ -407,9 +411,7 @@ def target_table(
     game = as_game(rules)  # compiled once, here or by the caller
     rules = game.rules
     layout = needed_layout(game)
-    params = {"rows": layout.key()}
-    if np.dtype(dtype) != np.float32:
-        params["dtype"] = np.dtype(dtype).name
+    params = _target_params(game, dtype, layout)
     if use_cache:
         found = cache.lookup(rules, OBJECTIVE_TARGET, (layout.size,), params, mapped=mapped)
         if found is not None:
@@ -425,6 +427,14 @@ def target_table(
     )
     cache.remember(table, rules, OBJECTIVE_TARGET, params, use_cache)
     return table
+
+
+def _target_params(game: CompiledRules, dtype: type, layout: PointsLayout | None = None) -> dict:
+    """The cache parameters of the table of every target."""
+    params = {"rows": (layout or needed_layout(game)).key()}
+    if np.dtype(dtype) != np.float32:
+        params["dtype"] = np.dtype(dtype).name
+    return params
 
 
 # -- utility tables -----------------------------------------------------------------
@@ -511,12 +521,14 @@ def solve_utility(
     width: int = 64,
     allow_large: bool = False,
     runner=None,
+    dtype: type = np.float64,
 ) -> UtilityTable:
-    """Solve for the best expected utility of the final score."""
+    """Solve for the best expected utility of the final score (in ``dtype``:
+    :func:`utility_table` keeps single precision, as :func:`target_table`)."""
     game = as_game(rules)
     low = utility.flat_below
     high = max(utility.flat_from, low + 1)
-    layout = so_far_layout(game, low, high)
+    layout = utility_layout(game, utility)
     bounds = StateBounds(game)
     below = float(utility.at(np.array([low]))[0])
     above = float(utility.at(np.array([high]))[0])
@@ -534,6 +546,7 @@ def solve_utility(
         terminal,
         progress,
         width,
+        dtype=dtype,
         allow_large=allow_large,
         runner=runner,
     )
@@ -551,28 +564,166 @@ def utility_table(
     progress: Progress | None = None,
     allow_large: bool = False,
     runner=None,
+    mapped: bool = False,
+    dtype: type = np.float32,
 ) -> UtilityTable:
-    """The utility table of a rule set, from the cache when it holds one for this utility."""
+    """The utility table of a rule set, from the cache when it holds one for this
+    utility (``mapped``: memory-mapped, as :func:`target_table`)."""
+    game = as_game(rules)
+    params = {"utility": utility.key()}
+    how = dict(use_cache=use_cache, progress=progress, allow_large=allow_large, runner=runner)
+    return _cached_utility(
+        game, utility, (OBJECTIVE_UTILITY, params), UtilityTable, {}, mapped, dtype, how
+    )
+
+
+def _cached_utility(game, utility, name, cls, fields, mapped, dtype, how):
+    """A utility table of class ``cls`` (with ``fields``), cached under ``name``: the
+    objective and the parameters, to which the row ranges and the precision are
+    added. ``how``: ``use_cache``, ``progress``, ``allow_large`` and ``runner``."""
+    from dicelab.solve import cache
+
+    objective, params = name
+    use_cache = how.pop("use_cache")
+    layout = utility_layout(game, utility)
+    low, high = utility.flat_below, max(utility.flat_from, utility.flat_below + 1)
+    params = {**params, "rows": layout.key(), "dtype": np.dtype(dtype).name}
+    below = float(utility.at(np.array([low]))[0])
+    above = float(utility.at(np.array([high]))[0])
+    if use_cache:
+        found = cache.lookup(game.rules, objective, (layout.size,), params, mapped=mapped)
+        if found is not None:
+            values, meta = found
+            return cls(
+                game, layout, values, SO_FAR, below, above, meta=meta, utility=utility, **fields
+            )
+    solved = solve_utility(game, utility, dtype=dtype, **how)
+    table = cls(
+        game, layout, solved.values, SO_FAR, below, above, solved.seconds, utility=utility, **fields
+    )
+    cache.remember(table, game.rules, objective, params, use_cache)
+    return table
+
+
+@dataclass(repr=False)
+class OneTargetTable(UtilityTable):
+    """``P(final score >= target)`` under the best play for one ``target``.
+
+    A utility table over points so far: its rows stop where the target is reached
+    or out of reach, so it holds a fraction of the table of every target (a quarter
+    for Yahtzee at 250) and solves in as much less time. It answers its own target
+    only; :class:`TargetTable` answers all of them.
+    """
+
+    target: int = 0
+
+    objective: ClassVar[str] = OBJECTIVE_TARGET
+
+    @property
+    def summary(self) -> str:
+        return f"best P(score >= {self.target}) {self.start_value:.6f}"
+
+    def check(self, target: int) -> None:
+        """A question about another target gets one line naming the table's own."""
+        check_target(self.game, target)
+        if target != self.target:
+            raise UserError(
+                f"target: this table answers P(score >= {self.target}) only, not {target}"
+            )
+
+    def probability(self, target: int) -> float:
+        """Best probability of a final score of at least ``target`` (its own)."""
+        self.check(target)
+        return self.start_value
+
+    def lane_points(self, score: int, target: int) -> int:
+        """The row point of a position with ``score`` so far: that score."""
+        self.check(target)
+        return score
+
+    def advise(self, position: Position, *, target: int | None = None) -> Advice:
+        """Every option of a position ranked by its chance of reaching the target."""
+        from dicelab.solve.advice import advise_target
+
+        return advise_target(self, position, self.target if target is None else target)
+
+
+def one_target_table(
+    rules: Rules | CompiledRules | str,
+    target: int,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+    allow_large: bool = False,
+    runner=None,
+    mapped: bool = False,
+    dtype: type = np.float32,
+) -> OneTargetTable:
+    """The table of one target, from the cache when it holds one (see
+    :class:`OneTargetTable`; the other options as :func:`target_table`)."""
+    game = as_game(rules)
+    check_target(game, target)
+    utility = step_utility(game, target)
+    how = dict(use_cache=use_cache, progress=progress, allow_large=allow_large, runner=runner)
+    name = (OBJECTIVE_TARGET, {"target": int(target)})
+    fields = {"target": int(target)}
+    return _cached_utility(game, utility, name, OneTargetTable, fields, mapped, dtype, how)
+
+
+def reach_table(
+    rules: Rules | CompiledRules | str,
+    target: int,
+    use_cache: bool = True,
+    progress: Progress | None = None,
+    every: bool = False,
+    **options,
+) -> TargetTable | OneTargetTable:
+    """The quickest table that answers ``P(final score >= target)``.
+
+    The table of every target when the cache holds it (or with ``every``), else the
+    table of this one target, cached or solved. ``options`` go to
+    :func:`target_table` or :func:`one_target_table` (``mapped``, ``allow_large``,
+    ``runner``, ``dtype``).
+    """
+    game = as_game(rules)
+    check_target(game, target)
+    if every or (use_cache and every_target_cached(game, options.get("dtype", np.float32))):
+        return target_table(game, use_cache=use_cache, progress=progress, **options)
+    return one_target_table(game, target, use_cache=use_cache, progress=progress, **options)
+
+
+def every_target_cached(rules: Rules | CompiledRules | str, dtype: type = np.float32) -> bool:
+    """Whether the cache holds a file for the table of every target (its checks come
+    when it is read)."""
     from dicelab.solve import cache
 
     game = as_game(rules)
-    rules = game.rules
+    return cache.table_path(game.rules, OBJECTIVE_TARGET, _target_params(game, dtype)).exists()
+
+
+def reach_cached(rules: Rules | CompiledRules | str, target: int, dtype: type = np.float32) -> bool:
+    """Whether the cache holds a file for a table that answers ``target``: the table
+    of every target, or of this one."""
+    from dicelab.solve import cache
+
+    game = as_game(rules)
+    if every_target_cached(game, dtype):
+        return True
+    layout = one_target_layout(game, target)
+    params = {"target": int(target), "rows": layout.key(), "dtype": np.dtype(dtype).name}
+    return cache.table_path(game.rules, OBJECTIVE_TARGET, params).exists()
+
+
+def one_target_layout(rules: Rules | CompiledRules | str, target: int) -> PointsLayout:
+    """The rows of the table of one target (points so far, ``target - to come`` up
+    to ``target - 1``)."""
+    game = as_game(rules)
+    return utility_layout(game, step_utility(game, target))
+
+
+def utility_layout(game: CompiledRules, utility: Utility) -> PointsLayout:
+    """The rows of a utility table: points so far, cut where the utility is constant."""
     low = utility.flat_below
-    high = max(utility.flat_from, low + 1)
-    layout = so_far_layout(game, low, high)
-    params = {"utility": utility.key(), "rows": layout.key()}
-    if use_cache:
-        found = cache.lookup(rules, OBJECTIVE_UTILITY, (layout.size,), params)
-        if found is not None:
-            values, meta = found
-            below = float(utility.at(np.array([low]))[0])
-            above = float(utility.at(np.array([high]))[0])
-            return UtilityTable(
-                game, layout, values, SO_FAR, below, above, meta=meta, utility=utility
-            )
-    table = solve_utility(game, utility, progress=progress, allow_large=allow_large, runner=runner)
-    cache.remember(table, rules, OBJECTIVE_UTILITY, params, use_cache)
-    return table
+    return so_far_layout(game, low, max(utility.flat_from, low + 1))
 
 
 # -- advice on the points axis ------------------------------------------------------------

@@ -143,13 +143,15 @@ def solve_win(
     progress: Progress | None = None,
     allow_large: bool = False,
     runner=None,
+    dtype: type = np.float32,
 ) -> WinReport:
     """Maximise ``P(my score > opponent's) + P(tie) / 2`` against a score distribution.
 
     ``opponent`` is a ``pmf[score]`` array, a file (see :func:`read_opponent`) or
     ``None`` for the expected-score optimum's own distribution. The report puts the
     best win probability beside that of the expected-score strategy. ``runner``
-    says where the solves run (see :mod:`dicelab.solve.schedule`).
+    says where the solves run (see :mod:`dicelab.solve.schedule`); the table is
+    single precision unless ``dtype`` says otherwise (chances within 1e-6).
     """
     from dicelab.solve.distribution import score_distribution
 
@@ -174,6 +176,7 @@ def solve_win(
         progress=progress,
         allow_large=allow_large,
         runner=runner,
+        dtype=dtype,
     )
     scores = np.arange(mine.pmf.size)
     plain = float(np.dot(mine.pmf, utility.at(scores)))

@@ -279,6 +279,11 @@ class TableProgress(BaseModel):
     done: int | None = Field(None, description="States solved so far (while solving).")
     total: int | None = Field(None, description="States to solve (while solving).")
     seconds: float | None = Field(None, description="Seconds since the solve started.")
+    left_seconds: float | None = Field(
+        None,
+        description="Seconds left at the rate the solve has kept so far (while solving, "
+        "once some of it is done; compiling and loading before it are left out).",
+    )
 
 
 class OptionOut(BaseModel):

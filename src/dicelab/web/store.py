@@ -9,10 +9,12 @@ instead of starting their own, and they wait without holding a request thread, s
 the other endpoints keep answering during a solve of minutes. :meth:`Store.progress`
 tells how far a solve has come.
 Each rule set has one table per objective (:data:`OBJECTIVES`): the expected-score
-table, the target table (every target at once) and the table that plays to beat a
-player who plays for points. The last two are large (Yahtzee's target table is
-2.3 GB), so at most :data:`MAX_POINTS_TABLES` of them are kept in memory; a cached
-target table is memory-mapped, and advice reads only the rows it needs.
+table, a target's table (named ``target:S``: the table of every target where the
+cache holds it, else of that target alone, a quarter of the size for Yahtzee) and
+the table that plays to beat a player who plays for points. The last two are large
+(hundreds of megabytes for Yahtzee), so at most :data:`MAX_POINTS_TABLES` of them are
+kept in memory; a cached target table is memory-mapped, and advice reads only the
+rows it needs.
 Only built-in rule sets write their tables to the disk cache: an upload's table is
 read from it if someone solved those rules there, and otherwise kept in memory
 only, so uploads cannot fill the disk.
@@ -34,7 +36,7 @@ from dicelab.solve import cache
 from dicelab.solve.cost import expected_cost, points_cost
 from dicelab.solve.expected import OBJECTIVE, ExpectedTable, expected_table
 from dicelab.solve.points import needed_layout
-from dicelab.solve.target import OBJECTIVE_TARGET, target_table
+from dicelab.solve.target import target_table
 from dicelab.solve.win import solve_win
 from dicelab.text import plural
 
@@ -166,8 +168,13 @@ class Store:
             from dicelab.solve import duel
 
             return cache.table_path(rules, duel.OBJECTIVE, {"layout": duel.LAYOUT}).exists()
-        name = {"expected": OBJECTIVE, "target": OBJECTIVE_TARGET}.get(objective, objective)
-        return cache.table_path(rules, name).exists()
+        if objective.startswith("target"):
+            from dicelab.solve.target import every_target_cached, reach_cached
+
+            target = target_of(objective)
+            game = as_game(rules)
+            return every_target_cached(game) if target is None else reach_cached(game, target)
+        return cache.table_path(rules, OBJECTIVE).exists()
 
     # -- tables ----------------------------------------------------------------------
     def loaded(self, rules: Rules, objective: str = "expected"):
@@ -220,7 +227,7 @@ class Store:
         elif objective == "spread":  # the turns again, after the expected-score table
             seconds *= 2
         elif objective != "expected":  # the points table, after the expected-score table
-            seconds += points_cost(rules, needed_layout(as_game(rules)).size).seconds
+            seconds += points_cost(rules, points_size(rules, objective), itemsize=4).seconds
         seconds = round(seconds, 1)
         with self._lock:
             self._estimates[key] = seconds
@@ -245,6 +252,7 @@ class Store:
                 "done": job.done,
                 "total": job.total,
                 "seconds": round(time.monotonic() - job.started, 2),
+                "left_seconds": job.left_seconds(),
                 "estimate_seconds": estimate,
             }
 
@@ -310,7 +318,7 @@ class Store:
 
     def _evict(self) -> None:
         """Drop the least recently used tables beyond the limits (lock held)."""
-        points = [k for k in self._tables if k[1] in ("target", "win", "duel")]
+        points = [k for k in self._tables if k[1].startswith(("target", "win", "duel"))]
         for k in points[: max(0, len(points) - MAX_POINTS_TABLES)]:
             del self._tables[k]
         while len(self._tables) > MAX_TABLES:
@@ -323,17 +331,49 @@ class Store:
 
     @staticmethod
     def _solve_points(rules: Rules, objective: str, use_cache: bool, progress):
-        """The target table (memory-mapped from the cache when there), or the table
+        """A target's table (memory-mapped from the cache when there), or the table
         that plays to beat the expected-score player's score distribution."""
+        from dicelab.solve.target import reach_table
+
         game = as_game(rules)
-        if objective == "target":
-            return target_table(game, use_cache=use_cache, progress=progress, mapped=use_cache)
+        if objective.startswith("target"):
+            target = target_of(objective)
+            how = dict(use_cache=use_cache, progress=progress, mapped=use_cache)
+            if target is None:
+                return target_table(game, **how)
+            return reach_table(game, target, **how)
         return solve_win(game, use_cache=use_cache, progress=progress).table
 
 
+def objective_key(objective: str, target: int | None = None) -> str:
+    """The store's name of a table: the objective, and for ``target`` the score
+    (``target:250``; plain ``target`` is the table of every target)."""
+    return f"target:{int(target)}" if objective == "target" and target is not None else objective
+
+
+def target_of(objective: str) -> int | None:
+    """The score of a ``target:S`` name (``None`` for the table of every target)."""
+    _, _, score = objective.partition(":")
+    return int(score) if score else None
+
+
+def points_size(rules: Rules, objective: str) -> int:
+    """Values of the points table a first solve of ``objective`` makes."""
+    from dicelab.solve.target import every_target_cached, one_target_layout
+
+    game = as_game(rules)
+    target = target_of(objective) if objective.startswith("target") else None
+    if target is None or every_target_cached(game):
+        return needed_layout(game).size
+    return one_target_layout(game, target).size
+
+
 def check_objective(objective: str) -> None:
-    if objective not in OBJECTIVES and objective != "spread":
+    name, _, score = objective.partition(":")
+    if name not in OBJECTIVES and name != "spread" or (score and name != "target"):
         raise UserError(f"objective: got {objective!r}, expected one of {', '.join(OBJECTIVES)}")
+    if score and not score.isdigit():
+        raise UserError(f"target: got {score!r}, expected a whole number of points")
 
 
 @dataclass
@@ -344,6 +384,21 @@ class Solve:
     future: Future | None = None
     done: int = 0
     total: int = 0
+    #: When the solve now ticking began, and how much it had done then: its rate
+    #: leaves out what came before (compiling, loading, an earlier table).
+    since: float = 0.0
+    done_since: int = 0
 
     def tick(self, done: int, total: int) -> None:
-        self.done, self.total = int(done), int(total)
+        done, total = int(done), int(total)
+        if total != self.total or done < self.done:  # another table's solve begins
+            self.since, self.done_since = time.monotonic(), done
+        self.done, self.total = done, total
+
+    def left_seconds(self) -> float | None:
+        """Seconds left at the rate of the solve now ticking, once it has a rate."""
+        gained = self.done - self.done_since
+        if gained <= 0 or self.total <= 0:
+            return None
+        rate = gained / max(time.monotonic() - self.since, 1e-9)
+        return round((self.total - self.done) / rate, 1)

@@ -12,7 +12,7 @@ from dicelab.solve.advice import TIE, Advice, Position, advise, advise_target, a
 from dicelab.solve.spread import option_spreads
 from dicelab.web import models as m
 from dicelab.web.routes import FastJSON, check_target, get_store, route, table_for, turn_start
-from dicelab.web.store import Store
+from dicelab.web.store import Store, objective_key
 
 router = APIRouter(tags=["advice"])
 
@@ -47,7 +47,7 @@ async def post_advice(body: m.AdviceRequest, store: Store = Depends(get_store)) 
     entry = store.get(body.rules)
     rules = entry.rules
     check_target(body)
-    table = await table_for(store, rules, body.objective)
+    table = await table_for(store, rules, objective_key(body.objective, body.target))
     position = Position(
         dice=tuple(body.dice),
         rerolls=body.rerolls_left,
@@ -95,10 +95,10 @@ async def post_outlook(body: m.OutlookRequest, store: Store = Depends(get_store)
     entry = store.get(body.rules)
     rules = entry.rules
     check_target(body)
-    table = await table_for(store, rules, body.objective)
+    table = await table_for(store, rules, objective_key(body.objective, body.target))
     mask, upper, flag, score = turn_start(table, body)
     if body.objective == "target":
-        value = table.value(mask, upper, flag, max(body.target - score, 0))
+        value = table.value(mask, upper, flag, table.lane_points(score, body.target))
     elif body.objective == "win":
         value = table.value(mask, upper, flag, score)
     else:

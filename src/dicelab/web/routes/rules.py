@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Query
 
 from dicelab.rules.model import JOKER_TEXT
 from dicelab.web import models as m
 from dicelab.web.routes import get_store, route
-from dicelab.web.store import Entry, Store
+from dicelab.web.store import Entry, Store, objective_key
 
 router = APIRouter(tags=["rules"])
 
@@ -88,13 +89,17 @@ def get_rules(rules_id: str, store: Store = Depends(get_store)) -> dict:
     response_model_exclude_none=True,
 )
 def get_progress(
-    rules_id: str, objective: m.TableKind = "expected", store: Store = Depends(get_store)
+    rules_id: str,
+    objective: m.TableKind = "expected",
+    target: Annotated[int | None, Query(ge=0, le=1_000_000)] = None,
+    store: Store = Depends(get_store),
 ) -> dict:
     """Answers at once, also while the rule set is being solved: the page polls it
     to show a progress bar, and it gives the time a first solve takes. `objective`
-    names the table: `expected` (the default), `target`, `win` or `duel`."""
+    names the table: `expected` (the default), `target`, `win` or `duel`; with
+    `target`, the table that answers that score (without, the table of every target)."""
     entry = store.get(rules_id)
-    return {"id": entry.id, **store.progress(entry.rules, objective)}
+    return {"id": entry.id, **store.progress(entry.rules, objective_key(objective, target))}
 
 
 @route(

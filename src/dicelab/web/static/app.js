@@ -183,7 +183,9 @@ async function chooseRules(id) {
 async function watchSolve(id) {
   while (state.rulesId === id && state.solving) {
     try {
-      const which = state.objective === "expected" ? "" : `?objective=${state.objective}`;
+      const which = state.objective === "expected" ? ""
+        : state.objective === "target" ? `?objective=target&target=${state.target}`
+          : `?objective=${state.objective}`;
       const p = await api(`/api/rules/${encodeURIComponent(id)}/progress${which}`);
       if (state.rulesId !== id || !state.solving || p.state === "ready") return;
       state.solving = p;
@@ -196,9 +198,9 @@ async function watchSolve(id) {
 }
 
 function solvingText(p) {
-  if (p.state === "solving" && p.total > 0 && p.done > 0) {
+  if (p.state === "solving" && p.total > 0 && p.left_seconds != null) {
     const part = p.done / p.total;
-    const left = Math.max(1, Math.round((p.seconds * (1 - part)) / part));
+    const left = Math.max(1, Math.round(p.left_seconds));
     return `(solving the rules: ${Math.floor(100 * part)}%, about ${left} s left)`;
   }
   if (p.state === "cached") return "(loading the solved rules…)";
