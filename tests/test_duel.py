@@ -176,9 +176,9 @@ def test_the_table_is_cached(tmp_path, monkeypatch):
     assert again.meta["cached"] and again.start_value == first.start_value
     assert np.max(np.abs(np.asarray(again.values) - first.values)) < 1e-7  # kept as float32
     # the comparisons are added to the cached table once, when first asked for
-    judged = duel_table(rules)
+    judged = duel_table(rules, compare=True)
     assert judged.meta["cached"] and judged.meta["verdicts"]["pairs"]
-    assert duel_table(rules).meta["verdicts"] == judged.meta["verdicts"]
+    assert duel_table(rules).meta["verdicts"] == judged.meta["verdicts"]  # kept
 
 
 def test_yazy_fits_this_machine():

@@ -62,23 +62,33 @@ def run_process(*args):
                           text=True, timeout=300)  # fmt: skip
 
 
-def test_duel_verdicts(four):
+def test_duel_verdicts(four, tmp_path, monkeypatch):
+    # the solve alone first; the comparisons when asked, once, then kept with the table
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
     res = run("duel", four, "--json")
     assert res.exit_code == 0, res.output
-    out = json.loads(res.output)
+    first = json.loads(res.output)
     value, _ = duel_brute(parse_rules(FOUR_BOXES))
-    assert abs(out["start_value"] - value((0, 0, 0), (0, 0, 0), 0)) < 1e-9
+    assert abs(first["start_value"] - value((0, 0, 0), (0, 0, 0), 0)) < 1e-9
+    assert not first["compared"] and "pairs" not in first and not first["cached"]
+    out = json.loads(run("duel", four, "--compare", "--json").output)
+    assert out["compared"] and out["cached"]  # the cached table, compared now
     assert set(out["pairs"]) == {"win-win", "win-expected", "expected-win", "expected-expected"}
     assert abs(out["checks"]["fair_pair_value_minus_half"]) < 1e-12
+    assert out["start_value"] == first["start_value"]
     again = json.loads(run("duel", "solve", four, "--json").output)
     assert again["cached"] and again["pairs"] == out["pairs"]
 
 
-def test_duel_text_and_plot(four, tmp_path):
+def test_duel_text_and_plot(four, tmp_path, monkeypatch):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
     res = run("duel", four, "--plot", str(tmp_path / "leads.png"))
     assert res.exit_code == 0, res.output
-    assert "Moving first" in res.output and "Strategy pairs" in res.output
+    assert "Moving first" in res.output and "Strategy pairs" not in res.output
+    assert "--compare" in res.output
     assert (tmp_path / "leads.png").stat().st_size > 1000
+    res = run("duel", four, "--compare")
+    assert "Strategy pairs" in res.output and "solved" not in res.output.split("\n")[1]
 
 
 def test_a_duel_too_large_is_one_line():

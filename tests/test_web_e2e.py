@@ -533,7 +533,7 @@ def test_a_solve_in_progress_is_shown_and_the_page_stays_usable(page):
     expect(pg.locator("#expected-now")).to_have_text(
         "(solving the rules the first time: at most about 42 s)"
     )
-    progress.update(done=5, seconds=3.0)
+    progress.update(done=5, seconds=3.0, left_seconds=2.6)
     expect(pg.locator("#expected-now")).to_have_text("(solving the rules: 50%, about 3 s left)")
     # the dice can be thrown meanwhile; the options wait for the solve, saying so
     throw(pg, "3 3 6 5 6")

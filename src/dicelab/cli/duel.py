@@ -54,7 +54,7 @@ def load_duel(
             try:
                 table.meta["mapped"].check(0, 1)
             except DamagedTable:  # read whole: the damage is seen and the table solved anew
-                table = duel_table(game, use_cache=use_cache, progress=tick)
+                table = duel_table(game, use_cache=use_cache, progress=tick, compare=compare)
     return table
 
 
@@ -69,11 +69,13 @@ def run_duel(
     use_cache: bool = True,
     allow_large: bool = False,
     plot: str | None = None,
+    compare: bool = False,
     console: Console | None = None,
     runner=None,
     store=None,
 ) -> DuelTable:
-    """Run ``dicelab duel RULES``: solve the two-player game and print the verdicts."""
+    """Run ``dicelab duel RULES``: solve the two-player game and print its value, and
+    with ``compare`` (or where the cache holds them) the strategy comparisons."""
     import time
 
     console = console or Console()
@@ -86,7 +88,7 @@ def run_duel(
         use_cache=use_cache,
         allow_large=allow_large,
         mapped=True,
-        compare=True,
+        compare=compare,
         runner=runner,
         store=store,
     )
@@ -103,6 +105,7 @@ def run_duel(
             "start_value": table.start_value,
             **{k: v[k] for k in ("pairs", "from_distributions", "checks") if k in v},
             "solve_seconds": table.meta.get("solve_seconds") or round(table.seconds, 3),
+            "compared": bool(v),
             "compare_seconds": v.get("compare_seconds"),
             "seconds": round(seconds, 3),
             "cached": bool(table.meta.get("cached")),
@@ -111,16 +114,21 @@ def run_duel(
         }
         console.print_json(json.dumps(out))
         return table
-    show_verdicts(table, console, seconds)
+    show_verdicts(table, console, seconds, rules)
     if plot_path is not None:
         console.print(f"plot written to {plot_path}")
     return table
 
 
-def show_verdicts(table: DuelTable, console: Console, seconds: float) -> None:
+def show_verdicts(table: DuelTable, console: Console, seconds: float, typed: str = "") -> None:
+    """The value of the game and, where made, the strategy comparisons (``typed``:
+    the rules as the user gave them, for the command that makes them)."""
     s = table.space
     r = table.rules
-    how = "from the cache" if table.meta.get("cached") else "solved and compared"
+    v = table.meta.get("verdicts")
+    how = "from the cache" if table.meta.get("cached") else "solved"
+    if v and not table.meta.get("cached"):
+        how = "solved and compared"
     console.print(
         f"[bold]{r.name}[/bold], two players: both sheets in view, the higher final score "
         "wins, a tie counts half"
@@ -144,8 +152,15 @@ def show_verdicts(table: DuelTable, console: Console, seconds: float) -> None:
             f"{'for' if edge > 0 else 'against'} the first player (the second sees the "
             "first player's final score before the last turn)."
         )
-    v = table.meta.get("verdicts")
     if not v:
+        from dicelab.solve.duel import COMPARE_WEIGHT
+
+        solve = table.meta.get("solve_seconds") or table.seconds
+        console.print(
+            f"\nTo pit playing to win against playing for points, in either seat: "
+            f"dicelab duel {typed or r.name} --compare (exact; about {COMPARE_WEIGHT} times "
+            f"the solve, {_minutes(COMPARE_WEIGHT * solve)} here, once)."
+        )
         return
     grid = Table(title="Strategy pairs, exact (A moves first)", header_style="bold")
     for col in ("A plays", "B plays", "A wins", "tie", "B wins", "A's chance"):
@@ -177,6 +192,10 @@ def show_verdicts(table: DuelTable, console: Console, seconds: float) -> None:
             f"Check: two expected-score players make a fair game; computed value minus 1/2 "
             f"= {check:.1e}."
         )
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 def run_duel_advise(

@@ -519,7 +519,7 @@ def duel_table(
     progress: Progress | None = None,
     allow_large: bool = False,
     mapped: bool = False,
-    compare: bool = True,
+    compare: bool = False,
     runner=None,
     store=None,
 ) -> DuelTable:
@@ -540,7 +540,7 @@ def duel_table(
     params = {"layout": LAYOUT}
     path = cache.table_path(rules, OBJECTIVE, params)
     if not (use_cache and path.exists()):
-        duel_cost(game).check(allow_large)
+        duel_cost(game, compare=compare).check(allow_large)
     space = duel_space(game)
     table = _cached_duel(game, space, mapped, compare) if use_cache else None
     if table is not None and (table.meta["verdicts"] is not None or not compare):

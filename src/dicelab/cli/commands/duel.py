@@ -38,11 +38,17 @@ def duel_solve(
     allow_large: bool = typer.Option(
         False, "--allow-large", help="Solve even what this machine is not expected to finish."
     ),
+    compare: bool = typer.Option(
+        False,
+        "--compare",
+        help="Also play each seat to win or for points against the other, exactly "
+        "(about 12 times the solve, once: the cached table keeps them).",
+    ),
     cluster: str | None = CLUSTER_OPTION,
     workers: int | None = WORKERS_OPTION,
     store: str | None = STORE_OPTION,
 ) -> None:
-    """Solve the two-player game (also: dicelab duel RULES) and compare strategies."""
+    """Solve the two-player game (also: dicelab duel RULES); --compare pits the strategies."""
     from dicelab.cli.duel import run_duel
     from dicelab.solve.schedule import runner_for
 
@@ -53,6 +59,7 @@ def duel_solve(
             use_cache=not no_cache,
             allow_large=allow_large,
             plot=plot,
+            compare=compare,
             runner=runner,
             store=store,
         )
