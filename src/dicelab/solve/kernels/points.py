@@ -102,7 +102,31 @@ def fill_runs(dst, f0, runs, n_runs, m2, y2, shift, pts, gain, P, threshold):
 
 
 @njit(cache=True)
-def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
+def plan_rolls(mask, boxes, zero_row, R, picks_of, n_picks):
+    """Each ordinary final roll's candidate rows in a state with filled boxes ``mask``
+    (open boxes ``boxes``, see :func:`.turn.open_box_rows`): ``picks_of[r, :n_picks[r]]``
+    (none for an all-alike roll with rules of its own), and ``n_picks[-1] = mask``. They
+    depend on the state alone, so the batches of a state share them."""
+    open_boxes, first_row, n_vals_of, n_open, total = boxes
+    for r in range(R.roll_face.shape[0]):
+        n = 0
+        if R.roll_face[r] < 0:
+            if zero_row:
+                picks_of[r, 0] = total + 2
+                n = 1
+            for t in range(n_open):
+                c = open_boxes[t]
+                j = R.index[c, r]
+                if zero_row and j == 0 and R.values[c, 0] == 0:
+                    continue
+                picks_of[r, n] = first_row[t] + j
+                n += 1
+        n_picks[r] = n
+    n_picks[-1] = mask
+
+
+@njit(cache=True)
+def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R, rolls):
     """Best box for every final roll and lane (lanes over points) of one batch, cut
     into blocks of one lane vector: each box's distinct scores valued once, each
     ordinary roll the best of its boxes, all-same rolls by the joker rules.
@@ -110,7 +134,8 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
     Row ``k`` of block ``blk``'s scratch is in ``A`` as :func:`put` says (``stride``
     1 or 2) and ``cand[i, blk]`` is its part of candidate
     row ``i`` (three rows more than the boxes' distinct scores); lanes past ``nl``
-    hold finite leftovers that are never written back.
+    hold finite leftovers that are never written back. ``rolls`` holds the rolls'
+    lists of candidate rows (:func:`plan_rolls`), made again when the state changes.
     """
     mask, y, f0, nl = batch
     L = lanes.width(A)
@@ -140,21 +165,12 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R):
                 crow = flat[first_row[t]]
                 for i in range(zrow.shape[0]):
                     zrow[i] = max(zrow[i], crow[i])
+    picks_of, n_picks = rolls
+    if n_picks[-1] != mask:  # the first batch of this state in this thread
+        plan_rolls(mask, boxes, zero_row, R, picks_of, n_picks)
     for r in range(R.roll_face.shape[0]):
-        if R.roll_face[r] >= 0:
-            continue
-        n = 0
-        if zero_row:
-            picks[0] = total + 2
-            n = 1
-        for t in range(n_open):
-            c = open_boxes[t]
-            j = R.index[c, r]
-            if zero_row and j == 0 and R.values[c, 0] == 0:
-                continue
-            picks[n] = first_row[t] + j
-            n += 1
-        max_rows(A, stride, cand, picks, n, roll0 + r, 0, nbk * L)
+        if n_picks[r] > 0:
+            max_rows(A, stride, cand, picks_of[r], n_picks[r], roll0 + r, 0, nbk * L)
     if R.alike.shape[0] > 0:  # rules where all-alike rolls have rules of their own
         alike_points_rolls(batch, P, (A, stride, cand, picks), (runs, n_runs), roll0, boxes, R)
 
@@ -223,6 +239,7 @@ def solve_points_blocks(counter, w, plan, P, R, D, served, SR, stride, bufs):
     T = P.T
     A, S, cand = bufs[0][w], bufs[1][w], bufs[2][w]
     picks, runs, out, no_base = bufs[3][w], bufs[4][w], bufs[5][w], bufs[6]
+    rolls, served_rolls = (bufs[7][w], bufs[8][w]), (bufs[9][w], bufs[10][w])
     L = lanes.width(T)
     roll0 = D.size_start[D.dice]
     zero = np.int64(0)  # not a constant: see blocks.final_batch
@@ -231,9 +248,9 @@ def solve_points_blocks(counter, w, plan, P, R, D, served, SR, stride, bufs):
         nl = b_nl[b]
         f0 = b_f0[b]
         batch = (b_mask[b], b_y[b], f0, nl)
-        final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R)
+        final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R, rolls)
         if served:
-            final_points_block(batch, P, S, stride, cand, picks, runs, zero, SR)
+            final_points_block(batch, P, S, stride, cand, picks, runs, zero, SR, served_rolls)
         throws_blocks(A, out, (nl + L - 1) // L, stride, D, S, served, no_base)
         flat = out.reshape(out.size)
         for i in range(nl):
@@ -244,7 +261,8 @@ def solve_points_blocks(counter, w, plan, P, R, D, served, SR, stride, bufs):
 def points_buffers(n_workers, width, P, R, D, served, SR, stride):
     """Each thread's scratch for :func:`solve_points_blocks` (turn rows, served
     rows, candidates, picks, runs, the first throw's mean in double precision),
-    ``n_workers`` of each, and a zero base shared by all."""
+    ``n_workers`` of each, a zero base shared by all, and each thread's lists of
+    candidate rows for the final rolls and the served ones (:func:`plan_rolls`)."""
     n_keeps = D.add.shape[0]
     n_rolls = n_keeps - D.size_start[D.dice]
     dtype = P.T.dtype
@@ -260,4 +278,14 @@ def points_buffers(n_workers, width, P, R, D, served, SR, stride):
         np.zeros((n_workers, P.lo.shape[2], 4), np.int64),
         zeros((n_workers, nb, L), np.float64),
         np.zeros(nb * L),
+        *_roll_plans(n_workers, R, n_cand),
+        *_roll_plans(n_workers, SR, n_cand),
+    )
+
+
+def _roll_plans(n_workers, R, n_cand):
+    """Empty :func:`plan_rolls` buffers, marked as made for no state."""
+    n_rolls = R.roll_face.shape[0]
+    return np.zeros((n_workers, n_rolls, n_cand + 1), np.int64), np.full(
+        (n_workers, n_rolls + 1), -1, np.int64
     )
