@@ -50,7 +50,7 @@ Score = Annotated[int | str, BeforeValidator(_check_score)]
 class _Category(BaseModel):
     """Fields every category has."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=40)
     name: str | None = Field(default=None, max_length=60)
@@ -290,7 +290,7 @@ Category = Annotated[
 class UpperBonus(BaseModel):
     """Points for an upper total of at least ``threshold``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     threshold: int = Field(ge=1, le=1000)
     points: int = Field(ge=0, le=MAX_POINTS)
@@ -312,7 +312,7 @@ class ExtraYahtzee(BaseModel):
     * ``none``: no joker.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     category: str
     bonus: int = Field(ge=0, le=MAX_POINTS)
@@ -335,7 +335,7 @@ JOKER_TEXT = {
 class Rules(BaseModel):
     """A complete rule set of a category dice game."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=60)
     title: str = Field(default="", max_length=120)
