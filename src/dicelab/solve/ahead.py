@@ -74,8 +74,16 @@ def start(compile_with: str, kernels: Sequence[str]) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
+        preexec_fn=_yield_to_parent if hasattr(os, "nice") else None,
     )
     _pending[compile_with] = (proc, folder, tuple(kernels))
+
+
+def _yield_to_parent() -> None:
+    """In the child, before it starts: a lower priority, so that the parent's own
+    compile (what the command waits for first) keeps a whole core however many
+    children compile beside it."""
+    os.nice(10)
 
 
 def finish(compile_with: str) -> None:
