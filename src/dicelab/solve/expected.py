@@ -218,7 +218,11 @@ class ExpectedLayers:
     """
 
     def __init__(
-        self, game: CompiledRules, chunk: int = 2048, width: int = 64, precision: str = "single"
+        self,
+        game: CompiledRules,
+        chunk: int = 2048,
+        width: int = 128,
+        precision: str = "single",
     ) -> None:
         from dicelab.solve.lanes import lanes_of
 
@@ -371,7 +375,7 @@ def solve_expected(
     rules: Rules | CompiledRules | str,
     progress: Progress | None = None,
     chunk: int = 2048,
-    width: int = 64,
+    width: int = 128,
     allow_large: bool = False,
     runner=None,
     store=None,
@@ -389,7 +393,8 @@ def solve_expected(
         Masks per parallel batch; smaller batches report progress more often.
     width : int
         States valued together in one batch: their final throw is shared, their
-        rerolls run a lane vector (16 single or 8 double) at a time.
+        rerolls run a lane vector (16 single or 8 double) at a time (128: Yahtzee
+        0.181 s against 0.188 s at 64 and 256, Yatzy 0.407 s against 0.433 s).
     allow_large : bool
         Solve even what :mod:`dicelab.solve.cost` says this machine cannot finish.
     runner : dicelab.solve.schedule.Runner, optional

@@ -60,6 +60,11 @@ if TYPE_CHECKING:
 
 Progress = Callable[[int, int], None]
 
+#: Lanes a batch of the points turn holds: the final throw's candidates and each
+#: roll's maximum are set up once a batch, so wide batches share that work (Yahtzee's
+#: one-target table: 13.5 s at 64 lanes, 11.9 s at 128, 10.5 s at 512, 10.9 s at 1024).
+POINTS_WIDTH = 512
+
 #: Lane direction: points so far grow with a score, points needed shrink.
 SO_FAR = 1
 NEEDED = -1
@@ -139,7 +144,7 @@ class PointsLayers:
         below: float,
         above: float,
         terminal: np.ndarray,
-        width: int = 64,
+        width: int = POINTS_WIDTH,
         chunk: int = 256,
         dtype: type = np.float64,
     ) -> None:
@@ -260,7 +265,7 @@ def solve_points(
     above: float,
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
     progress: Progress | None = None,
-    width: int = 64,
+    width: int = POINTS_WIDTH,
     dtype: type = np.float64,
     allow_large: bool = False,
     runner=None,
@@ -350,7 +355,7 @@ def check_target(game: CompiledRules, target: int) -> None:
 def solve_target(
     rules: Rules | CompiledRules | str,
     progress: Progress | None = None,
-    width: int = 64,
+    width: int = POINTS_WIDTH,
     dtype: type = np.float64,
     allow_large: bool = False,
     runner=None,
@@ -518,7 +523,7 @@ def solve_utility(
     rules: Rules | CompiledRules | str,
     utility: Utility,
     progress: Progress | None = None,
-    width: int = 64,
+    width: int = POINTS_WIDTH,
     allow_large: bool = False,
     runner=None,
     dtype: type = np.float64,
