@@ -532,13 +532,15 @@ def test_solve_target_command_solves_one_target_unless_asked(tmp_path, monkeypat
     assert one.exit_code == 0, one.output
     got = json.loads(one.output)
     assert got["table_of"] == "this target" and not got["cached"]
-    every = runner.invoke(app, ["solve", "yazy", "--target", "201", "--every-target", "--json"])
+    every = runner.invoke(
+        app, ["solve", "yazy", "--objective", "targets", "--target", "201", "--json"]
+    )
     got2 = json.loads(every.output)
     assert got2["table_of"] == "every target" and got2["values"] > got["values"]
     assert got2["probability"] < got["probability"]  # 201 is harder than 200
     # now every target is on disk: a new target is answered from it
     third = json.loads(runner.invoke(app, ["solve", "yazy", "--target", "150", "--json"]).output)
     assert third["table_of"] == "every target" and third["cached"]
-    bad = runner.invoke(app, ["solve", "yazy", "--every-target"])
+    bad = runner.invoke(app, ["solve", "yazy", "--objective", "targets"])
     assert isinstance(bad.exception, UserError)
-    assert "--every-target goes with --target" in str(bad.exception)
+    assert "--objective targets needs --target S" in str(bad.exception)

@@ -65,10 +65,8 @@ def solve(
         distribution), ``"spread"`` (the final score's standard deviation under the
         expected-score optimum) or ``"duel"`` (the exact two-player game).
     target : int, optional
-        For ``"target"``: the one score to reach. Its table is a fraction of the
-        table of every target (a quarter for Yahtzee at 250) and solves in as much
-        less time; the table of every target is returned instead when the cache
-        holds it. Without ``target``, the table of every target.
+        For ``"target"``: the one score to reach, whose table is a fraction of the
+        table of every target (returned instead where cached, or without ``target``).
     precision : str
         ``"single"`` (the default: values inside a turn in single precision, within
         1e-6 of double) or ``"double"``; applies to ``expected``, ``target`` and
@@ -113,21 +111,26 @@ def solve(
     if objective == "expected":
         return _expected(game, precision, dict(common, store=store))
     dtype = np.float32 if precision == "single" else np.float64
-    if objective == "target":
-        from dicelab.solve.target import reach_table, target_table
-
-        if target is not None:
-            return reach_table(game, target, dtype=dtype, **common)
-        return target_table(game, dtype=dtype, store=store, **common)
-    if objective == "win":
-        from dicelab.solve.win import solve_win
-
-        return solve_win(game, opponent, dtype=dtype, **common).table
+    if objective in ("target", "win"):
+        return _points(game, objective, target, opponent, dict(common, dtype=dtype), store)
     if objective == "spread":
         from dicelab.solve.spread import spread_table
 
         return spread_table(game, _expected(game, precision, common), use_cache=cache)
     return _duel(game, dict(common, store=store))
+
+
+def _points(game: CompiledRules, objective: str, target, opponent, common: dict, store):
+    """The tables over points: a target's (or every target's), or the win table."""
+    if objective == "win":
+        from dicelab.solve.win import solve_win
+
+        return solve_win(game, opponent, **common).table
+    from dicelab.solve.target import reach_table, target_table
+
+    if target is not None:
+        return reach_table(game, target, **common)
+    return target_table(game, store=store, **common)
 
 
 def _duel(game: CompiledRules, common: dict) -> SolvedTable:

@@ -18,7 +18,7 @@ from dicelab.cli.output import progress_bar
 from dicelab.errors import UserError
 from dicelab.rules import load_rules
 
-OBJECTIVES = ("expected", "target", "win")
+OBJECTIVES = ("expected", "target", "targets", "win")
 
 
 def _odds(p: float) -> str:
@@ -29,22 +29,16 @@ def _fraction_text(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}" if value.denominator != 1 else str(value)
 
 
-def check_options(
-    objective: str,
-    target: int | None,
-    exact: bool,
-    opponent: str | None,
-    every_target: bool = False,
-) -> None:
+def check_options(objective: str, target: int | None, exact: bool, opponent: str | None) -> None:
     """Reject option combinations that mean nothing, in one line each."""
     if objective not in OBJECTIVES:
         raise UserError(f"objective: got {objective!r}, expected one of: {', '.join(OBJECTIVES)}")
-    if objective == "target" and target is None:
-        raise UserError("--objective target needs --target S (the score to reach)")
-    if objective != "target" and target is not None:
-        raise UserError("--target goes with --objective target")
-    if objective != "target" and every_target:
-        raise UserError("--every-target goes with --target S (the score to reach)")
+    if objective in ("target", "targets") and target is None:
+        raise UserError(f"--objective {objective} needs --target S (the score to reach)")
+    if objective not in ("target", "targets") and target is not None:
+        raise UserError("--target goes with --objective target or targets")
+    if objective == "targets" and exact:
+        raise UserError("--exact solves one target: use --objective target")
     if objective != "win" and opponent is not None:
         raise UserError("--opponent goes with --objective win")
     if objective == "win" and exact:
@@ -62,15 +56,14 @@ def run_objective(
     allow_large: bool = False,
     runner=None,
     store=None,
-    every_target: bool = False,
 ) -> None:
     """Solve for one objective and print the answer (see ``dicelab solve --help``).
 
     ``runner`` and ``store`` say where a solve runs and where its table lives (see
-    :mod:`dicelab.solve.schedule`); ``every_target`` solves the table of every target
+    :mod:`dicelab.solve.schedule`); ``targets`` answers from the table of every target
     rather than of the one asked.
     """
-    check_options(objective, target, exact, opponent, every_target)
+    check_options(objective, target, exact, opponent)
     from dicelab.solve.schedule import LocalRunner
 
     on_cluster = runner is not None and not isinstance(runner, LocalRunner)
@@ -79,8 +72,9 @@ def run_objective(
     r = load_rules(rules)
     if exact:
         _run_exact(r, objective, target, as_json)
-    elif objective == "target":
-        _run_target(r, target, as_json, use_cache, allow_large, runner, store, every_target)
+    elif objective in ("target", "targets"):
+        every = objective == "targets"
+        _run_target(r, target, as_json, use_cache, allow_large, runner, store, every)
     elif objective == "win":
         _run_win(r, opponent, as_json, use_cache, allow_large, runner)
     else:  # pragma: no cover - the plain objective is handled by the solve command

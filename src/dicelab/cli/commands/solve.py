@@ -13,14 +13,12 @@ def solve(
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
     objective: str | None = typer.Option(
-        None, "--objective", help="expected (default), target (P(score >= S)) or win."
+        None,
+        "--objective",
+        help="expected (default), target (best P(score >= S)), targets (the same from the "
+        "table of every S, about 4x longer once) or win.",
     ),
     target: int | None = typer.Option(None, "--target", help="The score S to reach."),
-    every_target: bool = typer.Option(
-        False,
-        "--every-target",
-        help="With --target: solve the table of every target (about 4x longer), not of S alone.",
-    ),
     exact: bool = typer.Option(False, "--exact", help="An exact fraction (small state spaces)."),
     opponent: str | None = typer.Option(
         None, "--opponent", help="Opponent's score distribution file (win; default: optimum)."
@@ -43,8 +41,7 @@ def solve(
 
     if objective is None:
         objective = "target" if target is not None else "expected"
-    plain = objective == "expected" and not (exact or every_target) and target is None
-    plain = plain and opponent is None
+    plain = objective == "expected" and not exact and target is None and opponent is None
     if precision != "single":
         from dicelab.errors import UserError
         from dicelab.solve.expected import turn_dtype
@@ -67,7 +64,6 @@ def solve(
                 allow_large=allow_large,
                 runner=runner,
                 store=store,
-                every_target=every_target,
             )
             return
         from dicelab.cli.objectives import run_expected
