@@ -792,3 +792,25 @@ def test_progress_of_one_target(tmp_path, monkeypatch):
         assert client.get(url + "&target=201").json()["state"] == "idle"
         assert client.get(url).json()["state"] == "idle"
         assert "target" in error(client.get(url + "&target=-3"), 422)
+
+
+def test_a_distribution_no_one_awaits_is_dropped_before_it_starts():
+    # the forward pass is held busy; two callers wait on one queued distribution:
+    # the first leaving keeps it, the second leaving drops it, a kept one still comes
+    store = Store()
+    rules = load_rules("yazy")
+    busy = threading.Event()
+    store._forward.submit(busy.wait, 30)
+    start, other = (0, 0, 0, 0), (1, 0, 0, 1)
+    first = store.distribution_future(rules, start)
+    assert store.distribution_future(rules, start) is first
+    kept = store.distribution_future(rules, other)
+    store.release(rules, start, gone=True)
+    assert not first.cancelled()
+    store.release(rules, start, gone=True)
+    assert first.cancelled()
+    assert store.distribution_future(rules, start) is not first  # asked again: queued anew
+    busy.set()
+    assert kept.result(60).mean > 0
+    store.release(rules, other)  # a caller that got its answer leaves nothing behind
+    assert store._waiting == {(rules.fingerprint(), *start): 1}

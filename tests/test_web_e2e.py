@@ -43,10 +43,13 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server():
+    from dicelab.solve.spread import spread_table
     from dicelab.web.app import create_app
 
     for name in ("yahtzee", "yazy", "generala", "yacht"):  # solved before any timed wait
-        expected_table(name)
+        table = expected_table(name)
+        if not table.rules.has_served:  # and the spread the page shows beside each option
+            spread_table(table.game, table)
     port = free_port()
     config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
     srv = uvicorn.Server(config)

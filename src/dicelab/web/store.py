@@ -112,6 +112,7 @@ class Store:
         self._solver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicelab-solve")
         # score distributions from a position (a second or two each) run apart from solves
         self._forward = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicelab-dist")
+        self._waiting: dict[tuple, int] = {}  # callers awaiting each distribution
         self._distributions: OrderedDict[tuple, Future] = OrderedDict()
 
     # -- rule sets -------------------------------------------------------------------
@@ -292,9 +293,11 @@ class Store:
 
     def distribution_future(self, rules: Rules, start: tuple[int, int, int, int]) -> Future:
         """A future of the final-score distribution from a turn start ``(filled, flag,
-        upper, points)`` under the expected-score optimum; the last few are kept."""
+        upper, points)`` under the expected-score optimum; the last few are kept.
+        Each caller is counted as waiting on it until :meth:`release`."""
         key = (rules.fingerprint(), *start)
         with self._lock:
+            self._waiting[key] = self._waiting.get(key, 0) + 1
             found = self._distributions.get(key)
             if found is not None:
                 self._distributions.move_to_end(key)
@@ -303,8 +306,23 @@ class Store:
             self._distributions[key] = job
             while len(self._distributions) > MAX_DISTRIBUTIONS:
                 self._distributions.popitem(last=False)
-        job.add_done_callback(lambda f: f.exception() and self._forget(key))
+        job.add_done_callback(lambda f: not f.cancelled() and f.exception() and self._forget(key))
         return job
+
+    def release(self, rules: Rules, start: tuple[int, int, int, int], gone: bool = False) -> None:
+        """One caller of :meth:`distribution_future` stops waiting; with ``gone`` (the
+        client left), a distribution no one else waits for and not yet started is
+        dropped, so that the ones still wanted do not queue behind it."""
+        key = (rules.fingerprint(), *start)
+        with self._lock:
+            left = self._waiting.get(key, 1) - 1
+            if left > 0:
+                self._waiting[key] = left
+                return
+            self._waiting.pop(key, None)
+            job = self._distributions.get(key)
+            if gone and job is not None and job.cancel():
+                del self._distributions[key]
 
     def _forget(self, key: tuple) -> None:
         with self._lock:

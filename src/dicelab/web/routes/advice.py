@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 
 from dicelab.errors import UserError
 from dicelab.solve.advice import TIE, Advice, Position, advise, advise_target, advise_win
@@ -118,6 +118,25 @@ async def post_outlook(body: m.OutlookRequest, store: Store = Depends(get_store)
     }
 
 
+async def awaited_while_connected(store: Store, rules, start: tuple, request: Request):
+    """The distribution from ``start``, awaited while the client is still there: a
+    page moves on to the next turn and gives up the last one's chart, and a
+    distribution no one waits for any more is dropped before it starts."""
+    future = store.distribution_future(rules, start)
+    waiting = asyncio.wrap_future(future)
+    gone = False
+    try:
+        while True:
+            done, _ = await asyncio.wait({waiting}, timeout=0.25)
+            if done:
+                return waiting.result()
+            if await request.is_disconnected():
+                gone = True
+                raise UserError("the client left before the distribution was ready")
+    finally:
+        store.release(rules, start, gone)
+
+
 @route(
     router,
     "POST",
@@ -126,7 +145,7 @@ async def post_outlook(body: m.OutlookRequest, store: Store = Depends(get_store)
     "The distribution of the final score from the start of a turn",
 )
 async def post_distribution(
-    body: m.DistributionRequest, store: Store = Depends(get_store)
+    body: m.DistributionRequest, request: Request, store: Store = Depends(get_store)
 ) -> FastJSON:
     """The exact probability of every final score from a scorecard before the turn's
     first throw, with the expected-score optimum played from there (about a second
@@ -138,7 +157,7 @@ async def post_distribution(
     table = await table_for(store, rules)
     mask, upper, flag, score = turn_start(table, body)
     u, y = table.game.turn_state(upper, flag)
-    dist = await asyncio.wrap_future(store.distribution_future(rules, (mask, y, u, score)))
+    dist = await awaited_while_connected(store, rules, (mask, y, u, score), request)
     lo, hi = dist.lowest, dist.highest
     return FastJSON(
         {

@@ -48,14 +48,16 @@ function random() {
 const rollDie = () => 1 + Math.floor(random() * state.info.faces);
 
 // -- server --------------------------------------------------------------------------
-async function api(path, body) {
+async function api(path, body, signal) {
   const init = body === undefined ? {} : {
     method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
   };
+  if (signal) init.signal = signal;
   let res;
   try {
     res = await fetch(path, init);
   } catch (err) {
+    if (signal && signal.aborted) throw err;  // given up on purpose: not the server's fault
     throw new Error("the server cannot be reached");
   }
   let data = null;
@@ -733,23 +735,34 @@ async function outlookSoon() {
 }
 
 // The chart: the final score's distribution from this turn's start (a second or so
-// for the first turns of large games; it comes when it comes).
+// for the first turns of large games; it comes when it comes). A request for a turn
+// left behind is given up: the browser holds few connections to one server, and
+// charts nobody waits for must not keep the advice waiting for one.
+let chartRequest = null;
+
 async function distributionSoon() {
   if (!state.record || gameOver() || state.info.served || inDuel()) return;
   const card = JSON.stringify(filled());
   const key = `${state.rulesId}|${card}|${extraBonuses()}`;
   if (state.distribution && state.distribution.key === key) return;
+  if (chartRequest && chartRequest.key === key) return;  // already on its way
+  if (chartRequest) chartRequest.control.abort();
+  const request = { key, control: new AbortController() };
+  chartRequest = request;
   try {
     const d = await api("/api/distribution", {
       rules: state.rulesId, filled: filled(), extra_bonuses: extraBonuses(),
-    });
+    }, request.control.signal);
     if (key === `${state.rulesId}|${JSON.stringify(filled())}|${extraBonuses()}`) {
       state.distribution = { ...d, key };
       renderChart();
     }
   } catch (err) {
+    if (request.control.signal.aborted) return;  // a later turn's chart is on its way
     state.distribution = null;  // no chart: the rest of the page is unaffected
     renderChart();
+  } finally {
+    if (chartRequest === request) chartRequest = null;
   }
 }
 
