@@ -592,7 +592,7 @@ def _cached_utility(game, utility, name, cls, fields, mapped, dtype, how):
     use_cache = how.pop("use_cache")
     layout = utility_layout(game, utility)
     low, high = utility.flat_below, max(utility.flat_from, utility.flat_below + 1)
-    params = {**params, "rows": layout.key(), "dtype": np.dtype(dtype).name}
+    params = _utility_params(params, layout, dtype)
     below = float(utility.at(np.array([low]))[0])
     above = float(utility.at(np.array([high]))[0])
     if use_cache:
@@ -713,9 +713,13 @@ def reach_cached(rules: Rules | CompiledRules | str, target: int, dtype: type = 
     game = as_game(rules)
     if every_target_cached(game, dtype):
         return True
-    layout = one_target_layout(game, target)
-    params = {"target": int(target), "rows": layout.key(), "dtype": np.dtype(dtype).name}
+    params = _utility_params({"target": int(target)}, one_target_layout(game, target), dtype)
     return cache.table_path(game.rules, OBJECTIVE_TARGET, params).exists()
+
+
+def _utility_params(params: dict, layout: PointsLayout, dtype: type) -> dict:
+    """The cache parameters of a utility table: its own, its rows and its precision."""
+    return {**params, "rows": layout.key(), "dtype": np.dtype(dtype).name}
 
 
 def one_target_layout(rules: Rules | CompiledRules | str, target: int) -> PointsLayout:
