@@ -459,22 +459,15 @@ class DuelLayers:
         return ends[first], ends[first + sp.ncount[k2]] - ends[first]
 
     def run(self, table: np.ndarray, task: tuple) -> None:
-        from numba import get_num_threads, parallel_chunksize
+        from numba import get_num_threads
 
-        from dicelab.solve.kernels.duel import duel_layer
+        from dicelab.solve.kernels.duel import duel_blocks, duel_buffers
+        from dicelab.solve.kernels.work import on_threads
 
         sp, g = self.space, self.game
-        with parallel_chunksize(1):
-            duel_layer(
-                task,
-                self.width,
-                get_num_threads(),
-                table,
-                sp.leads(),
-                sp.players,
-                rule_arrays(g),
-                dice_arrays(g),
-            )
+        R, D = rule_arrays(g), dice_arrays(g)
+        bufs = duel_buffers(get_num_threads(), self.width, R, D)
+        on_threads(duel_blocks, task, table, sp.leads(), sp.players, R, D, bufs)
 
 
 def solve_duel(
@@ -493,7 +486,7 @@ def solve_duel(
     (see :mod:`dicelab.solve.schedule`).
     """
     from dicelab.solve import kernels
-    from dicelab.solve.kernels.duel import duel_layer
+    from dicelab.solve.kernels.duel import duel_blocks
     from dicelab.solve.schedule import new_table, run_layers
 
     game = as_game(rules)
@@ -504,7 +497,7 @@ def solve_duel(
     cost.check(allow_large)
     cost.announce()
     start = time.perf_counter()
-    kernels.announce_compile(duel_layer)
+    kernels.announce_compile(duel_blocks)
     T = new_table(space.n_values, np.float64, store, name=f"{game.rules.name}.duel")
     run_layers(DuelLayers(game, space, width), T, progress, runner)
     return DuelTable(game, space, T, seconds=time.perf_counter() - start)

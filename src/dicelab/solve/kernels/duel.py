@@ -13,17 +13,18 @@ from __future__ import annotations
 import numpy as np
 from numba import get_thread_id, njit, prange
 
+from dicelab.solve import lanes
 from dicelab.solve.kernels import FAST, NEG
+from dicelab.solve.kernels.blocks import best_pair, keep_pair
 from dicelab.solve.kernels.turn import (
-    best_candidates,
     candidate_moves,
     keep_values,
     next_flag,
     open_box_rows,
     placements,
-    throws_and_start,
     zeros,
 )
+from dicelab.solve.kernels.work import take
 
 
 # -- two players: lanes over the lead (:mod:`dicelab.solve.duel`) ---------------------
@@ -72,21 +73,52 @@ def duel_read(dst, nl, x0, gain, nn, T, tbase, leads, below, above):
 
 
 @njit(cache=True)
-def duel_final(i, j, x0, nl, T, leads, A, cand, tmp, roll0, players, R):
-    """The mover's best box for every final roll and lane: ``A[roll0 + r, :nl]``."""
+def duel_throws(B, out, D):
+    """The rerolls and the first throw of two blocks of lanes, ``B[k, j]`` keep
+    ``k``'s lane vector in block ``j``: the steps of :func:`~.blocks.throws_pair`
+    (two independent chains of additions the core overlaps), with the first
+    throw's mean multiplied and then added as :func:`~.turn.first_throw_mean` does
+    (never fused), so the table is the row kernel's to the last bit."""
+    roll0 = D.size_start[D.dice]
+    for _ in range(D.rerolls):
+        keep_pair(B, D.add, D.size_start, D.dice, D.faces)
+        best_pair(B, D.sub_rows)
+    acc0 = lanes.splat(lanes.load_at(B, roll0, 0), 0.0)
+    acc1 = acc0
+    for r in range(D.roll_prob.shape[0]):
+        x0 = lanes.load_at(B, roll0 + r, 0)
+        x1 = lanes.load_at(B, roll0 + r, 1)
+        p = lanes.splat(x0, D.roll_prob[r])
+        acc0 = lanes.vadd(acc0, lanes.vmul(x0, p))
+        acc1 = lanes.vadd(acc1, lanes.vmul(x1, p))
+    lanes.store(out, 0, acc0)
+    lanes.store(out, 1, acc1)
+
+
+@njit(cache=True)
+def duel_candidates(i, j, x0, nl, T, leads, cand, picks, n_picks, tmp, players, R):
+    """The final throw of one batch as lists of rows: ``cand[k, :nl]`` the mover's
+    chance after each candidate move, and for each final roll ``r`` the rows
+    ``picks[r, :n_picks[r]]`` whose lane-wise maximum is that roll's value. An
+    all-alike roll, placed by rules of its own, gets one row of its own: the best
+    of its placements."""
     p_mask, p_y = players.p_mask, players.p_y
-    n_cat, n_rolls = R.score.shape
+    n_cat = R.score.shape[0]
     mask = p_mask[i]
     y = p_y[i]
-    open_boxes, first_row, _, n_open, _ = open_box_rows(mask, R.values)
+    open_boxes, first_row, _, n_open, total = open_box_rows(mask, R.values)
     box, gain, n_cand = candidate_moves(mask, R.values)
     for k in range(n_cand):
         nn = duel_next(i, j, box[k], gain[k], players, R)
         duel_read(cand[k], nl, x0, gain[k], nn, T, 0, leads, 0.0, 1.0)
-    best_candidates(A, roll0, nl, cand, open_boxes, first_row, n_open, R.index, R.roll_face)
+    for r in range(R.roll_face.shape[0]):
+        for t in range(n_open):
+            picks[r, t] = first_row[t] + R.index[open_boxes[t], r]
+        n_picks[r] = n_open
     moves = np.empty((3, n_cat), np.int64)
+    spare = total
     for r in R.alike:
-        row = A[roll0 + r, :nl]
+        row = cand[spare]
         for lane in range(nl):
             row[lane] = NEG
         n_moves, extra = placements(mask, y, r, R, moves)
@@ -97,37 +129,78 @@ def duel_final(i, j, x0, nl, T, leads, A, cand, tmp, roll0, players, R):
             for lane in range(nl):
                 if tmp[lane] > row[lane]:
                     row[lane] = tmp[lane]
+        picks[r, 0] = spare
+        n_picks[r] = 1
+        spare += 1
 
 
-@njit(cache=True, parallel=True)
-def duel_layer(plan, width, n_workers, T, leads, players, R, D):
-    """Solve a list of batches (a node and a run of its lanes) of one layer.
+@njit(cache=True)
+def duel_final_pair(B, cand, picks, n_picks, lo, roll0):
+    """Each final roll's value for lanes ``lo .. lo + 2 * L`` into the two blocks of
+    ``B``: the maximum of its candidate rows, taken in registers."""
+    L = lanes.width(B)
+    for r in range(n_picks.shape[0]):
+        p = picks[r, 0]
+        m0 = lanes.load(cand[p], lo)
+        m1 = lanes.load(cand[p], lo + L)
+        for t in range(1, n_picks[r]):
+            p = picks[r, t]
+            m0 = lanes.vmax(m0, lanes.load(cand[p], lo))
+            m1 = lanes.vmax(m1, lanes.load(cand[p], lo + L))
+        lanes.store_at(B, roll0 + r, 0, m0)
+        lanes.store_at(B, roll0 + r, 1, m1)
 
-    The mover maximises their own chance; the row stores the complement, the
-    chance of the player who waits.
+
+@njit(cache=True, nogil=True)
+def duel_blocks(counter, w, plan, T, leads, players, R, D, bufs):
+    """Solve a list of batches (a node and a run of its lanes) of one layer: a worker
+    of :func:`.work.on_threads` in thread ``w``'s buffers of :func:`duel_buffers`.
+
+    The candidates of the final throw are read once a batch, as wide as the batch
+    (:func:`duel_candidates`); the final rolls' maxima, the rerolls and the first
+    throw then run two lane vectors at a time, whose scratch stays in the
+    first-level cache. The mover maximises their own chance; the row stores the
+    complement, the chance of the player who waits.
     """
     b_i, b_j, b_node, b_x0, b_nl = plan
     toff, xlo = leads.toff, leads.xlo
-    add, size_start, dice = D.add, D.size_start, D.dice
-    values = R.values
-    n_keeps = add.shape[0]
-    roll0 = size_start[dice]
-    A_of = np.empty((n_workers, n_keeps, width))
-    cand_of = np.empty((n_workers, values.shape[0] * values.shape[1], width))
-    tmp_of = np.empty((n_workers, width))
-    out_of = np.empty((n_workers, width))
-    for b in prange(b_i.shape[0]):
-        w = get_thread_id()
-        A = A_of[w]
-        out = out_of[w]
+    cand, tmp, B, out = bufs[0][w], bufs[1][w], bufs[2][w], bufs[3][w]
+    picks, n_picks = bufs[4][w], bufs[5][w]
+    L = lanes.width(B)
+    flat = out.reshape(2 * L)
+    roll0 = D.size_start[D.dice]
+    b = take(counter)
+    while b < b_i.shape[0]:
         nl = b_nl[b]
         x0 = b_x0[b]
-        duel_final(b_i[b], b_j[b], x0, nl, T, leads, A, cand_of[w], tmp_of[w], roll0, players, R)
-        throws_and_start(A, out, D, nl, A, False)
+        duel_candidates(b_i[b], b_j[b], x0, nl, T, leads, cand, picks, n_picks, tmp, players, R)
         node = b_node[b]
         base = toff[node] + x0 - xlo[node]
-        for lane in range(nl):
-            T[base + lane] = 1.0 - out[lane]
+        for lo in range(0, nl, 2 * L):
+            duel_final_pair(B, cand, picks, n_picks, lo, roll0)
+            duel_throws(B, out, D)
+            for lane in range(min(2 * L, nl - lo)):
+                T[base + lo + lane] = 1.0 - flat[lane]
+        b = take(counter)
+
+
+def duel_buffers(n_workers, width, R, D):
+    """Each thread's scratch for :func:`duel_blocks`: the candidate rows (and one
+    for each all-alike roll), a spare row, two blocks of keeps, their turn-start
+    values, and each final roll's list of candidate rows."""
+    n_keeps = D.add.shape[0]
+    n_rolls = R.roll_face.shape[0]
+    L = lanes.lanes_of(8)
+    width = -(-width // (2 * L)) * 2 * L
+    zeros = lanes.aligned_zeros
+    return (
+        zeros((n_workers, R.values.size + R.alike.size, width), np.float64),
+        zeros((n_workers, width), np.float64),
+        zeros((n_workers, n_keeps, 2, L), np.float64),
+        zeros((n_workers, 2, L), np.float64),
+        np.zeros((n_workers, n_rolls, R.values.shape[0] + 1), np.int64),
+        np.zeros((n_workers, n_rolls), np.int64),
+    )
 
 
 # -- evaluating pairs of strategies -----------------------------------------------------
@@ -185,7 +258,8 @@ def read_block(dst, nl, x0, gain, nn, T, follow, leads):
 
 @njit(cache=True)
 def duel_final_follow(i, j, x0, nl, E, cand, T, follow, leads, roll0, players, R):
-    """:func:`duel_final` in blocks: ``E[roll0 + r]`` is the chosen box's block."""
+    """The final throw of :func:`duel_candidates` in blocks of rows: ``E[roll0 + r]``
+    is the block of roll ``r``'s chosen box."""
     rows = follow[2]
     p_mask, p_y = players.p_mask, players.p_y
     n_cat, n_rolls = R.score.shape
