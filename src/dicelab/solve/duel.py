@@ -64,9 +64,9 @@ from dicelab.solve.table import SolvedTable
 Progress = Callable[[int, int], None]
 
 OBJECTIVE = "duel"
-#: Time of the strategy comparisons against the solve's (11.8 measured on 8 of
-#: yazy's boxes, quiet).
-COMPARE_WEIGHT = 12
+#: Time of the strategy comparisons against the solve's (22.6 measured on 8 of
+#: yazy's boxes: 26.6 s against 1.18 s, medians of 3).
+COMPARE_WEIGHT = 23
 #: Most nodes (pairs of sheets) a duel may have before its space is even built.
 MAX_NODES = 400_000_000
 #: Bytes a node costs at least: its row bounds and offset, and one value.
