@@ -99,3 +99,33 @@ def test_answers_from_a_cached_table_load_no_numba():
         )
         assert out.returncode == 0, out.stderr
         assert "numba loaded: False" in out.stderr, (args, out.stderr)
+
+
+def _nested(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def test_deeply_nested_files_are_one_line(tmp_path):
+    toml = _nested(tmp_path, "deep.toml", "a = " + "[" * 600 + "]" * 600 + "\n")
+    record = _nested(tmp_path, "deep.json", "[" * 100_000 + "]" * 100_000)
+    for args in [
+        ("rules", "show", toml),
+        ("solve", toml),
+        ("review", record),
+        ("duel", "review", record),
+        ("play", "yacht", "--resume", record),
+    ]:
+        out = run(*args)
+        assert out.returncode == 2, (args, out.stderr)
+        assert "nested too deeply" in out.stderr and out.stderr.count("\n") == 1, (args, out.stderr)
+
+
+def test_endless_or_huge_files_are_refused_in_one_line(tmp_path):
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (16 * 1024 * 1024 + 1))
+    for args in [("review", "/dev/zero"), ("review", str(big)), ("rules", "show", "/dev/zero")]:
+        out = run(*args)
+        assert out.returncode == 2, (args, out.stderr)
+        assert "over 16 MiB" in out.stderr and out.stderr.count("\n") == 1, (args, out.stderr)

@@ -31,6 +31,9 @@ from dicelab.solve.expected import solve_expected
 from dicelab.solve.points import max_score
 from dicelab.solve.target import solve_target
 
+#: The address the test client sends as its Host (the server refuses other sites).
+LOCAL = "http://127.0.0.1"
+
 runner = CliRunner()
 
 
@@ -266,7 +269,7 @@ def test_web_api_knows_served_hands():
 
     from dicelab.web.app import create_app
 
-    with TestClient(create_app(), raise_server_exceptions=False) as client:
+    with TestClient(create_app(), base_url=LOCAL, raise_server_exceptions=False) as client:
         info = client.get("/api/rules/generala").json()
         assert info["served"] is True
         assert client.get("/api/rules/yahtzee").json()["served"] is False

@@ -24,6 +24,9 @@ from dicelab.web import store as store_module
 from dicelab.web.app import create_app
 from dicelab.web.store import Store
 
+#: The address the test client sends as its Host (the server refuses other sites).
+LOCAL = "http://127.0.0.1"
+
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
@@ -44,7 +47,7 @@ points = 35
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(create_app(), raise_server_exceptions=False) as c:
+    with TestClient(create_app(), base_url=LOCAL, raise_server_exceptions=False) as c:
         yield c
 
 
@@ -638,7 +641,7 @@ def test_a_solve_in_progress_holds_up_no_other_endpoint(monkeypatch):
     monkeypatch.setattr(store_module, "expected_table", held)
     body = {"rules": "yacht", "dice": [3, 3, 6, 5, 6], "rerolls_left": 2}
     codes = []
-    with TestClient(create_app(Store())) as client:
+    with TestClient(create_app(Store()), base_url=LOCAL) as client:
         assert client.get("/api/rules/yacht/progress").json()["state"] in ("idle", "cached")
         waiting = [
             threading.Thread(target=lambda: codes.append(client.post("/api/advice", json=body)
@@ -779,7 +782,7 @@ def test_time_left_counts_the_solve_now_ticking(monkeypatch):
 
 def test_progress_of_one_target(tmp_path, monkeypatch):
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
-    with TestClient(create_app(Store())) as client:
+    with TestClient(create_app(Store()), base_url=LOCAL) as client:
         url = "/api/rules/yacht/progress?objective=target"
         every = client.get(url).json()
         one = client.get(url + "&target=200").json()
@@ -814,3 +817,67 @@ def test_a_distribution_no_one_awaits_is_dropped_before_it_starts():
     assert kept.result(60).mean > 0
     store.release(rules, other)  # a caller that got its answer leaves nothing behind
     assert store._waiting == {(rules.fingerprint(), *start): 1}
+
+
+# -- the Host header: a page elsewhere reaching this server by DNS rebinding ---------------
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:8000", "localhost.evil.example", "127.0.0.1.nip.io"]
+)
+def test_foreign_host_is_refused(client, host):
+    for method, path in [("GET", "/api/rules"), ("POST", "/api/rules"), ("GET", "/")]:
+        r = client.request(method, path, headers={"Host": host}, json={"toml": "x"})
+        assert r.status_code == 400, (method, path, r.text)
+        detail = r.json()["detail"]
+        assert host.split(":")[0] in detail and "--allow-host" in detail
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["localhost", "LOCALHOST:8000", "localhost.", "127.0.0.1:8000", "[::1]:8000", "10.0.0.7"],
+)
+def test_local_hosts_and_addresses_are_served(client, host):
+    r = client.get("/api/health", headers={"Host": host})
+    assert r.status_code == 200, r.text
+
+
+def test_allowed_host_names_are_served():
+    from fastapi.testclient import TestClient
+
+    with TestClient(create_app(hosts=["dice.lan"]), base_url="http://dice.lan:8000") as c:
+        assert c.get("/api/health").status_code == 200
+        assert c.get("/api/health", headers={"Host": "other.lan"}).status_code == 400
+
+
+def test_host_name_parsing():
+    from dicelab.web.guards import host_name
+
+    assert host_name("Example.COM:80") == "example.com"
+    assert host_name("[::1]:8000") == "::1"
+    assert host_name("[::1]") == "::1"
+    assert host_name("localhost.") == "localhost"
+    assert host_name("::1") == "::1"  # a bare IPv6 address: no port to take off
+
+
+# -- nested input and methods ------------------------------------------------------------
+def test_nested_input_is_a_400(client):
+    r = client.post("/api/rules", json={"toml": "a = " + "[" * 500 + "]" * 500})
+    assert "nested too deeply" in error(r, 400)
+    deep = '{"rules": "yahtzee", "dice": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    for path in ["/api/advice", "/api/review", "/api/duel/review", "/api/rules", "/api/outlook"]:
+        r = client.post(path, content=deep, headers={"content-type": "application/json"})
+        assert "could not be read as JSON" in error(r, 400), path
+
+
+@pytest.mark.parametrize(
+    "method, path, allow",
+    [
+        ("OPTIONS", "/api/rules", "GET, POST"),
+        ("DELETE", "/api/rules", "GET, POST"),
+        ("GET", "/api/advice", "POST"),
+        ("POST", "/api/rules/yahtzee/progress", "GET"),
+    ],
+)
+def test_a_wrong_method_lists_every_method_of_the_path(client, method, path, allow):
+    r = client.request(method, path)
+    assert r.status_code == 405
+    assert r.headers["allow"] == allow

@@ -60,21 +60,45 @@ class DamagedTable(UserError):
     """A cached table's block failed its checksum while being read."""
 
 
-def read_user_file(path, what: str) -> str:
+#: Largest file a user may name (rules, game records, score distributions), in bytes:
+#: each is a few kilobytes, and a device such as ``/dev/zero`` never ends.
+MAX_USER_FILE = 16 * 1024 * 1024
+
+
+def read_user_file(path, what: str, limit: int = MAX_USER_FILE) -> str:
     """The text of a file a user named, or one line that says why it cannot be had.
 
     ``what`` names the file in the message (``"rules file 'x.toml'"``): a missing
     file is a :class:`NotFound`, any other failure (a folder, no permission, not
-    UTF-8) a :class:`UserError`.
+    UTF-8, more than ``limit`` bytes) a :class:`UserError`.
     """
     from pathlib import Path
 
     try:
-        return Path(path).read_text("utf-8")
+        with Path(path).open("rb") as fh:
+            data = fh.read(limit + 1)
     except FileNotFoundError:
         raise NotFound(f"{what} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise UserError(f"{what} cannot be read: {exc}") from None
+    if len(data) > limit:
+        raise UserError(f"{what} is over {limit // 2**20} MiB: expected a text file of a few KB")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{what} cannot be read: {exc}") from None
+
+
+def parse_nested(parse, text: str, what: str):
+    """``parse(text)`` (``json.loads``, ``tomllib.loads``), with input nested deeper
+    than the parser's recursion allows as a :class:`UserError` naming ``what``."""
+    try:
+        return parse(text)
+    except RecursionError:
+        raise UserError(
+            f"{what}: nested too deeply (hundreds of lists or tables inside each other; "
+            "expected a few levels)"
+        ) from None
 
 
 def whole_numbers(words, mistake: str) -> tuple[int, ...]:

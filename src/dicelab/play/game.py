@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dicelab.errors import UserError, read_user_file
+from dicelab.errors import UserError, parse_nested, read_user_file
 from dicelab.solve.advice import TIE, Advice, Option, Position, advise
 from dicelab.solve.expected import ExpectedTable
 
@@ -407,7 +407,7 @@ def load_record(path: str | Path, fmt: str = FORMAT, what: str = "game") -> dict
     path = Path(path)
     text = read_user_file(path, f"{what} record {str(path)!r}")
     try:
-        record = json.loads(text)
+        record = parse_nested(json.loads, text, path.name)
     except json.JSONDecodeError as exc:
         raise UserError(f"{path.name}: not a dicelab {what} record (broken JSON: {exc})") from None
     if not isinstance(record, dict) or record.get("format") != fmt:

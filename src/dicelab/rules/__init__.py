@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from dicelab.errors import NotFound, UserError, read_user_file
+from dicelab.errors import NotFound, UserError, parse_nested, read_user_file
 from dicelab.rules.model import Rules
 
 if sys.version_info >= (3, 11):
@@ -108,7 +108,7 @@ def _data_from_text(
 ) -> dict:
     """Parse TOML and merge it into the rule set it ``extends``, if any."""
     try:
-        data = tomllib.loads(raw)
+        data = parse_nested(tomllib.loads, raw, source)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{source}: not valid TOML: {exc}") from None
     parent = data.pop("extends", None)

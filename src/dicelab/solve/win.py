@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from dicelab.errors import UserError, read_user_file
+from dicelab.errors import UserError, parse_nested, read_user_file
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.target import UtilityTable, utility_table, win_utility
@@ -70,7 +70,7 @@ def read_opponent(path: str | Path) -> np.ndarray:
     stripped = text.lstrip()
     if stripped.startswith("{"):
         try:
-            data = json.loads(text)
+            data = parse_nested(json.loads, text, name)
         except json.JSONDecodeError as exc:
             raise UserError(f"{name}: not valid JSON: {exc}") from None
         pmf = data.get("pmf") if isinstance(data, dict) else None

@@ -3,12 +3,14 @@
 Every mistake in a request is answered with a 4xx status and ``{"detail": "..."}``
 naming what is wrong: :class:`~dicelab.errors.UserError` from the library becomes
 400 (404 for an unknown rule set), a body that does not fit the request model
-becomes 422, a body over the size limit 413. A 500 means a bug in dicelab. The
+becomes 422, a body over the size limit 413, a ``Host`` header that names
+another site 400 (:mod:`dicelab.web.guards`). A 500 means a bug in dicelab. The
 routes live in :mod:`dicelab.web.routes`, one module per area.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from importlib import resources
 
 from fastapi import FastAPI, Request
@@ -18,11 +20,9 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dicelab.errors import UserError
+from dicelab.web.guards import BodyLimit, HostCheck
 from dicelab.web.routes import advice, duel, records, rules
 from dicelab.web.store import NotFound, Store
-
-#: Largest request body accepted, in bytes.
-MAX_BODY = 256 * 1024
 
 API_DESCRIPTION = """
 Advice for dice games of the Yahtzee family, from exact tables.
@@ -49,41 +49,6 @@ Errors are 4xx with `{"detail": "what is wrong"}`.
 """
 
 
-class BodyLimit:
-    """ASGI middleware: refuse request bodies over ``limit`` bytes with 413."""
-
-    def __init__(self, app, limit: int = MAX_BODY) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        for name, value in scope.get("headers", []):
-            if name == b"content-length" and (not value.isdigit() or int(value) > self.limit):
-                await self._refuse(scope, receive, send)
-                return
-        seen = 0
-
-        async def counted_receive():
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise StarletteHTTPException(413, self._message())
-            return message
-
-        await self.app(scope, counted_receive, send)
-
-    def _message(self) -> str:
-        return f"request body over {self.limit} bytes"
-
-    async def _refuse(self, scope, receive, send) -> None:
-        await JSONResponse({"detail": self._message()}, status_code=413)(scope, receive, send)
-
-
 def _validation_message(exc: RequestValidationError) -> str:
     """One line naming the first wrong field."""
     errors = exc.errors()
@@ -97,8 +62,11 @@ def _validation_message(exc: RequestValidationError) -> str:
     return f"{loc or 'body'}: {first.get('msg', 'invalid')}{more}"
 
 
-def create_app(store: Store | None = None) -> FastAPI:
-    """Build the application; ``store`` lets tests share or inspect the tables."""
+def create_app(store: Store | None = None, hosts: Sequence[str] = ()) -> FastAPI:
+    """Build the application; ``store`` lets tests share or inspect the tables.
+
+    Requests are served when their ``Host`` header is an IP address, ``localhost``
+    or one of ``hosts``."""
     app = FastAPI(
         title="dicelab",
         description=API_DESCRIPTION,
@@ -109,6 +77,7 @@ def create_app(store: Store | None = None) -> FastAPI:
     )
     app.state.store = store or Store()
     app.add_middleware(BodyLimit)
+    app.add_middleware(HostCheck, names=hosts)
     _answer_errors(app)
     _serve_page(app)
     for area in (rules, advice, duel, records):
@@ -133,13 +102,28 @@ def _answer_errors(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return JSONResponse(
-            {"detail": str(exc.detail)}, status_code=exc.status_code, headers=exc.headers
-        )
+        detail, headers = str(exc.detail), exc.headers
+        if exc.status_code == 400 and detail == "There was an error parsing the body":
+            detail = "the body could not be read as JSON (broken, or nested too deeply)"
+        methods = _methods(app, request) if exc.status_code == 405 else None
+        if methods:  # every method of the path, not only the first route's
+            headers = {**(headers or {}), "Allow": ", ".join(methods)}
+        return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=headers)
 
     @app.exception_handler(Exception)
     async def _bug(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"detail": f"internal error: {type(exc).__name__}"}, status_code=500)
+
+
+def _methods(app: FastAPI, request: Request) -> list[str]:
+    """The methods the API answers at the request's path (from its schema)."""
+    import re
+
+    path = request.url.path
+    for template, operations in app.openapi()["paths"].items():
+        if re.fullmatch(re.sub(r"\{[^}/]+\}", "[^/]+", template), path):
+            return sorted(method.upper() for method in operations)
+    return []
 
 
 def _serve_page(app: FastAPI) -> None:
@@ -167,8 +151,15 @@ def _version() -> str:
     return __version__
 
 
-def run(host: str = "127.0.0.1", port: int = 8000, log_level: str = "info") -> None:
-    """Serve the page and the API until interrupted."""
+def run(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    log_level: str = "info",
+    allow_hosts: Sequence[str] = (),
+) -> None:
+    """Serve the page and the API until interrupted, to requests addressed to
+    ``host`` (when it is a name), ``localhost``, an IP address or ``allow_hosts``."""
     import uvicorn
 
-    uvicorn.run(create_app(), host=host, port=port, log_level=log_level)
+    names = [*allow_hosts, host]
+    uvicorn.run(create_app(hosts=names), host=host, port=port, log_level=log_level)

@@ -14,6 +14,12 @@ def serve_command(
     log_level: str = typer.Option(
         "info", "--log-level", help="Server log level (warning: no line per request)."
     ),
+    allow_host: list[str] = typer.Option(
+        [],
+        "--allow-host",
+        help="Another host name to serve requests for (repeatable); IP addresses, "
+        "localhost and --host always are.",
+    ),
 ) -> None:
     """Serve the play-along web page and its JSON API (docs at /docs)."""
     from dicelab.web.app import run
@@ -25,7 +31,7 @@ def serve_command(
         fail(f"log level: got {log_level!r}, expected one of: {', '.join(levels)}")
     _check_listen(host, port)
     typer.echo(f"dicelab: the page is at http://{host}:{port}/ (API docs at /docs)")
-    run(host=host, port=port, log_level=log_level)
+    run(host=host, port=port, log_level=log_level, allow_hosts=allow_host)
 
 
 def _check_listen(host: str, port: int) -> None:
