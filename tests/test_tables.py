@@ -153,3 +153,53 @@ def test_mapped_table_refuses_a_damaged_block_and_advice_rebuilds(cache):
     assert res.returncode == 0, res.stderr
     assert json.loads(res.stdout)["options"]
     assert tables.load_table(path, {"objective": "target"}) is not None  # solved anew
+
+
+KILLED_SAVE = """
+import os, sys, time
+import numpy as np
+from pathlib import Path
+from dicelab.solve import cache
+
+def stall(fd):  # the data is written, the file not yet renamed: killed here
+    print("writing", flush=True)
+    time.sleep(60)
+
+os.fsync = stall
+cache.save_table(Path(sys.argv[1]) / "x.expected.0.dlt", np.arange(1 << 20, dtype=np.float64), {})
+"""
+
+
+def _killed_during_save(folder):
+    folder.mkdir(parents=True, exist_ok=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_SAVE, str(folder)], stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdout.readline().strip() == "writing"
+    left = [p for p in folder.iterdir() if p.name.startswith(".tmp-")]
+    assert len(left) == 1 and left[0].stat().st_size > 8 << 20
+    assert tables.stray_files(folder) == []  # its writer is alive: not stray yet
+    child.kill()
+    child.wait()
+    return left[0]
+
+
+def test_a_save_killed_midway_is_listed_and_cleared(cache):
+    expected_table("yazy")
+    left = _killed_during_save(cache)
+    assert tables.stray_files(cache) == [left]
+    out = cli("cache", "list", env_dir=cache)
+    assert "1 unfinished file of interrupted saves (8.0 MiB)" in out.stdout
+    out = cli("cache", "clear", "--yes", env_dir=cache)
+    assert out.returncode == 0 and "1 unfinished file" in out.stdout
+    assert not left.exists() and list(cache.iterdir()) == []
+
+
+def test_a_save_killed_midway_is_cleared_by_the_next_save(cache):
+    left = _killed_during_save(cache)
+    out = cli("cache", "clear", "yazy", "--yes", env_dir=cache)  # no tables, one stray
+    assert out.returncode == 0 and not left.exists()
+    left = _killed_during_save(cache)
+    expected_table("yazy")
+    assert not left.exists()
+    assert [p.name.split(".")[1] for p in cache.iterdir()] == ["expected"]

@@ -881,3 +881,40 @@ def test_a_wrong_method_lists_every_method_of_the_path(client, method, path, all
     r = client.request(method, path)
     assert r.status_code == 405
     assert r.headers["allow"] == allow
+
+
+# -- a damaged memory-mapped table met by the server ---------------------------------------
+def _damage_every_block(path):
+    from dicelab.solve import cache
+
+    header = cache.read_header(path)
+    raw = bytearray(path.read_bytes())
+    raw[header["_offset"] :] = bytes(len(raw) - header["_offset"])  # the array zeroed
+    path.write_bytes(bytes(raw))
+
+
+def test_a_damaged_mapped_table_is_solved_anew_by_the_server(tmp_path, monkeypatch):
+    from fastapi.testclient import TestClient
+
+    from dicelab.solve import cache
+    from dicelab.solve.target import reach_table
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    reach_table("yazy", 150)  # solved and cached, as `dicelab solve yazy --target 150` does
+    [path] = [p for p in tmp_path.iterdir() if ".target." in p.name]
+    body = {"rules": "yazy", "dice": [1, 2, 3, 4, 5], "rerolls_left": 2}
+    body.update(objective="target", target=150)
+    with TestClient(create_app(Store()), base_url=LOCAL) as c:
+        before = c.post("/api/advice", json=body).json()
+    _damage_every_block(path)
+    damaged = path.stat().st_mtime_ns
+    for _ in range(2):  # a server started anew over the damaged file
+        with TestClient(create_app(Store()), base_url=LOCAL) as c:
+            r = c.post("/api/advice", json=body)
+            assert r.status_code == 200, r.text
+            assert r.json()["options"] == before["options"]
+            assert str(tmp_path) not in r.text
+            look = {k: body[k] for k in ("rules", "objective", "target")}
+            assert c.post("/api/outlook", json=look).status_code == 200
+        assert path.stat().st_mtime_ns != damaged  # dropped and solved anew at once
+    assert cache.load_table(path, {"objective": "target"}) is not None  # whole again

@@ -57,7 +57,17 @@ class TooLarge(UserError):
 
 
 class DamagedTable(UserError):
-    """A cached table's block failed its checksum while being read."""
+    """A cached table's block failed its checksum while being read.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The damaged file (the server never shows it).
+    """
+
+    def __init__(self, message: str, path=None) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 #: Largest file a user may name (rules, game records, score distributions), in bytes:

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 from platformdirs import user_cache_dir
 
-from dicelab.errors import UserError
+from dicelab.errors import DamagedTable
 from dicelab.rules import Rules
 
 #: Bumped whenever a change in the solvers or the file format changes a table file.
@@ -95,7 +95,8 @@ def save_table(path: Path, array: np.ndarray, meta: dict) -> None:
     )
     blob = json.dumps(header, sort_keys=True).encode()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=SUFFIX, dir=path.parent)
+    remove_stray(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TMP_PREFIX}{os.getpid()}-", suffix=SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(MAGIC)
@@ -108,6 +109,54 @@ def save_table(path: Path, array: np.ndarray, meta: dict) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+#: Start of the name of a table file being written (then the writer's process id).
+TMP_PREFIX = ".tmp-"
+#: A file being written that has not changed for this long is left over, whoever wrote it.
+STALE_SECONDS = 3600
+
+
+def stray_files(folder: Path | None = None) -> list[Path]:
+    """Files a save left behind in the cache folder: killed while writing, its
+    process gone (or silent for :data:`STALE_SECONDS`)."""
+    folder = cache_dir() if folder is None else folder
+    if not folder.is_dir():
+        return []
+    now = time.time()
+    found = []
+    for path in sorted(folder.glob(f"{TMP_PREFIX}*{SUFFIX}")):
+        try:
+            idle = now - path.stat().st_mtime
+        except OSError:
+            continue  # renamed or removed meanwhile: its save ended
+        pid = path.name[len(TMP_PREFIX) :].split("-", 1)[0]
+        if idle > STALE_SECONDS or not (pid.isdigit() and _alive(int(pid))):
+            found.append(path)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it exists
+        return True
+    return True
+
+
+def remove_stray(folder: Path | None = None) -> tuple[int, int]:
+    """Delete :func:`stray_files`; returns how many and their bytes."""
+    n = size = 0
+    for path in stray_files(folder):
+        try:
+            size += path.stat().st_size
+            path.unlink()
+            n += 1
+        except OSError:
+            pass  # gone already, or not ours to delete: left as it is
+    return n, size
 
 
 def block_digests(view: memoryview, block: int) -> list[str]:
@@ -194,10 +243,6 @@ def load_table(path: Path, expect: dict) -> tuple[np.ndarray, dict] | None:
     return array, header
 
 
-class DamagedTable(UserError):
-    """A memory-mapped table's block failed its checksum while being read."""
-
-
 class MappedTable:
     """A table file's array, memory-mapped and checked block by block on first read.
 
@@ -233,7 +278,8 @@ class MappedTable:
             if hashlib.sha256(chunk).hexdigest() != self.header["block_sha256"][b]:
                 raise DamagedTable(
                     f"the cached table {self.path} is damaged (block {b} fails its "
-                    "checksum); run the command again to solve it anew"
+                    "checksum); run the command again to solve it anew",
+                    path=self.path,
                 )
             self._checked.add(b)
 
@@ -318,7 +364,7 @@ def list_tables() -> list[CachedTable]:
         return []
     found = []
     for path in sorted(folder.glob(f"*{SUFFIX}")):
-        if path.name.startswith(".tmp-"):
+        if path.name.startswith(TMP_PREFIX):
             continue
         header = read_header(path) or {}
         rules = header.get("rules", {})
@@ -336,15 +382,10 @@ def list_tables() -> list[CachedTable]:
 
 
 def clear_tables(rules: str | None = None) -> int:
-    """Delete the table files of rule set ``rules`` (all, and stray temporary files,
-    when ``None``); returns how many."""
-    folder = cache_dir()
-    if not folder.is_dir():
-        return 0
-    if rules is not None:
-        doomed = [t.path for t in list_tables() if t.rules == rules]
-    else:
-        doomed = list(folder.glob(f"*{SUFFIX}"))
+    """Delete the table files of rule set ``rules`` (all when ``None``) and the
+    :func:`stray_files`; returns how many tables (a save under way is left alone)."""
+    doomed = [t.path for t in list_tables() if rules is None or t.rules == rules]
     for path in doomed:
         path.unlink(missing_ok=True)
+    remove_stray()
     return len(doomed)

@@ -19,7 +19,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from dicelab.errors import UserError
+from dicelab.errors import DamagedTable, UserError
 from dicelab.web.guards import BodyLimit, HostCheck
 from dicelab.web.routes import advice, duel, records, rules
 from dicelab.web.store import NotFound, Store
@@ -91,6 +91,12 @@ def _answer_errors(app: FastAPI) -> None:
     @app.exception_handler(NotFound)
     async def _not_found(request: Request, exc: NotFound) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=404)
+
+    @app.exception_handler(DamagedTable)
+    async def _damaged(request: Request, exc: DamagedTable) -> JSONResponse:
+        # solved anew and damaged again (a failing disk?): the path stays unsaid
+        detail = "a cached table was found damaged twice while being read; ask again later"
+        return JSONResponse({"detail": detail}, status_code=503)
 
     @app.exception_handler(UserError)
     async def _user_error(request: Request, exc: UserError) -> JSONResponse:

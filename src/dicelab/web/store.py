@@ -27,6 +27,7 @@ import time
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from dicelab.dice import n_keeps
 from dicelab.errors import UserError
@@ -114,6 +115,7 @@ class Store:
         self._forward = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicelab-dist")
         self._waiting: dict[tuple, int] = {}  # callers awaiting each distribution
         self._distributions: OrderedDict[tuple, Future] = OrderedDict()
+        cache.remove_stray()  # what saves killed midway left (the server's last stop)
 
     # -- rule sets -------------------------------------------------------------------
     def builtin(self) -> list[Entry]:
@@ -290,6 +292,14 @@ class Store:
             self._evict()
             self._solving.pop(key, None)
         return table
+
+    def drop_damaged(self, rules: Rules, objective: str, path) -> None:
+        """Forget a table found damaged while being read and delete its file (when it
+        lies in the cache folder), so the next request solves it anew."""
+        with self._lock:
+            self._tables.pop((rules.fingerprint(), objective), None)
+        if path is not None and Path(path).parent == cache.cache_dir():
+            Path(path).unlink(missing_ok=True)
 
     def distribution_future(self, rules: Rules, start: tuple[int, int, int, int]) -> Future:
         """A future of the final-score distribution from a turn start ``(filled, flag,

@@ -14,25 +14,41 @@ app.add_typer(cache_app, name="cache")
 
 @cache_app.command("list")
 def cache_list() -> None:
-    """List the cached tables."""
+    """List the cached tables (and files that interrupted saves left behind)."""
     from rich.table import Table
 
     from dicelab.cli.output import Console
-    from dicelab.solve.cache import cache_dir, list_tables
+    from dicelab.solve.cache import cache_dir, list_tables, stray_files
 
     found = list_tables()
+    stray = stray_files()
     console = Console()
     if not found:
         console.print(f"no cached tables in {cache_dir()}")
-        return
-    table = Table(title=f"Cached tables in {cache_dir()}")
-    for col in ("rules", "objective", "size", "created", "file"):
-        table.add_column(col, overflow="fold")
-    for t in found:
-        name = t.rules if t.valid else f"{t.rules} (damaged or foreign)"
-        size = f"{t.bytes / 2**20:.1f} MiB"
-        table.add_row(name, t.objective, size, t.created, t.path.name)
-    console.print(table)
+    else:
+        table = Table(title=f"Cached tables in {cache_dir()}")
+        for col in ("rules", "objective", "size", "created", "file"):
+            table.add_column(col, overflow="fold")
+        for t in found:
+            name = t.rules if t.valid else f"{t.rules} (damaged or foreign)"
+            size = f"{t.bytes / 2**20:.1f} MiB"
+            table.add_row(name, t.objective, size, t.created, t.path.name)
+        console.print(table)
+    if stray:
+        console.print(f"{_stray_line(stray)}: dicelab cache clear removes them")
+
+
+def _stray_line(stray) -> str:
+    size = sum(_size(p) for p in stray) / 2**20
+    n = len(stray)
+    return f"{n} unfinished file{'s' if n != 1 else ''} of interrupted saves ({size:.1f} MiB)"
+
+
+def _size(path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 @cache_app.command("clear")
@@ -42,20 +58,30 @@ def cache_clear(
     ),
     yes: bool = typer.Option(False, "--yes", "-y", help="Delete without asking."),
 ) -> None:
-    """Delete cached tables: all of them, or those of one rule set."""
-    from dicelab.solve.cache import cache_dir, clear_tables, list_tables
+    """Delete cached tables: all of them, or those of one rule set; and always the
+    files that interrupted saves left behind."""
+    from dicelab.solve.cache import cache_dir, clear_tables, list_tables, stray_files
 
     found = [t for t in list_tables() if rules is None or t.rules == rules]
-    if not found:
+    stray = stray_files()
+    if not found and not stray:
         what = f"of {rules!r} " if rules else ""
         typer.echo(f"no cached tables {what}in {cache_dir()}")
         return
     size = sum(t.bytes for t in found) / 2**20
-    question = f"delete {len(found)} table file{'s' if len(found) != 1 else ''} ({size:.1f} MiB)"
+    parts = [f"{len(found)} table file{'s' if len(found) != 1 else ''} ({size:.1f} MiB)"]
+    if stray:
+        parts.append(_stray_line(stray))
+    question = "delete " + " and ".join(parts)
     if not yes:
         if not sys.stdin.isatty():
             fail(f"cache clear: {question}? add --yes to confirm")
         if not typer.confirm(f"{question} from {cache_dir()}?", default=False):
             raise typer.Exit(1)
     n = clear_tables(rules)
-    typer.echo(f"removed {n} table file{'s' if n != 1 else ''} from {cache_dir()}")
+    left = len(stray_files())
+    typer.echo(
+        f"removed {n} table file{'s' if n != 1 else ''}"
+        + (f" and {len(stray) - left} unfinished file(s)" if stray else "")
+        + f" from {cache_dir()}"
+    )

@@ -3,19 +3,21 @@
 Each area's module holds an ``APIRouter`` (:mod:`.rules`, :mod:`.advice`,
 :mod:`.duel`, :mod:`.records`); :func:`dicelab.web.app.create_app` includes them.
 A handler finds the server's :class:`~dicelab.web.store.Store` through
-:func:`get_store` and its tables through :func:`table_for`.
+:func:`get_store` and its tables through :func:`table_for` (or :func:`with_table`
+where a table may be memory-mapped).
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from dicelab.errors import TooLarge, UserError
+from dicelab.errors import DamagedTable, TooLarge, UserError
 from dicelab.solve.advice import Position, scorecard_state
 from dicelab.web import models as m
 from dicelab.web.store import Store
@@ -69,6 +71,25 @@ async def table_for(store: Store, rules, objective: str = "expected"):
         if objective == "duel":
             text += "; duels are played on smaller rule sets, such as yazy"
         raise UserError(text) from None
+
+
+async def with_table(store: Store, rules, objective: str, use):
+    """``use(table)`` (a value, or an awaitable of one) on the table of an objective.
+
+    A memory-mapped table reads its blocks as a request needs them; one that fails
+    its checksum is dropped, its file deleted, and the table solved anew and used
+    again, as the command line does: the damage costs that request a solve, and no
+    later request sees it.
+    """
+    for attempt in (1, 2):
+        table = await table_for(store, rules, objective)
+        try:
+            out = use(table)
+            return (await out) if inspect.isawaitable(out) else out
+        except DamagedTable as exc:
+            store.drop_damaged(rules, objective, exc.path)
+            if attempt == 2:
+                raise
 
 
 def turn_start(table, body) -> tuple[int, int, int, int]:

@@ -11,7 +11,15 @@ from dicelab.errors import UserError
 from dicelab.solve.advice import TIE, Advice, Position, advise, advise_target, advise_win
 from dicelab.solve.spread import option_spreads
 from dicelab.web import models as m
-from dicelab.web.routes import FastJSON, check_target, get_store, route, table_for, turn_start
+from dicelab.web.routes import (
+    FastJSON,
+    check_target,
+    get_store,
+    route,
+    table_for,
+    turn_start,
+    with_table,
+)
 from dicelab.web.store import Store, objective_key
 
 router = APIRouter(tags=["advice"])
@@ -47,7 +55,6 @@ async def post_advice(body: m.AdviceRequest, store: Store = Depends(get_store)) 
     entry = store.get(body.rules)
     rules = entry.rules
     check_target(body)
-    table = await table_for(store, rules, objective_key(body.objective, body.target))
     position = Position(
         dice=tuple(body.dice),
         rerolls=body.rerolls_left,
@@ -55,12 +62,15 @@ async def post_advice(body: m.AdviceRequest, store: Store = Depends(get_store)) 
         upper_total=body.upper_total,
         extra_bonuses=body.extra_bonuses,
     )
-    if body.objective == "target":
-        advice = advise_target(table, position, body.target)
-    elif body.objective == "win":
-        advice = advise_win(table, position)
-    else:
-        advice = advise(table, position)
+
+    def rank(table) -> Advice:
+        if body.objective == "target":
+            return advise_target(table, position, body.target)
+        if body.objective == "win":
+            return advise_win(table, position)
+        return advise(table, position)
+
+    advice = await with_table(store, rules, objective_key(body.objective, body.target), rank)
     out, key = advice_json(advice)
     # every option's spread: not for served hands or saved throws
     if body.objective == "expected" and not (rules.has_served or rules.save_unused_throws):
@@ -95,14 +105,17 @@ async def post_outlook(body: m.OutlookRequest, store: Store = Depends(get_store)
     entry = store.get(body.rules)
     rules = entry.rules
     check_target(body)
-    table = await table_for(store, rules, objective_key(body.objective, body.target))
-    mask, upper, flag, score = turn_start(table, body)
-    if body.objective == "target":
-        value = table.value(mask, upper, flag, table.lane_points(score, body.target))
-    elif body.objective == "win":
-        value = table.value(mask, upper, flag, score)
-    else:
-        value = score + table.value(mask, upper, flag)
+
+    def look(table) -> tuple[tuple[int, int, int, int], float]:
+        mask, upper, flag, score = start = turn_start(table, body)
+        if body.objective == "target":
+            return start, table.value(mask, upper, flag, table.lane_points(score, body.target))
+        if body.objective == "win":
+            return start, table.value(mask, upper, flag, score)
+        return start, score + table.value(mask, upper, flag)
+
+    key = objective_key(body.objective, body.target)
+    (mask, upper, flag, score), value = await with_table(store, rules, key, look)
     expected = value if body.objective == "expected" else None
     sd = None
     if body.objective == "expected" and not rules.save_unused_throws:

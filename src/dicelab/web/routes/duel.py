@@ -10,7 +10,7 @@ from dicelab.errors import UserError
 from dicelab.solve.advice import TIE, Option
 from dicelab.solve.duel_advice import Sheet, duel_advise, sheet_state
 from dicelab.web import models as m
-from dicelab.web.routes import FastJSON, get_store, route, table_for
+from dicelab.web.routes import FastJSON, get_store, route, table_for, with_table
 from dicelab.web.store import Store
 
 router = APIRouter(tags=["duel"])
@@ -54,16 +54,13 @@ async def post_duel_advice(
     """Both players play to win (a tie counts half). The first call on a rule set
     solves its two-player game, when this server can hold it."""
     entry = store.get(body.rules)
-    table = await table_for(store, entry.rules, "duel")
     expected = await table_for(store, entry.rules)
-    advice = duel_advise(
-        table,
-        expected,
-        tuple(body.dice),
-        body.rerolls_left,
-        sheet_of(body.mine),
-        sheet_of(body.theirs),
-    )
+    mine, theirs = sheet_of(body.mine), sheet_of(body.theirs)
+
+    def rank(table):
+        return duel_advise(table, expected, tuple(body.dice), body.rerolls_left, mine, theirs)
+
+    advice = await with_table(store, entry.rules, "duel", rank)
     return FastJSON(
         {
             "rules": entry.id,
@@ -120,8 +117,9 @@ async def post_duel_outlook(body: m.DuelOutlookRequest, store: Store = Depends(g
     """Between turns: who moves next and the chance of `mine` to win, both playing
     to win; at the end, 1, 1/2 or 0 by the final scores."""
     entry = store.get(body.rules)
-    table = await table_for(store, entry.rules, "duel")
-    to_move, chance, mine, theirs = outlook(table, body)
+    to_move, chance, mine, theirs = await with_table(
+        store, entry.rules, "duel", lambda table: outlook(table, body)
+    )
     return {
         "rules": entry.id,
         "to_move": to_move,
@@ -142,9 +140,13 @@ async def post_duel_review(body: m.DuelReviewRequest, store: Store = Depends(get
     from dicelab.play.duel import review_duel
 
     entry = store.get(body.rules)
-    table = await table_for(store, entry.rules, "duel")
     expected = await table_for(store, entry.rules)
-    decisions = await run_in_threadpool(review_duel, table, expected, body.record)
+    decisions = await with_table(
+        store,
+        entry.rules,
+        "duel",
+        lambda table: run_in_threadpool(review_duel, table, expected, body.record),
+    )
     return {
         "rules": entry.id,
         "decisions": [d.to_dict() for d in decisions],
