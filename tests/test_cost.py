@@ -80,7 +80,7 @@ def test_long_solves_are_announced(capsys):
 @pytest.mark.parametrize(
     "args",
     [
-        ("tictactoe", "--rows", "10", "--columns", "10", "--k", "5"),
+        ("tictactoe", "--rows", "6", "--columns", "6", "--k", "5"),
         ("door", "--hand", " ".join(str(c) for c in range(1, 17))),
     ],
 )

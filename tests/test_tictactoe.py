@@ -99,6 +99,19 @@ def test_bad_board_is_a_user_error():
         TicTacToe(0, 3, 1)
 
 
+@pytest.mark.parametrize("rows, columns", [(99_999_999_999, 3), (1000, 1000), (7, 6)])
+def test_a_board_too_large_is_refused_before_any_work(rows, columns):
+    import subprocess
+    import sys
+
+    args = ["tictactoe", "--rows", str(rows), "--columns", str(columns)]
+    out = subprocess.run(
+        [sys.executable, "-m", "dicelab.cli", *args], capture_output=True, text=True, timeout=20
+    )  # refused from the size alone, before any board is built
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert f"{rows * columns:,} cells: at most 36" in out.stderr
+
+
 def test_command_json():
     out = CliRunner().invoke(app, ["tictactoe", "--json"])
     assert out.exit_code == 0, out.output

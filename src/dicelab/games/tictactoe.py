@@ -18,6 +18,11 @@ from dicelab.games.twoplayer import FIRST, SECOND, Outcome, Solution, Value
 __all__ = ["TicTacToe", "summarize"]
 
 
+#: Most cells of a board: a position is a number of 2 bits a cell, and 4 x 4 (16
+#: cells, 10 million positions) is already the largest that solves in minutes.
+MAX_CELLS = 36
+
+
 @dataclass(frozen=True)
 class TicTacToe:
     """``k`` in a row on a board of ``rows`` x ``columns`` cells (default 3, 3, 3)."""
@@ -32,6 +37,11 @@ class TicTacToe:
             raise UserError(
                 f"the board must have at least one row and one column, "
                 f"not {self.rows} x {self.columns}"
+            )
+        if self.rows * self.columns > MAX_CELLS:
+            raise UserError(
+                f"a {self.rows} x {self.columns} board has {self.rows * self.columns:,} cells: "
+                f"at most {MAX_CELLS} (6 x 6), whose positions are already far too many to solve"
             )
         if not 1 <= self.k <= max(self.rows, self.columns):
             raise UserError(
