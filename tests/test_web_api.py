@@ -918,3 +918,55 @@ def test_a_damaged_mapped_table_is_solved_anew_by_the_server(tmp_path, monkeypat
             assert c.post("/api/outlook", json=look).status_code == 200
         assert path.stat().st_mtime_ns != damaged  # dropped and solved anew at once
     assert cache.load_table(path, {"objective": "target"}) is not None  # whole again
+
+
+# -- stopping during a solve ----------------------------------------------------------------
+def _http(port, method, path, body=None, timeout=5):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    headers = {"content-type": "application/json"}
+    conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers)
+    r = conn.getresponse()
+    return r.status, json.loads(r.read())
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_stop_during_a_solve_takes_seconds(tmp_path, sig):
+    import signal
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(__import__("os").environ, DICELAB_CACHE_DIR=str(tmp_path))
+    cmd = [sys.executable, "-m", "dicelab.cli", "serve", "--port", str(port),
+           "--log-level", "critical"]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    answers = []
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                _http(port, "GET", "/api/health")
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        body = {"rules": "maxi-yatzy", "dice": [1, 2, 3, 4, 5, 6], "rerolls_left": 2}
+        waiting = threading.Thread(
+            target=lambda: answers.append(_http(port, "POST", "/api/advice", body, timeout=120))
+        )
+        waiting.start()
+        while _http(port, "GET", "/api/rules/maxi-yatzy/progress")[1]["state"] != "solving":
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        time.sleep(1)  # well inside the solve (about a minute), or its compile
+        start = time.monotonic()
+        proc.send_signal(getattr(signal, sig))
+        proc.wait(timeout=30)
+        assert time.monotonic() - start <= 5
+        waiting.join(timeout=10)
+    finally:
+        proc.kill()
+        proc.wait()
+    status, answer = answers[0]
+    assert status == 503 and "stopping" in answer["detail"]
+    assert [p.name for p in tmp_path.iterdir()] == []  # nothing half-written

@@ -117,7 +117,9 @@ def _move_files(made: dict, dispatcher) -> None:
 
 
 @atexit.register
-def _stop_children() -> None:
+def stop_children() -> None:
+    """Kill the compiling children still running (at exit, or before one that skips
+    the exit handlers)."""
     for proc, folder, _ in _pending.values():
         proc.kill()
         proc.wait()

@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dicelab.errors import DamagedTable, UserError
 from dicelab.web.guards import BodyLimit, HostCheck
-from dicelab.web.routes import advice, duel, records, rules
+from dicelab.web.routes import Stopping, advice, duel, records, rules
 from dicelab.web.store import NotFound, Store
 
 API_DESCRIPTION = """
@@ -92,6 +92,11 @@ def _answer_errors(app: FastAPI) -> None:
     async def _not_found(request: Request, exc: NotFound) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=404)
 
+    @app.exception_handler(Stopping)
+    async def _stopping(request: Request, exc: Stopping) -> JSONResponse:
+        detail = "the server is stopping; ask again once it is back"
+        return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": "10"})
+
     @app.exception_handler(DamagedTable)
     async def _damaged(request: Request, exc: DamagedTable) -> JSONResponse:
         # solved anew and damaged again (a failing disk?): the path stays unsaid
@@ -157,6 +162,10 @@ def _version() -> str:
     return __version__
 
 
+#: Seconds the server waits, once told to stop, for requests in flight to finish.
+GRACE_SECONDS = 2
+
+
 def run(
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -164,8 +173,34 @@ def run(
     allow_hosts: Sequence[str] = (),
 ) -> None:
     """Serve the page and the API until interrupted, to requests addressed to
-    ``host`` (when it is a name), ``localhost``, an IP address or ``allow_hosts``."""
+    ``host`` (when it is a name), ``localhost``, an IP address or ``allow_hosts``.
+
+    SIGTERM or Ctrl-C stops the server within :data:`GRACE_SECONDS` and a little
+    more, whatever is solving: requests still waiting are cancelled, and a solve
+    still running is not awaited. Nothing is left half-written by that: a table
+    file is renamed into place whole, and a save cut short leaves a temporary
+    file that the next start deletes.
+    """
+    import os
+    import sys
+
     import uvicorn
 
-    names = [*allow_hosts, host]
-    uvicorn.run(create_app(hosts=names), host=host, port=port, log_level=log_level)
+    store = Store()
+    app = create_app(store, hosts=[*allow_hosts, host])
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=GRACE_SECONDS
+    )
+    try:
+        uvicorn.Server(config).run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        store.close()
+    if store.busy():  # the interpreter would wait for the solve's thread at exit
+        from dicelab.solve import ahead
+
+        ahead.stop_children()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)

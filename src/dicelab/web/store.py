@@ -117,6 +117,17 @@ class Store:
         self._distributions: OrderedDict[tuple, Future] = OrderedDict()
         cache.remove_stray()  # what saves killed midway left (the server's last stop)
 
+    def close(self) -> None:
+        """Stop taking work: queued solves and distributions are dropped, running ones
+        are left to the process's exit (see :func:`dicelab.web.app.run`)."""
+        self._solver.shutdown(wait=False, cancel_futures=True)
+        self._forward.shutdown(wait=False, cancel_futures=True)
+
+    def busy(self) -> bool:
+        """Whether a solve or a distribution is running now."""
+        with self._lock:
+            return bool(self._solving) or any(not f.done() for f in self._distributions.values())
+
     # -- rule sets -------------------------------------------------------------------
     def builtin(self) -> list[Entry]:
         """Every built-in rule set, by name."""

@@ -65,12 +65,26 @@ async def table_for(store: Store, rules, objective: str = "expected"):
     if found is not None:
         return found
     try:
-        return await asyncio.wrap_future(store.table_future(rules, objective))
+        return await stopping_ends(asyncio.wrap_future(store.table_future(rules, objective)))
     except TooLarge as exc:
         text = exc.summary
         if objective == "duel":
             text += "; duels are played on smaller rule sets, such as yazy"
         raise UserError(text) from None
+
+
+class Stopping(Exception):
+    """The server stopped while this request waited for a solve (answered 503)."""
+
+
+async def stopping_ends(awaitable):
+    """Await a solve or a distribution; when the server stops meanwhile (it cancels
+    the requests still waiting, see :func:`dicelab.web.app.run`), answer that instead
+    of failing."""
+    try:
+        return await awaitable
+    except asyncio.CancelledError:
+        raise Stopping() from None
 
 
 async def with_table(store: Store, rules, objective: str, use):

@@ -16,6 +16,7 @@ from dicelab.web.routes import (
     check_target,
     get_store,
     route,
+    stopping_ends,
     table_for,
     turn_start,
     with_table,
@@ -140,7 +141,7 @@ async def awaited_while_connected(store: Store, rules, start: tuple, request: Re
     gone = False
     try:
         while True:
-            done, _ = await asyncio.wait({waiting}, timeout=0.25)
+            done, _ = await stopping_ends(asyncio.wait({waiting}, timeout=0.25))
             if done:
                 return waiting.result()
             if await request.is_disconnected():
