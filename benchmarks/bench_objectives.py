@@ -133,7 +133,7 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
         """
         from dicelab.solve.distribution import score_distribution
         from dicelab.solve.expected import solve_expected
-        from dicelab.solve.target import solve_utility, win_utility
+        from dicelab.solve.utility import solve_utility, win_utility
         def setup():
             return win_utility(score_distribution("yacht", solve_expected("yacht")).pmf)
         def run(u):

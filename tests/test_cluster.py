@@ -27,7 +27,8 @@ from dicelab.solve.duel import solve_duel  # noqa: E402
 from dicelab.solve.duel_compare import EXPECTED, WIN, evaluate_pairs  # noqa: E402
 from dicelab.solve.expected import ExpectedLayers, expected_table, solve_expected  # noqa: E402
 from dicelab.solve.schedule import ClusterRunner, DaskRunner, LocalRunner, run_layers  # noqa: E402
-from dicelab.solve.target import solve_target, solve_utility, step_utility  # noqa: E402
+from dicelab.solve.target import solve_target  # noqa: E402
+from dicelab.solve.utility import solve_utility, step_utility  # noqa: E402
 
 SMALL = {
     "name": "small",

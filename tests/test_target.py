@@ -27,19 +27,16 @@ from dicelab.solve.advice import Position, advise_target
 from dicelab.solve.distribution import score_distribution
 from dicelab.solve.expected import solve_expected
 from dicelab.solve.points import max_score
-from dicelab.solve.target import (
+from dicelab.solve.target import TargetTable, points_turn_values, solve_target, target_table
+from dicelab.solve.utility import (
     OneTargetTable,
-    TargetTable,
     Utility,
     every_target_cached,
     one_target_table,
-    points_turn_values,
     reach_cached,
     reach_table,
-    solve_target,
     solve_utility,
     step_utility,
-    target_table,
     win_utility,
 )
 from dicelab.solve.win import read_opponent, solve_win

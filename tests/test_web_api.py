@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 import warnings
+from contextlib import contextmanager
 from urllib.parse import quote
 
 import pytest
@@ -21,6 +22,7 @@ from dicelab.solve.advice import Position, advise
 from dicelab.solve.expected import expected_table
 from dicelab.web import models as m
 from dicelab.web import store as store_module
+from dicelab.web import tables as web_tables
 from dicelab.web.app import create_app
 from dicelab.web.store import Store
 
@@ -608,14 +610,14 @@ def test_serve_command_bad_options():
 # -- the table store -------------------------------------------------------------------
 def test_store_solves_each_rule_set_once(monkeypatch):
     calls = []
-    real = store_module.expected_table
+    real = web_tables.expected_table
 
     def counting(rules, **kwargs):
         calls.append(rules.name)
         return real(rules, **kwargs)
 
-    monkeypatch.setattr(store_module, "expected_table", counting)
-    store = Store()
+    monkeypatch.setattr(web_tables, "expected_table", counting)
+    store = Store(processes=False)
     rules = store.get("yazy").rules
     threads = [threading.Thread(target=store.table, args=(rules,)) for _ in range(8)]
     for t in threads:
@@ -630,7 +632,7 @@ def test_a_solve_in_progress_holds_up_no_other_endpoint(monkeypatch):
     # has request threads; health, the rules list and the progress answer within a
     # second, and every waiting request gets its advice once the solve ends
     started, release = threading.Event(), threading.Event()
-    real = store_module.expected_table
+    real = web_tables.expected_table
 
     def held(rules, **kwargs):
         kwargs["progress"](5, 10)
@@ -638,10 +640,10 @@ def test_a_solve_in_progress_holds_up_no_other_endpoint(monkeypatch):
         release.wait(60)
         return real(rules, **kwargs)
 
-    monkeypatch.setattr(store_module, "expected_table", held)
+    monkeypatch.setattr(web_tables, "expected_table", held)
     body = {"rules": "yacht", "dice": [3, 3, 6, 5, 6], "rerolls_left": 2}
     codes = []
-    with TestClient(create_app(Store()), base_url=LOCAL) as client:
+    with TestClient(create_app(Store(processes=False)), base_url=LOCAL) as client:
         assert client.get("/api/rules/yacht/progress").json()["state"] in ("idle", "cached")
         waiting = [
             threading.Thread(target=lambda: codes.append(client.post("/api/advice", json=body)
@@ -780,12 +782,26 @@ def test_time_left_counts_the_solve_now_ticking(monkeypatch):
     assert job.left_seconds() == pytest.approx(1.0)
 
 
+def _estimated(client, url):
+    """The progress at ``url`` once its estimate is worked out: the first answer
+    comes at once, without it, while the layouts are measured apart."""
+    deadline = time.monotonic() + 30
+    while True:
+        t0 = time.monotonic()
+        found = client.get(url).json()
+        assert time.monotonic() - t0 < 1.0
+        if "estimate_seconds" in found:
+            return found
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
 def test_progress_of_one_target(tmp_path, monkeypatch):
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
     with TestClient(create_app(Store()), base_url=LOCAL) as client:
         url = "/api/rules/yacht/progress?objective=target"
-        every = client.get(url).json()
-        one = client.get(url + "&target=200").json()
+        every = _estimated(client, url)
+        one = _estimated(client, url + "&target=200")
         assert every["state"] == one["state"] == "idle"
         assert 0 < one["estimate_seconds"] < every["estimate_seconds"]
         body = {"rules": "yacht", "dice": [3, 3, 6, 5, 6], "rerolls_left": 2,
@@ -897,7 +913,7 @@ def test_a_damaged_mapped_table_is_solved_anew_by_the_server(tmp_path, monkeypat
     from fastapi.testclient import TestClient
 
     from dicelab.solve import cache
-    from dicelab.solve.target import reach_table
+    from dicelab.solve.utility import reach_table
 
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
     reach_table("yazy", 150)  # solved and cached, as `dicelab solve yazy --target 150` does
@@ -970,3 +986,114 @@ def test_a_stop_during_a_solve_takes_seconds(tmp_path, sig):
     status, answer = answers[0]
     assert status == 503 and "stopping" in answer["detail"]
     assert [p.name for p in tmp_path.iterdir()] == []  # nothing half-written
+
+
+# -- solves in worker processes -------------------------------------------------------------
+def _until(check, seconds=60):
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+def _timed(call):
+    t0 = time.monotonic()
+    out = call()
+    return out, time.monotonic() - t0
+
+
+@contextmanager
+def closing(store):
+    """Close the store on the way out, also after a failure: the requests waiting on
+    its solves end then, and so does the test client."""
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _workers() -> list[str]:
+    out = subprocess.run(["pgrep", "-f", "dicelab.web.worker"], capture_output=True, text=True)
+    return out.stdout.split()
+
+
+def test_a_solve_in_a_worker_holds_up_nothing_that_needs_no_solve(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    Store(processes=False).table(load_rules("yazy"), "spread")  # both yazy tables on disk
+    store = Store()
+    answers = []
+
+    def ask(body):
+        thread = threading.Thread(
+            target=lambda: answers.append(client.post("/api/advice", json=body))
+        )
+        thread.start()
+        return thread
+
+    with TestClient(create_app(store), base_url=LOCAL) as client, closing(store):
+        waiting = ask({"rules": "maxi-yatzy", "dice": [1, 2, 3, 4, 5, 6], "rerolls_left": 2})
+        progress = "/api/rules/maxi-yatzy/progress"
+        _until(lambda: client.get(progress).json()["state"] == "solving")
+        _until(lambda: bool(_workers()))  # the solve runs in a process of its own
+        body = {"rules": "yazy", "dice": [1, 2, 3, 4, 5], "rerolls_left": 2}
+        r, seconds = _timed(lambda: client.post("/api/advice", json=body))
+        assert r.status_code == 200 and seconds < 1.0
+        duel = {**body, "rules": "yahtzee", "mine": {}, "theirs": {}}
+        r, seconds = _timed(lambda: client.post("/api/duel/advice", json=duel))
+        assert "two-player game" in error(r, 400) and seconds < 1.0  # refused, not queued
+        target = {"rules": "yahtzee", "dice": [1, 2, 3, 4, 5], "rerolls_left": 2}
+        behind = ask({**target, "objective": "target", "target": 250})
+        queued = "/api/rules/yahtzee/progress?objective=target&target=250"
+        _until(lambda: client.get(queued).json()["state"] == "queued")
+        assert client.get(queued).json()["position"] == 1
+        for path in ("/api/health", "/api/rules", progress, queued):
+            r, seconds = _timed(lambda path=path: client.get(path))
+            assert r.status_code == 200 and seconds < 1.0
+        store.close()  # as a stop does: the worker is killed, nothing is left behind
+        waiting.join(30)
+        behind.join(30)
+    _until(lambda: not _workers(), 10)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp-")] == []
+
+
+def test_a_worker_killed_midway_costs_one_answer(tmp_path, monkeypatch):
+    import signal
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    store = Store()
+    body = {"rules": "yatzy", "dice": [1, 2, 3, 4, 5], "rerolls_left": 2}
+    with TestClient(create_app(store), base_url=LOCAL) as client:
+        answers = []
+        waiting = threading.Thread(
+            target=lambda: answers.append(client.post("/api/advice", json=body))
+        )
+        waiting.start()
+        _until(lambda: _workers())
+        for pid in _workers():
+            __import__("os").kill(int(pid), signal.SIGKILL)
+        waiting.join(60)
+        assert "the solve was killed" in error(answers[0], 400)
+        assert client.post("/api/advice", json=body).status_code == 200  # solved anew
+
+
+def test_a_solve_past_the_time_limit_is_stopped(tmp_path, monkeypatch):
+    from dicelab.web.worker import Limits
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    store = Store(limits=Limits(seconds=1))
+    body = {"rules": "maxi-yatzy", "dice": [1, 2, 3, 4, 5, 6], "rerolls_left": 2}
+    with TestClient(create_app(store), base_url=LOCAL) as client:
+        r, seconds = _timed(lambda: client.post("/api/advice", json=body))
+        assert "limit of 1 s" in error(r, 400) and seconds < 10
+    assert not _workers() and list(tmp_path.iterdir()) == []
+
+
+def test_a_table_past_the_memory_budget_is_refused_before_it_starts(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("DICELAB_MAX_MEMORY", str(100 * 2**20))
+    body = {"rules": "yahtzee", "dice": [1, 2, 3, 4, 5], "rerolls_left": 2}
+    body.update(objective="target", target=250)
+    with TestClient(create_app(Store()), base_url=LOCAL) as client:
+        r, seconds = _timed(lambda: client.post("/api/advice", json=body))
+        assert "more than the 100.0 MiB allowed here" in error(r, 400) and seconds < 2
+    assert not _workers()

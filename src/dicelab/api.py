@@ -4,7 +4,7 @@ Each objective has its table: ``expected`` an
 :class:`~dicelab.solve.expected.ExpectedTable` (a
 :class:`~dicelab.solve.saved.SavedTable` for rules that save throws), ``target`` a
 :class:`~dicelab.solve.target.TargetTable`, ``win`` a
-:class:`~dicelab.solve.target.UtilityTable`, ``spread`` a
+:class:`~dicelab.solve.utility.UtilityTable`, ``spread`` a
 :class:`~dicelab.solve.spread.SpreadTable` and ``duel`` a
 :class:`~dicelab.solve.duel.DuelTable`; all of them are
 :class:`~dicelab.solve.table.SolvedTable`.
@@ -126,7 +126,8 @@ def _points(game: CompiledRules, objective: str, target, opponent, common: dict,
         from dicelab.solve.win import solve_win
 
         return solve_win(game, opponent, **common).table
-    from dicelab.solve.target import reach_table, target_table
+    from dicelab.solve.target import target_table
+    from dicelab.solve.utility import reach_table
 
     if target is not None:
         return reach_table(game, target, **common)

@@ -112,7 +112,8 @@ def run_advise(
         from dicelab.cli.output import progress_bar
         from dicelab.rules.compiled import compile_rules
         from dicelab.solve.cache import DamagedTable
-        from dicelab.solve.target import check_target, reach_table
+        from dicelab.solve.target import check_target
+        from dicelab.solve.utility import reach_table
 
         game = compile_rules(r)
         check_target(game, target)  # before any solving

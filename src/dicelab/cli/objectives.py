@@ -114,7 +114,8 @@ def _run_target(
 ) -> None:
     from dicelab.rules.compiled import compile_rules
     from dicelab.solve.distribution import compile_meanwhile, score_distribution
-    from dicelab.solve.target import OneTargetTable, check_target
+    from dicelab.solve.target import check_target
+    from dicelab.solve.utility import OneTargetTable
 
     game = compile_rules(r)  # once, for every table below
     check_target(game, target)
@@ -159,7 +160,8 @@ def _probability(game, target: int, every: bool, store, options: dict):
     read whole, so the damage is seen and the table solved anew.
     """
     from dicelab.solve.cache import DamagedTable
-    from dicelab.solve.target import reach_table, target_table
+    from dicelab.solve.target import target_table
+    from dicelab.solve.utility import reach_table
 
     def table_of(mapped: bool):
         if every:

@@ -338,7 +338,7 @@ def advise_target(table, position: Position, target: int) -> Advice:
     """Rank every option by its chance of a final score of at least ``target``.
 
     ``table`` is a :class:`dicelab.solve.target.TargetTable` ("play to reach S") or
-    the :class:`dicelab.solve.target.OneTargetTable` of ``target``: the values of
+    the :class:`dicelab.solve.utility.OneTargetTable` of ``target``: the values of
     the options are the best probabilities of reaching the target after taking
     them, and costs are lost probability.
     """
@@ -364,7 +364,7 @@ def advise_target(table, position: Position, target: int) -> Advice:
 def advise_win(table, position: Position) -> Advice:
     """Rank every option by its chance to beat an opponent's score distribution.
 
-    ``table`` is the :class:`dicelab.solve.target.UtilityTable` of
+    ``table`` is the :class:`dicelab.solve.utility.UtilityTable` of
     :func:`dicelab.solve.target.solve_win`: values are chances of a higher final
     score than the opponent's (a tie counting half) after each option, with the
     best play from then on; costs are lost chance.

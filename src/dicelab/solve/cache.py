@@ -29,7 +29,9 @@ import os
 import struct
 import sys
 import tempfile
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,10 +51,29 @@ MAGIC = b"DICELAB-TABLE\n"
 SUFFIX = ".dlt"
 
 
+_here = threading.local()
+
+
 def cache_dir() -> Path:
-    """The folder of cached tables (``DICELAB_CACHE_DIR`` overrides the default)."""
+    """The folder of cached tables (``DICELAB_CACHE_DIR`` overrides the default, and
+    :func:`folder_in_this_thread` both)."""
+    here = getattr(_here, "folder", None)
+    if here is not None:
+        return here
     env = os.environ.get("DICELAB_CACHE_DIR")
     return Path(env) if env else Path(user_cache_dir("dicelab")) / "tables"
+
+
+@contextmanager
+def folder_in_this_thread(folder: str | Path):
+    """Within the block, this thread's tables are read from and written to ``folder``
+    (the web server reads there what its worker solved for an upload)."""
+    before = getattr(_here, "folder", None)
+    _here.folder = Path(folder)
+    try:
+        yield
+    finally:
+        _here.folder = before
 
 
 def table_key(rules: Rules, objective: str, params: dict | None = None) -> str:

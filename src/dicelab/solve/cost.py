@@ -31,6 +31,26 @@ MEMORY_SHARE = 0.75
 LANES = 64
 
 
+#: Environment variables that lower both limits for a process and its children
+#: (``dicelab serve --max-memory`` and ``--max-solve-seconds`` set them): bytes, seconds.
+MEMORY_VARIABLE = "DICELAB_MAX_MEMORY"
+SECONDS_VARIABLE = "DICELAB_MAX_SECONDS"
+
+
+def memory_budget() -> int:
+    """Bytes a solve may plan to use: :data:`MEMORY_SHARE` of this machine's memory,
+    or what :data:`MEMORY_VARIABLE` says."""
+    given = os.environ.get(MEMORY_VARIABLE, "")
+    return int(given) if given.isdigit() else int(MEMORY_SHARE * machine_memory())
+
+
+def seconds_budget() -> float:
+    """Seconds a solve may plan to take: :data:`MAX_SECONDS`, or what
+    :data:`SECONDS_VARIABLE` says."""
+    given = os.environ.get(SECONDS_VARIABLE, "")
+    return float(given) if given.isdigit() else MAX_SECONDS
+
+
 def machine_memory() -> int:
     """Bytes of memory of this machine (8 GiB if the system does not say)."""
     try:
@@ -60,11 +80,18 @@ class Cost:
         """Refuse, in one line, what this machine cannot finish (unless allowed)."""
         if allow_large:
             return
-        memory = machine_memory()
-        if self.bytes > MEMORY_SHARE * memory:
-            why = f"more than this machine's {human_bytes(memory)} can hold"
-        elif self.seconds > MAX_SECONDS:
-            why = "longer than an hour"
+        budget, seconds = memory_budget(), seconds_budget()
+        if self.bytes > budget:
+            if os.environ.get(MEMORY_VARIABLE, "").isdigit():
+                why = f"more than the {human_bytes(budget)} allowed here"
+            else:
+                why = f"more than this machine's {human_bytes(machine_memory())} can hold"
+        elif self.seconds > seconds:
+            why = (
+                "longer than an hour"
+                if seconds == MAX_SECONDS
+                else (f"longer than the {human_seconds(seconds)} allowed here")
+            )
         else:
             return
         raise TooLarge(

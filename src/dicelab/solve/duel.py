@@ -55,7 +55,7 @@ from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
 from dicelab.solve import turn
-from dicelab.solve.cost import MEMORY_SHARE, Cost, lane_seconds, machine_memory, turn_cost
+from dicelab.solve.cost import Cost, lane_seconds, memory_budget, turn_cost
 from dicelab.solve.expected import KeepLookups
 from dicelab.solve.kernels import Leads, Players, dice_arrays, rule_arrays
 from dicelab.solve.points import StateBounds
@@ -252,7 +252,7 @@ def duel_cost(game: CompiledRules, space: DuelSpace | None = None, compare: bool
     if space is None:
         nodes, _ = count_nodes(game)
         least = Cost(what, nodes, nodes * NODE_BYTES, nodes * 1e-6, unit="pairs of sheets at least")
-        if nodes > MAX_NODES or least.bytes > MEMORY_SHARE * machine_memory():
+        if nodes > MAX_NODES or least.bytes > memory_budget():
             # a lower bound is enough to refuse, before the space is built
             return least
         space = duel_space(game)

@@ -3,7 +3,7 @@
 The opponent is a final-score distribution: a file of ``score probability`` lines
 (:func:`read_opponent`), an array, or by default the expected-score optimum's own.
 The chance to beat it (a tie counting half) is a utility of the final score, so the
-table is a :class:`~dicelab.solve.target.UtilityTable` solved by the same turn.
+table is a :class:`~dicelab.solve.utility.UtilityTable` solved by the same turn.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import numpy as np
 from dicelab.errors import UserError, parse_nested, read_user_file
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
-from dicelab.solve.target import UtilityTable, utility_table, win_utility
+from dicelab.solve.utility import UtilityTable, utility_table, win_utility
 
 Progress = Callable[[int, int], None]
 

@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from dicelab.errors import DamagedTable, UserError
 from dicelab.web.guards import BodyLimit, HostCheck
 from dicelab.web.routes import Stopping, advice, duel, records, rules
-from dicelab.web.store import NotFound, Store
+from dicelab.web.store import NotFound, QueueFull, Store
 
 API_DESCRIPTION = """
 Advice for dice games of the Yahtzee family, from exact tables.
@@ -91,6 +91,10 @@ def _answer_errors(app: FastAPI) -> None:
     @app.exception_handler(NotFound)
     async def _not_found(request: Request, exc: NotFound) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=404)
+
+    @app.exception_handler(QueueFull)
+    async def _queue_full(request: Request, exc: QueueFull) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": "30"})
 
     @app.exception_handler(Stopping)
     async def _stopping(request: Request, exc: Stopping) -> JSONResponse:
@@ -171,9 +175,15 @@ def run(
     port: int = 8000,
     log_level: str = "info",
     allow_hosts: Sequence[str] = (),
+    max_memory: int | None = None,
+    max_seconds: float | None = None,
 ) -> None:
     """Serve the page and the API until interrupted, to requests addressed to
     ``host`` (when it is a name), ``localhost``, an IP address or ``allow_hosts``.
+
+    Each table is solved in a worker process, refused before it starts when its
+    estimate passes ``max_memory`` bytes or ``max_seconds`` (defaults: 3/4 of the
+    machine's memory, an hour), and stopped when it runs past either.
 
     SIGTERM or Ctrl-C stops the server within :data:`GRACE_SECONDS` and a little
     more, whatever is solving: requests still waiting are cancelled, and a solve
@@ -182,21 +192,33 @@ def run(
     file that the next start deletes.
     """
     import os
+    import signal
     import sys
 
     import uvicorn
 
-    store = Store()
+    def stop(signum, frame):  # uvicorn passes a stop signal on once it has stopped
+        raise SystemExit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    from dicelab.solve.cost import MEMORY_VARIABLE, SECONDS_VARIABLE, memory_budget
+    from dicelab.web.worker import Limits
+
+    if max_memory is not None:  # the sizes of solves, here and in the workers
+        os.environ[MEMORY_VARIABLE] = str(int(max_memory))
+    if max_seconds is not None:
+        os.environ[SECONDS_VARIABLE] = str(int(max_seconds))
+    store = Store(limits=Limits(memory=memory_budget(), seconds=max_seconds))
     app = create_app(store, hosts=[*allow_hosts, host])
     config = uvicorn.Config(
         app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=GRACE_SECONDS
     )
     try:
         uvicorn.Server(config).run()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, SystemExit):
         pass
     finally:
-        store.close()
+        store.close()  # a worker still solving is killed
     if store.busy():  # the interpreter would wait for the solve's thread at exit
         from dicelab.solve import ahead
 

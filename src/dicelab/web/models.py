@@ -269,12 +269,18 @@ class ExpectedInfo(BaseModel):
 
 class TableProgress(BaseModel):
     id: str
-    state: Literal["ready", "solving", "cached", "idle"] = Field(
-        description="ready: in memory; solving: being loaded or solved now; cached: on disk, "
-        "loaded at the first advice; idle: to be solved at the first advice."
+    state: Literal["ready", "queued", "solving", "cached", "idle"] = Field(
+        description="ready: in memory; queued: waiting for the solve now running; solving: "
+        "being loaded or solved now; cached: on disk, loaded at the first advice; idle: to be "
+        "solved at the first advice."
     )
-    estimate_seconds: float = Field(
-        description="An upper estimate of the seconds a first solve takes on this server."
+    position: int | None = Field(
+        None, description="Place in the queue of solves, 1 next (while queued)."
+    )
+    estimate_seconds: float | None = Field(
+        None,
+        description="An upper estimate of the seconds a first solve takes on this server "
+        "(left out while it is worked out: a few seconds for the largest rule sets).",
     )
     done: int | None = Field(None, description="States solved so far (while solving).")
     total: int | None = Field(None, description="States to solve (while solving).")

@@ -22,10 +22,12 @@ only, so uploads cannot fill the disk.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import threading
 import time
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,12 +36,13 @@ from dicelab.errors import UserError
 from dicelab.rules import Rules, builtin_names, load_rules, rules_from_text
 from dicelab.rules.compiled import as_game
 from dicelab.solve import cache
-from dicelab.solve.cost import expected_cost, points_cost
-from dicelab.solve.expected import OBJECTIVE, ExpectedTable, expected_table
+from dicelab.solve.cost import Cost, expected_cost, memory_budget, points_cost
+from dicelab.solve.expected import OBJECTIVE
 from dicelab.solve.points import needed_layout
-from dicelab.solve.target import target_table
-from dicelab.solve.win import solve_win
+from dicelab.solve.utility import target_paths
 from dicelab.text import plural
+from dicelab.web.tables import solve_objective, target_of
+from dicelab.web.worker import Cancelled, Limits, solve_in_child
 
 #: Largest uploaded rules file, in characters.
 MAX_UPLOAD_CHARS = 64_000
@@ -62,10 +65,20 @@ OBJECTIVES = ("expected", "target", "win", "duel")
 MAX_POINTS_TABLES = 2
 #: Score distributions from a position kept in memory (a page asks for each turn's).
 MAX_DISTRIBUTIONS = 64
+#: Solves that may wait behind the one running; more are refused until one ends.
+MAX_QUEUED = 8
+#: Solves expected to take at most this many seconds run beside the queue of the
+#: long ones, one at a time, so that a new rule set's first answer never waits for
+#: another's solve of minutes.
+QUICK_SECONDS = 2.0
 
 
 class NotFound(UserError):
     """A rule set name the server does not know."""
+
+
+class QueueFull(UserError):
+    """Too many solves wait already (answered 503: ask again later)."""
 
 
 @dataclass(frozen=True)
@@ -100,7 +113,11 @@ def parse_upload(text: str) -> Rules:
 class Store:
     """The rule sets and tables of one server."""
 
-    def __init__(self) -> None:
+    def __init__(self, processes: bool = True, limits: Limits | None = None) -> None:
+        """``processes``: solve each table in a worker process (:mod:`.worker`), else
+        on this process's solver thread; ``limits``: what one solve may take."""
+        self.processes = processes
+        self.limits = limits or Limits()
         self._lock = threading.Lock()
         self._builtin: dict[str, Entry] = {}
         self._uploads: OrderedDict[str, Entry] = OrderedDict()
@@ -108,9 +125,15 @@ class Store:
         # second moments, which give the standard deviation of every option
         self._tables: OrderedDict[tuple[str, str], object] = OrderedDict()
         self._solving: dict[tuple[str, str], Solve] = {}
-        self._estimates: dict[tuple[str, str], float] = {}
-        # solves run here, one at a time (each uses every core), apart from requests
+        self._facts: dict[tuple[str, str], Facts] = {}
+        self._finding: set[tuple[str, str]] = set()  # facts being worked out
+        # solves run here, one at a time (each uses every core), apart from requests;
+        # tables already on disk load apart from the solves, in milliseconds
         self._solver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicelab-solve")
+        self._loader = ThreadPoolExecutor(max_workers=2, thread_name_prefix="dicelab-load")
+        # solves of a second or two (most rule sets' expected-score and spread tables)
+        self._quick = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicelab-quick")
+        self._transfer: str | None = None  # the folder where workers leave uploads' tables
         # score distributions from a position (a second or two each) run apart from solves
         self._forward = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicelab-dist")
         self._waiting: dict[tuple, int] = {}  # callers awaiting each distribution
@@ -118,10 +141,21 @@ class Store:
         cache.remove_stray()  # what saves killed midway left (the server's last stop)
 
     def close(self) -> None:
-        """Stop taking work: queued solves and distributions are dropped, running ones
-        are left to the process's exit (see :func:`dicelab.web.app.run`)."""
+        """Stop taking work: queued solves and distributions are dropped, a worker
+        solving is killed, a solve on this process's thread is left to the process's
+        exit (see :func:`dicelab.web.app.run`)."""
         self._solver.shutdown(wait=False, cancel_futures=True)
+        self._loader.shutdown(wait=False, cancel_futures=True)
+        self._quick.shutdown(wait=False, cancel_futures=True)
         self._forward.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            jobs = list(self._solving.values())
+        for job in jobs:
+            if job.child is not None:
+                job.child.stop()
+            _settle(job.future, error=Cancelled("the server is stopping"))
+        if self._transfer is not None:
+            shutil.rmtree(self._transfer, ignore_errors=True)
 
     def busy(self) -> bool:
         """Whether a solve or a distribution is running now."""
@@ -160,7 +194,7 @@ class Store:
         rules = parse_upload(text)
         states, keeps, work = solve_size(rules)
         too_large = states > MAX_STATES or keeps > MAX_KEEPS or work > MAX_WORK
-        if too_large and not self._cached(rules):
+        if too_large and not cache.table_path(rules, OBJECTIVE).exists():
             raise UserError(
                 f"uploaded rules: {plural(rules.n_categories, 'box')} with {rules.dice} dice of "
                 f"{rules.faces} faces are too large to solve inside the web server; "
@@ -174,21 +208,40 @@ class Store:
                 self._uploads.popitem(last=False)
         return entry
 
-    @staticmethod
-    def _cached(rules: Rules, objective: str = "expected") -> bool:
-        if objective == "win":
-            return False  # named by the opponent's distribution: known once solved
-        if objective == "duel":
-            from dicelab.solve import duel
+    def _cached(self, rules: Rules, objective: str = "expected") -> bool:
+        """Whether the disk cache holds the table (its checks come when it is read)."""
+        return self.facts(rules, objective).cached()
 
-            return cache.table_path(rules, duel.OBJECTIVE, {"layout": duel.LAYOUT}).exists()
-        if objective.startswith("target"):
-            from dicelab.solve.target import every_target_cached, reach_cached
+    def facts(self, rules: Rules, objective: str = "expected") -> Facts:
+        """What the table is (:func:`table_facts`), worked out once per rule set."""
+        key = (rules.fingerprint(), objective)
+        with self._lock:
+            found = self._facts.get(key)
+        if found is None:
+            found = table_facts(rules, objective)
+            with self._lock:
+                self._facts[key] = found
+        return found
 
-            target = target_of(objective)
-            game = as_game(rules)
-            return every_target_cached(game) if target is None else reach_cached(game, target)
-        return cache.table_path(rules, OBJECTIVE).exists()
+    def known_facts(self, rules: Rules, objective: str) -> Facts | None:
+        """:meth:`facts` if they are known, else ``None``, and they are worked out
+        meanwhile apart from the requests (seconds for the largest rule sets)."""
+        if objective in ("expected", "spread"):  # instant
+            return self.facts(rules, objective)
+        key = (rules.fingerprint(), objective)
+        with self._lock:
+            found = self._facts.get(key)
+            if found is None and key not in self._finding:
+                self._finding.add(key)
+                self._loader.submit(self._find_facts, rules, objective)
+        return found
+
+    def _find_facts(self, rules: Rules, objective: str) -> None:
+        try:
+            self.facts(rules, objective)
+        finally:
+            with self._lock:
+                self._finding.discard((rules.fingerprint(), objective))
 
     # -- tables ----------------------------------------------------------------------
     def loaded(self, rules: Rules, objective: str = "expected"):
@@ -202,55 +255,80 @@ class Store:
 
     def table_future(self, rules: Rules, objective: str = "expected") -> Future:
         """A future of the rule set's table for an objective: done at once if it is in
-        memory, else the one load or solve of it, running on the store's solver thread.
+        memory, else the one load (a table on disk, apart from the solves) or solve
+        of it (queued behind the solve now running, at most :data:`MAX_QUEUED`).
 
         Requests wait on the future (``await asyncio.wrap_future(...)``) without holding
         a thread, so a long solve never starves the other endpoints.
         """
         check_objective(objective)
         key = (rules.fingerprint(), objective)
+        found = self.loaded(rules, objective)
+        if found is not None:
+            done: Future = Future()
+            done.set_result(found)
+            return done
         with self._lock:
-            found = self._tables.get(key)
-            if found is not None:
-                self._tables.move_to_end(key)
-                done: Future = Future()
-                done.set_result(found)
-                return done
             job = self._solving.get(key)
             if job is None:
-                job = self._solving[key] = Solve(time.monotonic())
-                job.future = self._solver.submit(self._load_or_solve, rules, objective, job)
+                job = self._solving[key] = Solve(time.monotonic(), state="checking")
+                job.future = Future()
+                self._loader.submit(self._begin, rules, objective, job)
             return job.future
+
+    def _begin(self, rules: Rules, objective: str, job: Solve) -> None:
+        """On a loader thread: load the table if it is on disk, else refuse it if it
+        is too large for this server, else queue its solve."""
+        key = (rules.fingerprint(), objective)
+        try:
+            facts = self.facts(rules, objective)
+            if facts.cached():
+                job.state = "loading"
+                self._run(rules, objective, job)
+                return
+            facts.cost.check()  # TooLarge: past this server's memory or time
+            if facts.cost.seconds <= QUICK_SECONDS:  # beside a long solve, not behind it
+                job.state = "solving"
+                self._quick.submit(self._run, rules, objective, job)
+                return
+            with self._lock:
+                queued = sum(j.state == "queued" for j in self._solving.values())
+                if queued >= MAX_QUEUED:
+                    raise QueueFull(
+                        f"{plural(queued, 'solve')} already wait their turn on this server; "
+                        "ask again in a while"
+                    )
+                job.state = "queued"
+            self._solver.submit(self._run, rules, objective, job)
+        except BaseException as exc:
+            with self._lock:
+                self._solving.pop(key, None)
+            _settle(job.future, error=exc)
+
+    def _run(self, rules: Rules, objective: str, job: Solve) -> None:
+        try:
+            table = self._load_or_solve(rules, objective, job)
+        except BaseException as exc:
+            _settle(job.future, error=exc)
+        else:
+            _settle(job.future, table)
 
     def table(self, rules: Rules, objective: str = "expected"):
         """The table of a rule set for an objective: from memory, disk or a fresh solve
         (blocks the calling thread until it is there)."""
         return self.table_future(rules, objective).result()
 
-    def estimate(self, rules: Rules, objective: str = "expected") -> float:
-        """An upper estimate of the seconds a first solve takes on this machine."""
-        key = (rules.fingerprint(), objective)
-        with self._lock:
-            if key in self._estimates:
-                return self._estimates[key]
-        seconds = expected_cost(rules).seconds
-        if objective == "duel":
-            from dicelab.solve.duel import duel_cost
-
-            seconds = duel_cost(as_game(rules), compare=False).seconds
-        elif objective == "spread":  # the turns again, after the expected-score table
-            seconds *= 2
-        elif objective != "expected":  # the points table, after the expected-score table
-            seconds += points_cost(rules, points_size(rules, objective), itemsize=4).seconds
-        seconds = round(seconds, 1)
-        with self._lock:
-            self._estimates[key] = seconds
-        return seconds
+    def estimate(self, rules: Rules, objective: str = "expected") -> float | None:
+        """An upper estimate of the seconds a first solve takes on this machine
+        (``None`` while it is being worked out)."""
+        found = self.known_facts(rules, objective)
+        return None if found is None else round(found.cost.seconds, 1)
 
     def progress(self, rules: Rules, objective: str = "expected") -> dict:
-        """Where the table of a rule set stands: ``ready``, ``solving`` (with the
-        states done, their total and the seconds so far) or ``idle``, and the estimated
-        seconds of a first solve on this machine."""
+        """Where the table of a rule set stands: ``ready``, ``queued`` (with its
+        ``position`` in the queue, 1 next), ``solving`` (with the states done, their
+        total, the seconds so far and the time left), ``cached`` (on disk) or
+        ``idle``, and the estimated seconds of a first solve on this machine."""
         check_objective(objective)
         key = (rules.fingerprint(), objective)
         estimate = self.estimate(rules, objective)
@@ -258,42 +336,43 @@ class Store:
             if key in self._tables:
                 return {"state": "ready", "estimate_seconds": estimate}
             job = self._solving.get(key)
-            if job is None:
-                cached = self._cached(rules, objective)
-                return {"state": "cached" if cached else "idle", "estimate_seconds": estimate}
-            return {
-                "state": "solving",
-                "done": job.done,
-                "total": job.total,
-                "seconds": round(time.monotonic() - job.started, 2),
-                "left_seconds": job.left_seconds(),
-                "estimate_seconds": estimate,
-            }
+            if job is not None and job.state == "queued":
+                ahead = [j for j in self._solving.values() if j.state == "queued"]
+                position = sum(j.started <= job.started for j in ahead)
+                return {"state": "queued", "position": position, "estimate_seconds": estimate}
+            if job is not None:
+                return {
+                    "state": "solving",
+                    "done": job.done,
+                    "total": job.total,
+                    "seconds": round(time.monotonic() - job.started, 2),
+                    "left_seconds": job.left_seconds(),
+                    "estimate_seconds": estimate,
+                }
+        found = self.known_facts(rules, objective)
+        cached = found is not None and found.cached()
+        return {"state": "cached" if cached else "idle", "estimate_seconds": estimate}
 
     def _load_or_solve(self, rules: Rules, objective: str, job: Solve):
         key = (rules.fingerprint(), objective)
         try:
             writes = any(rules.fingerprint() == e.rules.fingerprint() for e in self.builtin())
-            use_cache = writes or self._cached(rules, objective)
-            if objective == "expected":
-                table = self._solve(rules, use_cache=use_cache, progress=job.tick)
-            elif objective == "duel":
-                from dicelab.solve.duel import duel_table
-
-                table = duel_table(
-                    as_game(rules),
-                    use_cache=use_cache,
-                    progress=job.tick,
-                    mapped=use_cache,
-                    compare=False,
-                )
-            elif objective == "spread":
-                from dicelab.solve.spread import spread_table
-
-                expected = self.loaded(rules) or self._solve(rules, use_cache, job.tick)
-                table = spread_table(expected.game, expected, use_cache, progress=job.tick)
+            use_cache = writes or job.state == "loading"
+            if job.state == "queued":
+                job.state = "solving"
+                job.started = time.monotonic()
+            job.child = None
+            if job.state == "solving" and self.processes:
+                table = self._solve_apart(rules, objective, job, writes)
             else:
-                table = self._solve_points(rules, objective, use_cache, job.tick)
+                table = solve_objective(
+                    rules,
+                    objective,
+                    use_cache,
+                    job.tick,
+                    mapped=use_cache,
+                    expected=self.loaded(rules),
+                )
         except BaseException:
             with self._lock:
                 self._solving.pop(key, None)
@@ -303,6 +382,32 @@ class Store:
             self._evict()
             self._solving.pop(key, None)
         return table
+
+    def _solve_apart(self, rules: Rules, objective: str, job: Solve, writes: bool):
+        """Solve in a worker process, then read the table it wrote: from the disk
+        cache (built-in rules), or whole from a folder of this server's (uploads),
+        whose file is then deleted."""
+
+        def started(child) -> None:
+            job.child = child
+
+        if writes:
+            folder = str(cache.cache_dir())
+            solve_in_child(rules, objective, folder, self.limits, job.tick, started)
+            return solve_objective(rules, objective, True, job.tick, mapped=True)
+        folder = self._transfer_folder()
+        try:
+            solve_in_child(rules, objective, folder, self.limits, job.tick, started)
+            with cache.folder_in_this_thread(folder):
+                return solve_objective(rules, objective, True, job.tick)
+        finally:
+            for path in Path(folder).iterdir():
+                path.unlink(missing_ok=True)
+
+    def _transfer_folder(self) -> str:
+        if self._transfer is None:
+            self._transfer = tempfile.mkdtemp(prefix="dicelab-serve-")
+        return self._transfer
 
     def drop_damaged(self, rules: Rules, objective: str, path) -> None:
         """Forget a table found damaged while being read and delete its file (when it
@@ -356,32 +461,77 @@ class Store:
         return score_distribution(table.game, table, start=start)
 
     def _evict(self) -> None:
-        """Drop the least recently used tables beyond the limits (lock held)."""
+        """Drop the least recently used tables beyond the limits (lock held): their
+        number, and the memory of those read whole (mapped ones are the system's
+        file cache, which it gives back itself)."""
         points = [k for k in self._tables if k[1].startswith(("target", "win", "duel"))]
         for k in points[: max(0, len(points) - MAX_POINTS_TABLES)]:
             del self._tables[k]
         while len(self._tables) > MAX_TABLES:
             self._tables.popitem(last=False)
+        budget = memory_budget()
+        while len(self._tables) > 1 and sum(map(held_bytes, self._tables.values())) > budget:
+            self._tables.popitem(last=False)
 
-    @staticmethod
-    def _solve(rules: Rules, use_cache: bool, progress) -> ExpectedTable:
-        """Load or solve one table (tests replace it to hold a solve in progress)."""
-        return expected_table(rules, use_cache=use_cache, progress=progress)
 
-    @staticmethod
-    def _solve_points(rules: Rules, objective: str, use_cache: bool, progress):
-        """A target's table (memory-mapped from the cache when there), or the table
-        that plays to beat the expected-score player's score distribution."""
-        from dicelab.solve.target import reach_table
+def _settle(future: Future, result=None, error: BaseException | None = None) -> None:
+    """Give ``future`` its result or error, unless it has one (a stop came first)."""
+    try:
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)
+    except InvalidStateError:
+        pass
 
-        game = as_game(rules)
-        if objective.startswith("target"):
-            target = target_of(objective)
-            how = dict(use_cache=use_cache, progress=progress, mapped=use_cache)
-            if target is None:
-                return target_table(game, **how)
-            return reach_table(game, target, **how)
-        return solve_win(game, use_cache=use_cache, progress=progress).table
+
+def held_bytes(table) -> int:
+    """Memory a table's values hold (none for a memory-mapped file)."""
+    import numpy as np
+
+    values = getattr(table, "values", None)
+    if not isinstance(values, np.ndarray) or isinstance(values, np.memmap):
+        return 0
+    return values.nbytes
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the table of an objective is, before it is loaded or solved: the cache
+    files that hold it (it is cached when every file of one group exists) and the
+    cost of its first solve on this machine."""
+
+    groups: tuple[tuple[Path, ...], ...]
+    cost: Cost
+
+    def cached(self) -> bool:
+        return any(all(path.exists() for path in group) for group in self.groups)
+
+
+def table_facts(rules: Rules, objective: str) -> Facts:
+    """The :class:`Facts` of a table: instant for the expected-score table, seconds
+    for the points and duel tables of the largest rule sets (their layouts)."""
+    from dataclasses import replace
+
+    expected = expected_cost(rules)
+    path = cache.table_path(rules, OBJECTIVE)
+    if objective == "expected":
+        return Facts(((path,),), expected)
+    if objective == "spread":  # the turns again, after the expected-score table
+        from dicelab.solve.spread import OBJECTIVE_SPREAD
+
+        both = (path, cache.table_path(rules, OBJECTIVE_SPREAD))
+        return Facts((both,), replace(expected, seconds=2 * expected.seconds))
+    if objective == "duel":
+        from dicelab.solve import duel
+
+        duel_path = cache.table_path(rules, duel.OBJECTIVE, {"layout": duel.LAYOUT})
+        return Facts(((duel_path,),), duel.duel_cost(as_game(rules), compare=False))
+    points = points_cost(rules, points_size(rules, objective), itemsize=4)
+    cost = replace(points, seconds=points.seconds + expected.seconds)
+    if objective == "win":  # named by the opponent's distribution: known once solved
+        return Facts((), cost)
+    return Facts(tuple((p,) for p in target_paths(rules, target_of(objective))), cost)
 
 
 def objective_key(objective: str, target: int | None = None) -> str:
@@ -390,19 +540,14 @@ def objective_key(objective: str, target: int | None = None) -> str:
     return f"target:{int(target)}" if objective == "target" and target is not None else objective
 
 
-def target_of(objective: str) -> int | None:
-    """The score of a ``target:S`` name (``None`` for the table of every target)."""
-    _, _, score = objective.partition(":")
-    return int(score) if score else None
-
-
 def points_size(rules: Rules, objective: str) -> int:
-    """Values of the points table a first solve of ``objective`` makes."""
-    from dicelab.solve.target import every_target_cached, one_target_layout
+    """Values of the points table a first solve of ``objective`` makes: the table
+    of one target, or of every target (a win table has as many)."""
+    from dicelab.solve.utility import one_target_layout
 
     game = as_game(rules)
     target = target_of(objective) if objective.startswith("target") else None
-    if target is None or every_target_cached(game):
+    if target is None:
         return needed_layout(game).size
     return one_target_layout(game, target).size
 
@@ -417,10 +562,16 @@ def check_objective(objective: str) -> None:
 
 @dataclass
 class Solve:
-    """A load or solve in progress: its future and how far it has come."""
+    """A load or solve in progress: its future and how far it has come.
+
+    ``state`` is ``checking`` (what the table is: on disk, or its size),
+    ``loading`` (a table on disk), ``queued`` (a solve waiting for the one running)
+    or ``solving``; ``child`` the worker process of a solve."""
 
     started: float
+    state: str = "solving"
     future: Future | None = None
+    child: object = None
     done: int = 0
     total: int = 0
     #: When the solve now ticking began, and how much it had done then: its rate

@@ -20,10 +20,22 @@ def serve_command(
         help="Another host name to serve requests for (repeatable); IP addresses, "
         "localhost and --host always are.",
     ),
+    max_memory: str | None = typer.Option(
+        None,
+        "--max-memory",
+        help="Memory one solve may take, and the tables kept, e.g. 4G or 500M "
+        "(default: 3/4 of this machine's).",
+    ),
+    max_solve_seconds: int = typer.Option(
+        3600, "--max-solve-seconds", help="Longest solve: refused if expected longer, else stopped."
+    ),
 ) -> None:
     """Serve the play-along web page and its JSON API (docs at /docs)."""
     from dicelab.web.app import run
 
+    memory = None if max_memory is None else parse_bytes(max_memory)
+    if max_solve_seconds < 1:
+        fail(f"max solve seconds: got {max_solve_seconds}, expected at least 1")
     if not 0 <= port <= 65535:
         fail(f"port: got {port}, expected 0 to 65535")
     levels = ("critical", "error", "warning", "info", "debug")
@@ -31,7 +43,29 @@ def serve_command(
         fail(f"log level: got {log_level!r}, expected one of: {', '.join(levels)}")
     _check_listen(host, port)
     typer.echo(f"dicelab: the page is at http://{host}:{port}/ (API docs at /docs)")
-    run(host=host, port=port, log_level=log_level, allow_hosts=allow_host)
+    run(
+        host=host,
+        port=port,
+        log_level=log_level,
+        allow_hosts=allow_host,
+        max_memory=memory,
+        max_seconds=max_solve_seconds,
+    )
+
+
+def parse_bytes(text: str) -> int:
+    """``4G``, ``500M``, ``64K`` or a number of bytes, or one line saying what is wrong."""
+    units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+    word = text.strip().upper().removesuffix("IB").removesuffix("B")
+    scale = units.get(word[-1:], 1)
+    number = word[:-1] if word[-1:] in units else word
+    try:
+        value = float(number) * scale
+    except ValueError:
+        value = -1
+    if not value >= 64 * 2**20:
+        fail(f"max memory: got {text!r}, expected a size of at least 64M such as 4G or 500M")
+    return int(value)
 
 
 def _check_listen(host: str, port: int) -> None:

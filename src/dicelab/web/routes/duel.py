@@ -54,6 +54,7 @@ async def post_duel_advice(
     """Both players play to win (a tie counts half). The first call on a rule set
     solves its two-player game, when this server can hold it."""
     entry = store.get(body.rules)
+    await table_for(store, entry.rules, "duel")  # first: a duel too large is refused at once
     expected = await table_for(store, entry.rules)
     mine, theirs = sheet_of(body.mine), sheet_of(body.theirs)
 
@@ -140,6 +141,7 @@ async def post_duel_review(body: m.DuelReviewRequest, store: Store = Depends(get
     from dicelab.play.duel import review_duel
 
     entry = store.get(body.rules)
+    await table_for(store, entry.rules, "duel")  # first: a duel too large is refused at once
     expected = await table_for(store, entry.rules)
     decisions = await with_table(
         store,
