@@ -600,7 +600,13 @@ def test_serve_command_starts_and_answers():
 
 
 def test_serve_command_bad_options():
-    for args in (["--port", "70000"], ["--log-level", "loud"]):
+    for args in (
+        ["--port", "70000"],
+        ["--log-level", "loud"],
+        ["--max-memory", "lots"],
+        ["--max-memory", "10K"],
+        ["--max-solve-seconds", "0"],
+    ):
         out = subprocess.run(
             [sys.executable, "-m", "dicelab.cli", "serve", *args], capture_output=True, text=True
         )
@@ -1097,3 +1103,12 @@ def test_a_table_past_the_memory_budget_is_refused_before_it_starts(tmp_path, mo
         r, seconds = _timed(lambda: client.post("/api/advice", json=body))
         assert "more than the 100.0 MiB allowed here" in error(r, 400) and seconds < 2
     assert not _workers()
+
+
+def test_sizes_of_max_memory():
+    from dicelab.cli.commands.serve import parse_bytes
+
+    assert parse_bytes("4G") == 4 * 2**30
+    assert parse_bytes("500M") == 500 * 2**20
+    assert parse_bytes("1.5GiB") == int(1.5 * 2**30)
+    assert parse_bytes(str(2**27)) == 2**27
