@@ -1112,3 +1112,29 @@ def test_sizes_of_max_memory():
     assert parse_bytes("500M") == 500 * 2**20
     assert parse_bytes("1.5GiB") == int(1.5 * 2**30)
     assert parse_bytes(str(2**27)) == 2**27
+
+
+def test_a_queued_solve_no_one_awaits_is_dropped_before_it_starts(tmp_path, monkeypatch):
+    # the solver is held busy; two callers wait on one queued solve: the first
+    # leaving keeps it, the second leaving drops it, and asking again queues it anew
+    from dicelab.web.worker import Cancelled
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    store = Store(processes=False)
+    busy = threading.Event()
+    store._solver.submit(busy.wait, 60)
+    rules = load_rules("yahtzee")
+    first = store.table_future(rules, "target:250", wait=True)
+    assert store.table_future(rules, "target:250", wait=True) is first
+    _until(lambda: store.progress(rules, "target:250")["state"] == "queued")
+    store.release_table(rules, "target:250", gone=True)
+    assert store.progress(rules, "target:250")["state"] == "queued"
+    store.release_table(rules, "target:250", gone=True)
+    with pytest.raises(Cancelled, match="no one waits"):
+        first.result(5)
+    assert store.progress(rules, "target:250")["state"] == "idle"
+    again = store.table_future(rules, "target:250", wait=True)
+    assert again is not first
+    _until(lambda: store.progress(rules, "target:250")["state"] == "queued")
+    store.close()
+    busy.set()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib import resources
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -21,7 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dicelab.errors import DamagedTable, UserError
 from dicelab.web.guards import BodyLimit, HostCheck
-from dicelab.web.routes import Stopping, advice, duel, records, rules
+from dicelab.web.routes import Stopping, advice, duel, records, remember_request, rules
 from dicelab.web.store import NotFound, QueueFull, Store
 
 API_DESCRIPTION = """
@@ -74,6 +74,7 @@ def create_app(store: Store | None = None, hosts: Sequence[str] = ()) -> FastAPI
         docs_url=None,  # our own viewer below: it loads nothing from other sites
         redoc_url=None,
         openapi_url="/openapi.json",
+        dependencies=[Depends(remember_request)],
     )
     app.state.store = store or Store()
     app.add_middleware(BodyLimit)

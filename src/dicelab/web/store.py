@@ -253,7 +253,22 @@ class Store:
                 self._tables.move_to_end(key)
             return found
 
-    def table_future(self, rules: Rules, objective: str = "expected") -> Future:
+    def release_table(self, rules: Rules, objective: str, gone: bool = False) -> None:
+        """A caller counted by ``table_future(..., wait=True)`` stops waiting; a solve
+        still queued that no one waits for any more (``gone``: they left) is dropped."""
+        key = (rules.fingerprint(), objective)
+        with self._lock:
+            job = self._solving.get(key)
+            if job is None:
+                return
+            job.waiting = max(0, job.waiting - 1)
+            if not (gone and job.waiting == 0 and job.state == "queued"):
+                return
+            job.state = "dropped"  # the solver thread skips it when its turn comes
+            del self._solving[key]
+        _settle(job.future, error=Cancelled("no one waits for this table any more"))
+
+    def table_future(self, rules: Rules, objective: str = "expected", wait: bool = False) -> Future:
         """A future of the rule set's table for an objective: done at once if it is in
         memory, else the one load (a table on disk, apart from the solves) or solve
         of it (queued behind the solve now running, at most :data:`MAX_QUEUED`).
@@ -274,6 +289,7 @@ class Store:
                 job = self._solving[key] = Solve(time.monotonic(), state="checking")
                 job.future = Future()
                 self._loader.submit(self._begin, rules, objective, job)
+            job.waiting += wait
             return job.future
 
     def _begin(self, rules: Rules, objective: str, job: Solve) -> None:
@@ -306,6 +322,8 @@ class Store:
             _settle(job.future, error=exc)
 
     def _run(self, rules: Rules, objective: str, job: Solve) -> None:
+        if job.state == "dropped":
+            return
         try:
             table = self._load_or_solve(rules, objective, job)
         except BaseException as exc:
@@ -565,13 +583,15 @@ class Solve:
     """A load or solve in progress: its future and how far it has come.
 
     ``state`` is ``checking`` (what the table is: on disk, or its size),
-    ``loading`` (a table on disk), ``queued`` (a solve waiting for the one running)
-    or ``solving``; ``child`` the worker process of a solve."""
+    ``loading`` (a table on disk), ``queued`` (a solve waiting for the one running),
+    ``solving``, or ``dropped`` (queued, then no one waited any more); ``child`` the
+    worker process of a solve."""
 
     started: float
     state: str = "solving"
     future: Future | None = None
     child: object = None
+    waiting: int = 0  # requests awaiting it (see Store.release_table)
     done: int = 0
     total: int = 0
     #: When the solve now ticking began, and how much it had done then: its rate

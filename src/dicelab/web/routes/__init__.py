@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+from contextvars import ContextVar
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -64,13 +65,44 @@ async def table_for(store: Store, rules, objective: str = "expected"):
     found = store.loaded(rules, objective)
     if found is not None:
         return found
+    future = store.table_future(rules, objective, wait=True)
     try:
-        return await stopping_ends(asyncio.wrap_future(store.table_future(rules, objective)))
+        return await stopping_ends(awaited_while_there(asyncio.wrap_future(future)))
+    except ClientGone:
+        store.release_table(rules, objective, gone=True)
+        raise UserError("the client left before the table was ready") from None
     except TooLarge as exc:
         text = exc.summary
         if objective == "duel":
             text += "; duels are played on smaller rule sets, such as yazy"
         raise UserError(text) from None
+
+
+#: The request being answered (set for every route: see :func:`remember_request`).
+current_request: ContextVar[Request | None] = ContextVar("current_request", default=None)
+
+
+async def remember_request(request: Request) -> None:
+    """A dependency of every route: the request, for :func:`awaited_while_there`
+    (async, so that it is set in the task that runs the route)."""
+    current_request.set(request)
+
+
+class ClientGone(Exception):
+    """The client closed its connection while its request waited."""
+
+
+async def awaited_while_there(waiting: asyncio.Future):
+    """``waiting``, awaited while the client of the current request is still there:
+    a client that leaves (a page that moved on) stops waiting, so a solve that no
+    one awaits any more can be dropped before it starts."""
+    request = current_request.get()
+    while True:
+        done, _ = await asyncio.wait({waiting}, timeout=0.25)
+        if done:
+            return waiting.result()
+        if request is not None and await request.is_disconnected():
+            raise ClientGone()
 
 
 class Stopping(Exception):
