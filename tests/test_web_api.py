@@ -1019,7 +1019,11 @@ def closing(store):
 
 
 def _workers() -> list[str]:
-    out = subprocess.run(["pgrep", "-f", "dicelab.web.worker"], capture_output=True, text=True)
+    """The worker processes of this test run's servers (children of this process)."""
+    pid = str(__import__("os").getpid())
+    out = subprocess.run(
+        ["pgrep", "-P", pid, "-f", "dicelab.web.worker"], capture_output=True, text=True
+    )
     return out.stdout.split()
 
 
@@ -1067,7 +1071,8 @@ def test_a_worker_killed_midway_costs_one_answer(tmp_path, monkeypatch):
 
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
     store = Store()
-    body = {"rules": "yatzy", "dice": [1, 2, 3, 4, 5], "rerolls_left": 2}
+    body = {"rules": "yacht", "dice": [1, 2, 3, 4, 5], "rerolls_left": 2}
+    body.update(objective="target", target=150)  # some seconds: solved in a worker
     with TestClient(create_app(store), base_url=LOCAL) as client:
         answers = []
         waiting = threading.Thread(

@@ -68,8 +68,9 @@ MAX_DISTRIBUTIONS = 64
 #: Solves that may wait behind the one running; more are refused until one ends.
 MAX_QUEUED = 8
 #: Solves expected to take at most this many seconds run beside the queue of the
-#: long ones, one at a time, so that a new rule set's first answer never waits for
-#: another's solve of minutes.
+#: long ones, one at a time and in this process (a worker takes a second or two to
+#: start), so that a new rule set's first answer never waits for another's solve of
+#: minutes.
 QUICK_SECONDS = 2.0
 
 
@@ -284,6 +285,11 @@ class Store:
             done.set_result(found)
             return done
         with self._lock:
+            found = self._tables.get(key)  # solved since the look above
+            if found is not None:
+                done = Future()
+                done.set_result(found)
+                return done
             job = self._solving.get(key)
             if job is None:
                 job = self._solving[key] = Solve(time.monotonic(), state="checking")
@@ -304,7 +310,7 @@ class Store:
                 return
             facts.cost.check()  # TooLarge: past this server's memory or time
             if facts.cost.seconds <= QUICK_SECONDS:  # beside a long solve, not behind it
-                job.state = "solving"
+                job.state, job.quick = "solving", True
                 self._quick.submit(self._run, rules, objective, job)
                 return
             with self._lock:
@@ -380,7 +386,7 @@ class Store:
                 job.state = "solving"
                 job.started = time.monotonic()
             job.child = None
-            if job.state == "solving" and self.processes:
+            if job.state == "solving" and self.processes and not job.quick:
                 table = self._solve_apart(rules, objective, job, writes)
             else:
                 table = solve_objective(
@@ -592,6 +598,7 @@ class Solve:
     future: Future | None = None
     child: object = None
     waiting: int = 0  # requests awaiting it (see Store.release_table)
+    quick: bool = False  # expected to take a second or two: solved in this process
     done: int = 0
     total: int = 0
     #: When the solve now ticking began, and how much it had done then: its rate
