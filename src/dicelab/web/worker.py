@@ -27,6 +27,9 @@ from dicelab.errors import TooLarge, UserError
 
 #: Seconds between two progress lines of a child.
 TICK_SECONDS = 0.2
+#: How much lower a worker's priority is than the server's: requests are answered
+#: first, and the solve takes the rest of the cores.
+NICE = 10
 #: Address space a child may take beyond its table's estimate: the interpreter,
 #: NumPy, Numba, LLVM and the compiled kernels.
 OVERHEAD_BYTES = 3 * 2**30
@@ -135,6 +138,8 @@ def _main() -> None:
 
     _die_with_parent()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # the server gone: end at once, quietly
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(NICE)  # the server's answers first: a solve takes what they leave
     from dicelab.web.tables import solve_objective
 
     memory = os.environ.get("DICELAB_WORKER_MEMORY")
