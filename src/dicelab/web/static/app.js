@@ -206,6 +206,9 @@ function solvingText(p) {
     return `(solving the rules: ${Math.floor(100 * part)}%, about ${left} s left)`;
   }
   if (p.state === "cached") return "(loading the solved rules…)";
+  if (p.state === "queued") {
+    return `(waiting for another solve to end: ${p.position === 1 ? "next" : `${p.position} in line`})`;
+  }
   if (p.estimate_seconds >= 5) {
     return `(solving the rules the first time: at most about ${Math.round(p.estimate_seconds)} s)`;
   }
