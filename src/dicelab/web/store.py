@@ -209,10 +209,6 @@ class Store:
                 self._uploads.popitem(last=False)
         return entry
 
-    def _cached(self, rules: Rules, objective: str = "expected") -> bool:
-        """Whether the disk cache holds the table (its checks come when it is read)."""
-        return self.facts(rules, objective).cached()
-
     def facts(self, rules: Rules, objective: str = "expected") -> Facts:
         """What the table is (:func:`table_facts`), worked out once per rule set."""
         key = (rules.fingerprint(), objective)
@@ -279,15 +275,11 @@ class Store:
         """
         check_objective(objective)
         key = (rules.fingerprint(), objective)
-        found = self.loaded(rules, objective)
-        if found is not None:
-            done: Future = Future()
-            done.set_result(found)
-            return done
         with self._lock:
-            found = self._tables.get(key)  # solved since the look above
+            found = self._tables.get(key)
             if found is not None:
-                done = Future()
+                self._tables.move_to_end(key)
+                done: Future = Future()
                 done.set_result(found)
                 return done
             job = self._solving.get(key)
@@ -345,8 +337,7 @@ class Store:
     def estimate(self, rules: Rules, objective: str = "expected") -> float | None:
         """An upper estimate of the seconds a first solve takes on this machine
         (``None`` while it is being worked out)."""
-        found = self.known_facts(rules, objective)
-        return None if found is None else round(found.cost.seconds, 1)
+        return _seconds(self.known_facts(rules, objective))
 
     def progress(self, rules: Rules, objective: str = "expected") -> dict:
         """Where the table of a rule set stands: ``ready``, ``queued`` (with its
@@ -355,7 +346,8 @@ class Store:
         ``idle``, and the estimated seconds of a first solve on this machine."""
         check_objective(objective)
         key = (rules.fingerprint(), objective)
-        estimate = self.estimate(rules, objective)
+        found = self.known_facts(rules, objective)
+        estimate = _seconds(found)
         with self._lock:
             if key in self._tables:
                 return {"state": "ready", "estimate_seconds": estimate}
@@ -373,7 +365,6 @@ class Store:
                     "left_seconds": job.left_seconds(),
                     "estimate_seconds": estimate,
                 }
-        found = self.known_facts(rules, objective)
         cached = found is not None and found.cached()
         return {"state": "cached" if cached else "idle", "estimate_seconds": estimate}
 
@@ -385,7 +376,6 @@ class Store:
             if job.state == "queued":
                 job.state = "solving"
                 job.started = time.monotonic()
-            job.child = None
             if job.state == "solving" and self.processes and not job.quick:
                 table = self._solve_apart(rules, objective, job, writes)
             else:
@@ -496,6 +486,11 @@ class Store:
         budget = memory_budget()
         while len(self._tables) > 1 and sum(map(held_bytes, self._tables.values())) > budget:
             self._tables.popitem(last=False)
+
+
+def _seconds(facts: Facts | None) -> float | None:
+    """The estimated seconds of a first solve, once the facts are known."""
+    return None if facts is None else round(facts.cost.seconds, 1)
 
 
 def _settle(future: Future, result=None, error: BaseException | None = None) -> None:

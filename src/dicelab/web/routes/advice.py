@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends
 
 from dicelab.errors import UserError
 from dicelab.solve.advice import TIE, Advice, Position, advise, advise_target, advise_win
 from dicelab.solve.spread import option_spreads
 from dicelab.web import models as m
 from dicelab.web.routes import (
+    ClientGone,
     FastJSON,
+    awaited_while_there,
     check_target,
     get_store,
     route,
@@ -132,21 +134,17 @@ async def post_outlook(body: m.OutlookRequest, store: Store = Depends(get_store)
     }
 
 
-async def awaited_while_connected(store: Store, rules, start: tuple, request: Request):
+async def awaited_while_connected(store: Store, rules, start: tuple):
     """The distribution from ``start``, awaited while the client is still there: a
     page moves on to the next turn and gives up the last one's chart, and a
     distribution no one waits for any more is dropped before it starts."""
-    future = store.distribution_future(rules, start)
-    waiting = asyncio.wrap_future(future)
+    waiting = asyncio.wrap_future(store.distribution_future(rules, start))
     gone = False
     try:
-        while True:
-            done, _ = await stopping_ends(asyncio.wait({waiting}, timeout=0.25))
-            if done:
-                return waiting.result()
-            if await request.is_disconnected():
-                gone = True
-                raise UserError("the client left before the distribution was ready")
+        return await stopping_ends(awaited_while_there(waiting))
+    except ClientGone:
+        gone = True
+        raise UserError("the client left before the distribution was ready") from None
     finally:
         store.release(rules, start, gone)
 
@@ -159,7 +157,7 @@ async def awaited_while_connected(store: Store, rules, start: tuple, request: Re
     "The distribution of the final score from the start of a turn",
 )
 async def post_distribution(
-    body: m.DistributionRequest, request: Request, store: Store = Depends(get_store)
+    body: m.DistributionRequest, store: Store = Depends(get_store)
 ) -> FastJSON:
     """The exact probability of every final score from a scorecard before the turn's
     first throw, with the expected-score optimum played from there (about a second
@@ -171,7 +169,7 @@ async def post_distribution(
     table = await table_for(store, rules)
     mask, upper, flag, score = turn_start(table, body)
     u, y = table.game.turn_state(upper, flag)
-    dist = await awaited_while_connected(store, rules, (mask, y, u, score), request)
+    dist = await awaited_while_connected(store, rules, (mask, y, u, score))
     lo, hi = dist.lowest, dist.highest
     return FastJSON(
         {
