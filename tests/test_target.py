@@ -26,7 +26,7 @@ from dicelab.rules.compiled import compile_rules
 from dicelab.solve.advice import Position, advise_target
 from dicelab.solve.distribution import score_distribution
 from dicelab.solve.expected import solve_expected
-from dicelab.solve.points import max_score
+from dicelab.solve.points import StateBounds, max_score
 from dicelab.solve.target import TargetTable, points_turn_values, solve_target, target_table
 from dicelab.solve.utility import (
     OneTargetTable,
@@ -197,6 +197,16 @@ def generous_top(rules) -> int:
 
 
 SLOW = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("name", ["yahtzee", "yatzy", "kniffel", "yacht", "generala", "yazy"])
+def test_max_score_is_the_bound_of_every_state_at_the_start(name):
+    """The quick bound equals the start state's entry of the full bounds arrays;
+    Yahtzee's is the well-known 1575 (every box at its best, 12 extra bonuses)."""
+    game = compile_rules(load_rules(name))
+    assert max_score(game) == int(StateBounds(game).to_come[0, 0, 0])
+    if name == "yahtzee":
+        assert max_score(game) == 1575
 
 
 @SLOW

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import rich.console
 from rich.console import Group
@@ -18,9 +19,10 @@ from rich.table import Table
 from rich.text import Text
 
 from dicelab.errors import UserError
-from dicelab.rules import Rules
-from dicelab.rules.model import JOKER_TEXT
 from dicelab.text import plural
+
+if TYPE_CHECKING:  # the rules model (pydantic, numpy) loads with the first rule set
+    from dicelab.rules import Rules
 
 
 class Console(rich.console.Console):
@@ -69,6 +71,8 @@ def scorecard(rules: Rules) -> Panel:
         if y.bonus:
             once = f"once {box} holds points"
             lines.append(Text(f"Extra bonus: {y.bonus} for each further all-same roll {once}"))
+        from dicelab.rules.model import JOKER_TEXT
+
         lines.append(Text("Joker: " + JOKER_TEXT[y.joker].format(box=box)))
     title = f"{rules.name}: {rules.title}" if rules.title else rules.name
     return Panel(Group(*lines, table), title=title, expand=False)

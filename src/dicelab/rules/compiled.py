@@ -88,6 +88,12 @@ class CompiledRules:
         return u, (flag if self.n_flag == 2 else 0)
 
     @cached_property
+    def derived(self) -> dict:
+        """What the solvers work out from this game alone (its bounds, row layouts),
+        by name: worked out once per compiled game, however many tables ask."""
+        return {}
+
+    @cached_property
     def distinct_scores(self) -> tuple[np.ndarray, np.ndarray]:
         """Distinct points of each box, and each roll's position among them.
 
@@ -132,7 +138,7 @@ class CompiledRules:
     def possible_points(self) -> tuple[frozenset[int], ...]:
         """For every box, each score it can hold, with or without a joker."""
         both = np.concatenate([self.score, self.joker_score, self.served_score], axis=1)
-        return tuple(frozenset(np.unique(row).tolist()) for row in both)
+        return tuple(frozenset(row.tolist()) for row in both)
 
     @cached_property
     def upper_subsets(self) -> tuple[np.ndarray, np.ndarray]:
@@ -149,7 +155,7 @@ class CompiledRules:
         ups = [c for c in range(c_count) if self.upper[c]] if cap > 0 else []
         reach = np.zeros((1 << len(ups), self.n_upper), dtype=np.bool_)
         reach[0, 0] = True
-        scores = [np.unique(self.score[c]) for c in ups]
+        scores = [_sorted_once(self.score[c]) for c in ups]
         for bits in range(1, 1 << len(ups)):
             low = (bits & -bits).bit_length() - 1
             prev = np.flatnonzero(reach[bits ^ (1 << low)])

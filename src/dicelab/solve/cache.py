@@ -34,12 +34,16 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 from platformdirs import user_cache_dir
 
 from dicelab.errors import DamagedTable
-from dicelab.rules import Rules
+
+if TYPE_CHECKING:  # numpy and the rules model load with the first table, not for a listing
+    import numpy as np
+
+    from dicelab.rules import Rules
 
 #: Bumped whenever a change in the solvers or the file format changes a table file.
 ENGINE_VERSION = "2"
@@ -103,6 +107,8 @@ def save_table(path: Path, array: np.ndarray, meta: dict) -> None:
     The array's memory is hashed and written in place, never copied, so saving a
     table of several gigabytes needs no second one.
     """
+    import numpy as np
+
     data = np.ascontiguousarray(array)
     view = memoryview(data).cast("B")
     header = dict(meta)
@@ -218,6 +224,8 @@ def read_header(path: Path) -> dict | None:
 
 def _matching_header(path: Path, expect: dict) -> dict | None:
     """The header of a table file if it matches ``expect`` and this engine."""
+    import numpy as np
+
     header = read_header(path)
     if header is None or header.get("engine") != ENGINE_VERSION:
         return None
@@ -245,6 +253,8 @@ def load_table(path: Path, expect: dict) -> tuple[np.ndarray, dict] | None:
     ``expect`` maps metadata keys (``rules``, ``objective``, ``params`` ...) to the
     values they must have. The engine version and the checksums are always checked.
     """
+    import numpy as np
+
     header = _matching_header(path, expect)
     if header is None:
         return None
@@ -274,6 +284,8 @@ class MappedTable:
     """
 
     def __init__(self, path: Path, header: dict) -> None:
+        import numpy as np
+
         self.path = path
         self.header = header
         self.values = np.memmap(

@@ -58,7 +58,7 @@ from dicelab.solve.kernels.turn import (
     placements,
 )
 from dicelab.solve.kernels.work import on_threads, take
-from dicelab.solve.points import StateBounds, layers
+from dicelab.solve.points import StateBounds, layers, state_bounds
 
 Progress = Callable[[int, int], None]
 
@@ -606,7 +606,7 @@ def score_distribution(
 
     game = as_game(rules)
     refuse_variants(game, "the score distribution", served=False)
-    bounds = StateBounds(game)
+    bounds = state_bounds(game)
     _check_size(game, bounds, allow_large)
     if values is None:
         compile_meanwhile()

@@ -58,7 +58,7 @@ from dicelab.solve import turn
 from dicelab.solve.cost import Cost, lane_seconds, memory_budget, turn_cost
 from dicelab.solve.expected import KeepLookups
 from dicelab.solve.kernels import Leads, Players, dice_arrays, rule_arrays
-from dicelab.solve.points import StateBounds
+from dicelab.solve.points import state_bounds
 from dicelab.solve.table import SolvedTable
 
 Progress = Callable[[int, int], None]
@@ -76,7 +76,7 @@ NODE_BYTES = 56
 def _player_states(game: CompiledRules) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every reachable one-player turn-start state as ``(mask, flag, upper)``, ordered by
     boxes filled, then mask, flag and upper total."""
-    bounds = StateBounds(game)
+    bounds = state_bounds(game)
     m, y, u = np.nonzero(bounds.reachable)
     pop = np.zeros_like(m)
     for c in range(game.n_categories):
@@ -187,7 +187,7 @@ def duel_space(game: CompiledRules) -> DuelSpace:
     """Lay out the nodes and rows of a duel (see :class:`DuelSpace`)."""
     refuse_variants(game, "the two-player game")
     n_cat = game.n_categories
-    bounds = StateBounds(game)
+    bounds = state_bounds(game)
     p_mask, p_y, p_u = _player_states(game)
     p_count = np.zeros_like(p_mask)
     for c in range(n_cat):

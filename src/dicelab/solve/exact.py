@@ -41,11 +41,11 @@ from dicelab.solve.kernels.points import batch_runs, plan_layer
 from dicelab.solve.kernels.turn import candidate_moves, next_flag, open_box_rows, placements
 from dicelab.solve.points import (
     PointsLayout,
-    StateBounds,
     build_layout,
     layers,
     max_score,
     so_far_layout,
+    state_bounds,
 )
 from dicelab.solve.target import check_target
 
@@ -371,7 +371,7 @@ def exact_target(rules: Rules | CompiledRules | str, target: int, width: int = 1
     if target == 0:
         return ExactResult(game.rules, "target", Fraction(1), 0, 0.0, target)
     layout = so_far_layout(game, target - 1, target)
-    bounds = StateBounds(game)
+    bounds = state_bounds(game)
 
     def terminal(points: int, u: int) -> int:
         return 1 if points + bounds.bonus_of(u) >= target else 0
@@ -395,7 +395,7 @@ def exact_expected(rules: Rules | CompiledRules | str, width: int = 64) -> Exact
     start = time.perf_counter()
     zeros = np.zeros((1 << game.n_categories, game.n_flag, game.n_upper), dtype=np.int64)
     layout = build_layout(game, zeros, zeros)
-    bounds = StateBounds(game)
+    bounds = state_bounds(game)
 
     def terminal(points: int, u: int) -> int:
         return int(bounds.bonus_of(u))

@@ -15,6 +15,7 @@ bonus threshold, extra-bonus flag).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -200,14 +201,37 @@ class TurnValues(KeepLookups):
 
 
 def turn_values(table: ExpectedTable, filled: int, upper_total: int = 0, flag: int = 0):
-    """All values inside the turn that starts in a state (see :class:`TurnValues`)."""
+    """All values inside the turn that starts in a state (see :class:`TurnValues`).
+
+    The last few turns asked are kept: the throws of one turn (a review, the page,
+    a game in progress) ask about the same turn up to three times.
+    """
     g = table.game
     table.value(filled, upper_total, flag)  # validates the state
     if filled == g.full_mask:
         raise UserError("every box is filled: the game is over")
     u, y = g.turn_state(upper_total, flag)
+    key = (id(table), filled, upper_total, y)
+    with _RECENT_LOCK:
+        found = _RECENT_TURNS.get(key)
+    if found is not None and found.table is table:
+        return found
     K, start, first = turn.turn_detail(g, table.values, filled, u, y)
-    return TurnValues(table, filled, upper_total, y, K, float(start), first)
+    for a in (K, first):  # shared by whoever asks next
+        if isinstance(a, np.ndarray):
+            a.setflags(write=False)
+    found = TurnValues(table, filled, upper_total, y, K, float(start), first)
+    with _RECENT_LOCK:
+        _RECENT_TURNS[key] = found
+        while len(_RECENT_TURNS) > _RECENT_KEPT:
+            _RECENT_TURNS.pop(next(iter(_RECENT_TURNS)))
+    return found
+
+
+#: The turns :func:`turn_values` answered last, oldest first.
+_RECENT_TURNS: dict[tuple, TurnValues] = {}
+_RECENT_KEPT = 8
+_RECENT_LOCK = threading.Lock()
 
 
 class ExpectedLayers:

@@ -49,9 +49,31 @@ def box_best(game: CompiledRules) -> np.ndarray:
 
 
 def max_score(game: CompiledRules) -> int:
-    """A bound on the final score: every box at its best, every bonus earned."""
-    bounds = StateBounds(game)
-    return int(bounds.to_come[0, 0, 0])
+    """A bound on the final score: every box at its best, every bonus earned.
+
+    The same as ``StateBounds(game).to_come[0, 0, 0]``, without the arrays of every state.
+    """
+    refuse_variants(game, "this objective", served=False)
+    best = box_best(game)
+    n = game.n_categories
+    top = int(best.sum())
+    if game.yahtzee >= 0:
+        top += int(game.rules.extra_bonus) * max(n - 1, 0)
+    thr = game.threshold
+    if thr > 0 and int((best * game.upper.astype(bool)).sum()) >= thr:
+        top += game.rules.bonus_points
+    return top
+
+
+def state_bounds(game: CompiledRules) -> StateBounds:
+    """The game's :class:`StateBounds`, worked out once per compiled game (read-only)."""
+    found = game.derived.get("state_bounds")
+    if found is None:
+        found = StateBounds(game)
+        for a in (found.to_come, found.so_far_hi, found.reachable):
+            a.setflags(write=False)
+        game.derived["state_bounds"] = found
+    return found
 
 
 class StateBounds:
@@ -165,7 +187,7 @@ def build_layout(
     game: CompiledRules, lo: np.ndarray, hi: np.ndarray, bounds: StateBounds | None = None
 ) -> PointsLayout:
     """Lay rows out layer by layer, mask by mask, flag then upper total."""
-    bounds = bounds or StateBounds(game)
+    bounds = bounds or state_bounds(game)
     lo = np.where(bounds.reachable, lo, 1).astype(np.int64)
     hi = np.where(bounds.reachable, hi, 0).astype(np.int64)
     lengths = np.maximum(hi - lo + 1, 0)
@@ -189,7 +211,7 @@ def build_layout(
 
 def needed_layout(game: CompiledRules) -> PointsLayout:
     """Rows of points still needed, ``1..most to come`` (the all-targets table)."""
-    bounds = StateBounds(game)
+    bounds = state_bounds(game)
     return build_layout(game, np.ones_like(bounds.to_come), bounds.to_come, bounds)
 
 
@@ -204,7 +226,7 @@ def so_far_layout(
     A state whose best finish cannot pass ``low`` or which already has ``high``
     points has a known value and needs no row. ``None`` means no such bound.
     """
-    b = bounds or StateBounds(game)
+    b = bounds or state_bounds(game)
     lo = b.so_far_lo
     hi = b.so_far_hi
     if low is not None:

@@ -47,10 +47,10 @@ from dicelab.solve.expected import (
 from dicelab.solve.kernels import PointsRows, dice_arrays, rule_arrays
 from dicelab.solve.points import (
     PointsLayout,
-    StateBounds,
     layers,
     max_score,
     needed_layout,
+    state_bounds,
 )
 from dicelab.solve.table import SolvedTable
 
@@ -364,7 +364,7 @@ def solve_target(
     ``store``: see :func:`solve_points`)."""
     game = as_game(rules)
     layout = needed_layout(game)
-    bounds = StateBounds(game)
+    bounds = state_bounds(game)
     start = time.perf_counter()
 
     def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ import numpy as np
 from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
-from dicelab.solve.points import PointsLayout, StateBounds, so_far_layout
+from dicelab.solve.points import PointsLayout, so_far_layout, state_bounds
 from dicelab.solve.target import (
     OBJECTIVE_TARGET,
     POINTS_WIDTH,
@@ -135,7 +135,7 @@ def solve_utility(
     low = utility.flat_below
     high = max(utility.flat_from, low + 1)
     layout = utility_layout(game, utility)
-    bounds = StateBounds(game)
+    bounds = state_bounds(game)
     below = float(utility.at(np.array([low]))[0])
     above = float(utility.at(np.array([high]))[0])
     start = time.perf_counter()
