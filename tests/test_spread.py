@@ -14,7 +14,8 @@ from dicelab.errors import UserError
 from dicelab.rules.compiled import compile_rules
 from dicelab.solve.distribution import score_distribution
 from dicelab.solve.expected import solve_expected
-from dicelab.solve.spread import _best_keeps_chosen, solve_spread, spread_of, turn_moments
+from dicelab.solve.spread import solve_spread, spread_of, turn_moments
+from dicelab.solve.turn import chosen_keeps
 
 PUBLISHED_SD = {"yahtzee": (59.6117, 4), "yacht": (37.86, 2)}
 
@@ -44,7 +45,7 @@ def first_throw_moments(spread, mask, u, y):
     rerolls = K.shape[0] - 1
     A, B = (K[rerolls].copy(), KB[rerolls].copy()) if rerolls else (K[0].copy(), KB[0].copy())
     if rerolls:
-        _best_keeps_chosen(space, A, B)
+        chosen_keeps(space, A, B)
     roll0 = space.size_start[space.dice]
     return space.roll_prob @ A[roll0:], space.roll_prob @ B[roll0:]
 

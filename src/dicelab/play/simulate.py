@@ -24,7 +24,7 @@ import numpy as np
 from numba import njit
 
 from dicelab.errors import UserError
-from dicelab.solve.distribution import all_same_box
+from dicelab.rules.compiled import all_same_box
 from dicelab.solve.expected import ExpectedTable
 from dicelab.solve.kernels import dice_arrays, rule_arrays
 from dicelab.solve.kernels.turn import (

@@ -358,3 +358,13 @@ def as_game(rules: Rules | CompiledRules | str | Path) -> CompiledRules:
 
         rules = load_rules(rules)
     return compile_rules(rules)
+
+
+def all_same_box(rules: Rules) -> int:
+    """Index of the all-dice-alike box (the extra-bonus box, else the first one), or -1."""
+    if rules.yahtzee_index >= 0:
+        return rules.yahtzee_index
+    for i, cat in enumerate(rules.categories):
+        if getattr(cat, "kind", "") == "of_a_kind" and cat.count == rules.dice:
+            return i
+    return -1

@@ -40,7 +40,7 @@ from numba import njit
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules
-from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
+from dicelab.rules.compiled import CompiledRules, all_same_box, as_game, refuse_variants
 from dicelab.solve.cost import Cost
 from dicelab.solve.expected import (
     ExpectedTable,
@@ -478,16 +478,6 @@ class ScoreDistribution:
             "p_at_least": self.p_at_least[lo : hi + 1].tolist(),
             "seconds": round(self.seconds, 4),
         }
-
-
-def all_same_box(rules: Rules) -> int:
-    """Index of the all-dice-alike box (the extra-bonus box, else the first one), or -1."""
-    if rules.yahtzee_index >= 0:
-        return rules.yahtzee_index
-    for i, cat in enumerate(rules.categories):
-        if getattr(cat, "kind", "") == "of_a_kind" and cat.count == rules.dice:
-            return i
-    return -1
 
 
 @dataclass

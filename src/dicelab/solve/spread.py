@@ -33,9 +33,9 @@ from numba import njit, prange
 
 from dicelab.errors import UserError
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
-from dicelab.rules.placement import next_flag, placed
+from dicelab.rules.placement import next_flag
 from dicelab.solve import turn
-from dicelab.solve.distribution import TIE, OutcomeLayout, slot_outcome
+from dicelab.solve.distribution import OutcomeLayout, slot_outcome
 from dicelab.solve.expected import ExpectedTable, expected_table
 from dicelab.solve.kernels import rule_arrays
 from dicelab.solve.points import layers
@@ -171,67 +171,13 @@ def spread_table(
 
 # -- one turn, in NumPy ---------------------------------------------------------------------
 def _final_moments(game: CompiledRules, V, M2, mask: int, u: int, y: int):
-    """Each final roll's mean and second moment in the box the strategy picks.
-
-    The first open box that beats the others by more than ``TIE`` is taken, as in
-    :func:`dicelab.solve.distribution.turn_outcomes`.
-    """
-    score = game.score
-    n_cat, n_rolls = score.shape
-    cap = game.threshold
-    A = np.full(n_rolls, np.nan)
-    B = np.full(n_rolls, np.nan)
-    ordinary = game.roll_face < 0
-
-    def moments(c, pts, extra, y2):
-        u2 = np.where(game.upper[c] & (cap > 0), np.minimum(u + pts, cap), u)
-        m2 = mask | (1 << c)
-        g = (pts + extra).astype(np.float64)
-        v, w = V[m2, y2, u2], M2[m2, y2, u2]
-        return g + v, g * g + 2.0 * g * v + w
-
-    for c in range(n_cat):
-        if (mask >> c) & 1:
-            continue
-        pts = score[c]
-        y2 = np.where((pts > 0) & (game.n_flag == 2), 1, 0) if c == game.yahtzee else y
-        a, b = moments(c, pts, np.zeros_like(pts), y2 + np.zeros_like(pts))
-        take = ordinary & (np.isnan(A) | (a > A + TIE))
-        A[take], B[take] = a[take], b[take]
-    rules = rule_arrays(game)
-    for r in np.flatnonzero(~ordinary):
-        moves, extra = placed(mask, y, int(r), rules)
-        best_a = best_b = None
-        for c, pts, y2 in moves:  # a few boxes: scalar arithmetic beats NumPy calls here
-            u2 = min(u + pts, cap) if (game.upper[c] and cap > 0) else u
-            g = float(pts + extra)
-            v, w = float(V[mask | (1 << c), y2, u2]), float(M2[mask | (1 << c), y2, u2])
-            if best_a is None or g + v > best_a + TIE:
-                best_a, best_b = g + v, g * g + 2.0 * g * v + w
-        A[r], B[r] = best_a, best_b
-    return A, B
-
-
-def _best_keeps_chosen(space, A: np.ndarray, B: np.ndarray) -> None:
-    """The keep the strategy picks inside each set of dice, in place, with its second
-    moment: better by more than ``TIE``, else fewer dice, else the lower keep index."""
-    starts = space.size_start
-    size_of = np.repeat(np.arange(space.dice + 1), np.diff(starts))
-    arg = np.arange(space.n_keeps)
-    for size in range(1, space.dice + 1):
-        ks = np.arange(starts[size], starts[size + 1])
-        subs = space.sub_rows[ks]
-        for j in range(subs.shape[1]):
-            s = subs[:, j]
-            active = s != ks  # padding repeats the keep itself
-            va, vb = A[ks], A[s]
-            a, b = arg[ks], arg[s]
-            better = vb > va + TIE
-            fewer = (size_of[b] < size_of[a]) | ((size_of[b] == size_of[a]) & (b < a))
-            take = active & (better | ((vb >= va - TIE) & fewer))
-            A[ks[take]] = vb[take]
-            arg[ks[take]] = b[take]
-    B[:] = B[arg]
+    """Each final roll's mean and second moment in the box the strategy picks
+    (:func:`dicelab.solve.turn.strategy_boxes`)."""
+    box, pts, extra, y2, u2 = turn.strategy_boxes(game, V, mask, u, y)
+    nxt = mask | (1 << box)
+    g = (pts + extra).astype(np.float64)
+    v, w = V[nxt, y2, u2], M2[nxt, y2, u2]
+    return g + v, g * g + 2.0 * g * v + w
 
 
 def turn_moments(spread: SpreadTable, mask: int, u: int, y: int):
@@ -261,7 +207,7 @@ def turn_moments(spread: SpreadTable, mask: int, u: int, y: int):
         turn.keep_means(space, A)
         turn.keep_means(space, B)
         K[n], KB[n] = A, B
-        _best_keeps_chosen(space, A, B)
+        turn.chosen_keeps(space, A, B)
     spread.turns[(mask, u, y)] = (K, KB)
     while len(spread.turns) > TURNS_KEPT:
         spread.turns.popitem(last=False)

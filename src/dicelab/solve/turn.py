@@ -15,6 +15,10 @@ from dicelab.rules.compiled import CompiledRules
 from dicelab.rules.placement import placed
 from dicelab.solve.kernels import rule_arrays
 
+#: Values closer than this are a tie; the strategy then takes the first option
+#: (see :func:`strategy_boxes` and :func:`chosen_keeps`).
+TIE = 1e-9
+
 
 def best_boxes(
     game: CompiledRules, mask: int, y: int, value_of, first_throw: bool = False
@@ -142,3 +146,69 @@ def throws(game: CompiledRules, final: np.ndarray, first: np.ndarray | None = No
         A[roll0:] = np.maximum(A[roll0:], first)
     start = np.cumsum(space.roll_prob * A[roll0:])[-1]
     return K, float(start)
+
+
+# -- the one strategy of the expected-score optimum, for what is measured along it ---------
+def strategy_boxes(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int):
+    """The box the expected-score strategy of ``V`` fills with each final roll.
+
+    The first open box that beats the others by more than :data:`TIE` is taken, as
+    in :func:`dicelab.solve.distribution.turn_outcomes`; all-alike rolls follow the
+    joker rule. Returns arrays over the rolls (in keep order): ``(box, points,
+    extra, y2, u2)``, the box, its points, the extra bonus earned, the next flag and
+    the next capped upper total. Whatever is measured along the strategy (the
+    spread, the split of the score by box) starts from here.
+    """
+    score = game.score
+    n_cat, n_rolls = score.shape
+    cap = game.threshold
+    best = np.full(n_rolls, -np.inf)
+    box = np.full(n_rolls, -1, dtype=np.int64)
+    pts = np.zeros(n_rolls, dtype=np.int64)
+    extra = np.zeros(n_rolls, dtype=np.int64)
+    y2 = np.zeros(n_rolls, dtype=np.int64)
+    u2 = np.zeros(n_rolls, dtype=np.int64)
+    ordinary = game.roll_face < 0
+    for c in range(n_cat):
+        if (mask >> c) & 1:
+            continue
+        p = score[c]
+        yc = np.where((p > 0) & (game.n_flag == 2), 1, 0) if c == game.yahtzee else y
+        uc = np.where(game.upper[c] & (cap > 0), np.minimum(u + p, cap), u)
+        a = p + V[mask | (1 << c), yc, uc]
+        take = ordinary & (a > best + TIE)
+        best[take], box[take], pts[take] = a[take], c, p[take]
+        y2[take] = np.broadcast_to(yc, n_rolls)[take]
+        u2[take] = np.broadcast_to(uc, n_rolls)[take]
+    rules = rule_arrays(game)
+    for r in np.flatnonzero(~ordinary):
+        moves, bonus = placed(mask, y, int(r), rules)
+        for c, p, yc in moves:  # a few boxes: scalar arithmetic beats NumPy calls here
+            uc = min(u + p, cap) if (game.upper[c] and cap > 0) else u
+            a = float(p + bonus) + float(V[mask | (1 << c), yc, uc])
+            if a > best[r] + TIE:
+                best[r], box[r], pts[r], extra[r], y2[r], u2[r] = a, c, p, bonus, yc, uc
+    return box, pts, extra, y2, u2
+
+
+def chosen_keeps(space, A: np.ndarray, B: np.ndarray) -> None:
+    """The keep the strategy picks inside each set of dice, in place: better by more
+    than :data:`TIE`, else fewer dice, else the lower keep index. ``A`` holds the
+    values that choose; ``B`` (one row per keep, any further axes) follows the choice."""
+    starts = space.size_start
+    size_of = np.repeat(np.arange(space.dice + 1), np.diff(starts))
+    arg = np.arange(space.n_keeps)
+    for size in range(1, space.dice + 1):
+        ks = np.arange(starts[size], starts[size + 1])
+        subs = space.sub_rows[ks]
+        for j in range(subs.shape[1]):
+            s = subs[:, j]
+            active = s != ks  # padding repeats the keep itself
+            va, vb = A[ks], A[s]
+            a, b = arg[ks], arg[s]
+            better = vb > va + TIE
+            fewer = (size_of[b] < size_of[a]) | ((size_of[b] == size_of[a]) & (b < a))
+            take = active & (better | ((vb >= va - TIE) & fewer))
+            A[ks[take]] = vb[take]
+            arg[ks[take]] = b[take]
+    B[:] = B[arg]
