@@ -273,3 +273,50 @@ def test_a_simulation_from_a_position_lands_within_four_standard_errors():
         se = extras.std(ddof=1) / np.sqrt(games)
         assert abs(extras.mean() - why.extra_bonus) <= 4 * se + 1e-12
     assert upper_ids
+
+
+# -- the command line ---------------------------------------------------------------------
+def run(*args):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "dicelab.cli", *args], capture_output=True, text=True
+    )
+
+
+def test_advise_explain_prints_the_why_and_the_split():
+    out = run("advise", "yazy", "--dice", "6", "6", "5", "3", "1", "--explain", "--top", "3")
+    assert out.returncode == 0, out.stderr
+    assert "1. Keeping 6 6 is best" in out.stdout
+    assert "where the expected final score comes from" in out.stdout
+    assert "all alike scored" in out.stdout  # yazy has no extra bonus
+
+
+def test_advise_explain_json_carries_the_figures_of_every_option():
+    import json
+
+    out = run("advise", "yacht", "--dice", "6", "6", "5", "3", "1", "--explain", "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    for option in data["options"]:
+        why = option["explain"]
+        assert {"p_upper_bonus", "expected_extra_bonuses", "box_points", "text"} <= set(why)
+        assert sum(why["box_points"].values()) + why["upper_bonus"] + why["extra_bonus"] == (
+            pytest.approx(option["expected_final_score"], abs=1e-9)
+        )
+
+
+def test_advise_explain_for_a_target_speaks_of_the_chance():
+    out = run("advise", "yazy", "--dice", "66531", "--target", "150", "--explain", "--json")
+    assert out.returncode == 0, out.stderr
+    import json
+
+    options = json.loads(out.stdout)["options"]
+    assert "the chance of 150 or more" in options[1]["explain"]["text"]
+
+
+def test_advise_explain_refuses_saved_throws_in_one_line():
+    out = run("advise", "maxi-yatzy-saved", "--dice", "665311", "--explain")
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and "saved" in out.stderr

@@ -91,11 +91,13 @@ def run_advise(
     as_json: bool = False,
     console: Console | None = None,
     target: int | None = None,
+    explain: bool = False,
 ) -> Advice:
     """Run ``dicelab advise`` and print the ranked options.
 
     With ``target``, options are ranked by their chance of a final score of at
-    least ``target`` (the target table, solved once and cached).
+    least ``target`` (the target table, solved once and cached). With ``explain``,
+    each option also says why (see :mod:`dicelab.solve.explain`).
     """
     console = console or Console()
     r = load_rules(rules)
@@ -106,7 +108,10 @@ def run_advise(
         upper_total=upper,
         extra_bonuses=bonuses,
     )
-    if target is None:
+    whys: list | None = None
+    if target is None and explain:
+        advice, whys = explained_advice(r, position, quiet=as_json)
+    elif target is None:
         advice = advise(load_any_table(r, quiet=as_json), position)
     else:
         from dicelab.cli.output import progress_bar
@@ -124,11 +129,67 @@ def run_advise(
             except DamagedTable:  # read whole, the damage is seen and the table solved anew
                 ttable = reach_table(game, target, progress=tick)
                 advice = advise_target(ttable, position, target)
+    if explain and whys is None:
+        from dicelab.solve.explain import chance_texts
+
+        whys = chance_texts(advice)
     if as_json:
-        console.print_json(json.dumps({"rules": r.name, **advice.to_dict()}))
+        out = advice.to_dict()
+        for option, why in zip(out["options"], whys or (), strict=False):
+            option["explain"] = {"text": why} if isinstance(why, str) else why.to_dict()
+        console.print_json(json.dumps({"rules": r.name, **out}))
     else:
         show_advice(advice, r, console, top=top)
+        if whys:
+            show_why(advice, whys, r, console, top)
     return advice
+
+
+def explained_advice(rules: Rules, position: Position, quiet: bool = False):
+    """Advice with each option's why, from the split of the expected score by box
+    (solved once with a progress bar, then read from the cache as it is needed)."""
+    from dicelab.cli.output import progress_bar
+    from dicelab.rules.compiled import compile_rules
+    from dicelab.solve.cache import DamagedTable
+    from dicelab.solve.explain import explain_advice, explain_table
+
+    game = compile_rules(rules)
+    what = f"splitting {rules.name}'s expected score by box"
+    with progress_bar(what, enabled=not quiet, unit="layers") as tick:
+        table = explain_table(game, progress=tick, mapped=True)
+        try:
+            return explain_advice(table, position)
+        except DamagedTable:  # read whole, the damage is seen and the table solved anew
+            return explain_advice(explain_table(game, progress=tick), position)
+
+
+def show_why(advice: Advice, whys: list, rules: Rules, console: Console, top: int) -> None:
+    """Why, in a sentence per option, then where the points of the first options come
+    from: each open box, the bonuses."""
+    shown = len(whys) if top <= 0 else min(top, len(whys))
+    for i, why in enumerate(whys[:shown], start=1):
+        console.print(f"{i}. {why if isinstance(why, str) else why.text}")
+    if isinstance(whys[0], str):
+        return
+    columns = whys[: min(3, shown)]
+    table = Table(title="where the expected final score comes from", header_style="bold")
+    table.add_column("")
+    for o in advice.options[: len(columns)]:
+        table.add_column(o.label, justify="right")
+    for cat in rules.categories:
+        if cat.id not in advice.position.filled:
+            table.add_row(cat.label, *(f"{w.box_points[cat.id]:.2f}" for w in columns))
+    first = columns[0]
+    if first.p_upper_bonus is not None:
+        cells = (f"{100 * w.p_upper_bonus:.1f}% ({w.upper_bonus:.2f})" for w in columns)
+        table.add_row("upper bonus", *cells)
+    if first.expected_extra_bonuses is not None:
+        cells = (f"{w.expected_extra_bonuses:.3f} ({w.extra_bonus:.2f})" for w in columns)
+        table.add_row("extra bonuses", *cells)
+    elif first.p_all_same is not None:
+        table.add_row("all alike scored", *(f"{100 * w.p_all_same:.1f}%" for w in columns))
+    table.add_row("final score", *(f"{w.expected_final_score:.3f}" for w in columns))
+    console.print(table)
 
 
 def show_advice(advice: Advice, rules: Rules, console: Console, top: int = 12) -> None:

@@ -19,7 +19,7 @@ option add up to its expected final score to the last digits.
 
 >>> from dicelab.solve.explain import explain_table
 >>> round(explain_table("yazy").value(), 4)
-185.6969
+165.7573
 """
 
 from __future__ import annotations
@@ -362,7 +362,7 @@ def explain(table: ExplainTable, advice: Advice) -> list[Explanation]:
     roll = space.index(tuple(position.dice))
     rows = [_option_row(table, o, mask, u, y, KP, roll, position.rerolls) for o in advice.options]
     plain = [_explained(game, position, (mask, upper, score), r) for r in rows]
-    return [_with_text(game, advice.options, plain, i, mask) for i in range(len(advice.options))]
+    return [_with_text(game, advice.options, plain, i) for i in range(len(advice.options))]
 
 
 def _option_row(table, o: Option, mask, u, y, KP, roll: int, rerolls: int) -> np.ndarray:
@@ -398,13 +398,26 @@ def _instead(o: Option, other: Option) -> str:
     first, second = _doing(o), _doing(other)
     if first.startswith("keeping ") and second.startswith("keeping "):
         second = second.removeprefix("keeping ")
-    return f"{first[0].upper()}{first[1:]} instead of {second}"
+    return f"{_capital(first)} instead of {second}"
 
 
 def _percent(a: float, b: float) -> tuple[str, str]:
-    """Two chances as percentages, with a decimal where whole ones would read the same."""
-    whole = (f"{100 * a:.0f}%", f"{100 * b:.0f}%")
-    return whole if whole[0] != whole[1] else (f"{100 * a:.1f}%", f"{100 * b:.1f}%")
+    """Two chances as percentages, with as many decimals (up to three) as it takes to
+    tell them apart."""
+    for digits in range(4):
+        pair = (f"{100 * a:.{digits}f}%", f"{100 * b:.{digits}f}%")
+        if pair[0] != pair[1]:
+            break
+    return pair
+
+
+def _counts(a: float, b: float) -> tuple[str, str]:
+    """Two expected counts, with two decimals or as many more as tell them apart."""
+    for digits in range(2, 5):
+        pair = (f"{a:.{digits}f}", f"{b:.{digits}f}")
+        if pair[0] != pair[1]:
+            break
+    return pair
 
 
 def differences(game: CompiledRules, ref: Explanation, new: Explanation) -> list[tuple[float, str]]:
@@ -424,9 +437,9 @@ def differences(game: CompiledRules, ref: Explanation, new: Explanation) -> list
         out.append((d, f"the upper bonus {'rises' if d > 0 else 'falls'} from {was} to {now}"))
     if ref.expected_extra_bonuses is not None:
         d = new.extra_bonus - ref.extra_bonus
-        was, now = ref.expected_extra_bonuses, new.expected_extra_bonuses
+        was, now = _counts(ref.expected_extra_bonuses, new.expected_extra_bonuses)
         way = "rise" if d > 0 else "fall"
-        out.append((d, f"extra bonuses {way} from {was:.2f} to {now:.2f} on average"))
+        out.append((d, f"extra bonuses {way} from {was} to {now} on average"))
     out = [(d, s) for d, s in out if abs(d) >= NOTABLE]
     return sorted(out, key=lambda t: -abs(t[0]))
 
@@ -435,7 +448,7 @@ def _points(x: float) -> str:
     return f"{x:.2f} points" if x < 1 else f"{x:.1f} points"
 
 
-def _with_text(game, options, plain: list[Explanation], i: int, mask: int) -> Explanation:
+def _with_text(game, options, plain: list[Explanation], i: int) -> Explanation:
     """Explanation ``i`` with its sentence: against the best option, or for the best
     one, against the second."""
     from dataclasses import replace
@@ -444,15 +457,15 @@ def _with_text(game, options, plain: list[Explanation], i: int, mask: int) -> Ex
 
     o = options[i]
     if len(options) == 1:
-        return replace(plain[i], text=f"{_instead(o, o).split(' instead')[0]} is the only choice.")
+        return replace(plain[i], text=f"{_capital(_doing(o))} is the only choice.")
     if i == 0:
         other, ref, new = options[1], plain[1], plain[0]
         gap = o.value - other.value
-        head = _doing(o)
+        head = _capital(_doing(o))
         if gap <= TIE:
-            text = f"{head[0].upper()}{head[1:]} is as good as {_doing(other)}"
+            text = f"{head} is as good as {_doing(other)}"
         else:
-            text = f"{head[0].upper()}{head[1:]} is best, {_points(gap)} ahead of {_doing(other)}"
+            text = f"{head} is best, {_points(gap)} ahead of {_doing(other)}"
     else:
         ref, new = plain[0], plain[i]
         text = _instead(o, options[0])
@@ -470,3 +483,43 @@ def explain_advice(table: ExplainTable, position: Position) -> tuple[Advice, lis
         raise UserError("the why of each option: not for rules that save unused throws")
     advice = advise(table.expected, position)
     return advice, explain(table, advice)
+
+
+# -- objectives valued in a chance ----------------------------------------------------------
+def chance_texts(advice: Advice) -> list[str]:
+    """One sentence per option of an advice valued in a chance (of a target, of a win):
+    what the option does to that chance, against the best option (the best one
+    against the second)."""
+    from dicelab.solve.advice import TIE
+
+    what = (
+        "the chance to win"
+        if advice.win
+        else f"the chance of {advice.target} or more"
+        if advice.target is not None
+        else None
+    )
+    if what is None:
+        raise ValueError("chance_texts: an advice valued in expected points")
+    options = advice.options
+    out = []
+    for i, o in enumerate(options):
+        if len(options) == 1:
+            out.append(f"{_capital(_doing(o))} is the only choice.")
+            continue
+        other = options[1] if i == 0 else options[0]
+        was, now = _percent(other.value, o.value)
+        if abs(o.value - other.value) <= TIE:
+            out.append(f"{_capital(_doing(o))} is as good as {_doing(other)}: {what} is {now}.")
+        elif i == 0:
+            out.append(
+                f"{_capital(_doing(o))} is best: {what} is {now}, against {was} "
+                f"for {_doing(other)}."
+            )
+        else:
+            out.append(f"{_instead(o, other)} lowers {what} from {was} to {now}.")
+    return out
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]

@@ -29,6 +29,9 @@ def advise_command(
     target: int | None = typer.Option(
         None, "--target", help="Play to reach this final score: rank by P(score >= S)."
     ),
+    explain: bool = typer.Option(
+        False, "--explain", help="Say why: each box's expected points, the bonuses' chances."
+    ),
 ) -> None:
     """Rank every option of a position by its expected final score (or its chance of
     reaching a target score)."""
@@ -44,6 +47,7 @@ def advise_command(
         top=top,
         as_json=as_json,
         target=target,
+        explain=explain,
     )
 
 
