@@ -70,7 +70,8 @@ def test_every_option_splits_into_its_expected_final_score(name):
     table = explain_table(name)
     rng = np.random.default_rng(3)
     for position in positions(table.expected, rng, 40):
-        advice, whys = explain_advice(table, position)
+        advice = explain_advice(table, position)
+        whys = advice.explanations
         for option, why in zip(advice.options, whys, strict=True):
             known = sum(v for v in why.box_points.values() if v is not None)
             total = known + why.upper_bonus + why.extra_bonus
@@ -82,10 +83,12 @@ def test_every_option_splits_into_its_expected_final_score(name):
 def test_the_upper_bonus_reached_is_certain_and_out_of_reach_is_impossible():
     table = explain_table("yahtzee")
     reached = {"sixes": 30, "fives": 25, "fours": 12}
-    advice, whys = explain_advice(table, Position((1, 2, 3, 4, 6), 1, reached))
+    advice = explain_advice(table, Position((1, 2, 3, 4, 6), 1, reached))
+    whys = advice.explanations
     assert all(w.p_upper_bonus == 1.0 for w in whys)
     lost = {"sixes": 0, "fives": 0, "fours": 0, "threes": 0}
-    advice, whys = explain_advice(table, Position((1, 2, 3, 4, 6), 1, lost))
+    advice = explain_advice(table, Position((1, 2, 3, 4, 6), 1, lost))
+    whys = advice.explanations
     assert all(w.p_upper_bonus == 0.0 for w in whys)
     # the boxes written keep their points; a box filled with nothing is no chance
     assert all(w.box_points["sixes"] == 0.0 for w in whys)
@@ -94,7 +97,8 @@ def test_the_upper_bonus_reached_is_certain_and_out_of_reach_is_impossible():
 def test_the_sentence_names_the_cost_and_the_largest_differences():
     table = explain_table("yahtzee")
     filled = {"ones": 3, "twos": 6, "threes": 9, "fours": 12, "chance": 22}
-    advice, whys = explain_advice(table, Position((5, 5, 6, 6, 2), 2, filled))
+    advice = explain_advice(table, Position((5, 5, 6, 6, 2), 2, filled))
+    whys = advice.explanations
     best, other = advice.options[0], advice.options[1]
     assert whys[0].text.startswith("Keeping " + " ".join(map(str, best.keep)) + " is best, ")
     assert f"costs {other.cost:.1f} points" in whys[1].text or other.cost < 1
@@ -182,7 +186,8 @@ def test_every_figure_agrees_with_a_plain_expectimax(rules, seed):
     # the options of a first throw, each explained
     rng = np.random.default_rng(seed)
     dice = tuple(sorted(int(d) for d in rng.integers(1, rules.faces + 1, rules.dice)))
-    advice, whys = explain_advice(table, Position(dice=dice, rerolls=rules.rolls - 1))
+    advice = explain_advice(table, Position(dice=dice, rerolls=rules.rolls - 1))
+    whys = advice.explanations
     bonus = rules.upper_bonus.points if rules.upper_bonus else 0
     for option, why in zip(advice.options, whys, strict=True):
         if option.kind == "keep" and not option.stops:
@@ -212,7 +217,8 @@ def test_a_simulation_from_a_position_lands_within_four_standard_errors():
     filled = {"ones": 2, "twos": 6, "threes": 9, "four_of_a_kind": 0, "small_straight": 30,
               "large_straight": 40, "chance": 21}  # fmt: skip
     position = Position(dice=(4, 4, 5, 6, 6), rerolls=1, filled=filled)
-    advice, whys = explain_advice(table, position)
+    advice = explain_advice(table, position)
+    whys = advice.explanations
     roll0 = int(space.size_start[space.dice])
 
     @cache

@@ -49,6 +49,8 @@ _PUBLIC = {
     "TargetTable": "dicelab.solve.target",
     "UtilityTable": "dicelab.solve.utility",
     "SpreadTable": "dicelab.solve.spread",
+    "ExplainTable": "dicelab.solve.explain",
+    "Explanation": "dicelab.solve.explain",
     "DuelTable": "dicelab.solve.duel",
     "ScoreDistribution": "dicelab.solve.distribution",
     "UserError": "dicelab.errors",

@@ -5,7 +5,8 @@ Each objective has its table: ``expected`` an
 :class:`~dicelab.solve.saved.SavedTable` for rules that save throws), ``target`` a
 :class:`~dicelab.solve.target.TargetTable`, ``win`` a
 :class:`~dicelab.solve.utility.UtilityTable`, ``spread`` a
-:class:`~dicelab.solve.spread.SpreadTable` and ``duel`` a
+:class:`~dicelab.solve.spread.SpreadTable`, ``explain`` an
+:class:`~dicelab.solve.explain.ExplainTable` and ``duel`` a
 :class:`~dicelab.solve.duel.DuelTable`; all of them are
 :class:`~dicelab.solve.table.SolvedTable`.
 
@@ -34,7 +35,7 @@ from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.table import SolvedTable
 
 #: The objectives :func:`solve` knows, in the order the docs present them.
-OBJECTIVES = ("expected", "target", "win", "spread", "duel")
+OBJECTIVES = ("expected", "target", "win", "spread", "explain", "duel")
 
 Progress = Callable[[int, int], None]
 
@@ -63,7 +64,8 @@ def solve(
         ``"expected"`` (the maximum expected score, the default), ``"target"`` (the
         best chance of every final score), ``"win"`` (of beating an opponent's
         distribution), ``"spread"`` (the final score's standard deviation under the
-        expected-score optimum) or ``"duel"`` (the exact two-player game).
+        expected-score optimum), ``"explain"`` (the expected score split by box and
+        bonus: advice that says why) or ``"duel"`` (the exact two-player game).
     target : int, optional
         For ``"target"``: the one score to reach, whose table is a fraction of the
         table of every target (returned instead where cached, or without ``target``).
@@ -117,6 +119,11 @@ def solve(
         from dicelab.solve.spread import spread_table
 
         return spread_table(game, _expected(game, precision, common), use_cache=cache)
+    if objective == "explain":
+        from dicelab.solve.explain import explain_table
+
+        expected = _expected(game, "double", common)
+        return explain_table(game, expected, cache, progress, allow_large)
     return _duel(game, dict(common, store=store))
 
 

@@ -108,9 +108,8 @@ def run_advise(
         upper_total=upper,
         extra_bonuses=bonuses,
     )
-    whys: list | None = None
     if target is None and explain:
-        advice, whys = explained_advice(r, position, quiet=as_json)
+        advice = explained_advice(r, position, quiet=as_json)
     elif target is None:
         advice = advise(load_any_table(r, quiet=as_json), position)
     else:
@@ -129,19 +128,16 @@ def run_advise(
             except DamagedTable:  # read whole, the damage is seen and the table solved anew
                 ttable = reach_table(game, target, progress=tick)
                 advice = advise_target(ttable, position, target)
-    if explain and whys is None:
-        from dicelab.solve.explain import chance_texts
+    if explain and not advice.explanations:
+        from dicelab.solve.explain import explain_chances
 
-        whys = chance_texts(advice)
+        advice = explain_chances(advice)
     if as_json:
-        out = advice.to_dict()
-        for option, why in zip(out["options"], whys or (), strict=False):
-            option["explain"] = {"text": why} if isinstance(why, str) else why.to_dict()
-        console.print_json(json.dumps({"rules": r.name, **out}))
+        console.print_json(json.dumps({"rules": r.name, **advice.to_dict()}))
     else:
         show_advice(advice, r, console, top=top)
-        if whys:
-            show_why(advice, whys, r, console, top)
+        if advice.explanations:
+            show_why(advice, r, console, top)
     return advice
 
 
@@ -163,13 +159,14 @@ def explained_advice(rules: Rules, position: Position, quiet: bool = False):
             return explain_advice(explain_table(game, progress=tick), position)
 
 
-def show_why(advice: Advice, whys: list, rules: Rules, console: Console, top: int) -> None:
+def show_why(advice: Advice, rules: Rules, console: Console, top: int) -> None:
     """Why, in a sentence per option, then where the points of the first options come
     from: each open box, the bonuses."""
+    whys = advice.explanations
     shown = len(whys) if top <= 0 else min(top, len(whys))
     for i, why in enumerate(whys[:shown], start=1):
-        console.print(f"{i}. {why if isinstance(why, str) else why.text}")
-    if isinstance(whys[0], str):
+        console.print(f"{i}. {why.text}")
+    if not hasattr(whys[0], "box_points"):
         return
     columns = whys[: min(3, shown)]
     table = Table(title="where the expected final score comes from", header_style="bold")

@@ -116,6 +116,9 @@ class Advice:
     options: list[Option]
     target: int | None = None  # set when values are chances of reaching this score
     win: bool = False  # set when values are chances to beat a player who plays for points
+    #: why each option is worth what it is, in option order, where asked for (see
+    #: :mod:`dicelab.solve.explain`): each has ``text`` and ``to_dict()``
+    explanations: tuple = ()
 
     @property
     def best(self) -> Option:
@@ -159,6 +162,8 @@ class Advice:
             }
             for o in self.options
         ]
+        for option, why in zip(out["options"], self.explanations, strict=False):
+            option["explain"] = why.to_dict()
         return out
 
 

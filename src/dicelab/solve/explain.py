@@ -132,6 +132,11 @@ class ExplainTable(SolvedTable):
     def summary(self) -> str:
         return f"expected {self.value():.6f} split by box and bonus"
 
+    def advise(self, position: Position) -> Advice:
+        """Every option of a position ranked by expected final score, each with why
+        (``advice.explanations``, see :func:`explain_advice`)."""
+        return explain_advice(self, position)
+
     def parts(self, mask, y, u) -> np.ndarray:
         """The parts of states (numbers or arrays of the same shape): one row each,
         as wide as the open boxes of ``mask`` plus three."""
@@ -475,17 +480,41 @@ def _with_text(game, options, plain: list[Explanation], i: int) -> Explanation:
     return replace(plain[i], text=text)
 
 
-def explain_advice(table: ExplainTable, position: Position) -> tuple[Advice, list[Explanation]]:
-    """Advice on a position from the table's expected scores, each option explained."""
+def explain_advice(table: ExplainTable, position: Position) -> Advice:
+    """Advice on a position from the table's expected scores, each option explained
+    (``advice.explanations``)."""
+    from dataclasses import replace
+
     from dicelab.solve.advice import advise
 
     if table.game.rules.save_unused_throws:
         raise UserError("the why of each option: not for rules that save unused throws")
     advice = advise(table.expected, position)
-    return advice, explain(table, advice)
+    return replace(advice, explanations=tuple(explain(table, advice)))
 
 
 # -- objectives valued in a chance ----------------------------------------------------------
+@dataclass(frozen=True)
+class ChanceExplanation:
+    """Why an option is worth its chance (of a target, of a win): the chance and a
+    sentence against the best option."""
+
+    probability: float
+    text: str
+
+    def to_dict(self) -> dict:
+        return {"probability": self.probability, "text": self.text}
+
+
+def explain_chances(advice: Advice) -> Advice:
+    """An advice valued in a chance, each option explained (``advice.explanations``)."""
+    from dataclasses import replace
+
+    texts = chance_texts(advice)
+    whys = (ChanceExplanation(o.value, t) for o, t in zip(advice.options, texts, strict=True))
+    return replace(advice, explanations=tuple(whys))
+
+
 def chance_texts(advice: Advice) -> list[str]:
     """One sentence per option of an advice valued in a chance (of a target, of a win):
     what the option does to that chance, against the best option (the best one
