@@ -117,6 +117,25 @@ def test_advice_first_roll_keeps_the_sixes(client):
         assert o["best"] == (o["cost"] <= 1e-9)
 
 
+def test_advice_explains_every_option_when_asked(client):
+    plain = advice(client, dice=[3, 3, 6, 5, 6], rerolls_left=2).json()
+    assert all(o["explain"] is None for o in plain["options"])
+    data = advice(client, dice=[3, 3, 6, 5, 6], rerolls_left=2, explain=True).json()
+    m.AdviceOut.model_validate(data)
+    for o in data["options"]:
+        why = o["explain"]
+        parts = sum(why["box_points"].values()) + why["upper_bonus"] + why["extra_bonus"]
+        assert parts == pytest.approx(why["expected_final_score"], abs=1e-9)
+        # from the double-precision table: within the single-precision table's 1e-6
+        assert why["expected_final_score"] == pytest.approx(o["value"], abs=1e-5)
+    assert data["options"][0]["explain"]["text"].startswith("Keeping 6 6 is best")
+    target = advice(
+        client, dice=[3, 3, 6, 5, 6], rerolls_left=2, objective="target", target=200,
+        explain=True,
+    ).json()  # fmt: skip
+    assert "the chance of 200 or more" in target["options"][1]["explain"]["text"]
+
+
 def test_advice_last_roll_full_house(client):
     data = advice(client, dice=[2, 2, 2, 6, 6], rerolls_left=0).json()
     assert data["roll"] == 3

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StringConstraints
 
 from dicelab.dice import MAX_DICE
 
@@ -63,6 +63,12 @@ class AdviceRequest(_Request):
     )
     target: Annotated[StrictInt, Field(ge=0, le=1_000_000)] | None = Field(
         None, description="The final score to reach (objective `target` only)."
+    )
+    explain: StrictBool = Field(
+        False,
+        description="Say why for every option (`explain`): where its expected final score "
+        "comes from (the first such request of a rule set solves its split by box), or "
+        "what it does to the chance.",
     )
 
 
@@ -292,6 +298,28 @@ class TableProgress(BaseModel):
     )
 
 
+class ExplainOut(BaseModel):
+    """Why an option is worth its value: under the expected-score objective, where
+    its expected final score comes from (every figure under the best play that
+    follows); under the others, its chance in words."""
+
+    text: str = Field(description="A sentence: against the best option (the best: the second).")
+    probability: float | None = Field(None, description="The chance (target and win objectives).")
+    expected_final_score: float | None = Field(
+        None, description="The sum of the boxes and bonuses below (objective `expected`)."
+    )
+    box_points: dict[str, float | None] | None = Field(
+        None, description="Box id to the points it ends with on average (written: as written)."
+    )
+    upper_bonus: float | None = Field(None, description="Expected upper-bonus points.")
+    p_upper_bonus: float | None = Field(None, description="The chance of the upper bonus.")
+    extra_bonus: float | None = Field(None, description="Expected extra-bonus points, earned too.")
+    expected_extra_bonuses: float | None = Field(None, description="Their expected number.")
+    p_all_same: float | None = Field(
+        None, description="The chance that the all-alike box ends with points."
+    )
+
+
 class OptionOut(BaseModel):
     kind: Literal["keep", "box"]
     label: str
@@ -315,6 +343,7 @@ class OptionOut(BaseModel):
         description="What it gives up against the best option: expected points, or chance."
     )
     best: bool = Field(description="True for the best option and any that tie with it.")
+    explain: ExplainOut | None = Field(None, description="Why, when the request asks (`explain`).")
 
 
 class AdviceOut(BaseModel):

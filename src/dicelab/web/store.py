@@ -223,7 +223,7 @@ class Store:
     def known_facts(self, rules: Rules, objective: str) -> Facts | None:
         """:meth:`facts` if they are known, else ``None``, and they are worked out
         meanwhile apart from the requests (seconds for the largest rule sets)."""
-        if objective in ("expected", "spread"):  # instant
+        if objective in ("expected", "spread", "explain"):  # instant
             return self.facts(rules, objective)
         key = (rules.fingerprint(), objective)
         with self._lock:
@@ -536,6 +536,12 @@ def table_facts(rules: Rules, objective: str) -> Facts:
     path = cache.table_path(rules, OBJECTIVE)
     if objective == "expected":
         return Facts(((path,),), expected)
+    if objective == "explain":  # the double-precision table, then the split by box
+        from dicelab.solve.explain import OBJECTIVE_EXPLAIN, explain_cost
+
+        double = cache.table_path(rules, OBJECTIVE, {"precision": "double"})
+        both = (double, cache.table_path(rules, OBJECTIVE_EXPLAIN))
+        return Facts((both,), explain_cost(as_game(rules)))
     if objective == "spread":  # the turns again, after the expected-score table
         from dicelab.solve.spread import OBJECTIVE_SPREAD
 
@@ -573,7 +579,8 @@ def points_size(rules: Rules, objective: str) -> int:
 
 def check_objective(objective: str) -> None:
     name, _, score = objective.partition(":")
-    if name not in OBJECTIVES and name != "spread" or (score and name != "target"):
+    extra = name in ("spread", "explain")  # the expected-score table's companions
+    if name not in OBJECTIVES and not extra or (score and name != "target"):
         raise UserError(f"objective: got {objective!r}, expected one of {', '.join(OBJECTIVES)}")
     if score and not score.isdigit():
         raise UserError(f"target: got {score!r}, expected a whole number of points")

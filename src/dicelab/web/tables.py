@@ -30,8 +30,8 @@ def solve_objective(
     mapped: bool = False,
     expected=None,
 ):
-    """The table of ``objective`` for ``rules`` (see :data:`dicelab.web.store.OBJECTIVES`
-    and ``spread``), from the cache where ``use_cache`` and it is there, else solved
+    """The table of ``objective`` for ``rules`` (see :data:`dicelab.web.store.OBJECTIVES`,
+    ``spread`` and ``explain``), from the cache where ``use_cache`` and it is there, else solved
     (and cached where ``use_cache``). ``mapped``: target and duel tables are
     memory-mapped from the cache. ``expected``: the expected-score table, if at
     hand (the spread's solve needs it)."""
@@ -43,6 +43,12 @@ def solve_objective(
         game = as_game(rules)
         how = dict(use_cache=use_cache, progress=progress, mapped=mapped)
         return duel_table(game, compare=False, **how)
+    if objective == "explain":  # from the double-precision table: the parts add up exactly
+        from dicelab.solve.explain import explain_table
+
+        game = as_game(rules)
+        double = expected_table(game, use_cache=use_cache, precision="double")
+        return explain_table(game, double, use_cache, progress=progress, mapped=mapped)
     if objective == "spread":
         from dicelab.solve.spread import spread_table
 

@@ -41,6 +41,7 @@ def advice_json(advice: Advice) -> tuple[dict, str]:
         option["best"] = o.cost <= TIE
         option["value"] = option.pop(key)
         option["sd"] = None
+        option.setdefault("explain", None)
         option["expected_final_score"] = option["value"] if key == VALUE_KEYS[0] else None
     out["value"] = out.pop(key)
     return out, key
@@ -74,6 +75,8 @@ async def post_advice(body: m.AdviceRequest, store: Store = Depends(get_store)) 
         return advise(table, position)
 
     advice = await with_table(store, rules, objective_key(body.objective, body.target), rank)
+    if body.explain:
+        advice = await explained(store, rules, position, advice)
     out, key = advice_json(advice)
     # every option's spread: not for served hands or saved throws
     if body.objective == "expected" and not (rules.has_served or rules.save_unused_throws):
@@ -92,6 +95,20 @@ async def post_advice(body: m.AdviceRequest, store: Store = Depends(get_store)) 
         rolls=rules.rolls,
     )
     return FastJSON(out)
+
+
+async def explained(store: Store, rules, position: Position, advice: Advice) -> Advice:
+    """The advice with why for each option: from the split of the expected score by box
+    (its own table, matched option by option), or the chance in words."""
+    from dataclasses import replace
+
+    from dicelab.solve.explain import explain_advice, explain_chances
+
+    if advice.target is not None or advice.win:
+        return explain_chances(advice)
+    split = explain_advice(await table_for(store, rules, "explain"), position)
+    why = {o.key: w for o, w in zip(split.options, split.explanations, strict=True)}
+    return replace(advice, explanations=tuple(why[o.key] for o in advice.options))
 
 
 @route(
