@@ -43,6 +43,7 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server():
+    from dicelab.solve.explain import explain_table
     from dicelab.solve.spread import spread_table
     from dicelab.web.app import create_app
 
@@ -50,6 +51,7 @@ def server():
         table = expected_table(name)
         if not table.rules.has_served:  # and the spread the page shows beside each option
             spread_table(table.game, table)
+    explain_table("yahtzee")  # the why of each option
     port = free_port()
     config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
     srv = uvicorn.Server(config)
@@ -879,3 +881,49 @@ def test_text_contrast_meets_wcag_aa(page):
     expect(pg.locator("#review tbody tr")).to_have_count(1)
     expect(pg.locator("tr.option.best")).to_have_count(1)
     assert pg.evaluate(CONTRAST) == []
+
+
+def test_the_why_of_an_option_unfolds_under_it(page):
+    from dicelab.solve.explain import explain_table
+
+    pg = page
+    throw(pg, "3 3 6 5 6")
+    best = pg.locator("tr.option.best")
+    expect(best).to_have_attribute("data-keep", "6 6")
+    expect(pg.locator("tr.why-row")).to_have_count(0)  # folded until asked for
+    best.locator("button.why-toggle").click()
+    expect(pg.locator(".die[aria-pressed=true]")).to_have_count(0)  # the row was not followed
+    text = pg.locator("tr.why-row .why-text")
+    expect(text).to_have_text(re.compile(r"^Keeping 6 6 is best, "))
+    # the figures are the library's
+    lib = explain_table("yahtzee").advise(Position(dice=(3, 3, 6, 5, 6), rerolls=2))
+    expect(text).to_have_text(lib.explanations[0].text)
+    p = lib.explanations[0].p_upper_bonus
+    expect(pg.locator("tr.why-row .why-parts")).to_contain_text(f"upper bonus {100 * p:.0f}%")
+    sixes = lib.explanations[0].box_points["sixes"]
+    expect(pg.locator("tr.why-row .why-parts")).to_contain_text(f"Sixes {sixes:.1f}")
+    pg.screenshot(path=str(Path(__file__).parent.parent / "docs/img/web-why.png"))
+    # a second option's why, from the same answer; folding hides it again
+    second = pg.locator("tr.option").nth(1)
+    second.locator("button.why-toggle").click()
+    expect(pg.locator("tr.why-row")).to_have_count(2)
+    expect(pg.locator("tr.why-row .why-text").nth(1)).to_have_text(lib.explanations[1].text)
+    best.locator("button.why-toggle").click()
+    expect(pg.locator("tr.why-row")).to_have_count(1)
+
+
+def test_keys_hold_dice_roll_and_follow_the_best_option(page):
+    pg = page
+    pg.locator("body").press("r")
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 1 of 3")
+    expect(pg.locator("tr.option.best")).to_have_count(1)
+    pg.locator("body").press("1")
+    expect(pg.locator("#die-0")).to_have_attribute("aria-pressed", "true")
+    pg.locator("body").press("1")
+    expect(pg.locator("#die-0")).to_have_attribute("aria-pressed", "false")
+    keep = pg.locator("tr.option.best").get_attribute("data-keep")
+    pg.locator("body").press("Enter")
+    held = pg.locator(".die[aria-pressed=true]")
+    expect(held).to_have_count(len(keep.split()) if keep else 0)
+    pg.locator("body").press("r")
+    expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 2 of 3")

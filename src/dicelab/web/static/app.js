@@ -28,6 +28,9 @@ const state = {
   rulesList: [],       // the rule sets the server knows (GET /api/rules)
   reviewRequest: 0,
   focusKey: null,      // the control to focus again once the server has answered
+  whyOpen: new Set(),  // labels of the options whose why is unfolded (this position)
+  whyAsked: false,     // a why was asked for: advice comes with the why from then on
+  whyBusy: false,      // the why of the options shown is on its way
 };
 
 // -- random numbers: crypto, or a seeded generator with ?seed=N (repeatable games) ----
@@ -501,6 +504,7 @@ async function refresh() {
     extra_bonuses: extraBonuses(),
     ...objectiveBody(),
   };
+  if (state.whyAsked && !inDuel()) body.explain = true;
   const path = inDuel() ? "/api/duel/advice" : "/api/advice";
   if (inDuel()) {
     delete body.filled;
@@ -513,6 +517,8 @@ async function refresh() {
   try {
     const advice = await api(path, body);
     if (number === state.request) {
+      if (!state.advice || !sameFaces(state.advice.dice, advice.dice)
+          || state.advice.rerolls_left !== advice.rerolls_left) state.whyOpen = new Set();
       state.advice = advice;
       showError("");
     }
@@ -1129,9 +1135,11 @@ function renderOptions() {
   const table = document.createElement("table");
   table.className = "options";
   const spread = a.options.some((o) => o.sd !== null && o.sd !== undefined);
+  const why = !inDuel();  // the duel's advice has no why yet
   table.innerHTML = `<thead><tr><th>option</th><th class="num">${valueName()}</th>`
     + (spread ? '<th class="num" title="standard deviation of the final score">± sd</th>' : "")
-    + '<th class="num">cost</th></tr></thead>';
+    + '<th class="num">cost</th>' + (why ? '<th><span class="sr-only">why</span></th>' : "")
+    + "</tr></thead>";
   const body = document.createElement("tbody");
   for (const o of a.options) {
     const tr = document.createElement("tr");
@@ -1151,9 +1159,118 @@ function renderOptions() {
       + (spread ? ` (spread ${fmt(o.sd, 1)}), ` : ", ")
       + (o.best ? "the best option" : `costs ${costText(o.cost).slice(1)}`));
     body.appendChild(tr);
+    if (why) {
+      const open = state.whyOpen.has(o.label);
+      const cell = document.createElement("td");
+      cell.appendChild(whyButton(o, open));
+      tr.appendChild(cell);
+      if (open) body.appendChild(whyRow(o, 4 + (spread ? 1 : 0)));
+    }
   }
   table.appendChild(body);
   box.appendChild(table);
+}
+
+// -- why an option is worth its value: folded under it until asked for ----------------
+function whyButton(o, open) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "why-toggle";
+  b.textContent = open ? "why ▾" : "why ▸";
+  b.setAttribute("aria-expanded", String(open));
+  b.setAttribute("aria-label", `why: ${o.label}`);
+  b.addEventListener("click", (e) => {
+    e.stopPropagation();  // the row itself follows the option
+    toggleWhy(o.label);
+  });
+  b.addEventListener("keydown", (e) => e.stopPropagation());
+  return b;
+}
+
+function toggleWhy(label) {
+  if (state.whyOpen.has(label)) state.whyOpen.delete(label);
+  else state.whyOpen.add(label);
+  const a = state.advice;
+  if (state.whyOpen.size && a && !a.options.some((o) => o.explain)) whySoon();
+  render();
+}
+
+// The advice shown, asked again with the why of every option (the first time for a
+// rule set, its split of the expected score by box is worked out: seconds).
+async function whySoon() {
+  state.whyAsked = true;
+  if (state.whyBusy) return;
+  state.whyBusy = true;
+  const number = state.request;
+  const a = state.advice;
+  try {
+    const body = {
+      rules: state.rulesId, dice: a.dice, rerolls_left: a.rerolls_left, filled: filled(),
+      extra_bonuses: extraBonuses(), ...objectiveBody(), explain: true,
+    };
+    const explained = await api("/api/advice", body);
+    if (number === state.request && adviceIsCurrent()) state.advice = explained;
+  } catch (err) {
+    showError(err.message);
+  } finally {
+    state.whyBusy = false;
+    render();
+  }
+}
+
+function whyRow(o, columns) {
+  const tr = document.createElement("tr");
+  tr.className = "why-row";
+  const td = document.createElement("td");
+  td.colSpan = columns;
+  const w = o.explain;
+  if (!w) {
+    td.innerHTML = '<span class="muted">Working out why…</span>';
+  } else {
+    const parts = [];
+    if (w.box_points) {
+      const written = new Set(Object.keys(filled()));
+      for (const b of boxes()) {
+        if (!written.has(b.id)) parts.push(`${escapeHtml(b.name)} ${fmt(w.box_points[b.id], 1)}`);
+      }
+      if (w.p_upper_bonus !== null) parts.push(`upper bonus ${fmt(100 * w.p_upper_bonus, 0)}%`);
+      if (w.expected_extra_bonuses !== null) {
+        parts.push(`extra bonuses ${fmt(w.expected_extra_bonuses, 3)}`);
+      } else if (w.p_all_same !== null) {
+        parts.push(`all alike scored ${fmt(100 * w.p_all_same, 0)}%`);
+      }
+    }
+    td.innerHTML = `<p class="why-text">${escapeHtml(w.text)}</p>`
+      + (parts.length ? `<p class="why-parts">${parts.join(" · ")}</p>` : "");
+  }
+  tr.appendChild(td);
+  return tr;
+}
+
+// -- keys: digits hold dice, R rolls, Enter follows the best option ------------------
+function onKey(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+  const t = e.target;
+  if (t && (t.matches("input, select, textarea, button, a, label, [role=button]")
+      || t.isContentEditable)) return;
+  if (!state.info || !state.record) return;
+  const n = state.info.dice;
+  if (/^[1-9]$/.test(e.key) && Number(e.key) <= n) {
+    e.preventDefault();
+    toggleHold(Number(e.key) - 1);
+  } else if (e.key === "r" || e.key === "R") {
+    if (!$("roll").disabled) {
+      e.preventDefault();
+      $("roll").click();
+    }
+  } else if (e.key === "Enter") {
+    const a = adviceIsCurrent() ? state.advice : null;
+    if (!a || state.busy || !a.options.length) return;
+    e.preventDefault();
+    const best = a.options[0];
+    if (best.kind === "keep") followKeep(best);
+    else chooseBox(best.box);
+  }
 }
 
 // A table row that is a control: a button to assistive technology, reached by Tab,
@@ -1376,6 +1493,7 @@ function wire() {
   $("objective").addEventListener("change", setObjective);
   $("target").addEventListener("change", setObjective);
   $("download").addEventListener("click", downloadRecord);
+  document.addEventListener("keydown", onKey);
 }
 
 async function start() {
