@@ -326,3 +326,32 @@ def test_advise_explain_refuses_saved_throws_in_one_line():
     out = run("advise", "maxi-yatzy-saved", "--dice", "665311", "--explain")
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and "saved" in out.stderr
+
+
+def test_a_review_says_why_each_mistake_costs_what_it_does(tmp_path):
+    import json
+
+    from dicelab.play.game import Game, review
+
+    table = solve_expected("yazy")
+    game = Game(table, seed=4)
+    while game.phase != "over":
+        if game.phase == "roll":
+            game.roll()
+        elif game.phase == "keep":
+            game.keep([])  # never keep anything: mistakes
+        else:
+            game.fill(game.advice().best.box)
+    split = explain_table("yazy")
+    result = review(table, game.record, split)
+    mistakes = result.mistakes
+    assert mistakes and all(d.why for d in mistakes)
+    assert all(not d.why for d in result.decisions if not d.mistake)
+    first = mistakes[0]
+    assert first.why.startswith("Rerolling every die instead of ")
+    assert f"costs {first.cost:.2f} points" in first.why or f"costs {first.cost:.1f}" in first.why
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(game.record))
+    out = run("review", str(path), "--explain", "--mistakes")
+    assert out.returncode == 0, out.stderr
+    assert "Rerolling every die instead of" in out.stdout

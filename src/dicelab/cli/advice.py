@@ -144,19 +144,26 @@ def run_advise(
 def explained_advice(rules: Rules, position: Position, quiet: bool = False):
     """Advice with each option's why, from the split of the expected score by box
     (solved once with a progress bar, then read from the cache as it is needed)."""
+    from dicelab.solve.cache import DamagedTable
+    from dicelab.solve.explain import explain_advice
+
+    table = explain_split(rules, quiet, mapped=True)
+    try:
+        return explain_advice(table, position)
+    except DamagedTable:  # read whole, the damage is seen and the table solved anew
+        return explain_advice(explain_split(rules, quiet), position)
+
+
+def explain_split(rules: Rules, quiet: bool = False, mapped: bool = False):
+    """The split of the expected score by box (:mod:`dicelab.solve.explain`), solved
+    with a progress bar the first time."""
     from dicelab.cli.output import progress_bar
     from dicelab.rules.compiled import compile_rules
-    from dicelab.solve.cache import DamagedTable
-    from dicelab.solve.explain import explain_advice, explain_table
+    from dicelab.solve.explain import explain_table
 
-    game = compile_rules(rules)
     what = f"splitting {rules.name}'s expected score by box"
     with progress_bar(what, enabled=not quiet, unit="layers") as tick:
-        table = explain_table(game, progress=tick, mapped=True)
-        try:
-            return explain_advice(table, position)
-        except DamagedTable:  # read whole, the damage is seen and the table solved anew
-            return explain_advice(explain_table(game, progress=tick), position)
+        return explain_table(compile_rules(rules), progress=tick, mapped=mapped)
 
 
 def show_why(advice: Advice, rules: Rules, console: Console, top: int) -> None:
@@ -235,15 +242,18 @@ def run_review(
     as_json: bool = False,
     mistakes_only: bool = False,
     console: Console | None = None,
+    explain: bool = False,
 ) -> Review:
-    """Run ``dicelab review FILE`` and print every decision and the totals."""
+    """Run ``dicelab review FILE`` and print every decision and the totals; with
+    ``explain``, each mistake says why it costs what it does."""
     console = console or Console()
     record = load_record(file)
     source = rules or record.get("rules_source") or record.get("rules")
     if not isinstance(source, str):
         raise UserError(f"{Path(file).name}: the record names no rules (give --rules)")
     table = load_table(source, quiet=as_json)
-    result = review(table, record)
+    split = explain_split(table.rules, quiet=as_json) if explain else None
+    result = review(table, record, split)
     if as_json:
         console.print_json(json.dumps(result.to_dict()))
     else:
@@ -282,6 +292,9 @@ def show_review(result: Review, console: Console, mistakes_only: bool = False) -
             style=style,
         )
     console.print(table)
+    for d in shown:
+        if d.why:
+            console.print(f"turn {d.turn}, throw {d.throw}: {d.why}")
     for line in review_summary(result):
         console.print(line)
 

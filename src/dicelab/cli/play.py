@@ -23,11 +23,11 @@ from pathlib import Path
 from rich.markup import escape
 from rich.table import Table
 
-from dicelab.cli.advice import load_table, show_advice, show_review
+from dicelab.cli.advice import explain_split, load_table, show_advice, show_review
 from dicelab.cli.output import Console
 from dicelab.dice import parse_dice
 from dicelab.errors import UserError
-from dicelab.play.game import Game, find_box_option, load_record, review, save_record
+from dicelab.play.game import Game, find_box_option, load_record, review, save_record, why_of
 from dicelab.solve.advice import TIE, Advice, advise
 
 HELP = (
@@ -60,8 +60,12 @@ def run_play(
     top: int = 8,
     console: Console | None = None,
     read: Callable[[str], str] | None = None,
+    explain: bool = False,
 ) -> int:
-    """Play a game in the terminal; returns the exit code (0 finished or quit, 1 input ended)."""
+    """Play a game in the terminal; returns the exit code (0 finished or quit, 1 input ended).
+
+    With ``explain``, each choice that costs points says why.
+    """
     console = console or Console()
     read = read or (lambda prompt: console.input(prompt))
     source = _rules_source(rules)
@@ -71,6 +75,7 @@ def run_play(
             "or name a new file with --record"
         )
     table = load_table(rules)
+    split = explain_split(table.rules) if explain else None
     if resume is not None:
         game = Game.resume(table, load_record(resume))
         if game.phase == "over":
@@ -95,7 +100,7 @@ def run_play(
     console.print(HELP, style="dim")
     try:
         while game.phase != "over":
-            _step(game, console, read, show, top)
+            _step(game, console, read, (show, top, split))
             save_record(game.record, path)
     except _Quit as stop:
         save_record(game.record, path)
@@ -106,7 +111,7 @@ def run_play(
         return 0 if stop.reason == "quit" else 1
     console.print(f"[bold]game over: {game.score} points[/bold]")
     console.print(_scorecard(game))
-    result = review(table, game.record)
+    result = review(table, game.record, split)
     show_review(result, console, mistakes_only=True)
     console.print(f"the game record is in {path} (dicelab review {path})")
     return 0
@@ -129,8 +134,10 @@ def _ask(read: Callable[[str], str], prompt: str) -> str:
     return text
 
 
-def _step(game: Game, console: Console, read, show: bool, top: int) -> None:
-    """One move: a throw, a keep or a box."""
+def _step(game: Game, console: Console, read, how: tuple) -> None:
+    """One move: a throw, a keep or a box; ``how`` is ``(show, top, split)``: advice
+    shown, options shown, the split of the expected score by box (or ``None``)."""
+    show, top, split = how
     rules = game.rules
     if game.phase == "roll":
         throw = len(game._turn["throws"]) + 1 if game._turn else 1
@@ -160,7 +167,7 @@ def _step(game: Game, console: Console, read, show: bool, top: int) -> None:
         prompt = "keep? " if game.phase == "keep" else "box? "
         text = _ask(read, prompt)
         try:
-            _apply(game, advice, text, console, show)
+            _apply(game, advice, text, console, (show, split))
             return
         except UserError as exc:
             console.print(f"[red]{escape(str(exc))}[/red]")
@@ -168,9 +175,12 @@ def _step(game: Game, console: Console, read, show: bool, top: int) -> None:
                 console.print(HELP, style="dim")
 
 
-def _apply(game: Game, advice: Advice, text: str, console: Console, show: bool = True) -> None:
-    """Carry out what the player typed, and say what it cost."""
+def _apply(game: Game, advice: Advice, text: str, console: Console, how=(True, None)) -> None:
+    """Carry out what the player typed, and say what it cost (and why, where ``how``,
+    ``(show, split)``, holds the split of the expected score by box)."""
+    show, split = how
     rules = game.rules
+    position = game.position()
     if text == "?":
         raise UserError("help")
     if text == "" and not show:
@@ -192,6 +202,7 @@ def _apply(game: Game, advice: Advice, text: str, console: Console, show: bool =
             game.keep(keep)
             if chosen is not None:
                 console.print(chosen.label + _cost_text(chosen.cost, advice))
+                _say_why(split, position, chosen, console)
             else:  # a served first throw kept whole: the box to fill says what it costs
                 console.print("keep all: " + " ".join(map(str, sorted(keep))))
             return
@@ -206,6 +217,15 @@ def _apply(game: Game, advice: Advice, text: str, console: Console, show: bool =
         f"{option.box_name}: {points} points, score {game.score}"
         + _cost_text(advice.value - option.value, advice)
     )
+    _say_why(split, position, replace(option, cost=advice.value - option.value), console)
+
+
+def _say_why(split, position, chosen, console: Console) -> None:
+    """Why a costly choice costs what it does (nothing for a best one, or without a split)."""
+    if split is not None and chosen.cost > TIE:
+        text = why_of(split, position, chosen)
+        if text:
+            console.print(f"[dim]{escape(text)}[/dim]")
 
 
 def _cost_text(cost: float, advice) -> str:

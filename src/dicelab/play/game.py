@@ -529,6 +529,9 @@ class Decision:
     #: ``keep`` (a choice of dice before a reroll, or stopping), ``upper box`` (a box
     #: whose points count towards the upper bonus) or ``lower box``
     kind: str = "keep"
+    #: why the choice costs what it does, for a mistake reviewed with the split of the
+    #: expected score by box (see :func:`review`); else empty
+    why: str = ""
 
     @property
     def cost(self) -> float:
@@ -613,6 +616,7 @@ class Review:
                     "rank": d.rank,
                     "options": d.n_options,
                     "kind": d.kind,
+                    "why": d.why or None,
                 }
                 for d in self.decisions
             ],
@@ -629,8 +633,12 @@ def _kind(option: Option, rules) -> str:
     return "upper box" if box.counts_for_bonus else "lower box"
 
 
-def review(table: ExpectedTable, record: dict) -> Review:
-    """Price every decision of a recorded game against the expected-score optimum."""
+def review(table: ExpectedTable, record: dict, explain=None) -> Review:
+    """Price every decision of a recorded game against the expected-score optimum.
+
+    ``explain``: an :class:`~dicelab.solve.explain.ExplainTable` of the rules; each
+    mistake then says why it costs what it does (``Decision.why``).
+    """
     game = Game(table, dice="real")
     decisions: list[Decision] = []
     for step in _replay(game, record):
@@ -651,6 +659,7 @@ def review(table: ExpectedTable, record: dict) -> Review:
                 rank=rank,
                 n_options=len(advice.options),
                 kind=_kind(chosen, table.rules),
+                why=why_of(explain, step.position, chosen) if chosen.cost > TIE else "",
             )
         )
     finished = game.phase == "over"
@@ -670,6 +679,22 @@ def review(table: ExpectedTable, record: dict) -> Review:
         expected_score=table.expected_score,
         outcome=outcome,
     )
+
+
+def why_of(explain, position: Position, chosen: Option) -> str:
+    """The sentence that says why ``chosen`` is worth what it is, from the split of the
+    expected score by box (``explain``: an ExplainTable, or ``None`` for none)."""
+    if explain is None:
+        return ""
+    from dicelab.solve.explain import explain_advice
+
+    # a box chosen once the rolling stopped is priced among the boxes alone
+    for where in (position, replace(position, rerolls=0)):
+        advice = explain_advice(explain, where)
+        for o, why in zip(advice.options, advice.explanations, strict=True):
+            if o.key == chosen.key:
+                return why.text
+    return ""
 
 
 def _chosen(advice: Advice, step: _Step, rules) -> Option:

@@ -401,8 +401,10 @@ def _doing(o: Option) -> str:
 def _instead(o: Option, other: Option) -> str:
     """``Keeping 5 5 6 instead of 6 6``: the verb said once where both are kept dice."""
     first, second = _doing(o), _doing(other)
-    if first.startswith("keeping ") and second.startswith("keeping "):
-        second = second.removeprefix("keeping ")
+    for verb in ("keeping ", "scoring "):  # both keeps of dice, or both boxes
+        same = (o.kind, o.stops) == (other.kind, other.stops)
+        if same and first.startswith(verb) and second.startswith(verb):
+            second = second.removeprefix(verb)
     return f"{_capital(first)} instead of {second}"
 
 

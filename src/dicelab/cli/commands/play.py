@@ -64,6 +64,9 @@ def play_command(
         False, "--hide-advice", help="Play without advice; review at the end."
     ),
     top: int = typer.Option(8, "--top", min=0, help="Options shown at each step (0: all)."),
+    explain: bool = typer.Option(
+        False, "--explain", help="Say why each choice that costs points costs them."
+    ),
 ) -> None:
     """Play along in the terminal with advice at every step; the game is saved and reviewed."""
     from pathlib import Path
@@ -78,6 +81,7 @@ def play_command(
         resume=Path(resume) if resume else None,
         show=not hide,
         top=top,
+        explain=explain,
     )
     raise typer.Exit(code)
 
@@ -90,11 +94,14 @@ def review_command(
     ),
     mistakes: bool = typer.Option(False, "--mistakes", help="List only the mistakes."),
     as_json: bool = typer.Option(False, "--json", help="Print the review as JSON."),
+    explain: bool = typer.Option(
+        False, "--explain", help="Say why each mistake costs what it does."
+    ),
 ) -> None:
     """Review a recorded game: each decision, the best option, the cost of each mistake."""
     from dicelab.cli.advice import run_review
 
-    run_review(file, rules=rules, as_json=as_json, mistakes_only=mistakes)
+    run_review(file, rules=rules, as_json=as_json, mistakes_only=mistakes, explain=explain)
 
 
 @app.command("simulate")
