@@ -69,18 +69,11 @@ class PartsLayout:
         found = game.derived.get("parts_layout")
         if found is not None:
             return found
-        n = game.n_categories
         reach = game.upper_reach
-        masks = np.arange(1 << n, dtype=np.int64)
-        filled = ((masks[:, None] >> np.arange(n)) & 1).sum(axis=1)
-        width = (n - filled + 3).astype(np.int64)
-        n_lanes = reach.sum(axis=1).astype(np.int64)
-        flags = np.ones(1 << n, dtype=np.int64)
-        if game.n_flag == 2:
-            flags += (masks >> game.yahtzee) & 1
-        sizes = flags * n_lanes * width
+        n_lanes, width, sizes = _row_sizes(game)
         start = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        lane_of = np.where(reach, np.cumsum(reach, axis=1) - 1, -1).astype(np.int64)
+        lane_of = np.cumsum(reach, axis=1, dtype=np.int32) - 1
+        lane_of[~reach] = -1
         for a in (start, lane_of, n_lanes, width):
             a.setflags(write=False)
         layout = cls(start, lane_of, n_lanes, width, int(sizes.sum()))
@@ -93,12 +86,28 @@ class PartsLayout:
         return self.start[mask] + lane * self.width[mask]
 
 
+def _row_sizes(game: CompiledRules):
+    """``(n_lanes, width, sizes)`` per mask: lanes, parts per row, parts in all."""
+    n = game.n_categories
+    masks = np.arange(1 << n, dtype=np.int64)
+    filled = np.zeros(1 << n, dtype=np.int64)
+    for c in range(n):
+        filled += (masks >> c) & 1
+    width = n - filled + 3
+    n_lanes = game.upper_reach.sum(axis=1, dtype=np.int64)
+    flags = np.ones(1 << n, dtype=np.int64)
+    if game.n_flag == 2:
+        flags += (masks >> game.yahtzee) & 1
+    return n_lanes, width, flags * n_lanes * width
+
+
 def explain_cost(game: CompiledRules) -> Cost:
     """Memory and time of the table (refused in one line where they are too much)."""
-    rows = PartsLayout.of(game)
+    size = int(_row_sizes(game)[2].sum())
     base = expected_cost(game.rules)
     what = f"{game.rules.name}'s split of the expected score by box"
-    return Cost(what, rows.size, 8 * rows.size + base.bytes, SLOWER * base.seconds, unit="parts")
+    index = game.upper_reach.size * 4  # where each row starts
+    return Cost(what, size, 8 * size + index + base.bytes, SLOWER * base.seconds, unit="parts")
 
 
 # -- the table ----------------------------------------------------------------------------
