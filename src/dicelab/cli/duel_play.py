@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.markup import escape
@@ -22,6 +23,7 @@ from rich.table import Table
 
 from dicelab.cli.advice import load_table
 from dicelab.cli.duel import load_duel
+from dicelab.cli.history import keep_game
 from dicelab.cli.output import Console
 from dicelab.cli.play import _ask, _Quit
 from dicelab.errors import UserError
@@ -80,9 +82,25 @@ def run_duel_play(
     verdict = "you win" if mine > theirs else ("a tie" if mine == theirs else "you lose")
     console.print(f"[bold]game over: {mine} to {theirs}, {verdict}[/bold]")
     console.print(sheets(game))
-    show_duel_review(review_duel(table, game.expected, game.record), console)
+    decisions = review_duel(table, game.expected, game.record)
+    show_duel_review(decisions, console)
+    mine_only = [d for d in decisions if d.seat == seat]
+    keep_game(game.record, DuelResult(mine, mine_only), console, kind="duel")
     console.print(f"the game record is in {path} (dicelab duel review {path})")
     return 0
+
+
+@dataclass(frozen=True)
+class DuelResult:
+    """A finished duel as the history keeps it: the player's score and decisions,
+    each priced in win chance."""
+
+    score: int
+    decisions: list
+
+    @property
+    def total_cost(self) -> float:
+        return float(sum(d.cost for d in self.decisions))
 
 
 def _step(game: DuelGame, console: Console, read, show: bool, top: int) -> None:

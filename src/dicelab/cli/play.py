@@ -24,6 +24,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from dicelab.cli.advice import explain_split, load_table, show_advice, show_review
+from dicelab.cli.history import keep_game
 from dicelab.cli.output import Console
 from dicelab.dice import parse_dice
 from dicelab.errors import UserError
@@ -113,6 +114,7 @@ def run_play(
     console.print(_scorecard(game))
     result = review(table, game.record, split)
     show_review(result, console, mistakes_only=True)
+    keep_game(game.record, result, console)
     console.print(f"the game record is in {path} (dicelab review {path})")
     return 0
 

@@ -1,0 +1,145 @@
+"""What ``dicelab history`` prints: the games kept, their trend, export and import."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.table import Table
+
+from dicelab.cli.output import Console, check_plot_path
+from dicelab.errors import UserError, read_user_file
+from dicelab.play import history
+
+
+def run_history(
+    *,
+    rules: str | None = None,
+    last: int = 20,
+    as_json: bool = False,
+    plot: str | None = None,
+    export: str | None = None,
+    import_file: str | None = None,
+    console: Console | None = None,
+) -> None:
+    """List the kept games (the last ``last``), or draw their trend, export them or
+    import game records."""
+    console = console or Console()
+    if plot is not None:
+        check_plot_path(plot)
+    if import_file is not None:
+        kept, known = import_records(import_file, quiet=as_json)
+        console.print(f"imported {kept} game{'s' if kept != 1 else ''}; {known} already kept")
+        return
+    if export is not None:
+        found = history.records(path=None)
+        text = json.dumps(found, indent=1)
+        try:
+            Path(export).write_text(text + "\n")
+        except OSError as exc:
+            raise UserError(f"export: cannot write {export!r}: {exc.strerror}") from None
+        console.print(f"exported {len(found)} game records to {export}")
+        return
+    entries = history.entries(rules)
+    if plot is not None:
+        from dicelab.plot.history import plot_history
+
+        what = f"{rules}: " if rules else ""
+        plot_history(entries, Path(plot), f"{what}{len(entries)} games kept")
+        console.print(f"wrote {plot}")
+        return
+    shown = entries[-last:] if last > 0 else entries
+    if as_json:
+        console.print_json(json.dumps({"games": [e.to_dict() for e in shown],
+                                       "summary": summary(entries)}))  # fmt: skip
+        return
+    show_history(shown, entries, console)
+
+
+def summary(entries: list) -> dict:
+    """Games, mean score and loss per decision: all of them, and the last ten."""
+
+    def figures(es) -> dict:
+        decisions = sum(e.decisions for e in es)
+        return {
+            "games": len(es),
+            "mean_score": sum(e.score for e in es) / len(es) if es else None,
+            "average_cost": sum(e.total_cost for e in es) / decisions if decisions else None,
+            "best_share": 1 - sum(e.mistakes for e in es) / decisions if decisions else None,
+        }
+
+    return {"all": figures(entries), "last_10": figures(entries[-10:])}
+
+
+def show_history(shown: list, entries: list, console: Console) -> None:
+    if not entries:
+        console.print(f"no games kept yet in {history.history_path()}")
+        return
+    table = Table(title=f"Games kept in {history.history_path()}", header_style="bold")
+    kinds = {e.kind for e in shown}
+    columns = [("#", "right"), ("ended", "left")]
+    columns += [("kind", "left")] if kinds != {"game"} else []
+    columns += [("rules", "left"), ("score", "right"), ("loss/dec.", "right"),
+                ("mistakes", "right"), ("worst mistake", "left")]  # fmt: skip
+    for col, just in columns:
+        table.add_column(col, justify=just, no_wrap=col != "worst mistake")
+    for e in shown:
+        w = e.worst[0] if e.worst else None
+        worst = f"turn {w['turn']}: {w['chosen']}, best {w['best']} (-{w['cost']:.2f})" if w else ""
+        cells = [str(e.id), e.when] + ([e.kind] if kinds != {"game"} else [])
+        cells += [e.rules, str(e.score), f"{e.average_cost:.3f}", f"{e.mistakes}/{e.decisions}",
+                  worst]  # fmt: skip
+        table.add_row(*cells)
+    console.print(table)
+    s = summary(entries)
+    for key, name in (("all", "all games"), ("last_10", "the last 10")):
+        f = s[key]
+        if f["average_cost"] is None or (key == "last_10" and len(entries) <= 10):
+            continue
+        console.print(
+            f"{name}: {f['games']} games, mean score {f['mean_score']:.1f}, "
+            f"{f['average_cost']:.3f} points lost per decision, "
+            f"{100 * f['best_share']:.1f}% best choices"
+        )
+
+
+def import_records(file: str, quiet: bool = False) -> tuple[int, int]:
+    """Keep the game records of a file (one record, or a list as ``--export`` writes):
+    each is reviewed first, so a record that breaks its rules is refused in one line."""
+    from dicelab.cli.advice import load_table
+    from dicelab.play.game import FORMAT, review
+
+    try:
+        data = json.loads(read_user_file(file, f"game records file {file!r}"))
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{file}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    found = data if isinstance(data, list) else [data]
+    kept = known = 0
+    for i, record in enumerate(found, start=1):
+        if not isinstance(record, dict) or record.get("format") != FORMAT:
+            raise UserError(f"{file}: record {i} is not a game record of dicelab play")
+        source = record.get("rules_source") or record.get("rules")
+        if not isinstance(source, str):
+            raise UserError(f"{file}: record {i} names no rules")
+        try:
+            result = review(load_table(source, quiet=quiet), record)
+        except UserError as exc:
+            raise UserError(f"{file}: record {i}: {exc}") from None
+        if not result.finished:
+            raise UserError(f"{file}: record {i} is an unfinished game; finish it first")
+        if history.keep(record, result) is None:
+            known += 1
+        else:
+            kept += 1
+    return kept, known
+
+
+def keep_game(record: dict, result, console: Console, kind: str = "game") -> None:
+    """Keep a finished game in the history, saying so; a history that cannot be
+    written costs a warning, never the game (its record file is saved already)."""
+    try:
+        history.keep(record, result, kind)
+    except UserError as exc:
+        console.print(f"[yellow]not kept in the history: {exc}[/yellow]")
+        return
+    console.print(f"kept in the history ({history.history_path()}; dicelab history)")
