@@ -205,3 +205,25 @@ def test_the_tests_never_touch_the_user_folder():
 
     assert not str(history.history_path()).startswith(user_data_dir("dicelab"))
     time.sleep(0)
+
+
+def test_an_older_schema_is_brought_up_to_date_and_keeps_its_games(tmp_path):
+    path = tmp_path / "h.sqlite3"
+    with sqlite3.connect(path) as con:  # a history as the first schema wrote it
+        con.executescript(history.MIGRATIONS[0])
+        con.execute(f"PRAGMA application_id = {history.APPLICATION_ID}")
+        con.execute("PRAGMA user_version = 1")
+        con.execute(
+            "INSERT INTO games (kind, rules, finished_at, score, decisions, mistakes, "
+            "total_cost, worst, record, digest) VALUES ('game', 'yazy', 1.0, 150, 30, 2, 1.5, "
+            "'[]', '{}', 'x')"
+        )
+    (old,) = history.entries(path=path)
+    assert (old.score, old.mistakes) == (150, 2)
+    record, result = played(4, keep_nothing=True)
+    history.keep(record, result, path=path)
+    with sqlite3.connect(path) as con:
+        assert con.execute("PRAGMA user_version").fetchone()[0] == len(history.MIGRATIONS)
+    kinds = history.kinds_of("yazy", path=path)
+    assert {row["kind"] for row in kinds} >= {"keep"}
+    assert sum(row["mistakes"] for row in kinds) == len(result.mistakes)

@@ -54,6 +54,10 @@ MIGRATIONS = (
     );
     CREATE INDEX games_by_time ON games (finished_at);
     """,
+    # the decisions and mistakes of each kind (keeps, upper boxes, lower boxes)
+    """
+    ALTER TABLE games ADD COLUMN by_kind TEXT NOT NULL DEFAULT '[]';
+    """,
 )
 #: What kinds of game are kept.
 KINDS = ("game", "duel", "training")
@@ -218,6 +222,7 @@ def keep(record: dict, review, kind: str = "game", path: Path | None = None) -> 
         }
         for d in mistakes[:WORST_KEPT]
     ]
+    by_kind = review.by_kind() if hasattr(review, "by_kind") else []
     row = (
         kind,
         str(record.get("rules", "")),
@@ -229,11 +234,13 @@ def keep(record: dict, review, kind: str = "game", path: Path | None = None) -> 
         json.dumps(worst),
         text,
         digest,
+        json.dumps(by_kind),
     )
     with connect(path, write=True) as con:
         cur = con.execute(
             "INSERT OR IGNORE INTO games (kind, rules, finished_at, score, decisions, "
-            "mistakes, total_cost, worst, record, digest) VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "mistakes, total_cost, worst, record, digest, by_kind) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             row,
         )
         return cur.lastrowid if cur.rowcount else None
@@ -258,3 +265,13 @@ def records(ids: list[int] | None = None, path: Path | None = None) -> list[dict
         rows = con.execute("SELECT id, record FROM games ORDER BY finished_at, id").fetchall()
     wanted = None if ids is None else set(ids)
     return [json.loads(text) for i, text in rows if wanted is None or i in wanted]
+
+
+def kinds_of(rules: str, path: Path | None = None) -> list[dict]:
+    """The decisions and mistakes of each kind in the kept games and training sessions
+    of a rule set (not the duels: their costs are win chance), one row per game and kind."""
+    with connect(path) as con:
+        rows = con.execute(
+            "SELECT by_kind FROM games WHERE rules = ? AND kind != 'duel'", (rules,)
+        ).fetchall()
+    return [row for (text,) in rows for row in json.loads(text)]
