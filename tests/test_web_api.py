@@ -1162,3 +1162,79 @@ def test_a_queued_solve_no_one_awaits_is_dropped_before_it_starts(tmp_path, monk
     _until(lambda: store.progress(rules, "target:250")["state"] == "queued")
     store.close()
     busy.set()
+
+
+# -- the coach: training and the history ------------------------------------------------
+def test_training_questions_grading_and_finish(client):
+    out = client.post("/api/training", json={"rules": "yazy", "questions": 4, "seed": 9})
+    assert out.status_code == 200, out.text
+    data = out.json()
+    m.TrainingOut.model_validate(data)
+    assert len(data["questions"]) == 4 and data["seed"] == 9
+    table = expected_table("yazy")
+    answers = []
+    for q in data["questions"]:
+        answer = q["options"][0]
+        body = {k: q[k] for k in ("dice", "rerolls_left", "filled", "extra_bonuses")}
+        graded = client.post("/api/training/answer", json={"rules": "yazy", **body,
+                                                           "answer": answer}).json()  # fmt: skip
+        lib = advise(table, Position(tuple(q["dice"]), q["rerolls_left"], q["filled"]))
+        mine = next(o for o in lib.options if o.label == answer)
+        assert graded["cost"] == pytest.approx(mine.cost) and graded["best"] == lib.best.label
+        assert bool(graded["why"]) == (mine.cost > 1e-9)
+        answers.append({**body, "answer": answer})
+    done = client.post("/api/training/finish", json={"rules": "yazy", "seed": 9,
+                                                     "answers": answers}).json()  # fmt: skip
+    assert done["questions"] == 4 and done["kept"]
+    again = client.post("/api/training/finish", json={"rules": "yazy", "seed": 9,
+                                                      "answers": answers}).json()  # fmt: skip
+    assert not again["kept"]  # the same session is kept once
+    listed = client.get("/api/history", params={"rules": "yazy"}).json()
+    m.HistoryOut.model_validate(listed)
+    assert listed["games"][-1]["kind"] == "training"
+    daily = [client.post("/api/training", json={"rules": "yazy", "questions": 3,
+                                                "date": "2026-11-26"}).json()
+             for _ in range(2)]  # fmt: skip
+    assert daily[0]["questions"] == daily[1]["questions"] and daily[0]["daily"] == "2026-11-26"
+
+
+def test_a_finished_page_game_is_kept_once(client):
+    from dicelab.play.game import Game
+
+    table = expected_table("yazy")
+    game = Game(table, seed=12)
+    while game.phase != "over":
+        if game.phase == "roll":
+            game.roll()
+        else:
+            best = game.advice().best
+            if best.kind == "box":
+                game.fill(best.box)
+            else:
+                game.keep(list(best.keep))
+    first = client.post("/api/history", json={"record": game.record}).json()
+    assert first["kept"] and first["id"] > 0
+    assert not client.post("/api/history", json={"record": game.record}).json()["kept"]
+    unfinished = dict(game.record, turns=game.record["turns"][:2], finished=False,
+                      final_score=None)  # fmt: skip
+    detail = error(client.post("/api/history", json={"record": unfinished}), 400)
+    assert "not finished" in detail
+
+
+@pytest.mark.parametrize(
+    "path, body, words",
+    [
+        ("/api/training", {"rules": "yazy", "questions": 0}, "questions"),
+        ("/api/training", {"rules": "yazy", "date": "26.11.2026"}, "date"),
+        ("/api/training", {"rules": "yazy", "daily": True, "seed": 3}, "seed"),
+        (
+            "/api/training/answer",
+            {"rules": "yazy", "dice": [1, 2, 3, 4, 5], "rerolls_left": 2, "answer": "keep 6 6"},
+            "not among",
+        ),  # fmt: skip
+    ],
+)
+def test_bad_training_requests(client, path, body, words):
+    out = client.post(path, json=body)
+    assert out.status_code in (400, 422)
+    assert words in out.json()["detail"]

@@ -51,24 +51,9 @@ def run_history(
     shown = entries[-last:] if last > 0 else entries
     if as_json:
         console.print_json(json.dumps({"games": [e.to_dict() for e in shown],
-                                       "summary": summary(entries)}))  # fmt: skip
+                                       "summary": history.summary(entries)}))  # fmt: skip
         return
     show_history(shown, entries, console)
-
-
-def summary(entries: list) -> dict:
-    """Games, mean score and loss per decision: all of them, and the last ten."""
-
-    def figures(es) -> dict:
-        decisions = sum(e.decisions for e in es)
-        return {
-            "games": len(es),
-            "mean_score": sum(e.score for e in es) / len(es) if es else None,
-            "average_cost": sum(e.total_cost for e in es) / decisions if decisions else None,
-            "best_share": 1 - sum(e.mistakes for e in es) / decisions if decisions else None,
-        }
-
-    return {"all": figures(entries), "last_10": figures(entries[-10:])}
 
 
 def show_history(shown: list, entries: list, console: Console) -> None:
@@ -91,7 +76,7 @@ def show_history(shown: list, entries: list, console: Console) -> None:
                   worst]  # fmt: skip
         table.add_row(*cells)
     console.print(table)
-    s = summary(entries)
+    s = history.summary(entries)
     for key, name in (("all", "all games"), ("last_10", "the last 10")):
         f = s[key]
         if f["average_cost"] is None or (key == "last_10" and len(entries) <= 10):

@@ -275,3 +275,18 @@ def kinds_of(rules: str, path: Path | None = None) -> list[dict]:
             "SELECT by_kind FROM games WHERE rules = ? AND kind != 'duel'", (rules,)
         ).fetchall()
     return [row for (text,) in rows for row in json.loads(text)]
+
+
+def summary(entries: list) -> dict:
+    """Games, mean score and loss per decision: all of them, and the last ten."""
+
+    def figures(es) -> dict:
+        decisions = sum(e.decisions for e in es)
+        return {
+            "games": len(es),
+            "mean_score": sum(e.score for e in es) / len(es) if es else None,
+            "average_cost": sum(e.total_cost for e in es) / decisions if decisions else None,
+            "best_share": 1 - sum(e.mistakes for e in es) / decisions if decisions else None,
+        }
+
+    return {"all": figures(entries), "last_10": figures(entries[-10:])}

@@ -26,7 +26,7 @@ import numpy as np
 
 from dicelab.errors import UserError
 from dicelab.play.game import DECISION_KINDS, Game, find_box_option, record_header
-from dicelab.solve.advice import TIE, Advice, Option, Position
+from dicelab.solve.advice import TIE, Advice, Option, Position, advise
 
 FORMAT = "dicelab-training"
 FORMAT_VERSION = 1
@@ -147,7 +147,9 @@ class Training:
     kind_weights: dict | None = None
     explain: object = None
     rules_source: str | None = None
-    questions: list[Question] = field(init=False)
+    #: the questions, drawn from the seed unless given (a session played elsewhere,
+    #: graded again: see :func:`questions_at`)
+    questions: list[Question] | None = None
     answers: list[Graded] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
@@ -161,7 +163,8 @@ class Training:
             self.seed, self.kind_weights = daily_seed(self.day), None
         elif self.seed is None:
             self.seed = int(np.random.SeedSequence().entropy % 2**31)
-        self.questions = draw_questions(self.table, self.count, self.seed, self.kind_weights)
+        if self.questions is None:
+            self.questions = draw_questions(self.table, self.count, self.seed, self.kind_weights)
 
     def answer(self, question: Question, text: str) -> Graded:
         """Grade an answer typed as ``dicelab play`` takes it: the dice to keep
@@ -241,9 +244,26 @@ def option_kind(option: Option, rules) -> str:
     return "upper box" if box.counts_for_bonus else "lower box"
 
 
+def questions_at(table, positions: list[Position]) -> list[Question]:
+    """The questions of given positions (each checked as advice checks it)."""
+    rules = table.rules
+    ids = tuple(c.id for c in rules.categories)
+    out = []
+    for i, p in enumerate(positions, start=1):
+        advice = advise(table, p)
+        out.append(Question(i, advice, option_kind(advice.best, rules), ids))
+    return out
+
+
 def option_for(advice: Advice, text: str, rules) -> Option:
-    """The option an answer names: dice to keep, ``none``, ``all``, or a box."""
-    word = str(text).strip().lower()
+    """The option an answer names: its label, the dice to keep (``6 6``, ``none``,
+    ``all``) or a box (id, name or number)."""
+    for o in advice.options:
+        if o.label == str(text).strip():
+            return o
+    word = re.sub(r"^keep\s+", "", str(text).strip().lower())
+    if word.startswith("all"):
+        word = "all"
     if not word:
         raise UserError("an answer: the dice to keep (6 6, none, all) or a box")
     dice = tuple(sorted(advice.position.dice))

@@ -407,3 +407,106 @@ class ReviewOut(BaseModel):
 
 class ErrorOut(BaseModel):
     detail: str = Field(description="What is wrong with the request.")
+
+
+# -- the coach: training and the history of games ---------------------------------------
+class TrainingRequest(_Request):
+    """A training session: questions drawn from optimal play (or the daily set)."""
+
+    rules: RulesName = Field("yahtzee", description="A built-in rule set name or an upload id.")
+    questions: Annotated[StrictInt, Field(ge=1, le=50)] = Field(
+        10, description="Decisions in the session."
+    )
+    daily: StrictBool = Field(False, description="Today's set: the same for everyone.")
+    date: Annotated[str, StringConstraints(max_length=10)] | None = Field(
+        None, description="The daily set of this date (YYYY-MM-DD)."
+    )
+    seed: Annotated[StrictInt, Field(ge=0, le=2**31)] | None = Field(
+        None, description="Seed of the positions (random when left out)."
+    )
+
+
+class QuestionOut(BaseModel):
+    question: int
+    dice: list[int]
+    rerolls_left: int
+    filled: dict[str, int | None]
+    extra_bonuses: int
+    options: list[str] = Field(description="The options, in an order that gives nothing away.")
+
+
+class TrainingOut(BaseModel):
+    rules: str
+    seed: int
+    daily: str | None = Field(description="The date of a daily set.")
+    questions: list[QuestionOut]
+
+
+class AnswerRequest(_Request):
+    """One answer to a training question: its position and the option chosen."""
+
+    rules: RulesName = Field("yahtzee", description="A built-in rule set name or an upload id.")
+    dice: list[Annotated[StrictInt, Field(ge=-1000, le=1000)]] = Field(max_length=MAX_DICE + 8)
+    rerolls_left: Annotated[StrictInt, Field(ge=0, le=100)]
+    filled: dict[BoxId, Points | None] = Field(default_factory=dict, max_length=64)
+    extra_bonuses: Annotated[StrictInt, Field(ge=0, le=1000)] = 0
+    answer: Annotated[str, StringConstraints(min_length=1, max_length=80)] = Field(
+        description="An option's label, or the dice to keep (`6 6`, `none`, `all`) or a box."
+    )
+
+
+class GradedOut(BaseModel):
+    question: int
+    chosen: str
+    best: str
+    cost: float = Field(description="Expected points lost against the best option.")
+    correct: bool
+    why: str = Field(description="Why the answer costs what it does (empty for a best one).")
+
+
+class FinishRequest(_Request):
+    """A finished session, every answer with its position: graded again and kept."""
+
+    rules: RulesName = "yahtzee"
+    seed: Annotated[StrictInt, Field(ge=0, le=2**31)] | None = None
+    date: Annotated[str, StringConstraints(max_length=10)] | None = None
+    answers: list[AnswerRequest] = Field(min_length=1, max_length=50)
+
+
+class TrainingSummaryOut(BaseModel):
+    rules: str
+    questions: int
+    average_cost: float = Field(description="Expected points lost per decision.")
+    best_share: float = Field(description="The share of best answers.")
+    total_cost: float
+    by_kind: list[dict[str, Any]]
+    kept: bool = Field(description="Kept in the history (false: the same session was kept).")
+
+
+class HistoryGameOut(BaseModel):
+    id: int
+    kind: str
+    rules: str
+    finished_at: str
+    score: int
+    decisions: int
+    mistakes: int
+    total_cost: float
+    average_cost: float
+    worst: list[dict[str, Any]]
+
+
+class HistoryOut(BaseModel):
+    games: list[HistoryGameOut] = Field(description="The games kept, oldest first.")
+    summary: dict[str, Any]
+
+
+class KeepRequest(_Request):
+    """A finished game record (format `dicelab-game`) to keep in the history."""
+
+    record: dict[str, Any]
+
+
+class KeptOut(BaseModel):
+    kept: bool = Field(description="False when the same record was kept already.")
+    id: int | None
