@@ -927,3 +927,72 @@ def test_keys_hold_dice_roll_and_follow_the_best_option(page):
     expect(held).to_have_count(len(keep.split()) if keep else 0)
     pg.locator("body").press("r")
     expect(counter(pg)).to_have_text("Turn 1 of 13 · Roll 2 of 3")
+
+
+def test_training_view_grades_each_answer_and_keeps_the_session(page):
+    pg = page
+    pg.click("#view-train")
+    expect(pg.locator("#train-view")).to_be_visible()
+    expect(pg.locator("#play-view")).to_be_hidden()
+    pg.fill("#train-count", "3")
+    pg.click("#train-start")
+    expect(pg.locator("#train-counter")).to_contain_text("Question 1 of 3")
+    for n in range(3):
+        expect(pg.locator("#train-counter")).to_contain_text(f"Question {n + 1} of 3")
+        # the library's grading of the first option shown
+        dice = [int(f) for f in pg.locator("#train-question .die").evaluate_all(
+            "els => els.map(e => e.getAttribute('aria-label').split(' ').pop())")]  # fmt: skip
+        assert len(dice) == 5
+        first = pg.locator(".train-options button").first
+        label = first.get_attribute("data-label")
+        first.click()
+        graded = pg.locator("#train-graded")
+        expect(graded).to_be_visible()
+        text = graded.text_content()
+        assert text.startswith("Best: " + label) or text.startswith("Costs ")
+        if text.startswith("Costs "):
+            expect(pg.locator(".train-options button.best")).to_have_count(1)
+            expect(pg.locator("#train-result .why-text")).not_to_be_empty()
+            if n == 0:
+                pg.screenshot(path=str(Path(__file__).parent.parent / "docs/img/web-training.png"))
+        pg.click("#train-next")
+    expect(pg.locator("#train-score")).to_contain_text("3 answered")
+    expect(pg.locator("#train-summary")).to_contain_text("Kept in your history")
+    pg.click("#view-history")
+    expect(pg.locator("tr.history-game").first).to_contain_text("training")
+    pg.click("#view-play")
+    expect(pg.locator("#play-view")).to_be_visible()
+
+
+def test_history_view_lists_the_games_and_draws_the_trend(browser, server):
+    import urllib.request
+
+    from dicelab.play.game import Game
+
+    table = expected_table("yahtzee")
+    for seed in (21, 22, 23):  # three finished games, one with a mistake at every keep
+        game = Game(table, seed=seed)
+        while game.phase != "over":
+            if game.phase == "roll":
+                game.roll()
+                continue
+            best = game.advice().best
+            if best.kind == "box":
+                game.fill(best.box)
+            else:
+                game.keep([] if seed == 22 else list(best.keep))
+        req = urllib.request.Request(
+            server + "/api/history", data=json.dumps({"record": game.record}).encode(),
+            headers={"Content-Type": "application/json"},
+        )  # fmt: skip
+        urllib.request.urlopen(req).read()
+    with open_page(browser, server + "/?seed=3") as pg:
+        expect(pg.locator("#roll-counter")).to_have_text(re.compile("Turn 1 of 13"))
+        pg.click("#view-history")
+        rows = pg.locator("tr.history-game")
+        expect(rows.first).to_be_visible()
+        assert rows.count() >= 3
+        expect(pg.locator("#history-chart")).to_be_visible()
+        expect(pg.locator("#history-score circle")).not_to_have_count(0)
+        expect(pg.locator("#history-summary")).to_contain_text("points lost per decision")
+        pg.screenshot(path=str(Path(__file__).parent.parent / "docs/img/web-history.png"))

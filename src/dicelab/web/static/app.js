@@ -28,6 +28,8 @@ const state = {
   rulesList: [],       // the rule sets the server knows (GET /api/rules)
   reviewRequest: 0,
   focusKey: null,      // the control to focus again once the server has answered
+  view: "play",        // the view shown: play, train or history
+  keptFor: null,       // the finished game's record kept in the history
   whyOpen: new Set(),  // labels of the options whose why is unfolded (this position)
   whyAsked: false,     // a why was asked for: advice comes with the why from then on
   whyBusy: false,      // the why of the options shown is on its way
@@ -164,6 +166,8 @@ async function chooseRules(id) {
   showError("");
   const info = await api(`/api/rules/${encodeURIComponent(id)}`);
   Object.assign(state, { info, rulesId: id, expected: null });
+  Object.assign(training, { session: null, summary: null, graded: null });  // other rules
+  renderTraining();
   $("rules-select").value = id;
   rememberRulesInAddress(id);
   newGame();
@@ -945,6 +949,7 @@ window.addEventListener("beforeunload", (e) => {
 // -- drawing -------------------------------------------------------------------------
 function render() {
   if (!state.info || !state.record) return;
+  if (gameOver() && !inDuel() && state.keptFor !== state.record) keepFinishedGame();
   const focused = focusKey(document.activeElement) || state.focusKey;
   renderCounter();
   renderDice();
@@ -1249,7 +1254,7 @@ function whyRow(o, columns) {
 
 // -- keys: digits hold dice, R rolls, Enter follows the best option ------------------
 function onKey(e) {
-  if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+  if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented || state.view !== "play") return;
   const t = e.target;
   if (t && (t.matches("input, select, textarea, button, a, label, [role=button]")
       || t.isContentEditable)) return;
@@ -1271,6 +1276,248 @@ function onKey(e) {
     if (best.kind === "keep") followKeep(best);
     else chooseBox(best.box);
   }
+}
+
+// -- views: play, training, history --------------------------------------------------
+function showView(name) {
+  state.view = name;
+  for (const v of ["play", "train", "history"]) {
+    $(`${v}-view`).hidden = v !== name;
+    $(`view-${v}`).setAttribute("aria-pressed", String(v === name));
+  }
+  if (name === "history") loadHistory();
+  if (name === "train") renderTraining();
+}
+
+// A finished game goes to the history of the server's user (kept once).
+async function keepFinishedGame() {
+  state.keptFor = state.record;
+  try {
+    await api("/api/history", { record: state.record });
+  } catch (err) {
+    showError(`The game was not kept in the history: ${err.message}`);
+  }
+}
+
+// -- training: a question at a time, graded at once ------------------------------------
+const training = {
+  session: null,   // {rules, seed, daily, questions} (POST /api/training)
+  index: 0,        // the question shown
+  answers: [],     // what was answered, with its position (sent again at the end)
+  graded: null,    // the grading of the question shown, once answered
+  summary: null,   // the session's figures, at the end
+  busy: false,
+};
+
+const pad2 = (n) => String(n).padStart(2, "0");
+function today() {
+  const d = new Date();
+  return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`;
+}
+
+async function startTraining(daily) {
+  if (training.busy || !state.rulesId) return;
+  const count = Math.max(1, Math.min(50, Number($("train-count").value) || 10));
+  const body = { rules: state.rulesId, questions: count };
+  if (daily) body.date = today();
+  Object.assign(training, { session: null, summary: null, graded: null, answers: [], index: 0 });
+  training.busy = true;
+  renderTraining();
+  try {
+    training.session = await api("/api/training", body);
+    showError("");
+  } catch (err) {
+    showError(err.message);
+  } finally {
+    training.busy = false;
+    renderTraining();
+  }
+}
+
+async function answerTraining(label) {
+  const t = training.session;
+  if (!t || training.graded || training.busy) return;
+  const q = t.questions[training.index];
+  const position = {
+    dice: q.dice, rerolls_left: q.rerolls_left, filled: q.filled, extra_bonuses: q.extra_bonuses,
+  };
+  training.busy = true;
+  try {
+    training.graded = await api("/api/training/answer", { rules: t.rules, ...position, answer: label });
+    training.answers.push({ ...position, answer: label });
+    showError("");
+  } catch (err) {
+    showError(err.message);
+  } finally {
+    training.busy = false;
+    renderTraining();
+    const next = $("train-next");
+    if (next) next.focus();
+  }
+}
+
+async function nextTraining() {
+  const t = training.session;
+  training.graded = null;
+  training.index += 1;
+  if (training.index < t.questions.length) {
+    renderTraining();
+    return;
+  }
+  training.busy = true;
+  renderTraining();
+  try {
+    const body = { rules: t.rules, answers: training.answers };
+    if (t.daily) body.date = t.daily; else body.seed = t.seed;
+    training.summary = await api("/api/training/finish", body);
+  } catch (err) {
+    showError(err.message);
+  } finally {
+    training.busy = false;
+    renderTraining();
+  }
+}
+
+function boxName(id) {
+  const b = boxes().find((c) => c.id === id);
+  return b ? b.name : id;
+}
+
+function renderTraining() {
+  $("train-rules").textContent = state.info ? `(${state.info.title || state.rulesId})` : "";
+  const qbox = $("train-question");
+  const rbox = $("train-result");
+  const sbox = $("train-summary");
+  qbox.innerHTML = rbox.innerHTML = sbox.innerHTML = "";
+  $("train-start").disabled = $("train-daily").disabled = training.busy;
+  const t = training.session;
+  if (!t) {
+    if (training.busy) qbox.innerHTML = '<p class="muted" id="train-busy">Drawing the positions…</p>';
+    return;
+  }
+  if (training.summary) {
+    const s = training.summary;
+    const kinds = s.by_kind.map((k) => `${k.kind}: ${k.mistakes} of ${k.decisions} cost `
+      + `${fmt(k.cost)}`).join(" · ");
+    sbox.innerHTML = `<p id="train-score"><strong>${s.questions} answered: `
+      + `${fmt(100 * s.best_share, 0)}% best, ${fmt(s.average_cost, 3)} points lost per `
+      + `decision</strong></p><p class="muted">${escapeHtml(kinds)}</p>`
+      + `<p class="muted">${s.kept ? "Kept in your history." : "Kept in your history already."}</p>`;
+    return;
+  }
+  if (training.busy && training.index >= t.questions.length) {
+    sbox.innerHTML = '<p class="muted">Adding up…</p>';
+    return;
+  }
+  const q = t.questions[training.index];
+  const when = q.rerolls_left ? `${q.rerolls_left} reroll${q.rerolls_left > 1 ? "s" : ""} left`
+    : "after the last throw: choose a box";
+  const written = boxes().filter((b) => b.id in q.filled)
+    .map((b) => `${escapeHtml(b.name)} ${q.filled[b.id]}`);
+  const what = t.daily ? `today's set (${t.daily})` : `seed ${t.seed}`;
+  qbox.innerHTML = `<p id="train-counter"><strong>Question ${q.question} of `
+    + `${t.questions.length}</strong> · ${when} · <span class="muted">${what}</span></p>`
+    + `<p class="train-sheet">${written.length ? written.join(" · ") : "An empty scorecard"}`
+    + (q.extra_bonuses ? ` · ${q.extra_bonuses} extra bonus(es)` : "") + "</p>";
+  const dice = document.createElement("div");
+  dice.className = "train-dice";
+  for (const face of q.dice) {
+    const die = document.createElement("span");
+    die.className = "die";
+    die.setAttribute("aria-label", `a die showing ${face}`);
+    die.appendChild(dieFace(face));
+    dice.appendChild(die);
+  }
+  qbox.appendChild(dice);
+  const options = document.createElement("div");
+  options.className = "train-options";
+  const g = training.graded;
+  for (const label of q.options) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = label;
+    b.dataset.label = label;
+    b.disabled = training.busy || g !== null;
+    if (g && label === g.chosen && !g.correct) b.classList.add("chosen");
+    if (g && label === g.best) b.classList.add("best");
+    b.addEventListener("click", () => answerTraining(label));
+    options.appendChild(b);
+  }
+  qbox.appendChild(options);
+  if (!g) return;
+  rbox.innerHTML = (g.correct
+    ? `<p class="graded good" id="train-graded">Best: ${escapeHtml(g.chosen)}.</p>`
+    : `<p class="graded bad" id="train-graded">Costs ${fmt(g.cost)} points: the best is `
+      + `${escapeHtml(g.best)}.</p>`)
+    + (g.why ? `<p class="why-text">${escapeHtml(g.why)}</p>` : "");
+  const next = document.createElement("button");
+  next.type = "button";
+  next.id = "train-next";
+  next.className = "primary";
+  next.textContent = training.index + 1 < t.questions.length ? "Next question" : "See the result";
+  next.addEventListener("click", nextTraining);
+  rbox.appendChild(next);
+}
+
+// -- history: the games kept, and their trend ---------------------------------------------
+async function loadHistory() {
+  try {
+    renderHistory(await api("/api/history?last=200"));
+  } catch (err) {
+    showError(err.message);
+  }
+}
+
+function renderHistory(h) {
+  const s = h.summary.all;
+  $("history-summary").textContent = s.games
+    ? `${s.games} game${s.games > 1 ? "s" : ""} and sessions kept: mean score `
+      + `${fmt(s.mean_score, 1)}, ${fmt(s.average_cost, 3)} points lost per decision, `
+      + `${fmt(100 * s.best_share, 1)}% best choices.`
+    : "No games kept yet: finish a game or a training session.";
+  const table = $("history-table");
+  table.innerHTML = "<thead><tr><th>ended</th><th>kind</th><th>rules</th>"
+    + '<th class="num">score</th><th class="num">loss/decision</th>'
+    + '<th class="num">mistakes</th><th>worst mistake</th></tr></thead>';
+  const body = document.createElement("tbody");
+  for (const g of [...h.games].reverse()) {
+    const w = g.worst[0];
+    const worst = w ? `turn ${w.turn}: ${w.chosen}, best ${w.best} (−${fmt(w.cost)})` : "";
+    const tr = document.createElement("tr");
+    tr.className = "history-game";
+    tr.innerHTML = `<td>${escapeHtml(g.finished_at)}</td><td>${escapeHtml(g.kind)}</td>`
+      + `<td>${escapeHtml(g.rules)}</td><td class="num">${g.score}</td>`
+      + `<td class="num">${fmt(g.average_cost, 3)}</td>`
+      + `<td class="num">${g.mistakes}/${g.decisions}</td><td>${escapeHtml(worst)}</td>`;
+    body.appendChild(tr);
+  }
+  table.appendChild(body);
+  const games = h.games.filter((g) => g.kind === "game");
+  $("history-chart").hidden = games.length < 2;
+  if (games.length >= 2) {
+    drawTrend($("history-score"), games.map((g) => g.score), 0);
+    drawTrend($("history-loss"), games.map((g) => g.average_cost), 2);
+  }
+}
+
+// Each value as a dot, and the mean of the last ten as a line.
+function drawTrend(svg, values, digits) {
+  const w = 600;
+  const h = svg.viewBox.baseVal.height;
+  const left = 40;
+  const lo = Math.min(...values, digits ? 0 : Infinity);
+  const hi = Math.max(...values);
+  const span = hi - lo || 1;
+  const x = (i) => left + (i * (w - left - 10)) / Math.max(1, values.length - 1);
+  const y = (v) => h - 8 - ((v - lo) * (h - 16)) / span;
+  const means = values.map((_, i) => {
+    const part = values.slice(Math.max(0, i - 9), i + 1);
+    return part.reduce((a, b) => a + b, 0) / part.length;
+  });
+  svg.innerHTML = values.map((v, i) => `<circle class="dot" cx="${x(i)}" cy="${y(v)}" r="4"/>`)
+    .join("")
+    + `<polyline class="mean" points="${means.map((v, i) => `${x(i)},${y(v)}`).join(" ")}"/>`
+    + `<text x="2" y="12">${fmt(hi, digits)}</text><text x="2" y="${h - 4}">${fmt(lo, digits)}</text>`;
 }
 
 // A table row that is a control: a button to assistive technology, reached by Tab,
@@ -1494,6 +1741,11 @@ function wire() {
   $("target").addEventListener("change", setObjective);
   $("download").addEventListener("click", downloadRecord);
   document.addEventListener("keydown", onKey);
+  for (const b of document.querySelectorAll("nav.views button")) {
+    b.addEventListener("click", () => showView(b.dataset.view));
+  }
+  $("train-start").addEventListener("click", () => startTraining(false));
+  $("train-daily").addEventListener("click", () => startTraining(true));
 }
 
 async function start() {
