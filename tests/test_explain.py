@@ -355,3 +355,31 @@ def test_a_review_says_why_each_mistake_costs_what_it_does(tmp_path):
     out = run("review", str(path), "--explain", "--mistakes")
     assert out.returncode == 0, out.stderr
     assert "Rerolling every die instead of" in out.stdout
+
+
+def test_a_game_played_for_a_target_is_reviewed_in_that_chance():
+    from dicelab.play.game import Game, review_chance
+    from dicelab.solve.advice import advise_target
+    from dicelab.solve.utility import reach_table
+
+    table = solve_expected("yazy")
+    chances = reach_table("yazy", 180)
+    game = Game(table, seed=6)
+    while game.phase != "over":
+        if game.phase == "roll":
+            game.roll()
+        elif game.phase == "keep":
+            game.keep([])
+        else:
+            game.fill(game.advice().best.box)
+    result = review_chance(table, chances, game.record, 180)
+    assert result.measure == "chance" and result.finished
+    assert result.outcome == float(result.score >= 180)
+    assert 0 < result.expected_score < 1
+    first = result.decisions[0]
+    lib = advise_target(chances, Position(first.dice, first.rerolls_left), 180)
+    assert first.best.key == lib.best.key
+    assert first.cost == pytest.approx(
+        next(o.cost for o in lib.options if o.key == first.chosen.key)
+    )
+    assert result.luck == pytest.approx(result.outcome - result.expected_score + result.total_cost)

@@ -1238,3 +1238,26 @@ def test_bad_training_requests(client, path, body, words):
     out = client.post(path, json=body)
     assert out.status_code in (400, 422)
     assert words in out.json()["detail"]
+
+
+def test_a_review_is_priced_in_the_chance_played_for(client):
+    from dicelab.play.game import Game, review_chance
+    from dicelab.solve.utility import reach_table
+
+    table = expected_table("yazy")
+    game = Game(table, seed=3)
+    for _ in range(3):  # three turns, keeping nothing
+        game.roll()
+        while game.phase == "keep":
+            game.keep([])
+            game.roll()
+        game.fill(game.advice().best.box)
+    body = {"rules": "yazy", "record": game.record, "objective": "target", "target": 170}
+    data = client.post("/api/review", json=body).json()
+    m.ReviewOut.model_validate(data)
+    lib = review_chance(table, reach_table("yazy", 170), game.record, 170)
+    assert data["measure"] == "chance"
+    assert data["total_cost"] == pytest.approx(lib.total_cost, abs=1e-6)
+    assert data["expected_score"] == pytest.approx(lib.expected_score, abs=1e-6)
+    plain = client.post("/api/review", json={"rules": "yazy", "record": game.record}).json()
+    assert plain["measure"] == "points" and plain["total_cost"] > 1

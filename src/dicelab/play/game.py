@@ -550,7 +550,10 @@ class Review:
     ``luck`` splits the difference between the outcome and the expectation at the
     start: ``outcome = expected_score - total_cost + luck``. For a finished game
     the outcome is the final score; for an unfinished one it is the expected final
-    score after the last decision.
+    score after the last decision. A game reviewed in the chance it was played for
+    (``measure`` ``"chance"``, see :func:`review_chance`) has every figure in that
+    chance: the start's, each cost, and the outcome (1 or 0 for a target reached or
+    missed, the chance to beat the opponent with the final score).
     """
 
     rules: str
@@ -559,6 +562,7 @@ class Review:
     score: int
     expected_score: float
     outcome: float
+    measure: str = "points"
 
     @property
     def total_cost(self) -> float:
@@ -593,6 +597,7 @@ class Review:
         """Plain data for JSON output."""
         return {
             "rules": self.rules,
+            "measure": self.measure,
             "finished": self.finished,
             "score": self.score,
             "expected_score": self.expected_score,
@@ -633,21 +638,25 @@ def _kind(option: Option, rules) -> str:
     return "upper box" if box.counts_for_bonus else "lower box"
 
 
-def review(table: ExpectedTable, record: dict, explain=None) -> Review:
+def review(table: ExpectedTable, record: dict, explain=None, chance=None) -> Review:
     """Price every decision of a recorded game against the expected-score optimum.
 
     ``explain``: an :class:`~dicelab.solve.explain.ExplainTable` of the rules; each
-    mistake then says why it costs what it does (``Decision.why``).
+    mistake then says why it costs what it does (``Decision.why``). ``chance``: price
+    in a chance instead (see :func:`review_chance`): ``(rank, start, final)``, the
+    advice of a position, the chance at the start, the chance of a final score.
     """
+    rank, start, final = chance if chance else (lambda p: advise(table, p), None, float)
     game = Game(table, dice="real")
     decisions: list[Decision] = []
     for step in _replay(game, record):
-        advice = advise(table, step.position)
+        advice = rank(step.position)
         try:
             chosen = _chosen(advice, step, table.rules)
         except UserError as exc:
             raise UserError(f"game record, turn {step.turn + 1}: {exc}") from None
-        rank = 1 + advice.options.index(chosen)
+        rank_of = 1 + advice.options.index(chosen)
+        costly = chosen.cost > TIE and chance is None
         decisions.append(
             Decision(
                 turn=step.turn + 1,
@@ -656,29 +665,46 @@ def review(table: ExpectedTable, record: dict, explain=None) -> Review:
                 rerolls_left=step.position.rerolls,
                 chosen=chosen,
                 best=advice.best,
-                rank=rank,
+                rank=rank_of,
                 n_options=len(advice.options),
                 kind=_kind(chosen, table.rules),
-                why=why_of(explain, step.position, chosen) if chosen.cost > TIE else "",
+                why=why_of(explain, step.position, chosen) if costly else "",
             )
         )
     finished = game.phase == "over"
     if finished:
-        outcome = float(game.score)
+        outcome = final(game.score)
     elif game.phase in ("keep", "box"):
-        outcome = game.advice().value
+        outcome = rank(game.position()).value if chance else game.advice().value
     elif decisions:
         outcome = decisions[-1].chosen.value
     else:
-        outcome = table.expected_score
+        outcome = table.expected_score if start is None else start
     return Review(
         rules=table.rules.name,
         decisions=decisions,
         finished=finished,
         score=game.score,
-        expected_score=table.expected_score,
+        expected_score=table.expected_score if start is None else start,
         outcome=outcome,
+        measure="points" if chance is None else "chance",
     )
+
+
+def review_chance(table: ExpectedTable, chances, record: dict, target: int | None = None):
+    """Price every decision in the chance the game was played for: of ``target`` or
+    more (``chances`` a target table, of every target or of that one), or to beat a
+    points player (``chances`` the win table of :func:`dicelab.solve.win.solve_win`).
+    """
+    from dicelab.solve.advice import advise_target, advise_win
+
+    if target is not None:
+        rank = lambda p: advise_target(chances, p, target)  # noqa: E731
+        start = chances.value(0, 0, 0, chances.lane_points(0, target))
+        return review(table, record, chance=(rank, float(start), lambda s: float(s >= target)))
+    start = chances.value(0, 0, 0, 0)
+    final = lambda s: float(chances.utility.at(np.array(s)))  # noqa: E731
+    return review(table, record, chance=(lambda p: advise_win(chances, p), float(start), final))
 
 
 def why_of(explain, position: Position, chosen: Option) -> str:

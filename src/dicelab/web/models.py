@@ -206,6 +206,15 @@ class ReviewRequest(_Request):
     record: dict[str, Any] = Field(
         description="The game record (format `dicelab-game`, version 1; see docs/advice.md)."
     )
+    objective: Objective = Field(
+        "expected",
+        description="What the game was played for: each decision is priced in expected "
+        "points (`expected`), or in the chance of `target` or more, or the chance to beat "
+        "a points player (`win`).",
+    )
+    target: Annotated[StrictInt, Field(ge=0, le=1_000_000)] | None = Field(
+        None, description="The final score played for (objective `target`)."
+    )
 
 
 class UploadRequest(_Request):
@@ -391,6 +400,11 @@ class KindSummary(BaseModel):
 
 class ReviewOut(BaseModel):
     rules: str
+    measure: Literal["points", "chance"] = Field(
+        "points",
+        description="What every figure is in: expected points, or the chance played for "
+        "(objectives `target` and `win`: the start's chance, each cost, the outcome).",
+    )
     finished: bool
     score: int = Field(description="Points so far (the final score of a finished game).")
     expected_score: float = Field(description="Optimal expected score of a whole game.")

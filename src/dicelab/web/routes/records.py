@@ -9,8 +9,8 @@ from starlette.concurrency import run_in_threadpool
 
 from dicelab.errors import UserError
 from dicelab.web import models as m
-from dicelab.web.routes import get_store, route
-from dicelab.web.store import Store
+from dicelab.web.routes import check_target, get_store, route, table_for
+from dicelab.web.store import Store, objective_key
 
 router = APIRouter(tags=["advice"])
 
@@ -21,12 +21,18 @@ async def post_review(body: m.ReviewRequest, store: Store = Depends(get_store)) 
 
     The record's rules fingerprint must match the rule set named by `rules`.
     """
-    from dicelab.play.game import review
+    from dicelab.play.game import review, review_chance
 
     name = body.rules if body.rules is not None else body.record.get("rules")
     if not isinstance(name, str) or not name:
         raise UserError("review: name the rules played (`rules`, or the record's `rules`)")
     entry = store.get(name[:80])
     table = await asyncio.wrap_future(store.table_future(entry.rules))
-    done = await run_in_threadpool(review, table, body.record)
+    if body.objective == "expected":
+        done = await run_in_threadpool(review, table, body.record)
+    else:  # priced in the chance played for, from that objective's table
+        check_target(body)
+        key = objective_key(body.objective, body.target)
+        chances = await table_for(store, entry.rules, key)
+        done = await run_in_threadpool(review_chance, table, chances, body.record, body.target)
     return {**done.to_dict(), "rules": entry.id}

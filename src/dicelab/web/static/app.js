@@ -716,6 +716,7 @@ function setObjective() {
     watchSolve(state.rulesId);
   }
   outlookSoon();
+  if (!otherGame && turns().length) reviewSoon();  // priced again in what is played for
   refresh();
 }
 
@@ -826,7 +827,8 @@ async function reviewSoon() {
   const number = ++state.reviewRequest;
   const record = JSON.parse(JSON.stringify(state.record));
   try {
-    const review = await api("/api/review", { rules: state.rulesId, record });
+    // priced in what the game is played for: expected points, or the chance
+    const review = await api("/api/review", { rules: state.rulesId, record, ...objectiveBody() });
     if (number === state.reviewRequest) state.review = review;
   } catch (err) {
     if (number === state.reviewRequest) showError(`review: ${err.message}`);
@@ -1615,10 +1617,11 @@ function renderReview() {
   const r = state.review;
   const ds = r ? r.decisions : [];
   const duel = Boolean(r && r.duel);
-  const costOf = (c) => (duel ? `${fmt(100 * c)}%` : fmt(c));
+  const chance = duel || Boolean(r && r.measure === "chance");
+  const costOf = (c) => (chance ? `${fmt(100 * c)}%` : fmt(c));
   $("review-total").textContent = ds.length
     ? `${ds.length} decision${ds.length > 1 ? "s" : ""}, total cost ${costOf(r.total_cost)}`
-      + (duel ? " of win chance" : " expected points")
+      + (duel ? " of win chance" : chance ? ` of the ${valueName()}` : " expected points")
     : "Each decision and what it cost against the best one appear here.";
   $("review-total").dataset.cost = r ? String(r.total_cost) : "0";
   if (ds.length) {
@@ -1643,6 +1646,12 @@ function renderReview() {
     const verdict = me > it ? "You win" : me < it ? "The computer wins" : "A tie";
     summary.innerHTML = `<strong id="duel-result">${verdict}: ${me} to ${it}</strong>`
       + `<br>Your decisions cost ${costOf(r.total_cost)} of win chance in all `
+      + `(${r.mistakes} of ${ds.length} were not the best).`;
+    summary.hidden = false;
+  } else if (gameOver() && r && r.finished && chance) {
+    summary.innerHTML = `<strong>Final score: <span id="final-score">${r.score}</span></strong>`
+      + `<br>At the start the ${valueName()} was ${fmt(100 * r.expected_score)}% with the best `
+      + `play. Your decisions cost ${fmt(100 * r.total_cost)}% of it in all `
       + `(${r.mistakes} of ${ds.length} were not the best).`;
     summary.hidden = false;
   } else if (gameOver() && r && r.finished) {
