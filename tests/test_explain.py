@@ -383,3 +383,24 @@ def test_a_game_played_for_a_target_is_reviewed_in_that_chance():
         next(o.cost for o in lib.options if o.key == first.chosen.key)
     )
     assert result.luck == pytest.approx(result.outcome - result.expected_score + result.total_cost)
+
+
+def test_the_duel_sentence_says_where_playing_to_win_parts_from_points():
+    from dicelab.solve.advice import Option
+    from dicelab.solve.duel_advice import DuelAdvice
+    from dicelab.solve.explain import duel_texts
+
+    zero = Option("box", 0.3157, 0.0, box="five_of_a_kind", box_name="Five of a kind", points=0)
+    sixes = Option("box", 0.0419, 0.2738, box="sixes", box_name="Sixes", points=12)
+    advice = DuelAdvice("A", 152, 166, [zero, sixes], {zero.key: (2, 150.1), sixes.key: (1, 151.8)})
+    best, other = duel_texts(advice)
+    assert best == (
+        "Scoring 0 in Five of a kind is best: the chance to win is 32%, against 4% for "
+        "scoring 12 in Sixes, though it expects 1.7 points fewer."
+    )
+    assert other == (
+        "Scoring 12 in Sixes instead of 0 in Five of a kind lowers the chance to win from 32% "
+        "to 4%, though it expects 1.7 points more."
+    )
+    same = DuelAdvice("A", 0, 0, [zero, sixes], {zero.key: (1, 152.0), sixes.key: (2, 150.0)})
+    assert duel_texts(same)[1].endswith("and it expects 2.0 points fewer.")

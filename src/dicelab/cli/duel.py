@@ -208,8 +208,9 @@ def run_duel_advise(
     top: int = 12,
     as_json: bool = False,
     console: Console | None = None,
+    explain: bool = False,
 ) -> DuelAdvice:
-    """Run ``dicelab duel advise``."""
+    """Run ``dicelab duel advise`` (with ``explain``, a sentence per option)."""
     from dicelab.cli.advice import load_table
     from dicelab.dice import parse_dice
 
@@ -220,10 +221,19 @@ def run_duel_advise(
     _check_turn(r, Position(tuple(parsed), rerolls))
     table = load_duel(r, quiet=as_json, mapped=True)
     advice = duel_advise(table, load_table(r, quiet=as_json), parsed, rerolls, mine, theirs)
+    if explain:
+        from dataclasses import replace
+
+        from dicelab.solve.explain import duel_texts
+
+        advice = replace(advice, texts=tuple(duel_texts(advice)))
     if as_json:
         console.print_json(json.dumps({"rules": r.name, **advice.to_dict()}))
     else:
         show_duel_advice(advice, r, parsed, rerolls, console, top)
+        shown = advice.texts if top <= 0 else advice.texts[:top]
+        for n, text in enumerate(shown, start=1):
+            console.print(f"{n}. {text}")
     return advice
 
 

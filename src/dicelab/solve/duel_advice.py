@@ -45,6 +45,9 @@ class DuelAdvice:
     their_score: int
     options: list[Option]  # by win chance, best first
     expected_rank: dict  # option key -> (rank, expected final score)
+    #: a sentence per option, in option order, where asked for (see
+    #: :func:`dicelab.solve.explain.duel_texts`)
+    texts: tuple[str, ...] = ()
 
     @property
     def lead(self) -> int:
@@ -67,8 +70,9 @@ class DuelAdvice:
                     "cost": o.cost,
                     "expected_rank": self.expected_rank[o.key][0],
                     "expected_final_score": self.expected_rank[o.key][1],
+                    **({"explain": {"probability": o.value, "text": t}} if t else {}),
                 }
-                for o in self.options
+                for o, t in zip(self.options, self.texts or [""] * len(self.options), strict=True)
             ],
         }
 

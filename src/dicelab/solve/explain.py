@@ -563,3 +563,37 @@ def chance_texts(advice: Advice) -> list[str]:
 
 def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
+
+
+def duel_texts(advice) -> list[str]:
+    """One sentence per option of a duel's advice (a
+    :class:`~dicelab.solve.duel_advice.DuelAdvice`): what it does to the chance to win
+    against the best option, and where playing to win parts from playing for points,
+    what that costs or gains in expected final score."""
+    from dicelab.solve.advice import TIE
+
+    options = advice.options
+    expected = {o.key: advice.expected_rank[o.key][1] for o in options}
+    out = []
+    for i, o in enumerate(options):
+        if len(options) == 1:
+            out.append(f"{_capital(_doing(o))} is the only choice.")
+            continue
+        other = options[1] if i == 0 else options[0]
+        was, now = _percent(other.value, o.value)
+        if abs(o.value - other.value) <= TIE:
+            text = (
+                f"{_capital(_doing(o))} is as good as {_doing(other)}: the chance to win is {now}"
+            )
+        elif i == 0:
+            text = (f"{_capital(_doing(o))} is best: the chance to win is {now}, against {was} "
+                    f"for {_doing(other)}")  # fmt: skip
+        else:
+            text = f"{_instead(o, other)} lowers the chance to win from {was} to {now}"
+        points = expected[o.key] - expected[other.key]
+        if abs(points) >= NOTABLE:  # where playing to win parts from playing for points
+            way = "more" if points > 0 else "fewer"
+            but = "though" if (points > 0) != (o.value > other.value) else "and"
+            text += f", {but} it expects {abs(points):.1f} points {way}"
+        out.append(text + ".")
+    return out

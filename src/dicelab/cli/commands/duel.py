@@ -123,6 +123,9 @@ def duel_advise_command(
     ),
     top: int = typer.Option(12, "--top", min=0, help="Show this many options (0: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print every option as JSON."),
+    explain: bool = typer.Option(
+        False, "--explain", help="Say why: each option's win chance against the best, in words."
+    ),
     **sheets,
 ) -> None:
     """Rank every option of a duel position by win chance, beside its expected-score rank."""
@@ -138,6 +141,7 @@ def duel_advise_command(
         theirs=_sheet("their", sheets, r),
         top=top,
         as_json=as_json,
+        explain=explain,
     )
 
 
