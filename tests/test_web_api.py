@@ -440,6 +440,14 @@ def test_duel_review_matches_the_library(client, four):
     assert [d["chosen"] for d in got["decisions"]] == [d.chosen.label for d in lib]
     assert got["total_cost"] == pytest.approx(sum(d.cost for d in lib))
     assert got["mistakes"] == sum(d.mistake for d in lib) > 0
+    # the finished duel is kept in the history, priced in win chance
+    record = dict(game.record, rules_source=four)  # as the page names an upload
+    kept = client.post("/api/history", json={"record": record}).json()
+    assert kept["kept"], kept
+    games = client.get("/api/history", params={"rules": entry.rules.name}).json()["games"]
+    duel = games[-1]
+    assert duel["kind"] == "duel" and duel["total_cost"] == pytest.approx(sum(d.cost for d in lib))
+    assert duel["score"] == game.games["A"].score
 
 
 # -- uploads ---------------------------------------------------------------------------

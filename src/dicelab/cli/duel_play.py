@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from rich.markup import escape
@@ -27,7 +26,7 @@ from dicelab.cli.history import keep_game
 from dicelab.cli.output import Console
 from dicelab.cli.play import _ask, _Quit
 from dicelab.errors import UserError
-from dicelab.play.duel import DuelGame, load_duel_record, review_duel, seat_label
+from dicelab.play.duel import DuelGame, DuelResult, load_duel_record, review_duel, seat_label
 from dicelab.play.game import save_record
 from dicelab.rules import load_rules
 from dicelab.solve.advice import TIE, Option
@@ -88,19 +87,6 @@ def run_duel_play(
     keep_game(game.record, DuelResult(mine, mine_only), console, kind="duel")
     console.print(f"the game record is in {path} (dicelab duel review {path})")
     return 0
-
-
-@dataclass(frozen=True)
-class DuelResult:
-    """A finished duel as the history keeps it: the player's score and decisions,
-    each priced in win chance."""
-
-    score: int
-    decisions: list
-
-    @property
-    def total_cost(self) -> float:
-        return float(sum(d.cost for d in self.decisions))
 
 
 def _step(game: DuelGame, console: Console, read, show: bool, top: int) -> None:

@@ -243,6 +243,38 @@ def review_duel(
     return [d for d in replay(table, expected, record) if d.seat == seat]
 
 
+@dataclass(frozen=True)
+class DuelResult:
+    """A finished duel as the history keeps it: the player's final score and
+    decisions, each priced in win chance."""
+
+    score: int
+    decisions: list
+
+    @property
+    def total_cost(self) -> float:
+        return float(sum(d.cost for d in self.decisions))
+
+
+def duel_result(table: DuelTable, expected: ExpectedTable, record: dict) -> DuelResult:
+    """The human's result of a finished duel record (its decisions reviewed).
+
+    Raises
+    ------
+    UserError
+        For a duel not finished.
+    """
+    from dicelab.play.game import score_of
+
+    decisions = review_duel(table, expected, record)
+    seat = record.get("human", "A")
+    rules = table.rules
+    sheets = [record.get(side, {}).get("turns", []) for side in ("a", "b")]
+    if any(sum("box" in t for t in turns) < rules.n_categories for turns in sheets):
+        raise UserError("history: the duel is not finished; keep it when it is")
+    return DuelResult(score_of(rules, sheets[0 if seat == "A" else 1]), decisions)
+
+
 # -- where playing to win and playing for points part ----------------------------------
 @dataclass(frozen=True)
 class Disagreement:

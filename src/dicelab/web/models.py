@@ -516,7 +516,7 @@ class HistoryOut(BaseModel):
 
 
 class KeepRequest(_Request):
-    """A finished game record (format `dicelab-game`) to keep in the history."""
+    """A finished game record (format `dicelab-game`, or `dicelab-duel`) to keep."""
 
     record: dict[str, Any]
 

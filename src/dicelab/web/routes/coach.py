@@ -117,6 +117,20 @@ async def post_finish(body: m.FinishRequest, store: Store = Depends(get_store)) 
                                  "total_cost", "by_kind")}, "kept": kept}  # fmt: skip
 
 
+def _record_rules(store: Store, record: dict):
+    """The rule set of a record: the page's id (``rules_source``), else its name."""
+    names = [record.get("rules_source"), record.get("rules")]
+    names = [n for n in names if isinstance(n, str) and n]
+    if not names:
+        raise UserError("history: the record names no rules")
+    for name in names[:-1]:
+        try:
+            return store.get(name[:80])
+        except UserError:
+            continue
+    return store.get(names[-1][:80])
+
+
 @route(router, "GET", "/api/history", m.HistoryOut, "The finished games kept")
 async def get_history(rules: str | None = None, last: int = 50) -> dict:
     """The games kept in this server's history (its user's), oldest first, with the
@@ -130,14 +144,19 @@ async def get_history(rules: str | None = None, last: int = 50) -> dict:
 
 @route(router, "POST", "/api/history", m.KeptOut, "Keep a finished game")
 async def post_history(body: m.KeepRequest, store: Store = Depends(get_store)) -> dict:
-    """Review a finished game record of the page and keep it in the history."""
+    """Review a finished game record of the page (a game alone, or a duel: format
+    `dicelab-duel`, priced in win chance) and keep it in the history."""
     from dicelab.play.game import review
 
-    name = body.record.get("rules")
-    if not isinstance(name, str) or not name:
-        raise UserError("history: the record names no rules")
-    entry = store.get(name[:80])
+    entry = _record_rules(store, body.record)
     table = await asyncio.wrap_future(store.table_future(entry.rules))
+    if body.record.get("format") == "dicelab-duel":  # priced in win chance
+        from dicelab.play.duel import duel_result
+
+        duel = await table_for(store, entry.rules, "duel")
+        done = await run_in_threadpool(duel_result, duel, table, body.record)
+        found = await run_in_threadpool(history.keep, body.record, done, "duel")
+        return {"kept": found is not None, "id": found}
     done = await run_in_threadpool(review, table, body.record)
     if not done.finished:
         raise UserError("history: the game is not finished; keep it when it is")

@@ -951,7 +951,9 @@ window.addEventListener("beforeunload", (e) => {
 // -- drawing -------------------------------------------------------------------------
 function render() {
   if (!state.info || !state.record) return;
-  if (gameOver() && !inDuel() && state.keptFor !== state.record) keepFinishedGame();
+  if (gameOver() && state.keptFor !== state.record && !(inDuel() && computerBusyOrToMove())) {
+    keepFinishedGame();
+  }
   const focused = focusKey(document.activeElement) || state.focusKey;
   renderCounter();
   renderDice();
@@ -1292,10 +1294,13 @@ function showView(name) {
 }
 
 // A finished game goes to the history of the server's user (kept once).
+const computerBusyOrToMove = () => state.computerBusy || computerToMove()
+  || computerFilled() < boxes().length;
+
 async function keepFinishedGame() {
   state.keptFor = state.record;
   try {
-    await api("/api/history", { record: state.record });
+    await api("/api/history", { record: inDuel() ? state.duel.record : state.record });
   } catch (err) {
     showError(`The game was not kept in the history: ${err.message}`);
   }
