@@ -400,6 +400,9 @@ def test_duel_outlook_and_advice_agree_with_brute_force(client, four):
     assert got["options"][0]["best"] and got["options"][0]["cost"] == 0
     values = [o["value"] for o in got["options"]]
     assert values == sorted(values, reverse=True)
+    m.DuelAdviceOut.model_validate(got)
+    texts = [o["explain"]["text"] for o in got["options"]]  # the why, in win chance
+    assert "the chance to win is" in texts[0] and "chance to win" in texts[-1]
     # at the end: 1, 1/2 or 0 by the final scores, upper bonus included
     full = {"ones": 2, "threes": 3, "pair": 0, "sum": 2}
     end = client.post("/api/duel/outlook", json={
@@ -1269,3 +1272,8 @@ def test_a_review_is_priced_in_the_chance_played_for(client):
     assert data["expected_score"] == pytest.approx(lib.expected_score, abs=1e-6)
     plain = client.post("/api/review", json={"rules": "yazy", "record": game.record}).json()
     assert plain["measure"] == "points" and plain["total_cost"] > 1
+    assert all(d.get("why") is None for d in plain["decisions"])
+    why = client.post("/api/review", json={"rules": "yazy", "record": game.record,
+                                           "explain": True}).json()  # fmt: skip
+    costly = [d for d in why["decisions"] if d["cost"] > 1e-9]
+    assert costly and all(d["why"].startswith("Rerolling every die instead of") for d in costly)

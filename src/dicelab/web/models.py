@@ -215,6 +215,9 @@ class ReviewRequest(_Request):
     target: Annotated[StrictInt, Field(ge=0, le=1_000_000)] | None = Field(
         None, description="The final score played for (objective `target`)."
     )
+    explain: StrictBool = Field(
+        False, description="Say why each mistake costs what it does (objective `expected`)."
+    )
 
 
 class UploadRequest(_Request):
@@ -388,6 +391,9 @@ class DecisionOut(BaseModel):
     options: int = Field(description="Number of options there were.")
     kind: Literal["keep", "upper box", "lower box"] = Field(
         description="A keep (or a stop) before a reroll, or the box filled."
+    )
+    why: str | None = Field(
+        None, description="Why a mistake costs what it does (asked with `explain`)."
     )
 
 

@@ -9,6 +9,7 @@ from starlette.concurrency import run_in_threadpool
 from dicelab.errors import UserError
 from dicelab.solve.advice import TIE, Option
 from dicelab.solve.duel_advice import Sheet, duel_advise, sheet_state
+from dicelab.solve.explain import duel_texts
 from dicelab.web import models as m
 from dicelab.web.routes import FastJSON, get_store, route, table_for, with_table
 from dicelab.web.store import Store
@@ -21,8 +22,8 @@ def sheet_of(body: m.SheetIn) -> Sheet:
     return Sheet(dict(body.filled), bonuses=body.extra_bonuses)
 
 
-def option_json(o: Option) -> dict:
-    """One option of a duel position as the page reads it."""
+def option_json(o: Option, why: str | None = None) -> dict:
+    """One option of a duel position as the page reads it (``why``: its sentence)."""
     keep = list(o.keep) if o.keep else ([] if o.kind == "keep" else None)
     return {
         "kind": o.kind,
@@ -38,6 +39,7 @@ def option_json(o: Option) -> dict:
         "sd": None,
         "cost": o.cost,
         "best": o.cost <= TIE,
+        "explain": {"probability": o.value, "text": why} if why else None,
     }
 
 
@@ -73,7 +75,10 @@ async def post_duel_advice(
             "their_score": advice.their_score,
             "target": None,
             "value": advice.options[0].value,
-            "options": [option_json(o) for o in advice.options],
+            "options": [
+                option_json(o, why)
+                for o, why in zip(advice.options, duel_texts(advice), strict=True)
+            ],
         }
     )
 

@@ -29,7 +29,10 @@ async def post_review(body: m.ReviewRequest, store: Store = Depends(get_store)) 
     entry = store.get(name[:80])
     table = await asyncio.wrap_future(store.table_future(entry.rules))
     if body.objective == "expected":
-        done = await run_in_threadpool(review, table, body.record)
+        split = None
+        if body.explain and not entry.rules.save_unused_throws:
+            split = await table_for(store, entry.rules, "explain")
+        done = await run_in_threadpool(review, table, body.record, split)
     else:  # priced in the chance played for, from that objective's table
         check_target(body)
         key = objective_key(body.objective, body.target)

@@ -828,7 +828,9 @@ async function reviewSoon() {
   const record = JSON.parse(JSON.stringify(state.record));
   try {
     // priced in what the game is played for: expected points, or the chance
-    const review = await api("/api/review", { rules: state.rulesId, record, ...objectiveBody() });
+    const body = { rules: state.rulesId, record, ...objectiveBody() };
+    if (state.whyAsked && state.objective === "expected") body.explain = true;
+    const review = await api("/api/review", body);
     if (number === state.reviewRequest) state.review = review;
   } catch (err) {
     if (number === state.reviewRequest) showError(`review: ${err.message}`);
@@ -1144,7 +1146,7 @@ function renderOptions() {
   const table = document.createElement("table");
   table.className = "options";
   const spread = a.options.some((o) => o.sd !== null && o.sd !== undefined);
-  const why = !inDuel();  // the duel's advice has no why yet
+  const why = !inDuel() || a.options.some((o) => o.explain);  // the duel's come with it
   table.innerHTML = `<thead><tr><th>option</th><th class="num">${valueName()}</th>`
     + (spread ? '<th class="num" title="standard deviation of the final score">± sd</th>' : "")
     + '<th class="num">cost</th>' + (why ? '<th><span class="sr-only">why</span></th>' : "")
@@ -1638,7 +1640,8 @@ function renderReview() {
       const bad = d.cost > 1e-9;
       tr.className = bad ? "costly" : "good";
       tr.innerHTML = `<td class="num">${d.turn}</td><td class="num">${d.throw}</td>`
-        + `<td class="dice-cell">${d.dice.join(" ")}</td><td>${escapeHtml(d.chosen)}</td>`
+        + `<td class="dice-cell">${d.dice.join(" ")}</td><td>${escapeHtml(d.chosen)}`
+        + (d.why ? `<div class="review-why">${escapeHtml(d.why)}</div>` : "") + "</td>"
         + `<td>${bad ? escapeHtml(d.best) : "✓"}</td><td class="num">${costOf(d.cost)}</td>`;
       body.appendChild(tr);
     }
