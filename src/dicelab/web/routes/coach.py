@@ -70,7 +70,7 @@ async def post_training(body: m.TrainingRequest, store: Store = Depends(get_stor
 
 @route(router, "POST", "/api/training/answer", m.GradedOut, "Grade one answer, with why")
 async def post_answer(body: m.AnswerRequest, store: Store = Depends(get_store)) -> dict:
-    """The answer against the best option of its position (as `/api/advice` ranks
+    """The answer against the best option of its position (as the advice ranks
     them): its cost and, for a costly one, why."""
     entry = store.get(body.rules)
     table = await table_for(store, entry.rules)
