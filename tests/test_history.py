@@ -162,7 +162,7 @@ def test_play_keeps_the_game_and_history_lists_draws_exports_and_imports(tmp_pat
     assert out.returncode == 0, out.stderr
     assert "kept in the history" in out.stdout
     listed = run("history", data=data)
-    assert listed.returncode == 0 and "yazy" in listed.stdout and "1 games" in listed.stdout
+    assert listed.returncode == 0 and "yazy" in listed.stdout and "1 kept" in listed.stdout
     as_json = json.loads(run("history", "--json", data=data).stdout)
     (game,) = as_json["games"]
     assert game["mistakes"] == 0 and game["average_cost"] == 0  # every option the best

@@ -44,8 +44,9 @@ def run_history(
     if plot is not None:
         from dicelab.plot.history import plot_history
 
+        games = [e for e in entries if e.kind == "game"]  # scores alike: games alone
         what = f"{rules}: " if rules else ""
-        plot_history(entries, Path(plot), f"{what}{len(entries)} games kept")
+        plot_history(games, Path(plot), f"{what}{len(games)} games kept")
         console.print(f"wrote {plot}")
         return
     shown = entries[-last:] if last > 0 else entries
@@ -64,25 +65,36 @@ def show_history(shown: list, entries: list, console: Console) -> None:
     kinds = {e.kind for e in shown}
     columns = [("#", "right"), ("ended", "left")]
     columns += [("kind", "left")] if kinds != {"game"} else []
-    columns += [("rules", "left"), ("score", "right"), ("loss/dec.", "right"),
-                ("mistakes", "right"), ("worst mistake", "left")]  # fmt: skip
+    columns += [("rules", "left"), ("score", "right"), ("loss/decision", "right"),
+                ("mistakes", "right")]  # fmt: skip
     for col, just in columns:
-        table.add_column(col, justify=just, no_wrap=col != "worst mistake")
+        table.add_column(col, justify=just, no_wrap=True)
+    worst = []
     for e in shown:
-        w = e.worst[0] if e.worst else None
-        worst = f"turn {w['turn']}: {w['chosen']}, best {w['best']} (-{w['cost']:.2f})" if w else ""
+        chance = e.kind == "duel"  # costs in win chance
         cells = [str(e.id), e.when] + ([e.kind] if kinds != {"game"} else [])
-        cells += [e.rules, str(e.score), f"{e.average_cost:.3f}", f"{e.mistakes}/{e.decisions}",
-                  worst]  # fmt: skip
+        loss = f"{100 * e.average_cost:.2f}%" if chance else f"{e.average_cost:.3f}"
+        score = "-" if e.kind == "training" else str(e.score)  # a session has no final score
+        cells += [e.rules, score, loss, f"{e.mistakes}/{e.decisions}"]
         table.add_row(*cells)
+        if e.worst:
+            w = e.worst[0]
+            cost = f"{100 * w['cost']:.1f}% win chance" if chance else f"{w['cost']:.2f} points"
+            worst.append(f"  #{e.id}, turn {w['turn']}: {w['chosen']} instead of {w['best']} "
+                         f"(-{cost})")  # fmt: skip
     console.print(table)
+    if worst:
+        console.print("the worst mistake of each game listed:")
+        for line in worst[-10:]:
+            console.print(line)
     s = history.summary(entries)
     for key, name in (("all", "all games"), ("last_10", "the last 10")):
         f = s[key]
         if f["average_cost"] is None or (key == "last_10" and len(entries) <= 10):
             continue
+        mean = f", mean score {f['mean_score']:.1f}" if f["mean_score"] is not None else ""
         console.print(
-            f"{name}: {f['games']} games, mean score {f['mean_score']:.1f}, "
+            f"{name}: {f['games']} kept{mean}; in games and training, "
             f"{f['average_cost']:.3f} points lost per decision, "
             f"{100 * f['best_share']:.1f}% best choices"
         )

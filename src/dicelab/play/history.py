@@ -278,15 +278,23 @@ def kinds_of(rules: str, path: Path | None = None) -> list[dict]:
 
 
 def summary(entries: list) -> dict:
-    """Games, mean score and loss per decision: all of them, and the last ten."""
+    """The figures of the games and sessions kept: all of them, and the last ten.
+
+    ``games`` counts every entry; ``mean_score`` is over the games alone (a training
+    session's score counts its best answers, a duel's is one player's); the loss per
+    decision and the share of best choices are over games and training sessions, in
+    expected points (a duel's costs are win chance, and are left out).
+    """
 
     def figures(es) -> dict:
-        decisions = sum(e.decisions for e in es)
+        games = [e for e in es if e.kind == "game"]
+        priced = [e for e in es if e.kind in ("game", "training")]
+        decisions = sum(e.decisions for e in priced)
         return {
             "games": len(es),
-            "mean_score": sum(e.score for e in es) / len(es) if es else None,
-            "average_cost": sum(e.total_cost for e in es) / decisions if decisions else None,
-            "best_share": 1 - sum(e.mistakes for e in es) / decisions if decisions else None,
+            "mean_score": sum(e.score for e in games) / len(games) if games else None,
+            "average_cost": sum(e.total_cost for e in priced) / decisions if decisions else None,
+            "best_share": 1 - sum(e.mistakes for e in priced) / decisions if decisions else None,
         }
 
     return {"all": figures(entries), "last_10": figures(entries[-10:])}

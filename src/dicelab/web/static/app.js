@@ -1479,10 +1479,11 @@ async function loadHistory() {
 
 function renderHistory(h) {
   const s = h.summary.all;
+  const mean = s.mean_score !== null ? `: games score ${fmt(s.mean_score, 1)} on average` : "";
+  const loss = s.average_cost !== null ? `; in games and training, ${fmt(s.average_cost, 3)} `
+    + `points lost per decision, ${fmt(100 * s.best_share, 1)}% best choices` : "";
   $("history-summary").textContent = s.games
-    ? `${s.games} game${s.games > 1 ? "s" : ""} and sessions kept: mean score `
-      + `${fmt(s.mean_score, 1)}, ${fmt(s.average_cost, 3)} points lost per decision, `
-      + `${fmt(100 * s.best_share, 1)}% best choices.`
+    ? `${s.games} game${s.games > 1 ? "s" : ""} and sessions kept${mean}${loss}.`
     : "No games kept yet: finish a game or a training session.";
   const table = $("history-table");
   table.innerHTML = "<thead><tr><th>ended</th><th>kind</th><th>rules</th>"
@@ -1491,12 +1492,15 @@ function renderHistory(h) {
   const body = document.createElement("tbody");
   for (const g of [...h.games].reverse()) {
     const w = g.worst[0];
-    const worst = w ? `turn ${w.turn}: ${w.chosen}, best ${w.best} (−${fmt(w.cost)})` : "";
+    const chance = g.kind === "duel";  // costs in win chance
+    const cost = (c, digits) => (chance ? `${fmt(100 * c, 1)}%` : fmt(c, digits));
+    const worst = w ? `turn ${w.turn}: ${w.chosen}, best ${w.best} (−${cost(w.cost, 2)})` : "";
     const tr = document.createElement("tr");
     tr.className = "history-game";
     tr.innerHTML = `<td>${escapeHtml(g.finished_at)}</td><td>${escapeHtml(g.kind)}</td>`
-      + `<td>${escapeHtml(g.rules)}</td><td class="num">${g.score}</td>`
-      + `<td class="num">${fmt(g.average_cost, 3)}</td>`
+      + `<td>${escapeHtml(g.rules)}</td>`
+      + `<td class="num">${g.kind === "training" ? "–" : g.score}</td>`
+      + `<td class="num">${cost(g.average_cost, 3)}</td>`
       + `<td class="num">${g.mistakes}/${g.decisions}</td><td>${escapeHtml(worst)}</td>`;
     body.appendChild(tr);
   }
