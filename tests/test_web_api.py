@@ -136,6 +136,12 @@ def test_advice_explains_every_option_when_asked(client):
     assert "the chance of 200 or more" in target["options"][1]["explain"]["text"]
 
 
+def test_the_progress_of_the_split_by_box_can_be_watched(client):
+    got = client.get("/api/rules/yazy/progress", params={"objective": "explain"})
+    assert got.status_code == 200, got.text
+    assert got.json()["state"] in ("idle", "cached", "ready", "solving", "queued")
+
+
 def test_advice_last_roll_full_house(client):
     data = advice(client, dice=[2, 2, 2, 6, 6], rerolls_left=0).json()
     assert data["roll"] == 3

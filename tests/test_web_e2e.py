@@ -996,3 +996,14 @@ def test_history_view_lists_the_games_and_draws_the_trend(browser, server):
         expect(pg.locator("#history-score circle")).not_to_have_count(0)
         expect(pg.locator("#history-summary")).to_contain_text("points lost per decision")
         pg.screenshot(path=str(Path(__file__).parent.parent / "docs/img/web-history.png"))
+
+
+def test_the_first_why_of_a_rule_set_waits_for_its_split_and_shows_it(browser, server):
+    with open_page(browser, server + "/?rules=yacht&seed=4") as pg:
+        expect(pg.locator("#roll-counter")).to_have_text(re.compile("Turn 1 of 12"))
+        throw(pg, "3 3 6 5 6")
+        best = pg.locator("tr.option.best")
+        expect(best).to_have_count(1)
+        best.locator("button.why-toggle").click()
+        expect(pg.locator("tr.why-row .why-text")).to_have_text(re.compile(" is best, "))
+        expect(pg.locator("tr.why-row .why-parts")).to_contain_text("upper bonus")

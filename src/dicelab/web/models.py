@@ -16,7 +16,7 @@ from dicelab.dice import MAX_DICE
 
 Objective = Literal["expected", "target", "win"]
 #: The tables the server solves: one per objective, and the two-player game.
-TableKind = Literal["expected", "target", "win", "duel"]
+TableKind = Literal["expected", "target", "win", "duel", "explain"]
 RulesName = Annotated[str, StringConstraints(min_length=1, max_length=80)]
 BoxId = Annotated[str, StringConstraints(min_length=1, max_length=40)]
 Points = Annotated[StrictInt, Field(ge=0, le=1_000_000)]

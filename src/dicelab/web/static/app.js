@@ -33,6 +33,7 @@ const state = {
   whyOpen: new Set(),  // labels of the options whose why is unfolded (this position)
   whyAsked: false,     // a why was asked for: advice comes with the why from then on
   whyBusy: false,      // the why of the options shown is on its way
+  whyProgress: null,   // how far the split by box has come, while it is solved
 };
 
 // -- random numbers: crypto, or a seeded generator with ?seed=N (repeatable games) ----
@@ -1219,14 +1220,43 @@ async function whySoon() {
       rules: state.rulesId, dice: a.dice, rerolls_left: a.rerolls_left, filled: filled(),
       extra_bonuses: extraBonuses(), ...objectiveBody(), explain: true,
     };
+    watchWhy(state.rulesId);
     const explained = await api("/api/advice", body);
     if (number === state.request && adviceIsCurrent()) state.advice = explained;
   } catch (err) {
     showError(err.message);
   } finally {
     state.whyBusy = false;
+    state.whyProgress = null;
     render();
   }
+}
+
+// The first why of a rule set waits for its split by box: how far it has come.
+async function watchWhy(id) {
+  await pause(300);  // a split on disk answers before the first look
+  while (state.whyBusy && state.rulesId === id) {
+    try {
+      const p = await api(`/api/rules/${encodeURIComponent(id)}/progress?objective=explain`);
+      if (!state.whyBusy) return;
+      state.whyProgress = p;
+      render();
+    } catch (err) {
+      return;  // the advice's own request says what went wrong
+    }
+    await pause(500);
+  }
+}
+
+function whyWaitText() {
+  const p = state.whyProgress;
+  if (p && p.state === "solving" && p.total > 0 && p.left_seconds != null) {
+    const left = Math.max(1, Math.round(p.left_seconds));
+    return `Working out why, once for these rules: ${Math.floor((100 * p.done) / p.total)}%, `
+      + `about ${left} s left`;
+  }
+  if (p && p.state === "queued") return "Working out why: waiting for another solve to end…";
+  return "Working out why…";
 }
 
 function whyRow(o, columns) {
@@ -1236,7 +1266,7 @@ function whyRow(o, columns) {
   td.colSpan = columns;
   const w = o.explain;
   if (!w) {
-    td.innerHTML = '<span class="muted">Working out why…</span>';
+    td.innerHTML = `<span class="muted why-wait">${escapeHtml(whyWaitText())}</span>`;
   } else {
     const parts = [];
     if (w.box_points) {
