@@ -212,20 +212,20 @@ def duel_space(game: CompiledRules) -> DuelSpace:
     for n in range(n_layers):
         k, k2 = n // 2, n // 2 + n % 2
         lbase[n + 1] = lbase[n] + ncount[k] * (ncount[k2] if k2 <= n_cat else 0)
-    parts = {name: [] for name in ("xlo", "xhi", "ulo", "uhi")}
+    # each layer's rows written in place (a command that reads one position pays for
+    # this on every start: no temporary arrays of the whole space)
+    arrays = {name: np.empty(lbase[-1], dtype=np.int64) for name in ("xlo", "xhi", "ulo", "uhi")}
     for n in range(n_layers):
         k, k2 = n // 2, n // 2 + n % 2
         i = slice(cstart[k], cstart[k + 1])
         j = slice(cstart[k2], cstart[k2 + 1])
-        ulo = least[i][:, None] - most[j][None, :]
-        uhi = most[i][:, None] - least[j][None, :]
-        rlo = lo[j][None, :] - hi[i][:, None]
-        rhi = hi[j][None, :] - lo[i][:, None]
-        parts["ulo"].append(ulo.ravel())
-        parts["uhi"].append(uhi.ravel())
-        parts["xlo"].append(np.maximum(ulo, rlo).ravel())
-        parts["xhi"].append(np.minimum(uhi, rhi).ravel())
-    arrays = {name: np.concatenate(v).astype(np.int64) for name, v in parts.items()}
+        shape = (ncount[k], ncount[k2] if k2 <= n_cat else 0)
+        ulo, uhi, xlo, xhi = (arrays[a][lbase[n] : lbase[n + 1]].reshape(shape)
+                              for a in ("ulo", "uhi", "xlo", "xhi"))  # fmt: skip
+        np.subtract.outer(least[i], most[j], out=ulo)
+        np.subtract.outer(most[i], least[j], out=uhi)
+        np.maximum(ulo, np.subtract.outer(lo[j], hi[i]).T, out=xlo)
+        np.minimum(uhi, np.subtract.outer(hi[j], lo[i]).T, out=xhi)
     length = np.maximum(arrays["xhi"] - arrays["xlo"] + 1, 0)
     off = np.concatenate([[0], np.cumsum(length)]).astype(np.int64)
     vstart = off[lbase]
