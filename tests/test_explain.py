@@ -404,3 +404,15 @@ def test_the_duel_sentence_says_where_playing_to_win_parts_from_points():
     )
     same = DuelAdvice("A", 0, 0, [zero, sixes], {zero.key: (1, 152.0), sixes.key: (2, 150.0)})
     assert duel_texts(same)[1].endswith("and it expects 2.0 points fewer.")
+
+
+def test_the_library_solves_the_split_and_advises_with_why():
+    import dicelab
+
+    table = dicelab.solve("yazy", objective="explain")
+    assert isinstance(table, dicelab.ExplainTable)
+    assert table.value() == pytest.approx(dicelab.solve("yazy").value(), abs=1e-5)
+    advice = table.advise(dicelab.Position(dice=(6, 6, 5, 3, 1), rerolls=2))
+    assert len(advice.explanations) == len(advice.options)
+    assert isinstance(advice.explanations[0], dicelab.Explanation)
+    assert advice.to_dict()["options"][0]["explain"]["text"].startswith("Keeping 6 6 is best")

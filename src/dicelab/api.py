@@ -115,16 +115,24 @@ def solve(
     dtype = np.float32 if precision == "single" else np.float64
     if objective in ("target", "win"):
         return _points(game, objective, target, opponent, dict(common, dtype=dtype), store)
+    if objective in ("spread", "explain"):
+        return _companion(game, objective, precision, common)
+    return _duel(game, dict(common, store=store))
+
+
+def _companion(game: CompiledRules, objective: str, precision: str, common: dict):
+    """A table that goes with the expected-score table: its spread, or its split by box
+    (which follows the double-precision table, so that its parts add up exactly)."""
     if objective == "spread":
         from dicelab.solve.spread import spread_table
 
-        return spread_table(game, _expected(game, precision, common), use_cache=cache)
-    if objective == "explain":
-        from dicelab.solve.explain import explain_table
+        expected = _expected(game, precision, common)
+        return spread_table(game, expected, use_cache=common["use_cache"])
+    from dicelab.solve.explain import explain_table
 
-        expected = _expected(game, "double", common)
-        return explain_table(game, expected, cache, progress, allow_large)
-    return _duel(game, dict(common, store=store))
+    expected = _expected(game, "double", common)
+    return explain_table(game, expected, common["use_cache"], common["progress"],
+                         common["allow_large"])  # fmt: skip
 
 
 def _points(game: CompiledRules, objective: str, target, opponent, common: dict, store):
