@@ -88,7 +88,7 @@ def show_history(shown: list, entries: list, console: Console) -> None:
         for line in worst[-10:]:
             console.print(line)
     s = history.summary(entries)
-    for key, name in (("all", "everything kept"), ("last_10", "the last 10")):
+    for key, name in (("all", "all"), ("last_10", "the last 10")):
         f = s[key]
         if f["average_cost"] is None or (key == "last_10" and len(entries) <= 10):
             continue
