@@ -148,6 +148,11 @@ def connect(path: Path | None = None, write: bool = False) -> Iterator[sqlite3.C
         _migrate(con, path)
         yield con
     except sqlite3.DatabaseError as exc:
+        if _busy(exc):
+            raise UserError(
+                f"history {path}: another process has held it for over {BUSY_SECONDS:.0f} s; "
+                "try again"
+            ) from None
         raise UserError(
             f"history {path}: the file is damaged ({exc}); it was left as it is"
         ) from None
@@ -155,12 +160,37 @@ def connect(path: Path | None = None, write: bool = False) -> Iterator[sqlite3.C
         con.close()
 
 
+def _busy(exc: Exception) -> bool:
+    """Whether an SQLite error says that another connection holds the file."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
+def _patiently(con: sqlite3.Connection, sql: str, args=()):
+    """Run a statement, again and again while another process holds the file (some
+    statements, such as a change of journal mode, do not wait by themselves)."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    while True:
+        try:
+            return con.execute(sql, args)
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 def _check(con: sqlite3.Connection, path: Path) -> None:
     """Refuse a file that is not a dicelab history, before anything is written to it."""
     try:
-        app = con.execute("PRAGMA application_id").fetchone()[0]
-        tables = con.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-    except sqlite3.DatabaseError:
+        # one statement, so one snapshot: another process may be creating the schema
+        app, tables = _patiently(
+            con,
+            "SELECT (SELECT application_id FROM pragma_application_id), "
+            "(SELECT count(*) FROM sqlite_master)",
+        ).fetchone()
+    except sqlite3.DatabaseError as exc:
+        if _busy(exc):
+            raise
         raise UserError(
             f"history {path}: not a dicelab history (not an SQLite database, or a damaged "
             "one); it was left as it is (DICELAB_DATA_DIR picks another folder)"
@@ -174,27 +204,28 @@ def _check(con: sqlite3.Connection, path: Path) -> None:
 
 def _migrate(con: sqlite3.Connection, path: Path) -> None:
     """Apply the schema scripts the database lacks, each in one transaction."""
-    version = con.execute("PRAGMA user_version").fetchone()[0]
+    version = _patiently(con, "PRAGMA user_version").fetchone()[0]
     if version > len(MIGRATIONS):
         raise UserError(
             f"history {path}: written by a newer dicelab (schema {version}, this one "
             f"knows {len(MIGRATIONS)}); it was left as it is"
         )
-    if version == len(MIGRATIONS):
-        return
-    con.execute("PRAGMA journal_mode=WAL")
-    con.execute("BEGIN IMMEDIATE")
-    try:  # another process may have migrated meanwhile
-        version = con.execute("PRAGMA user_version").fetchone()[0]
-        for script in MIGRATIONS[version:]:
-            for statement in filter(str.strip, script.split(";")):
-                con.execute(statement)
-        con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        con.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
+    if version < len(MIGRATIONS):
+        _patiently(con, "BEGIN IMMEDIATE")
+        try:  # another process may have migrated meanwhile
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            for script in MIGRATIONS[version:]:
+                for statement in filter(str.strip, script.split(";")):
+                    con.execute(statement)
+            con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            con.execute(f"PRAGMA user_version = {len(MIGRATIONS)}")
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+    # WAL lets a reader and a writer work at once; the file keeps the mode once set
+    if _patiently(con, "PRAGMA journal_mode").fetchone()[0] not in ("wal", "memory"):
+        _patiently(con, "PRAGMA journal_mode=WAL")
 
 
 def keep(record: dict, review, kind: str = "game", path: Path | None = None) -> int | None:
@@ -237,7 +268,8 @@ def keep(record: dict, review, kind: str = "game", path: Path | None = None) -> 
         json.dumps(by_kind),
     )
     with connect(path, write=True) as con:
-        cur = con.execute(
+        cur = _patiently(
+            con,
             "INSERT OR IGNORE INTO games (kind, rules, finished_at, score, decisions, "
             "mistakes, total_cost, worst, record, digest, by_kind) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
