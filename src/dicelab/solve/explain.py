@@ -262,26 +262,12 @@ def turn_parts(table: ExplainTable, mask: int, u: int, y: int):
     with ``n`` rerolls left. ``KP`` has one column per part of ``mask``'s row.
     """
     game = table.game
-    space = game.space
     V = table.expected.values
-    rerolls = game.rules.rolls - 1
-    roll0 = int(space.size_start[space.dice])
     boxes = turn.strategy_boxes(game, V, mask, u, y)
     box, pts, extra, y2, u2 = boxes
-    final = _after_boxes(table, mask, u, y, boxes)
-    A = np.empty(space.n_keeps)
-    P = np.empty((space.n_keeps, final.shape[1]))
-    A[roll0:] = (pts + extra) + V[mask | (1 << box), y2, u2]
-    P[roll0:] = final
-    K = np.full((rerolls + 1, space.n_keeps), np.nan)
-    KP = np.full((rerolls + 1, *P.shape), np.nan)
-    K[0, roll0:], KP[0, roll0:] = A[roll0:], P[roll0:]
-    for n in range(1, rerolls + 1):
-        turn.keep_means(space, A)
-        turn.keep_means(space, P)
-        K[n], KP[n] = A, P
-        turn.chosen_keeps(space, A, P)
-    return K, KP
+    final = (pts + extra) + V[mask | (1 << box), y2, u2]
+    parts = _after_boxes(table, mask, u, y, boxes)
+    return turn.along_strategy(game.space, game.rules.rolls - 1, final, parts)
 
 
 # -- what a player reads --------------------------------------------------------------------
@@ -530,18 +516,20 @@ def chance_texts(advice: Advice) -> list[str]:
     """One sentence per option of an advice valued in a chance (of a target, of a win):
     what the option does to that chance, against the best option (the best one
     against the second)."""
+    if advice.win:
+        what = "the chance to win"
+    elif advice.target is not None:
+        what = f"the chance of {advice.target} or more"
+    else:
+        raise ValueError("chance_texts: an advice valued in expected points")
+    return _chance_sentences(advice.options, what)
+
+
+def _chance_sentences(options, what: str, clause=None) -> list[str]:
+    """The sentence of each option valued in a chance called ``what``, against the best
+    option (the best against the second); ``clause(option, other)`` may add words."""
     from dicelab.solve.advice import TIE
 
-    what = (
-        "the chance to win"
-        if advice.win
-        else f"the chance of {advice.target} or more"
-        if advice.target is not None
-        else None
-    )
-    if what is None:
-        raise ValueError("chance_texts: an advice valued in expected points")
-    options = advice.options
     out = []
     for i, o in enumerate(options):
         if len(options) == 1:
@@ -550,14 +538,13 @@ def chance_texts(advice: Advice) -> list[str]:
         other = options[1] if i == 0 else options[0]
         was, now = _percent(other.value, o.value)
         if abs(o.value - other.value) <= TIE:
-            out.append(f"{_capital(_doing(o))} is as good as {_doing(other)}: {what} is {now}.")
+            text = f"{_capital(_doing(o))} is as good as {_doing(other)}: {what} is {now}"
         elif i == 0:
-            out.append(
-                f"{_capital(_doing(o))} is best: {what} is {now}, against {was} "
-                f"for {_doing(other)}."
-            )
+            text = f"{_capital(_doing(o))} is best: {what} is {now}, against {was} for "
+            text += _doing(other)
         else:
-            out.append(f"{_instead(o, other)} lowers {what} from {was} to {now}.")
+            text = f"{_instead(o, other)} lowers {what} from {was} to {now}"
+        out.append(text + (clause(o, other) if clause else "") + ".")
     return out
 
 
@@ -570,30 +557,13 @@ def duel_texts(advice) -> list[str]:
     :class:`~dicelab.solve.duel_advice.DuelAdvice`): what it does to the chance to win
     against the best option, and where playing to win parts from playing for points,
     what that costs or gains in expected final score."""
-    from dicelab.solve.advice import TIE
+    expected = {o.key: advice.expected_rank[o.key][1] for o in advice.options}
 
-    options = advice.options
-    expected = {o.key: advice.expected_rank[o.key][1] for o in options}
-    out = []
-    for i, o in enumerate(options):
-        if len(options) == 1:
-            out.append(f"{_capital(_doing(o))} is the only choice.")
-            continue
-        other = options[1] if i == 0 else options[0]
-        was, now = _percent(other.value, o.value)
-        if abs(o.value - other.value) <= TIE:
-            text = (
-                f"{_capital(_doing(o))} is as good as {_doing(other)}: the chance to win is {now}"
-            )
-        elif i == 0:
-            text = (f"{_capital(_doing(o))} is best: the chance to win is {now}, against {was} "
-                    f"for {_doing(other)}")  # fmt: skip
-        else:
-            text = f"{_instead(o, other)} lowers the chance to win from {was} to {now}"
-        points = expected[o.key] - expected[other.key]
-        if abs(points) >= NOTABLE:  # where playing to win parts from playing for points
-            way = "more" if points > 0 else "fewer"
-            but = "though" if (points > 0) != (o.value > other.value) else "and"
-            text += f", {but} it expects {abs(points):.1f} points {way}"
-        out.append(text + ".")
-    return out
+    def points(o, other) -> str:
+        d = expected[o.key] - expected[other.key]
+        if abs(d) < NOTABLE:
+            return ""
+        but = "though" if (d > 0) != (o.value > other.value) else "and"
+        return f", {but} it expects {abs(d):.1f} points {'more' if d > 0 else 'fewer'}"
+
+    return _chance_sentences(advice.options, "the chance to win", points)

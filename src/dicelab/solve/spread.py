@@ -194,20 +194,8 @@ def turn_moments(spread: SpreadTable, mask: int, u: int, y: int):
     found = spread.turns.get((mask, u, y))
     if found is not None:
         return found
-    space = game.space
-    rerolls = game.rules.rolls - 1
-    roll0 = int(space.size_start[space.dice])
-    A = np.empty(space.n_keeps)
-    B = np.empty(space.n_keeps)
-    A[roll0:], B[roll0:] = _final_moments(game, spread.expected.values, spread.values, mask, u, y)
-    K = np.full((rerolls + 1, space.n_keeps), np.nan)
-    KB = np.full((rerolls + 1, space.n_keeps), np.nan)
-    K[0, roll0:], KB[0, roll0:] = A[roll0:], B[roll0:]
-    for n in range(1, rerolls + 1):
-        turn.keep_means(space, A)
-        turn.keep_means(space, B)
-        K[n], KB[n] = A, B
-        turn.chosen_keeps(space, A, B)
+    A, B = _final_moments(game, spread.expected.values, spread.values, mask, u, y)
+    K, KB = turn.along_strategy(game.space, game.rules.rolls - 1, A, B)
     spread.turns[(mask, u, y)] = (K, KB)
     while len(spread.turns) > TURNS_KEPT:
         spread.turns.popitem(last=False)

@@ -212,3 +212,28 @@ def chosen_keeps(space, A: np.ndarray, B: np.ndarray) -> None:
             A[ks[take]] = vb[take]
             arg[ks[take]] = b[take]
     B[:] = B[arg]
+
+
+def along_strategy(space, rerolls: int, final: np.ndarray, carried: np.ndarray):
+    """Values and a carried quantity inside a turn played by the strategy.
+
+    ``final`` holds each final roll's value and ``carried`` (one row per roll, any
+    further axes) what the strategy's choice for it brings (a second moment, the
+    parts of the score). Returns ``(K, KC)``: ``K[0, roll]``, ``KC[0, roll]`` for a
+    final roll, ``K[n, keep]``, ``KC[n, keep]`` for keeping ``keep`` with ``n``
+    rerolls left, each keep the mean over one more die, each set of dice following
+    its :func:`chosen_keeps`.
+    """
+    roll0 = int(space.size_start[space.dice])
+    A = np.empty(space.n_keeps)
+    C = np.empty((space.n_keeps, *carried.shape[1:]))
+    A[roll0:], C[roll0:] = final, carried
+    K = np.full((rerolls + 1, space.n_keeps), np.nan)
+    KC = np.full((rerolls + 1, *C.shape), np.nan)
+    K[0, roll0:], KC[0, roll0:] = A[roll0:], C[roll0:]
+    for n in range(1, rerolls + 1):
+        keep_means(space, A)
+        keep_means(space, C)
+        K[n], KC[n] = A, C
+        chosen_keeps(space, A, C)
+    return K, KC
