@@ -222,7 +222,9 @@ def explain_table(
         if found is not None:
             array, meta = found
             return ExplainTable(values, array, meta=meta)
-    explain_cost(game).check(allow_large)
+    cost = explain_cost(game)
+    cost.check(allow_large)
+    cost.announce()  # a solve of more than half a minute says so before it starts
     table = solve_explain(game, values, progress)
     cache.remember(table, game.rules, OBJECTIVE_EXPLAIN, None, use_cache)
     return table
