@@ -48,6 +48,9 @@ class DuelAdvice:
     #: a sentence per option, in option order, where asked for (see
     #: :func:`dicelab.solve.explain.duel_texts`)
     texts: tuple[str, ...] = ()
+    #: option key -> the mover's expected final lead, both playing to win, where asked
+    #: for (see :mod:`dicelab.solve.duel_lead`)
+    leads: dict | None = None
 
     @property
     def lead(self) -> int:
@@ -70,11 +73,17 @@ class DuelAdvice:
                     "cost": o.cost,
                     "expected_rank": self.expected_rank[o.key][0],
                     "expected_final_score": self.expected_rank[o.key][1],
-                    **({"explain": {"probability": o.value, "text": t}} if t else {}),
+                    **({"explain": self._explain(o, t)} if t or self.leads else {}),
                 }
                 for o, t in zip(self.options, self.texts or [""] * len(self.options), strict=True)
             ],
         }
+
+    def _explain(self, option: Option, text: str) -> dict:
+        out = {"probability": option.value, "text": text or None}
+        if self.leads is not None:
+            out["expected_lead"] = self.leads[option.key]
+        return out
 
 
 def sheet_state(table: DuelTable, sheet: Sheet, who: str) -> tuple[int, int]:
@@ -120,9 +129,19 @@ def sheet_state(table: DuelTable, sheet: Sheet, who: str) -> tuple[int, int]:
 
 
 def duel_advise(
-    table: DuelTable, expected, dice: Sequence[int], rerolls: int, mine: Sheet, theirs: Sheet
+    table: DuelTable,
+    expected,
+    dice: Sequence[int],
+    rerolls: int,
+    mine: Sheet,
+    theirs: Sheet,
+    leads=None,
 ) -> DuelAdvice:
-    """Rank every option of the player to move by win chance (both playing to win)."""
+    """Rank every option of the player to move by win chance (both playing to win).
+
+    With ``leads`` (a :class:`~dicelab.solve.duel_lead.LeadTable` of the same
+    rules), each option's expected final lead comes too (``advice.leads``).
+    """
     g = table.game
     rerolls = _check_turn(g.rules, Position(tuple(dice), rerolls))
     me, my_score = sheet_state(table, mine, "my")
@@ -150,4 +169,10 @@ def duel_advise(
         o.key: (n, o.value - plain.score_so_far + my_score)
         for n, o in enumerate(plain.options, start=1)
     }
-    return DuelAdvice(seat, my_score, their_score, options, ranks)
+    by_lead = None
+    if leads is not None:
+        from dicelab.solve.duel_lead import lead_turn_values
+
+        lead_turn = lead_turn_values(leads, me, them, my_score - their_score)
+        by_lead = {o.key: o.value for o in _rank(g, lead_turn, roll, rerolls, 0.0)}
+    return DuelAdvice(seat, my_score, their_score, options, ranks, leads=by_lead)

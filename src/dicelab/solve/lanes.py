@@ -12,7 +12,7 @@ first-level cache.
 The operations are Numba intrinsics (callable from ``@njit`` code only):
 :func:`width`, :func:`load`, :func:`load_at`, :func:`store`, :func:`store_at`,
 :func:`store_lanes_at`, :func:`vmax`, :func:`vadd`, :func:`vsub`, :func:`vmul`,
-:func:`vfma`, :func:`splat`, :func:`widen`.
+:func:`vfma`, :func:`splat`, :func:`widen`, :func:`vfollow`.
 """
 
 from __future__ import annotations
@@ -242,6 +242,27 @@ def vfma(typingctx, a, b, c):
         return builder.call(fn, args)
 
     return a(a, b, c), codegen
+
+
+@intrinsic
+def vfollow(typingctx, m, v, x, g, even):
+    """Lane by lane, the better of two (chance, lead) pairs: ``(x, g)`` where ``x > m
+    + even``, or ``x >= m - even`` and ``g > v``; else ``(m, v)``. Returns both."""
+    if not isinstance(m, LaneVector) or not m == v == x == g:
+        raise TypeError("vfollow: four lane vectors of one type")
+    pair = types.UniTuple(m, 2)
+
+    def codegen(context, builder, sig, args):
+        a, b, c, d, e = args
+        eps = _splat_value(builder, context.cast(builder, e, sig.args[4], m.dtype), m.width)
+        up = builder.fcmp_ordered(">", c, builder.fadd(a, eps))
+        near = builder.fcmp_ordered(">=", c, builder.fsub(a, eps))
+        more = builder.fcmp_ordered(">", d, b)
+        t = builder.or_(up, builder.and_(near, more))
+        chosen = [builder.select(t, c, a), builder.select(t, d, b)]
+        return context.make_tuple(builder, pair, chosen)
+
+    return pair(m, v, x, g, even), codegen
 
 
 @intrinsic

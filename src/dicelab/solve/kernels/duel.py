@@ -52,6 +52,15 @@ def duel_next(i, j, c, pts, players, R):
     return duel_node(j, i2, p_count, cstart, ncount, lbase)
 
 
+@njit(cache=True, inline="always")
+def decided_lanes(nl, x0, gain, nn, leads):
+    """``(s1, s2)``: of the lanes of :func:`duel_read`, those below ``s1`` read a lead
+    above node ``nn``'s undecided range, those from ``s2`` one below it."""
+    s1 = min(max(gain - x0 - leads.uhi[nn], 0), nl)
+    s2 = min(max(gain - x0 - leads.ulo[nn] + 1, s1), nl)
+    return s1, s2
+
+
 @njit(cache=True)
 def duel_read(dst, nl, x0, gain, nn, T, tbase, leads, below, above):
     """``dst[l]``: node ``nn``'s value at lead ``gain - (x0 + l)`` of its waiting player.
@@ -60,9 +69,8 @@ def duel_read(dst, nl, x0, gain, nn, T, tbase, leads, below, above):
     certain losses (``below``); inside it they lie in the node's row, which starts
     at ``T[toff[nn] - tbase]`` with lead ``xlo[nn]``.
     """
-    toff, xlo, ulo, uhi = leads
-    s1 = min(max(gain - x0 - uhi[nn], 0), nl)
-    s2 = min(max(gain - x0 - ulo[nn] + 1, s1), nl)
+    toff, xlo = leads.toff, leads.xlo
+    s1, s2 = decided_lanes(nl, x0, gain, nn, leads)
     for lane in range(s1):
         dst[lane] = above
     base = toff[nn] - tbase + gain - x0 - xlo[nn]

@@ -1,0 +1,165 @@
+"""The expected lead of a duel played to win, against a plain expectimax.
+
+The brute force throws ordered dice, keeps any subset by position and carries two
+figures through every choice: the mover's chance (a win plus half a tie) and
+expected final lead. It takes the larger chance, and between chances within
+``EVEN`` the larger lead; it plays every game to its end (no rows of leads, no
+bounds, no settled leads).
+"""
+
+from functools import cache
+from itertools import product
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from test_bruteforce import box_choices, tiny_rules
+from test_duel import FOUR_BOXES
+
+from dicelab.errors import UserError
+from dicelab.rules import parse_rules
+from dicelab.solve.duel import duel_table
+from dicelab.solve.duel_advice import Sheet, duel_advise
+from dicelab.solve.duel_lead import lead_table
+from dicelab.solve.expected import expected_table
+from dicelab.solve.kernels.lead import EVEN
+
+
+def better(a, b) -> bool:
+    """Whether the (chance, lead) pair ``a`` beats ``b`` for the mover."""
+    return a[0] > b[0] + EVEN or (a[0] >= b[0] - EVEN and a[1] > b[1])
+
+
+def lead_brute(rules):
+    """``(value, throw)``: a turn start's and a throw's ``(chance, expected lead)`` for
+    the player to move, whose sheet is ``(filled, upper total, flag)``, leading by
+    ``lead``."""
+    cats = rules.categories
+    n = len(cats)
+    faces, dice_n = rules.faces, rules.dice
+    upper = [c.counts_for_bonus for c in cats]
+    ybox = rules.yahtzee_index
+    threshold = rules.upper_bonus.threshold if rules.upper_bonus else 0
+    bonus = rules.upper_bonus.points if rules.upper_bonus else 0
+    choices = box_choices(rules)
+    full = (1 << n) - 1
+    throws = [list(product(range(1, faces + 1), repeat=k)) for k in range(dice_n + 1)]
+
+    def paid(up):
+        return bonus if threshold and up >= threshold else 0
+
+    def mean(pairs):
+        pairs = list(pairs)
+        return sum(p[0] for p in pairs) / len(pairs), sum(p[1] for p in pairs) / len(pairs)
+
+    @cache
+    def value(me, other, lead):
+        if me[0] == full and other[0] == full:
+            final = lead + paid(me[1]) - paid(other[1])
+            return (1.0 if final > 0 else 0.5 if final == 0 else 0.0), float(final)
+        return mean(throw(me, other, lead, tuple(sorted(x)), rules.rolls - 1)
+                    for x in throws[dice_n])  # fmt: skip
+
+    @cache
+    def throw(me, other, lead, dice, rerolls):
+        filled, up, yflag = me
+        best = None
+        for c, pts, extra in choices(filled, yflag, dice):
+            mine = (filled | 1 << c, up + (pts if upper[c] else 0),
+                    (1 if pts > 0 else 0) if c == ybox else yflag)  # fmt: skip
+            w, d = value(other, mine, -(lead + pts + extra))
+            if best is None or better((1.0 - w, -d), best):
+                best = (1.0 - w, -d)
+        if rerolls == 0:
+            return best
+        keeps = {tuple(dice[i] for i in range(dice_n) if bits >> i & 1)
+                 for bits in range(1 << dice_n)}  # fmt: skip
+        for kept in keeps:
+            free = dice_n - len(kept)
+            if free == 0:
+                continue
+            option = mean(throw(me, other, lead, tuple(sorted(kept + x)), rerolls - 1)
+                          for x in throws[free])  # fmt: skip
+            if better(option, best):
+                best = option
+        return best
+
+    return value, throw
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tiny_rules())
+def test_the_start_agrees_with_brute_force(rules):
+    value, _ = lead_brute(rules)
+    table = lead_table(rules, use_cache=False)
+    assert table.value() == pytest.approx(value((0, 0, 0), (0, 0, 0), 0)[1], abs=1e-4)
+
+
+@pytest.fixture(scope="module")
+def four():
+    rules = parse_rules(FOUR_BOXES)
+    duel = duel_table(rules, use_cache=False)
+    return rules, duel, lead_table(rules, duel, use_cache=False)
+
+
+def test_four_boxes_with_bonus_at_every_lead(four):
+    rules, duel, table = four
+    value, _ = lead_brute(rules)
+    # A has filled the pair (0 or 10 points) and B the sum (2 to 6): A moves
+    s = table.space
+    a, b = s.player(0b0100, 0, 0), s.player(0b1000, 0, 0)
+    for lead in [-6, -5, -4, -3, -2, 4, 5, 6, 7, 8]:
+        want = value((0b0100, 0, 0), (0b1000, 0, 0), lead)[1]
+        assert table.mover_lead(a, b, lead) == pytest.approx(want, abs=1e-4), lead
+    node = s.node(a, b)
+    never = [x for x in range(s.ulo[node], s.uhi[node] + 1) if not s.xlo[node] <= x <= s.xhi[node]]
+    with pytest.raises(UserError, match="cannot occur"):
+        table.waiting_lead(node, never[0])
+
+
+def test_every_option_agrees_with_brute_force(four):
+    rules, duel, table = four
+    value, throw = lead_brute(rules)
+    expected = expected_table(rules, use_cache=False)
+    mine, theirs = Sheet({"ones": 1}, score=1), Sheet({"pair": 10}, score=10)
+    advice = duel_advise(duel, expected, (1, 3), 1, mine, theirs, leads=table)
+    me, them = (0b0001, 1, 0), (0b0100, 0, 0)
+    assert len(advice.leads) == len(advice.options) > 2
+    for o in advice.options:
+        if o.kind == "box":
+            continue
+        kept = tuple(o.keep)
+        free = 2 - len(kept)
+        outs = [tuple(sorted(kept + x)) for x in product(range(1, 4), repeat=free)]
+        if o.stops:
+            want = throw(me, them, -9, (1, 3), 0)[1]
+        else:
+            want = np.mean([throw(me, them, -9, d, 0)[1] for d in outs])
+        assert advice.leads[o.key] == pytest.approx(want, abs=1e-4), o.label
+    final = duel_advise(duel, expected, (1, 3), 0, mine, theirs, leads=table)
+    for o in final.options:
+        c = [cat.id for cat in rules.categories].index(o.box)
+        mine_after = (0b0001 | 1 << c, 1 + (o.points if c < 2 else 0), 0)
+        want = -value(them, mine_after, 9 - o.points)[1]
+        assert final.leads[o.key] == pytest.approx(want, abs=1e-4), o.label
+
+
+def test_a_settled_game_is_played_for_points(four):
+    rules, duel, table = four
+    s = table.space
+    expected = expected_table(rules, use_cache=False, precision="double").values
+    a, b = s.player(0b0001, 1, 0), s.player(0b0010, 3, 0)
+    node = s.node(a, b)
+    far = int(s.uhi[node]) + 5  # B leads by more than A can make up
+    still = expected[0b0010, 0, 3] - expected[0b0001, 0, 1]
+    assert table.waiting_lead(node, far) == pytest.approx(far + still, abs=1e-9)
+
+
+def test_the_table_is_cached(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    rules = parse_rules(FOUR_BOXES)
+    first = lead_table(rules)
+    again = lead_table(rules)
+    assert again.cached and not first.cached
+    assert np.array_equal(first.values, again.values)
+    assert again.value() == first.value()
