@@ -112,6 +112,27 @@ def test_advice_agrees_with_brute_force(four):
     assert {o["expected_rank"] for o in out["options"]} == set(range(1, len(chances) + 1))
 
 
+def test_advice_explained_gives_each_option_its_expected_lead(four, tmp_path, monkeypatch):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    from test_duel_lead import lead_brute
+
+    args = ["duel", "advise", four, "--dice", "1", "3", "--rerolls", "0", "--mine", "ones=1",
+            "--theirs", "ones=2,threes=3", "--explain"]  # fmt: skip
+    res = run(*args, "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    value, _ = lead_brute(parse_rules(FOUR_BOXES))
+    for o in out["options"]:  # my (B's) lead after the box: minus A's lead as A moves
+        c = ["ones", "threes", "pair", "sum"].index(o["box"])
+        mine = (0b0001 | 1 << c, 1 + (o["points"] if c < 2 else 0), 0)
+        want = -value((0b0011, 5, 0), mine, 4 - o["points"])[1]
+        assert abs(o["explain"]["expected_lead"] - want) < 1e-4, o["label"]
+        assert o["explain"]["text"]
+    text = run(*args)
+    assert text.exit_code == 0 and "expected final lead" in text.output
+    assert "1. Scoring" in text.output
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

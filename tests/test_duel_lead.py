@@ -163,3 +163,21 @@ def test_the_table_is_cached(tmp_path, monkeypatch):
     assert again.cached and not first.cached
     assert np.array_equal(first.values, again.values)
     assert again.value() == first.value()
+
+
+def test_the_library_gives_the_table_and_the_leads_of_each_option(four):
+    import dicelab
+
+    rules, duel, _ = four
+    table = dicelab.solve(rules, objective="duel-lead", cache=False)
+    assert isinstance(table, dicelab.LeadTable)
+    value, _ = lead_brute(rules)
+    assert table.value() == pytest.approx(value((0, 0, 0), (0, 0, 0), 0)[1], abs=1e-4)
+    position = dicelab.Position(dice=(3, 3), rerolls=1)
+    advice = table.duel.advise(position, theirs={}, leads=table)
+    assert set(advice.leads) == {o.key for o in advice.options}
+    assert advice.to_dict()["options"][0]["explain"]["expected_lead"] == advice.leads[
+        advice.options[0].key
+    ]
+    with pytest.raises(dicelab.UserError, match="runner"):
+        dicelab.solve(rules, objective="duel-lead", runner=object())

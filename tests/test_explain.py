@@ -404,6 +404,10 @@ def test_the_duel_sentence_says_where_playing_to_win_parts_from_points():
     )
     same = DuelAdvice("A", 0, 0, [zero, sixes], {zero.key: (1, 152.0), sixes.key: (2, 150.0)})
     assert duel_texts(same)[1].endswith("and it expects 2.0 points fewer.")
+    leads = {zero.key: -9.44, sixes.key: -7.2}
+    led = duel_texts(DuelAdvice("A", 152, 166, [zero, sixes], advice.expected_rank, leads=leads))
+    assert led[0].endswith("though its expected final lead is -9.4 points, against -7.2.")
+    assert led[1].endswith("though the expected final lead rises from -9.4 to -7.2 points.")
 
 
 def test_the_library_solves_the_split_and_advises_with_why():

@@ -409,6 +409,21 @@ def test_duel_outlook_and_advice_agree_with_brute_force(client, four):
     m.DuelAdviceOut.model_validate(got)
     texts = [o["explain"]["text"] for o in got["options"]]  # the why, in win chance
     assert "the chance to win is" in texts[0] and "chance to win" in texts[-1]
+    assert all(o["explain"]["expected_lead"] is None for o in got["options"])
+    # with explain: each option's expected final lead (both playing to win)
+    from test_duel_lead import lead_brute
+
+    led = client.post("/api/duel/advice", json={**body, "rerolls_left": 0, "explain": True})
+    assert led.status_code == 200, led.text
+    m.DuelAdviceOut.model_validate(led.json())
+    value_of, _ = lead_brute(parse_rules(FOUR_BOXES))
+    for o in led.json()["options"]:
+        c = ["ones", "threes", "pair", "sum"].index(o["box"])
+        mine = (0b0001 | 1 << c, 1 + (o["points"] if c < 2 else 0), 0)
+        want = -value_of((0b0011, 5, 0), mine, 4 - o["points"])[1]
+        assert o["explain"]["expected_lead"] == pytest.approx(want, abs=1e-4)
+    progress = client.get(f"/api/rules/{four}/progress?objective=duel-lead").json()
+    assert progress["state"] == "ready", progress
     # at the end: 1, 1/2 or 0 by the final scores, upper bonus included
     full = {"ones": 2, "threes": 3, "pair": 0, "sum": 2}
     end = client.post("/api/duel/outlook", json={

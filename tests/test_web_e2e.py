@@ -250,9 +250,11 @@ def test_a_whole_game_ends_with_a_summary(page):
     assert f"{lib.total_cost:.2f}" in pg.locator("#review-total").inner_text()
 
 
-def play_turn_by_the_advice(pg):
-    """Throw, then follow the best option (keeps, a stop) until a box is filled."""
-    pg.click("#roll")
+def play_turn_by_the_advice(pg, rolled=False):
+    """Throw (unless ``rolled``), then follow the best option (keeps, a stop) until a
+    box is filled."""
+    if not rolled:
+        pg.click("#roll")
     while True:
         best = pg.locator("tr.option.best").first
         expect(best).to_be_visible()
@@ -463,7 +465,16 @@ def test_a_whole_duel_against_the_computer(browser, server):
         expect(pg.locator("#scorecard th").nth(2)).to_have_text("computer")
         for turn in range(1, 5):
             expect(counter(pg)).to_have_text(f"Turn {turn} of 4 · Roll 1 of 2")
-            play_turn_by_the_advice(pg)
+            if turn == 1:  # the why of an option: its win chance in words, its expected lead
+                pg.click("#roll")
+                pg.locator("tr.option.best button.why-toggle").first.click()
+                why = pg.locator("tr.why-row").first
+                expect(why.locator(".why-text")).to_contain_text("the chance to win")
+                lead = re.compile(r"expected final lead [+−]\d+\.\d points")
+                expect(why.locator(".why-parts")).to_have_text(lead)
+                pg.locator("tr.option.best button.why-toggle").first.click()  # folded again
+                expect(pg.locator("tr.why-row")).to_have_count(0)
+            play_turn_by_the_advice(pg, rolled=turn == 1)
             # the computer's turn: its throws and its box show, then its sheet; the
             # keyboard's focus waits on Roll for your next turn
             expect(pg.locator("#computer-log")).to_contain_text("It filled")

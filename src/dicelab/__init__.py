@@ -52,6 +52,7 @@ _PUBLIC = {
     "ExplainTable": "dicelab.solve.explain",
     "Explanation": "dicelab.solve.explain",
     "DuelTable": "dicelab.solve.duel",
+    "LeadTable": "dicelab.solve.duel_lead",
     "ScoreDistribution": "dicelab.solve.distribution",
     "UserError": "dicelab.errors",
     "NotFound": "dicelab.errors",

@@ -35,7 +35,7 @@ from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.table import SolvedTable
 
 #: The objectives :func:`solve` knows, in the order the docs present them.
-OBJECTIVES = ("expected", "target", "win", "spread", "explain", "duel")
+OBJECTIVES = ("expected", "target", "win", "spread", "explain", "duel", "duel-lead")
 
 Progress = Callable[[int, int], None]
 
@@ -65,7 +65,9 @@ def solve(
         best chance of every final score), ``"win"`` (of beating an opponent's
         distribution), ``"spread"`` (the final score's standard deviation under the
         expected-score optimum), ``"explain"`` (the expected score split by box and
-        bonus: advice that says why) or ``"duel"`` (the exact two-player game).
+        bonus: advice that says why), ``"duel"`` (the exact two-player game) or
+        ``"duel-lead"`` (its expected final lead, both playing to win: pass the
+        table as ``leads`` to :meth:`DuelTable.advise`).
     target : int, optional
         For ``"target"``: the one score to reach, whose table is a fraction of the
         table of every target (returned instead where cached, or without ``target``).
@@ -117,6 +119,12 @@ def solve(
         return _points(game, objective, target, opponent, dict(common, dtype=dtype), store)
     if objective in ("spread", "explain"):
         return _companion(game, objective, precision, common)
+    if objective == "duel-lead":
+        from dicelab.solve.duel_lead import lead_table
+
+        if runner is not None:
+            raise UserError("runner: the duel-lead table is worked out in this process")
+        return lead_table(game, use_cache=cache, progress=progress, allow_large=allow_large)
     return _duel(game, dict(common, store=store))
 
 

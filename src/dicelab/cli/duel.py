@@ -58,6 +58,24 @@ def load_duel(
     return table
 
 
+def load_lead(rules: Rules, duel: DuelTable, quiet: bool = False):
+    """The expected-lead table that goes with a duel table, worked out (with a
+    progress bar) if it is not cached; memory-mapped, and read whole if damaged."""
+    from dicelab.solve.cache import DamagedTable
+    from dicelab.solve.duel_lead import lead_table
+
+    game = duel.game
+    what = f"working out the {rules.name} duel's expected leads"
+    with progress_bar(what, enabled=not quiet, unit="work") as tick:
+        table = lead_table(game, duel, progress=tick, mapped=True)
+        if table.meta.get("mapped") is not None:
+            try:
+                table.meta["mapped"].check(0, 1)
+            except DamagedTable:
+                table = lead_table(game, duel, progress=tick)
+    return table
+
+
 # -- the verdicts -----------------------------------------------------------------------
 STRATEGY = {"win": "to win", "expected": "expected score"}
 
@@ -220,7 +238,9 @@ def run_duel_advise(
     rerolls = r.rolls - 1 if rerolls is None else rerolls
     _check_turn(r, Position(tuple(parsed), rerolls))
     table = load_duel(r, quiet=as_json, mapped=True)
-    advice = duel_advise(table, load_table(r, quiet=as_json), parsed, rerolls, mine, theirs)
+    leads = load_lead(r, table, quiet=as_json) if explain else None
+    expected = load_table(r, quiet=as_json)
+    advice = duel_advise(table, expected, parsed, rerolls, mine, theirs, leads=leads)
     if explain:
         from dataclasses import replace
 
@@ -263,6 +283,7 @@ def show_duel_advice(
         ("cost", "right"),
         ("expected score", "right"),
         ("its rank", "right"),
+        *([("expected lead", "right")] if advice.leads is not None else []),
     ):
         table.add_column(col, justify=just)
     shown = advice.options if top <= 0 else advice.options[:top]
@@ -277,6 +298,7 @@ def show_duel_advice(
             f"{o.cost:.6f}",
             f"{score:.2f}",
             f"{rank}{mark}",
+            *([f"{advice.leads[o.key]:+.2f}"] if advice.leads is not None else []),
             style=style,
         )
     console.print(table)

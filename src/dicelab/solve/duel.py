@@ -331,12 +331,14 @@ class DuelTable(SolvedTable):
     def summary(self) -> str:
         return f"first player's chance {self.start_value:.6f}"
 
-    def advise(self, position, *, theirs, my_score: int | None = None):
+    def advise(self, position, *, theirs, my_score: int | None = None, leads=None):
         """Every option of the player to move, ranked by win chance (both playing to win).
 
         ``position`` is the mover's sheet, dice and rerolls; ``theirs`` the other
         player's sheet (a :class:`~dicelab.solve.duel_advice.Sheet`, or the filled
-        boxes as a mapping). See :func:`dicelab.solve.duel_advice.duel_advise`.
+        boxes as a mapping). With ``leads`` (the ``"duel-lead"`` table of the same
+        rules) each option's expected final lead comes too. See
+        :func:`dicelab.solve.duel_advice.duel_advise`.
         """
         from dicelab.solve.duel_advice import Sheet, duel_advise
         from dicelab.solve.expected import expected_table
@@ -350,7 +352,8 @@ class DuelTable(SolvedTable):
         if not isinstance(theirs, Sheet):
             theirs = Sheet(dict(theirs))
         expected = expected_table(self.game)
-        return duel_advise(self, expected, position.dice, position.rerolls, mine, theirs)
+        dice, rerolls = position.dice, position.rerolls
+        return duel_advise(self, expected, dice, rerolls, mine, theirs, leads=leads)
 
     def waiting_value(self, node: int, lead: int) -> float:
         """Chance of the player who waits at ``node``, leading by ``lead``."""

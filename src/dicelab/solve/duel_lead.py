@@ -38,8 +38,11 @@ from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.cost import Cost, lane_seconds
 from dicelab.solve.duel import (
     LAYOUT,
+    NODE_BYTES,
+    OBJECTIVE,
     DuelSpace,
     DuelTable,
+    count_nodes,
     duel_cost,
     duel_space,
     duel_table,
@@ -74,16 +77,18 @@ def settled_leads(game: CompiledRules, space: DuelSpace) -> np.ndarray:
     return out
 
 
-def lead_cost(game: CompiledRules, space: DuelSpace | None = None) -> Cost:
+def lead_cost(game: CompiledRules, space: DuelSpace | None = None, solved: bool = True) -> Cost:
     """Size of the lead pass before any work: the lead table and the duel table's
-    chances, both float32, beside the duel's own solve; its time is
+    chances, both float32, and the rows of every node; with ``solved`` false, the
+    duel's own solve comes first and its table stays in memory. Its time is
     :data:`LEAD_WEIGHT` times the duel solve's."""
     duel = duel_cost(game, space, compare=False)
     values = duel.states
-    nodes = space.n_nodes if space is not None else values
-    memory = 8 * values + 8 * nodes + duel.bytes
+    nodes = space.n_nodes if space is not None else count_nodes(game)[0]
+    memory = 8 * values + NODE_BYTES * nodes + (0 if solved else duel.bytes)
+    seconds = (LEAD_WEIGHT + (0 if solved else 1)) * duel.seconds
     what = f"{game.rules.name}'s expected lead when playing to win"
-    return Cost(what, values, memory, LEAD_WEIGHT * duel.seconds, unit=duel.unit)
+    return Cost(what, values, memory, seconds, unit=duel.unit)
 
 
 @dataclass(repr=False)
@@ -222,8 +227,11 @@ def lead_table(
     params = {"layout": LAYOUT}
     space = duel.space if duel is not None else None
     path = cache.table_path(game.rules, OBJECTIVE_LEAD, params)
+    solved = duel is not None or (
+        use_cache and cache.table_path(game.rules, OBJECTIVE, params).exists()
+    )
     if not (use_cache and path.exists()):
-        lead_cost(game, space).check(allow_large)
+        lead_cost(game, space, solved).check(allow_large)
     if duel is None:
         space = duel_space(game)
         found = cache.lookup(game.rules, OBJECTIVE_LEAD, (space.n_values,), params, mapped)

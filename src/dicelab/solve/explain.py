@@ -557,15 +557,32 @@ def _capital(text: str) -> str:
 def duel_texts(advice) -> list[str]:
     """One sentence per option of a duel's advice (a
     :class:`~dicelab.solve.duel_advice.DuelAdvice`): what it does to the chance to win
-    against the best option, and where playing to win parts from playing for points,
-    what that costs or gains in expected final score."""
+    against the best option, and what to the points: the expected final lead, both
+    playing to win, where the advice has it (``advice.leads``); else, where playing to
+    win parts from playing for points, the expected final score given up or gained."""
+    best = advice.options[0]
+    if advice.leads is not None:
+        leads = advice.leads
+
+        def points(o, other) -> str:
+            d = leads[o.key] - leads[other.key]
+            if abs(d) < NOTABLE:
+                return ""
+            but = "though" if (d > 0) != (o.value > other.value) else "and"
+            if o is best:
+                return (f", {but} its expected final lead is {leads[o.key]:+.1f} points, "
+                        f"against {leads[other.key]:+.1f}")  # fmt: skip
+            return (f", {but} the expected final lead {'rises' if d > 0 else 'falls'} from "
+                    f"{leads[other.key]:+.1f} to {leads[o.key]:+.1f} points")  # fmt: skip
+
+        return _chance_sentences(advice.options, "the chance to win", points)
     expected = {o.key: advice.expected_rank[o.key][1] for o in advice.options}
 
-    def points(o, other) -> str:
+    def score(o, other) -> str:
         d = expected[o.key] - expected[other.key]
         if abs(d) < NOTABLE:
             return ""
         but = "though" if (d > 0) != (o.value > other.value) else "and"
         return f", {but} it expects {abs(d):.1f} points {'more' if d > 0 else 'fewer'}"
 
-    return _chance_sentences(advice.options, "the chance to win", points)
+    return _chance_sentences(advice.options, "the chance to win", score)

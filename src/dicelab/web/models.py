@@ -16,7 +16,7 @@ from dicelab.dice import MAX_DICE
 
 Objective = Literal["expected", "target", "win"]
 #: The tables the server solves: one per objective, and the two-player game.
-TableKind = Literal["expected", "target", "win", "duel", "explain"]
+TableKind = Literal["expected", "target", "win", "duel", "explain", "duel-lead"]
 RulesName = Annotated[str, StringConstraints(min_length=1, max_length=80)]
 BoxId = Annotated[str, StringConstraints(min_length=1, max_length=40)]
 Points = Annotated[StrictInt, Field(ge=0, le=1_000_000)]
@@ -133,6 +133,11 @@ class DuelAdviceRequest(_Request):
     rerolls_left: Annotated[StrictInt, Field(ge=0, le=100)]
     mine: SheetIn = Field(description="The sheet of the player to move.")
     theirs: SheetIn = Field(description="The other player's sheet.")
+    explain: StrictBool = Field(
+        False,
+        description="Give each option's expected final lead, both playing to win (its "
+        "table is worked out the first time: minutes for the largest games).",
+    )
 
 
 class DuelOutlookRequest(_Request):
@@ -329,6 +334,11 @@ class ExplainOut(BaseModel):
     expected_extra_bonuses: float | None = Field(None, description="Their expected number.")
     p_all_same: float | None = Field(
         None, description="The chance that the all-alike box ends with points."
+    )
+    expected_lead: float | None = Field(
+        None,
+        description="The duel with `explain`: the mover's expected final lead (their final "
+        "score minus the other's), both playing to win.",
     )
 
 

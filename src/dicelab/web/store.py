@@ -552,6 +552,16 @@ def table_facts(rules: Rules, objective: str) -> Facts:
 
         duel_path = cache.table_path(rules, duel.OBJECTIVE, {"layout": duel.LAYOUT})
         return Facts(((duel_path,),), duel.duel_cost(as_game(rules), compare=False))
+    if objective == "duel-lead":  # the duel's table, then its expected leads
+        from dicelab.solve import duel, duel_lead
+
+        params = {"layout": duel.LAYOUT}
+        both = (
+            cache.table_path(rules, duel.OBJECTIVE, params),
+            cache.table_path(rules, duel_lead.OBJECTIVE_LEAD, params),
+        )
+        solved = both[0].exists()
+        return Facts((both,), duel_lead.lead_cost(as_game(rules), solved=solved))
     points = points_cost(rules, points_size(rules, objective), itemsize=4)
     cost = replace(points, seconds=points.seconds + expected.seconds)
     if objective == "win":  # named by the opponent's distribution: known once solved
@@ -579,7 +589,7 @@ def points_size(rules: Rules, objective: str) -> int:
 
 def check_objective(objective: str) -> None:
     name, _, score = objective.partition(":")
-    extra = name in ("spread", "explain")  # the expected-score table's companions
+    extra = name in ("spread", "explain", "duel-lead")  # companions of other tables
     if name not in OBJECTIVES and not extra or (score and name != "target"):
         raise UserError(f"objective: got {objective!r}, expected one of {', '.join(OBJECTIVES)}")
     if score and not score.isdigit():

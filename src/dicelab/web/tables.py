@@ -43,6 +43,10 @@ def solve_objective(
         game = as_game(rules)
         how = dict(use_cache=use_cache, progress=progress, mapped=mapped)
         return duel_table(game, compare=False, **how)
+    if objective == "duel-lead":  # the duel's expected leads, beside its chances
+        from dicelab.solve.duel_lead import lead_table
+
+        return lead_table(as_game(rules), use_cache=use_cache, progress=progress, mapped=mapped)
     if objective == "explain":  # from the double-precision table: the parts add up exactly
         from dicelab.solve.explain import explain_table
 

@@ -124,7 +124,11 @@ def duel_advise_command(
     top: int = typer.Option(12, "--top", min=0, help="Show this many options (0: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print every option as JSON."),
     explain: bool = typer.Option(
-        False, "--explain", help="Say why: each option's win chance against the best, in words."
+        False,
+        "--explain",
+        help="Say why: each option's win chance against the best, in words, and its "
+        "expected final lead with both playing to win (a table worked out once: "
+        "about 2.4 times the duel's solve).",
     ),
     **sheets,
 ) -> None:

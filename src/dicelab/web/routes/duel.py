@@ -22,8 +22,9 @@ def sheet_of(body: m.SheetIn) -> Sheet:
     return Sheet(dict(body.filled), bonuses=body.extra_bonuses)
 
 
-def option_json(o: Option, why: str | None = None) -> dict:
-    """One option of a duel position as the page reads it (``why``: its sentence)."""
+def option_json(o: Option, why: str | None = None, lead: float | None = None) -> dict:
+    """One option of a duel position as the page reads it (``why``: its sentence,
+    ``lead``: its expected final lead)."""
     keep = list(o.keep) if o.keep else ([] if o.kind == "keep" else None)
     return {
         "kind": o.kind,
@@ -39,7 +40,7 @@ def option_json(o: Option, why: str | None = None) -> dict:
         "sd": None,
         "cost": o.cost,
         "best": o.cost <= TIE,
-        "explain": {"probability": o.value, "text": why} if why else None,
+        "explain": {"probability": o.value, "text": why, "expected_lead": lead} if why else None,
     }
 
 
@@ -54,14 +55,17 @@ async def post_duel_advice(
     body: m.DuelAdviceRequest, store: Store = Depends(get_store)
 ) -> FastJSON:
     """Both players play to win (a tie counts half). The first call on a rule set
-    solves its two-player game, when this server can hold it."""
+    solves its two-player game, when this server can hold it; the first with
+    `explain`, its table of expected leads."""
     entry = store.get(body.rules)
     await table_for(store, entry.rules, "duel")  # first: a duel too large is refused at once
+    leads = await table_for(store, entry.rules, "duel-lead") if body.explain else None
     expected = await table_for(store, entry.rules)
     mine, theirs = sheet_of(body.mine), sheet_of(body.theirs)
+    dice, rerolls = tuple(body.dice), body.rerolls_left
 
     def rank(table):
-        return duel_advise(table, expected, tuple(body.dice), body.rerolls_left, mine, theirs)
+        return duel_advise(table, expected, dice, rerolls, mine, theirs, leads=leads)
 
     advice = await with_table(store, entry.rules, "duel", rank)
     return FastJSON(
@@ -76,7 +80,7 @@ async def post_duel_advice(
             "target": None,
             "value": advice.options[0].value,
             "options": [
-                option_json(o, why)
+                option_json(o, why, advice.leads[o.key] if advice.leads else None)
                 for o, why in zip(advice.options, duel_texts(advice), strict=True)
             ],
         }

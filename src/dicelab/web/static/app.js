@@ -32,6 +32,7 @@ const state = {
   keptFor: null,       // the finished game's record kept in the history
   whyOpen: new Set(),  // labels of the options whose why is unfolded (this position)
   whyAsked: false,     // a why was asked for: advice comes with the why from then on
+  leadAsked: false,    // the same in a duel: its options come with their expected leads
   whyBusy: false,      // the why of the options shown is on its way
   whyProgress: null,   // how far the split by box has come, while it is solved
 };
@@ -509,14 +510,9 @@ async function refresh() {
     extra_bonuses: extraBonuses(),
     ...objectiveBody(),
   };
-  if (state.whyAsked && !inDuel()) body.explain = true;
+  if (inDuel() ? state.leadAsked : state.whyAsked) body.explain = true;
   const path = inDuel() ? "/api/duel/advice" : "/api/advice";
-  if (inDuel()) {
-    delete body.filled;
-    delete body.extra_bonuses;
-    delete body.objective;
-    Object.assign(body, { mine: sheetOf(state.record), theirs: sheetOf(computerRecord()) });
-  }
+  if (inDuel()) duelBody(body);
   state.busy = true;
   render();
   try {
@@ -1203,14 +1199,30 @@ function toggleWhy(label) {
   if (state.whyOpen.has(label)) state.whyOpen.delete(label);
   else state.whyOpen.add(label);
   const a = state.advice;
-  if (state.whyOpen.size && a && !a.options.some((o) => o.explain)) whySoon();
+  if (state.whyOpen.size && a && !a.options.some(explained)) whySoon();
   render();
 }
 
+// Whether an option carries its why in full (in a duel: with its expected lead).
+function explained(o) {
+  return Boolean(o.explain) && (!inDuel() || o.explain.expected_lead != null);
+}
+
+// A request's body turned into a duel position: both sheets, no objective.
+function duelBody(body) {
+  delete body.filled;
+  delete body.extra_bonuses;
+  delete body.objective;
+  return Object.assign(body, { mine: sheetOf(state.record), theirs: sheetOf(computerRecord()) });
+}
+
 // The advice shown, asked again with the why of every option (the first time for a
-// rule set, its split of the expected score by box is worked out: seconds).
+// rule set, its split of the expected score by box is worked out: seconds; in a duel,
+// its table of expected leads: minutes for the largest games).
 async function whySoon() {
-  state.whyAsked = true;
+  const duel = inDuel();
+  if (duel) state.leadAsked = true;
+  else state.whyAsked = true;
   if (state.whyBusy) return;
   state.whyBusy = true;
   const number = state.request;
@@ -1220,9 +1232,10 @@ async function whySoon() {
       rules: state.rulesId, dice: a.dice, rerolls_left: a.rerolls_left, filled: filled(),
       extra_bonuses: extraBonuses(), ...objectiveBody(), explain: true,
     };
-    watchWhy(state.rulesId);
-    const explained = await api("/api/advice", body);
-    if (number === state.request && adviceIsCurrent()) state.advice = explained;
+    watchWhy(state.rulesId, duel ? "duel-lead" : "explain");
+    const path = duel ? "/api/duel/advice" : "/api/advice";
+    const answer = await api(path, duel ? duelBody(body) : body);
+    if (number === state.request && adviceIsCurrent()) state.advice = answer;
   } catch (err) {
     showError(err.message);
   } finally {
@@ -1232,12 +1245,13 @@ async function whySoon() {
   }
 }
 
-// The first why of a rule set waits for its split by box: how far it has come.
-async function watchWhy(id) {
-  await pause(300);  // a split on disk answers before the first look
+// The first why of a rule set waits for its table (the split by box, or the duel's
+// expected leads): how far it has come.
+async function watchWhy(id, objective) {
+  await pause(300);  // a table on disk answers before the first look
   while (state.whyBusy && state.rulesId === id) {
     try {
-      const p = await api(`/api/rules/${encodeURIComponent(id)}/progress?objective=explain`);
+      const p = await api(`/api/rules/${encodeURIComponent(id)}/progress?objective=${objective}`);
       if (!state.whyBusy) return;
       state.whyProgress = p;
       render();
@@ -1250,13 +1264,14 @@ async function watchWhy(id) {
 
 function whyWaitText() {
   const p = state.whyProgress;
+  const what = inDuel() ? "Working out the expected leads" : "Working out why";
   if (p && p.state === "solving" && p.total > 0 && p.left_seconds != null) {
     const left = Math.max(1, Math.round(p.left_seconds));
-    return `Working out why, once for these rules: ${Math.floor((100 * p.done) / p.total)}%, `
-      + `about ${left} s left`;
+    return `${what}, once for these rules: ${Math.floor((100 * p.done) / p.total)}%, `
+      + `about ${left < 120 ? `${left} s` : `${Math.round(left / 60)} min`} left`;
   }
-  if (p && p.state === "queued") return "Working out why: waiting for another solve to end…";
-  return "Working out why…";
+  if (p && p.state === "queued") return `${what}: waiting for another solve to end…`;
+  return `${what}…`;
 }
 
 function whyRow(o, columns) {
@@ -1281,8 +1296,14 @@ function whyRow(o, columns) {
         parts.push(`all alike scored ${fmt(100 * w.p_all_same, 0)}%`);
       }
     }
+    if (w.expected_lead != null) {
+      const lead = w.expected_lead;
+      parts.push(`expected final lead ${lead >= 0 ? "+" : "−"}${fmt(Math.abs(lead), 1)} points`);
+    }
+    const waiting = inDuel() && w.expected_lead == null && state.whyBusy;
     td.innerHTML = `<p class="why-text">${escapeHtml(w.text)}</p>`
-      + (parts.length ? `<p class="why-parts">${parts.join(" · ")}</p>` : "");
+      + (parts.length ? `<p class="why-parts">${parts.join(" · ")}</p>` : "")
+      + (waiting ? `<p class="muted why-wait">${escapeHtml(whyWaitText())}</p>` : "");
   }
   tr.appendChild(td);
   return tr;
