@@ -2,13 +2,16 @@
 
 Run ``python benchmarks/bench_duel.py`` (``--rules NAME``, default ``yazy``;
 ``--solves N`` repeats the solve, default 1; ``--compare`` also times the strategy
-comparisons; ``--advice N`` positions for the advice timing, default 200).
+comparisons; ``--lead`` the table of expected leads; ``--advice N`` positions for
+the advice timing, default 200).
 
 1. The solve, in a fresh process: wall time, peak memory (the process's maximum
    resident size) and the number of (sheets, lead) values, beside the
    one-player expected-score solve of the same rules in the same run.
 2. With ``--compare``, the three strategy pairs evaluated in one pass (and the
-   fair expected-score pair), timed in the same process after the solve.
+   fair expected-score pair), timed in the same process after the solve; with
+   ``--lead``, the expected leads of both playing to win (:mod:`dicelab.solve.duel_lead`),
+   likewise, its kernels compiled beforehand on a tiny game.
 3. Advice from the cached table (``dicelab duel RULES`` must have cached it):
    the size of the table on disk, the median time of one in-process answer over
    ``--advice`` positions met in play, and the whole ``dicelab duel advise``
@@ -39,10 +42,17 @@ from dicelab.rules.compiled import compile_rules
 from dicelab.solve.expected import solve_expected
 from dicelab.solve.duel import solve_duel
 from dicelab.solve.duel_compare import EXPECTED, VERDICT_PAIRS, evaluate_pairs
+from dicelab.solve.duel_lead import solve_lead
+from dicelab.rules import parse_rules
 
 game = compile_rules(load_rules(sys.argv[1]))
 compare = sys.argv[2] == "1"
+lead = sys.argv[3] == "1"
 solve_expected(game)  # compile the kernels outside the timings
+if lead:
+    coin = parse_rules({"name": "coin", "dice": 1, "faces": 2, "rolls": 1,
+                        "categories": [{"id": "s", "kind": "chance"}]})
+    solve_lead(solve_duel(coin))
 t = time.perf_counter(); solve_expected(game); one = time.perf_counter() - t
 t = time.perf_counter(); table = solve_duel(game); solve = time.perf_counter() - t
 out = {"one_player": one, "solve": solve, "values": table.space.n_values,
@@ -52,6 +62,10 @@ if compare:
     res = evaluate_pairs(table, VERDICT_PAIRS + [(EXPECTED, EXPECTED)])
     out["compare"] = time.perf_counter() - t
     out["pairs"] = {f"{a}-{b}": r.to_dict() for (a, b), r in res.items()}
+if lead:
+    t = time.perf_counter()
+    out["lead_value"] = solve_lead(table).value()
+    out["lead"] = time.perf_counter() - t
 out["peak_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print(json.dumps(out))
 """
@@ -62,10 +76,11 @@ def load() -> str:
     return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
-def bench_solve(rules: str, solves: int, compare: bool) -> None:
+def bench_solve(rules: str, solves: int, compare: bool, lead: bool = False) -> None:
     runs = []
+    flags = ["1" if compare else "0", "1" if lead else "0"]
     for _ in range(solves):
-        res = subprocess.run([sys.executable, "-c", CHILD, rules, "1" if compare else "0"],
+        res = subprocess.run([sys.executable, "-c", CHILD, rules, *flags],
                              capture_output=True, text=True)  # fmt: skip
         if res.returncode != 0:
             raise SystemExit(res.stderr[-2000:])
@@ -84,6 +99,10 @@ def bench_solve(rules: str, solves: int, compare: bool) -> None:
         for key, p in r0["pairs"].items():
             print(f"    {key:18s} A {p['p_a_wins']:.6f}  tie {p['p_tie']:.6f}  "
                   f"B {p['p_b_wins']:.6f}")
+    if lead:
+        t = statistics.median(r["lead"] for r in runs)
+        print(f"  expected leads   {t:8.1f} s  ({t / med['solve']:.2f}x the solve; the first "
+              f"player's expected lead {r0['lead_value']:+.6f})")
 
 
 def positions(rules: str, count: int):
@@ -149,12 +168,13 @@ def main() -> None:
     ap.add_argument("--rules", default="yazy")
     ap.add_argument("--solves", type=int, default=1)
     ap.add_argument("--compare", action="store_true")
+    ap.add_argument("--lead", action="store_true", help="Also time the expected leads.")
     ap.add_argument("--advice", type=int, default=200)
     ap.add_argument("--skip-solve", action="store_true", help="Only time advice.")
     args = ap.parse_args()
     print(load())
     if not args.skip_solve:
-        bench_solve(args.rules, args.solves, args.compare)
+        bench_solve(args.rules, args.solves, args.compare, args.lead)
     if args.advice > 0:
         bench_advice(args.rules, args.advice)
     print(load())
