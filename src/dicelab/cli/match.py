@@ -1,0 +1,86 @@
+"""``dicelab match``: playing to win at a table of two to four, printed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from dicelab.cli.advice import load_table, parse_filled
+from dicelab.cli.output import progress_bar
+from dicelab.dice import parse_dice
+from dicelab.rules import Rules, load_rules
+from dicelab.solve.advice import Position
+from dicelab.solve.duel_advice import Sheet
+from dicelab.text import plural
+
+
+def run_match_advise(
+    rules: str,
+    dice: Sequence[str],
+    *,
+    rerolls: int | None,
+    mine: Sequence[str],
+    upper: int | None,
+    bonuses: int,
+    theirs: Sequence[str],
+    top: int = 12,
+    as_json: bool = False,
+    console: Console | None = None,
+):
+    """Run ``dicelab match advise``: my options by my chance to finish first, against
+    opponents who play for points from the sheets given (one ``--theirs`` each)."""
+    from dicelab.rules.compiled import compile_rules
+    from dicelab.solve.match import check_table, match_advise
+
+    console = console or Console()
+    r = load_rules(rules)
+    position = Position(
+        dice=tuple(parse_dice(dice, r.faces)),
+        rerolls=r.rolls - 1 if rerolls is None else rerolls,
+        filled=parse_filled(mine, r),
+        upper_total=upper,
+        extra_bonuses=bonuses,
+    )
+    sheets = [Sheet(parse_filled([t], r)) for t in theirs]
+    game = compile_rules(r)
+    expected = load_table(r, quiet=as_json)
+    check_table(game, expected, position, sheets)  # before any solving
+    what = f"solving {r.name} to finish first at a table of {len(sheets) + 1}"
+    with progress_bar(what, enabled=not as_json) as tick:
+        result = match_advise(game, position, sheets, expected=expected, progress=tick)
+    if as_json:
+        console.print_json(json.dumps({"rules": r.name, **result.to_dict()}))
+    else:
+        show_match_advice(result, r, console, top)
+    return result
+
+
+def show_match_advice(result, rules: Rules, console: Console, top: int = 12) -> None:
+    """The options by chance to finish first, and what the opponents are expected to make."""
+    advice = result.advice
+    p = advice.position
+    when = f"{plural(p.rerolls, 'reroll')} left" if p.rerolls else "after the last throw"
+    console.print(
+        f"{rules.name}, {len(result.opponents) + 1} players: dice "
+        f"{' '.join(map(str, sorted(p.dice)))}, {when}; your score so far "
+        f"{advice.score_so_far}"
+    )
+    for n, pmf in enumerate(result.opponents, start=1):
+        mean = sum(x * q for x, q in enumerate(pmf))
+        console.print(f"  opponent {n}: expected final score {mean:.1f} (playing for points)")
+    table = Table(header_style="bold")
+    for col, just in (("#", "right"), ("option", "left"), ("chance to finish first", "right"),
+                      ("cost", "right")):  # fmt: skip
+        table.add_column(col, justify=just)
+    shown = advice.options if top <= 0 else advice.options[:top]
+    for n, o in enumerate(shown, start=1):
+        style = "bold green" if o.cost <= 1e-9 else None
+        table.add_row(str(n), o.label, f"{o.value:.6f}", f"{o.cost:.6f}", style=style)
+    console.print(table)
+    hidden = len(advice.options) - len(shown)
+    if hidden > 0:
+        console.print(f"... and {hidden} more (--top 0 shows all)")
+    console.print(f"Method: {result.method} (a tie for first shared); {result.seconds:.1f} s.")

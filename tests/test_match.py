@@ -1,0 +1,189 @@
+"""Playing to win at a table of two to four, against independent checks.
+
+- The chance to finish first as a utility of my score, against every tuple of the
+  opponents' scores enumerated (ties shared).
+- Each opponent's final-score distribution, against the brute force that plays the
+  expected-score strategy out over ordered dice (``test_distribution.PolicyBrute``).
+- Every option's chance, against a plain expectimax of my play valued by that
+  enumeration (``test_target.BruteForce``).
+- With every opponent finished, the advice of the win objective against their
+  final scores.
+"""
+
+import itertools
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_distribution import PolicyBrute
+from test_duel import FOUR_BOXES
+from test_target import BruteForce
+
+from dicelab.errors import UserError
+from dicelab.rules import parse_rules
+from dicelab.rules.compiled import compile_rules
+from dicelab.solve.advice import Position
+from dicelab.solve.duel_advice import Sheet
+from dicelab.solve.expected import expected_table
+from dicelab.solve.match import final_pmf, match_advise, table_utility
+from dicelab.solve.win import solve_win
+
+
+def share_by_enumeration(me: int, pmfs) -> float:
+    """My chance to finish first with ``me`` points: every tuple of the opponents'
+    scores, a tie for first shared."""
+    total = 0.0
+    supports = [np.flatnonzero(p) for p in pmfs]
+    for scores in itertools.product(*supports):
+        p = np.prod([pmf[s] for pmf, s in zip(pmfs, scores, strict=True)])
+        best = max(scores)
+        if me > best:
+            total += p
+        elif me == best:
+            total += p / (1 + sum(s == best for s in scores))
+    return total
+
+
+pmf_lists = st.lists(
+    st.lists(st.floats(0.0, 1.0), min_size=1, max_size=7).filter(lambda w: sum(w) > 0.01),
+    min_size=1,
+    max_size=3,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pmf_lists)
+def test_the_table_utility_against_every_tuple_of_scores(weights):
+    pmfs = [np.array(w) / sum(w) for w in weights]
+    u = table_utility(pmfs)
+    for me in range(u.values.size + 2):
+        want = share_by_enumeration(me, pmfs)
+        assert float(u.at(np.array([me]))[0]) == pytest.approx(want, abs=1e-12), me
+
+
+def test_one_opponent_is_the_win_utility():
+    from dicelab.solve.utility import win_utility
+
+    p = np.array([0.1, 0.0, 0.3, 0.6])
+    assert np.allclose(table_utility([p]).values, win_utility(p).values)
+
+
+@pytest.fixture(scope="module")
+def four():
+    rules = parse_rules(FOUR_BOXES)
+    return rules, compile_rules(rules), expected_table(rules, use_cache=False)
+
+
+def test_an_opponents_distribution_is_their_sheet_played_for_points(four):
+    rules, game, expected = four
+    # ones=1 (upper 1) and pair=10 filled: points to come from the brute force's own play
+    sheet = Sheet({"ones": 1, "pair": 10})
+    pmf = final_pmf(game, expected, sheet, "their")
+    brute = PolicyBrute(rules).remaining(0b0101, 1, 0)
+    want = {}
+    for (rest, _, _), p in brute.items():
+        want[11 + rest] = want.get(11 + rest, 0.0) + p
+    assert pmf.size > max(want)
+    for x in range(pmf.size):
+        assert pmf[x] == pytest.approx(want.get(x, 0.0), abs=1e-12), x
+    done = final_pmf(game, expected, Sheet({"ones": 2, "threes": 3, "pair": 0, "sum": 4}), "t")
+    assert np.flatnonzero(done).tolist() == [2 + 3 + 4 + 5]  # the upper bonus counted
+
+
+def test_every_option_against_brute_force_at_a_table_of_three(four):
+    rules, game, expected = four
+    theirs = [Sheet({"threes": 3}), Sheet({})]  # one has played this round, one has not
+    position = Position(dice=(1, 3), rerolls=1)
+    got = match_advise(game, position, theirs, expected=expected)
+    assert got.method.startswith("exact")
+    pmfs = got.opponents
+    top = max(p.size for p in pmfs) + 20
+    u = [share_by_enumeration(s, pmfs) for s in range(top + 1)]
+    brute = BruteForce(rules, "so_far", lanes=top + 1, utility=u)
+    assert got.advice.options[0].value == pytest.approx(brute.throw(0, 0, 0, (1, 3), 1)[0])
+    for o in got.advice.options:
+        if o.kind == "keep" and not o.stops:
+            free = 2 - len(o.keep)
+            outs = [tuple(sorted(o.keep + x)) for x in itertools.product(range(1, 4), repeat=free)]
+            want = np.mean([brute.throw(0, 0, 0, d, 0)[0] for d in outs])
+        else:
+            want = brute.throw(0, 0, 0, (1, 3), 0)[0]
+        assert o.value == pytest.approx(want, abs=1e-9), o.label
+    start = brute.state(0, 0, 0)[0]  # and the turn as a whole: the chance before the throw
+    assert 0 < start < 1
+
+
+def test_with_every_opponent_finished_it_is_the_win_objective(four):
+    rules, game, expected = four
+    done = Sheet({"ones": 2, "threes": 3, "pair": 0, "sum": 4})  # 14 with the bonus
+    position = Position(dice=(3, 3), rerolls=0, filled={"ones": 1, "threes": 3, "sum": 5})
+    got = match_advise(game, position, [done], expected=expected)
+    final = np.zeros(15)
+    final[14] = 1.0
+    win = solve_win(game, final, use_cache=False).table.advise(position)
+    assert [o.label for o in got.advice.options] == [o.label for o in win.options]
+    for a, b in zip(got.advice.options, win.options, strict=True):
+        assert a.value == pytest.approx(b.value, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("theirs", "message"),
+    [
+        ([], "players: got 1"),
+        ([Sheet({})] * 4, "players: got 5"),
+        ([Sheet({"ones": 1, "threes": 3})], "opponent 1's sheet has 2 boxes filled"),
+        ([Sheet({"ones": 7})], "opponent 1's sheet: box 'ones': 7 points cannot be scored"),
+        ([Sheet({"nosuch": 1})], "unknown box 'nosuch'"),
+    ],
+)
+def test_tables_that_cannot_be_are_one_line(four, theirs, message):
+    _, game, expected = four
+    with pytest.raises(UserError, match=message):
+        match_advise(game, Position(dice=(1, 3), rerolls=1), theirs, expected=expected)
+
+
+@pytest.fixture(scope="module")
+def four_file(tmp_path_factory):
+    from test_duel_cli import FOUR_TOML
+
+    path = tmp_path_factory.mktemp("match") / "four.toml"
+    path.write_text(FOUR_TOML)
+    return str(path)
+
+
+def run_process(*args):
+    return subprocess.run([sys.executable, "-m", "dicelab", *args], capture_output=True,
+                          text=True, timeout=300)  # fmt: skip
+
+
+def test_the_command_gives_the_same_chances(four, four_file):
+    rules, game, expected = four
+    res = run_process("match", "advise", four_file, "--dice", "1", "3", "--rerolls", "1",
+                      "--theirs", "threes=3", "--theirs", "", "--json")  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    got = match_advise(game, Position(dice=(1, 3), rerolls=1), [Sheet({"threes": 3}), Sheet({})],
+                       expected=expected)  # fmt: skip
+    assert out["players"] == 3 and out["win_chance"] == pytest.approx(got.win_chance, abs=1e-6)
+    assert [o["label"] for o in out["options"]] == [o.label for o in got.advice.options]
+    text = run_process("match", "advise", four_file, "--dice", "1", "3", "--theirs", "ones=1")
+    assert text.returncode == 0 and "chance to finish first" in text.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--theirs", "ones=1", "--theirs", "", "--theirs", "", "--theirs", ""], "players: got 5"),
+        (["--theirs", "nosuch=2"], "unknown box 'nosuch'"),
+        (["--theirs", "ones=1,threes=3"], "opponent 1's sheet has 2 boxes filled"),
+        ([], "players: got 1"),
+    ],
+)
+def test_command_mistakes_are_one_line(four_file, args, message):
+    res = run_process("match", "advise", four_file, "--dice", "1", "3", *args)
+    assert res.returncode == 2 and message in res.stderr, res.stderr
+    assert res.stderr.count("\n") == 1
