@@ -99,7 +99,7 @@ def test_every_option_against_brute_force_at_a_table_of_three(four):
     theirs = [Sheet({"threes": 3}), Sheet({})]  # one has played this round, one has not
     position = Position(dice=(1, 3), rerolls=1)
     got = match_advise(game, position, theirs, expected=expected)
-    assert got.method.startswith("exact")
+    assert got.method.startswith("the table of this turn")
     pmfs = got.opponents
     top = max(p.size for p in pmfs) + 20
     u = [share_by_enumeration(s, pmfs) for s in range(top + 1)]
@@ -187,3 +187,43 @@ def test_command_mistakes_are_one_line(four_file, args, message):
     res = run_process("match", "advise", four_file, "--dice", "1", "3", *args)
     assert res.returncode == 2 and message in res.stderr, res.stderr
     assert res.stderr.count("\n") == 1
+
+
+def test_the_best_reply_reacts_to_the_opponents_turns_and_does_better(four):
+    # the pass over both sheets is the exact best reply: where the opponent's next
+    # turns still matter it is worth more than this turn's table (which does not
+    # react to them), and at the last turn of both they are the same
+    from dicelab.solve.duel_advice import duel_advise
+    from dicelab.solve.match_exact import reply_table
+
+    rules, game, expected = four
+    reply = {seat: reply_table(game, seat) for seat in ("A", "B")}
+    cases = [("B", {"ones": 1}, {"threes": 3, "pair": 10}, 1e-3),
+             ("A", {"ones": 1, "pair": 10, "sum": 5}, {"sum": 4, "threes": 3, "pair": 0}, 0)]
+    for seat, mine, theirs, more in cases:  # fmt: skip
+        for dice in ((1, 1), (2, 3), (3, 3)):
+            position = Position(dice=dice, rerolls=0, filled=mine)
+            table = match_advise(game, position, [Sheet(theirs)], expected=expected).advice
+            best = duel_advise(reply[seat], expected, dice, 0, Sheet(mine), Sheet(theirs))
+            by_key = {o.key: o.value for o in table.options}
+            for o in best.options:
+                assert o.value >= by_key[o.key] - 1e-9
+            gap = max(o.value - by_key[o.key] for o in best.options)
+            assert (gap > more) if more else gap < 1e-9, (seat, dice, gap)
+
+
+def test_the_evaluation_of_two_players(four):
+    from dicelab.solve.duel import duel_table
+    from dicelab.solve.duel_compare import EXPECTED, WIN, evaluate_pair
+    from dicelab.solve.match_exact import evaluate_two
+
+    rules, game, expected = four
+    out = evaluate_two(game, games=20)
+    duel = duel_table(game)
+    as_a = evaluate_pair(duel, WIN, EXPECTED).value
+    assert out["first"]["win_optimal"] == pytest.approx(as_a, abs=1e-9)
+    # the best reply to a points player does at least as well against them
+    for seat in ("first", "second"):
+        assert out[seat]["best_reply"] >= out[seat]["win_optimal"] - 1e-9
+    assert out["edge_ratio"] >= 1 - 1e-9
+    assert 0.9 <= out["agreement"]["share"] <= 1 and out["agreement"]["decisions"] > 100

@@ -83,4 +83,8 @@ def show_match_advice(result, rules: Rules, console: Console, top: int = 12) -> 
     hidden = len(advice.options) - len(shown)
     if hidden > 0:
         console.print(f"... and {hidden} more (--top 0 shows all)")
-    console.print(f"Method: {result.method} (a tie for first shared); {result.seconds:.1f} s.")
+    console.print(
+        f"Method: {result.method}; a tie for first shared; {result.seconds:.1f} s. Each "
+        "chance is that of playing on by this turn's table, without reacting to the "
+        "others' later turns: asking again at each turn does at least as well."
+    )

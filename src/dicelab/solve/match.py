@@ -5,16 +5,21 @@ plays for the expected score does not react to the others, so their final score
 is a distribution fixed by their sheet alone: their points so far plus what the
 expected-score optimum makes of the boxes left
 (:func:`dicelab.solve.distribution.score_distribution` from their turn start). The
-opponents' dice are independent of mine and of each other's, so my chance to
-finish first, a tie for first shared equally, is the expected value of a utility
-of my final score ``s`` alone:
+opponents' dice are independent of mine and of each other's, so the chance to
+finish first, a tie for first shared equally, of a final score ``s`` of mine is
 
 ``U(s) = sum over j of P(j opponents score s and the others less) / (j + 1)``
 
-(:func:`table_utility`). The utility objective (:mod:`dicelab.solve.utility`) then
-gives the play that maximises it, and every option's exact chance to finish
-first against such a table. With one opponent ``U`` is the win utility, and with
-every opponent finished it is the win objective against their final scores.
+(:func:`table_utility`), and the utility objective (:mod:`dicelab.solve.utility`)
+gives the play over my own sheet that maximises ``E[U(my final score)]``.
+
+That play decides from my sheet alone; the opponents' later turns will tell more
+(whether they made their big box), and the advice is worked out anew at each of my
+turns, with their sheets as they are then. So each option's figure is the exact
+chance to finish first of playing on from it by today's table, and a lower bound
+of what playing on by the advice, turn after turn, achieves. With one opponent,
+where the two-player game fits, :mod:`dicelab.solve.match_exact` gives the exact
+best reply to a points player, which reacts to every turn.
 
 >>> from dicelab.solve.match import table_utility
 >>> import numpy as np
@@ -100,8 +105,9 @@ class MatchAdvice:
     """Every option of my position at a table, by my chance to finish first.
 
     ``advice.options`` holds the options with ``value`` the chance to finish first
-    (a tie shared) and ``cost`` the chance given up; ``opponents`` each opponent's
-    final-score distribution, as their sheets and playing for points make it.
+    (a tie shared) when playing on by this turn's table, and ``cost`` the chance
+    given up; ``opponents`` each opponent's final-score distribution, as their
+    sheets and playing for points make it.
     """
 
     advice: Advice
@@ -161,8 +167,9 @@ def match_advise(
     allow_large: bool = False,
 ) -> MatchAdvice:
     """Every option of ``position`` (my sheet, the dice, the rerolls left) ranked by my
-    exact chance to finish first at a table of opponents who play for points, from
-    their sheets ``theirs`` (one to three)."""
+    chance to finish first at a table of opponents who play for points, from their
+    sheets ``theirs`` (one to three): exact for playing on by this turn's table, a
+    lower bound for playing on by the advice (see the module's docstring)."""
     from dicelab.solve.advice import advise_win
     from dicelab.solve.expected import expected_table
     from dicelab.solve.utility import solve_utility
@@ -175,5 +182,5 @@ def match_advise(
     utility = table_utility(pmfs)
     table = solve_utility(game, utility, progress=progress, allow_large=allow_large)
     advice = advise_win(table, position)
-    method = "exact against players who play for points"
+    method = "the table of this turn, against players who play for points"
     return MatchAdvice(advice, pmfs, method, seconds=time.perf_counter() - start)

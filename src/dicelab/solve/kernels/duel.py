@@ -403,3 +403,31 @@ def duel_eval_layer(plan, width, n_workers, rows, conv, T, leads, layers, outcom
             for lane in range(nl):
                 cw[base + lane] = 1.0 - out[0, lane] - out[1, lane]
                 cz[base + lane] = out[1, lane]
+
+
+# -- a mover who plays for points ---------------------------------------------------------
+@njit(cache=True, nogil=True)
+def duel_points_blocks(counter, w, plan, T, leads, outcomes, players, R, bufs):
+    """A layer whose mover plays for the expected score, in the solve's table: each
+    row is the average over the mover's fixed turn outcomes (those of
+    :func:`dicelab.solve.duel_compare.expected_outcomes`), stored, as the solve
+    stores it, for the player who waits. A worker of :func:`.work.on_threads` in
+    thread ``w``'s buffers (two rows as wide as a batch)."""
+    b_i, b_j, b_node, b_x0, b_nl = plan
+    o_start, o_prob, o_box, o_pts, o_gain = outcomes
+    tmp, out = bufs[0][w], bufs[1][w]
+    b = take(counter)
+    while b < b_i.shape[0]:
+        i, j, nl, x0 = b_i[b], b_j[b], b_nl[b], b_x0[b]
+        for lane in range(nl):
+            out[lane] = 0.0
+        for o in range(o_start[i], o_start[i + 1]):
+            nn = duel_next(i, j, o_box[o], o_pts[o], players, R)
+            duel_read(tmp, nl, x0, o_gain[o], nn, T, 0, leads, 0.0, 1.0)
+            p = o_prob[o]
+            for lane in range(nl):
+                out[lane] += p * tmp[lane]
+        base = leads.toff[b_node[b]] + x0 - leads.xlo[b_node[b]]
+        for lane in range(nl):
+            T[base + lane] = 1.0 - out[lane]
+        b = take(counter)
