@@ -180,7 +180,10 @@ def match_advise(
     check_table(game, expected, position, theirs)
     pmfs = [final_pmf(game, expected, s, f"opponent {n}'s") for n, s in enumerate(theirs, 1)]
     utility = table_utility(pmfs)
-    table = solve_utility(game, utility, progress=progress, allow_large=allow_large)
+    mask, upper, flag, score = scorecard_state(expected, position)
+    u, y = game.turn_state(upper, flag)
+    rest = (mask, y, u, score)  # the rest of this game only
+    table = solve_utility(game, utility, progress, allow_large=allow_large, start=rest)
     advice = advise_win(table, position)
     method = "the table of this turn, against players who play for points"
     return MatchAdvice(advice, pmfs, method, seconds=time.perf_counter() - start)

@@ -220,11 +220,14 @@ def so_far_layout(
     low: int | None = None,
     high: int | None = None,
     bounds: StateBounds | None = None,
+    start: tuple[int, int, int, int] | None = None,
 ) -> PointsLayout:
     """Rows of points scored so far, for a utility constant up to ``low`` and from ``high``.
 
     A state whose best finish cannot pass ``low`` or which already has ``high``
-    points has a known value and needs no row. ``None`` means no such bound.
+    points has a known value and needs no row. ``None`` means no such bound. With
+    ``start`` (``(mask, flag, capped upper total, points)`` of a turn start) only
+    the states that can follow it get rows: the rest of one game, not the whole.
     """
     b = bounds or state_bounds(game)
     lo = b.so_far_lo
@@ -233,4 +236,11 @@ def so_far_layout(
         lo = np.maximum(lo, low + 1 - b.to_come)
     if high is not None:
         hi = np.minimum(hi, high - 1)
+    if start is not None:
+        mask, y, u, points = start
+        masks = np.arange(lo.shape[0])[:, None, None]
+        after = ((masks & mask) == mask) & (np.arange(lo.shape[1])[None, :, None] >= y)
+        after = after & (np.arange(lo.shape[2])[None, None, :] >= u)
+        lo = np.where(after, np.maximum(lo, points), 1)
+        hi = np.where(after, hi, 0)
     return build_layout(game, lo, hi, b)

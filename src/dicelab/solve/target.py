@@ -165,7 +165,9 @@ class PointsLayers:
         self.size = layout.size
         self.total = layout.size
         self.done = layout.layer_size(game.n_categories)
-        self.by_layer = layers(game.n_categories)
+        # the masks with rows (a layout of the rest of one game leaves most empty)
+        rows = layout.block[:, game.n_flag] > layout.block[:, 0]
+        self.by_layer = [m[rows[m]] for m in layers(game.n_categories)]
 
     def layers(self) -> list[int]:
         return list(range(self.game.n_categories - 1, -1, -1))

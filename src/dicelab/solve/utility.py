@@ -128,13 +128,16 @@ def solve_utility(
     allow_large: bool = False,
     runner=None,
     dtype: type = np.float64,
+    start: tuple[int, int, int, int] | None = None,
 ) -> UtilityTable:
     """Solve for the best expected utility of the final score (in ``dtype``:
-    :func:`utility_table` keeps single precision, as :func:`target_table`)."""
+    :func:`utility_table` keeps single precision, as :func:`target_table`). With
+    ``start`` (``(mask, flag, capped upper total, points)``), only the rest of the
+    game from that turn start: the other states' values are not worked out."""
     game = as_game(rules)
     low = utility.flat_below
     high = max(utility.flat_from, low + 1)
-    layout = utility_layout(game, utility)
+    layout = utility_layout(game, utility, start)
     bounds = state_bounds(game)
     below = float(utility.at(np.array([low]))[0])
     above = float(utility.at(np.array([high]))[0])
@@ -334,7 +337,9 @@ def one_target_layout(rules: Rules | CompiledRules | str, target: int) -> Points
     return utility_layout(game, step_utility(game, target))
 
 
-def utility_layout(game: CompiledRules, utility: Utility) -> PointsLayout:
-    """The rows of a utility table: points so far, cut where the utility is constant."""
+def utility_layout(game: CompiledRules, utility: Utility, start=None) -> PointsLayout:
+    """The rows of a utility table: points so far, cut where the utility is constant
+    (with ``start``, only the states that can follow that turn start: see
+    :func:`~dicelab.solve.points.so_far_layout`)."""
     low = utility.flat_below
-    return so_far_layout(game, low, max(utility.flat_from, low + 1))
+    return so_far_layout(game, low, max(utility.flat_from, low + 1), start=start)
