@@ -121,7 +121,7 @@ def test_with_every_opponent_finished_it_is_the_win_objective(four):
     rules, game, expected = four
     done = Sheet({"ones": 2, "threes": 3, "pair": 0, "sum": 4})  # 14 with the bonus
     position = Position(dice=(3, 3), rerolls=0, filled={"ones": 1, "threes": 3, "sum": 5})
-    got = match_advise(game, position, [done], expected=expected)
+    got = match_advise(game, position, [done], expected=expected, method="table")
     final = np.zeros(15)
     final[14] = 1.0
     win = solve_win(game, final, use_cache=False).table.advise(position)
@@ -172,6 +172,31 @@ def test_the_command_gives_the_same_chances(four, four_file):
     assert [o["label"] for o in out["options"]] == [o.label for o in got.advice.options]
     text = run_process("match", "advise", four_file, "--dice", "1", "3", "--theirs", "ones=1")
     assert text.returncode == 0 and "chance to finish first" in text.stdout
+    assert "the exact two-player game" in text.stdout  # two players: the duel fits
+
+
+def test_two_players_where_the_duel_fits_get_the_duels_advice(four):
+    from dicelab.solve.duel import duel_table
+    from dicelab.solve.duel_advice import duel_advise
+
+    rules, game, expected = four
+    position = Position(dice=(1, 3), rerolls=1, filled={"ones": 1})
+    got = match_advise(game, position, [Sheet({"threes": 3, "pair": 10})], expected=expected)
+    assert got.method.startswith("the exact two-player game")
+    duel = duel_advise(duel_table(game), expected, (1, 3), 1, Sheet({"ones": 1}),
+                       Sheet({"threes": 3, "pair": 10}))  # fmt: skip
+    assert [o.key for o in got.advice.options] == [o.key for o in duel.options]
+    for a, b in zip(got.advice.options, duel.options, strict=True):
+        assert a.value == pytest.approx(b.value, abs=1e-6)  # float32 once cached
+    assert got.advice.score_so_far == 1 and got.advice.to_dict()["win_probability"] > 0
+    table = match_advise(game, position, [Sheet({"threes": 3, "pair": 10})],
+                         expected=expected, method="table")  # fmt: skip
+    assert table.method.startswith("the table of this turn")
+    with pytest.raises(UserError, match="method duel: for two players"):
+        two = [Sheet({"sum": 4}), Sheet({"sum": 5})]
+        match_advise(game, position, two, expected=expected, method="duel")
+    with pytest.raises(UserError, match="method: got 'best'"):
+        match_advise(game, position, [Sheet({"sum": 4})], expected=expected, method="best")
 
 
 @pytest.mark.parametrize(
@@ -203,7 +228,8 @@ def test_the_best_reply_reacts_to_the_opponents_turns_and_does_better(four):
     for seat, mine, theirs, more in cases:  # fmt: skip
         for dice in ((1, 1), (2, 3), (3, 3)):
             position = Position(dice=dice, rerolls=0, filled=mine)
-            table = match_advise(game, position, [Sheet(theirs)], expected=expected).advice
+            got = match_advise(game, position, [Sheet(theirs)], expected=expected, method="table")
+            table = got.advice
             best = duel_advise(reply[seat], expected, dice, 0, Sheet(mine), Sheet(theirs))
             by_key = {o.key: o.value for o in table.options}
             for o in best.options:

@@ -26,12 +26,14 @@ def run_match_advise(
     upper: int | None,
     bonuses: int,
     theirs: Sequence[str],
+    method: str = "auto",
     top: int = 12,
     as_json: bool = False,
     console: Console | None = None,
 ):
-    """Run ``dicelab match advise``: my options by my chance to finish first, against
-    opponents who play for points from the sheets given (one ``--theirs`` each)."""
+    """Run ``dicelab match advise``: my options by my chance to finish first against the
+    sheets given (one ``--theirs`` each), by ``method`` (see
+    :data:`dicelab.solve.match.METHODS`)."""
     from dicelab.rules.compiled import compile_rules
     from dicelab.solve.match import check_table, match_advise
 
@@ -50,7 +52,7 @@ def run_match_advise(
     check_table(game, expected, position, sheets)  # before any solving
     what = f"solving {r.name} to finish first at a table of {len(sheets) + 1}"
     with progress_bar(what, enabled=not as_json) as tick:
-        result = match_advise(game, position, sheets, expected=expected, progress=tick)
+        result = match_advise(game, position, sheets, expected, tick, method=method)
     if as_json:
         console.print_json(json.dumps({"rules": r.name, **result.to_dict()}))
     else:
@@ -70,7 +72,7 @@ def show_match_advice(result, rules: Rules, console: Console, top: int = 12) -> 
     )
     for n, pmf in enumerate(result.opponents, start=1):
         mean = sum(x * q for x, q in enumerate(pmf))
-        console.print(f"  opponent {n}: expected final score {mean:.1f} (playing for points)")
+        console.print(f"  opponent {n}: expected final score {mean:.1f} if they play for points")
     table = Table(header_style="bold")
     for col, just in (("#", "right"), ("option", "left"), ("chance to finish first", "right"),
                       ("cost", "right")):  # fmt: skip
@@ -83,8 +85,9 @@ def show_match_advice(result, rules: Rules, console: Console, top: int = 12) -> 
     hidden = len(advice.options) - len(shown)
     if hidden > 0:
         console.print(f"... and {hidden} more (--top 0 shows all)")
-    console.print(
-        f"Method: {result.method}; a tie for first shared; {result.seconds:.1f} s. Each "
-        "chance is that of playing on by this turn's table, without reacting to the "
-        "others' later turns: asking again at each turn does at least as well."
-    )
+    note = f"Method: {result.method}; a tie for first shared; {result.seconds:.1f} s."
+    if result.method.startswith("the table"):
+        note += (" Each chance is that of playing on by this turn's table, without "
+                 "reacting to the others' later turns: asking again at each turn does at "
+                 "least as well.")  # fmt: skip
+    console.print(note)

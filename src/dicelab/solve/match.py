@@ -47,6 +47,10 @@ Progress = Callable[[int, int], None]
 
 #: Players at a table, the one advised included.
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
+#: How :func:`match_advise` works: ``table`` (this turn's table against points
+#: players), ``duel`` (the exact two-player game, both playing to win), ``auto`` (the
+#: duel with one opponent where this machine can solve it, else the table).
+METHODS = ("auto", "table", "duel")
 
 
 def table_utility(opponents: Sequence[np.ndarray]) -> Utility:
@@ -158,6 +162,17 @@ def check_table(game: CompiledRules, expected, mine: Position, theirs: Sequence[
             )
 
 
+def duel_fits(game: CompiledRules) -> bool:
+    """Whether this machine can solve (or has cached) the rules' two-player game."""
+    from dicelab.solve.duel import duel_cost
+
+    try:
+        duel_cost(game, compare=False).check()
+    except UserError:  # too large, or rules the duel does not take
+        return False
+    return True
+
+
 def match_advise(
     rules: Rules | CompiledRules | str,
     position: Position,
@@ -165,20 +180,33 @@ def match_advise(
     expected=None,
     progress: Progress | None = None,
     allow_large: bool = False,
+    method: str = "auto",
 ) -> MatchAdvice:
     """Every option of ``position`` (my sheet, the dice, the rerolls left) ranked by my
-    chance to finish first at a table of opponents who play for points, from their
-    sheets ``theirs`` (one to three): exact for playing on by this turn's table, a
-    lower bound for playing on by the advice (see the module's docstring)."""
+    chance to finish first against the sheets ``theirs`` (one to three).
+
+    ``method`` (:data:`METHODS`): with one opponent, where the two-player game fits,
+    the duel's exact chances with both playing to win (solved once and cached);
+    otherwise the chances against opponents who play for points, exact for playing
+    on by this turn's table and a lower bound for playing on by the advice (see the
+    module's docstring).
+    """
     from dicelab.solve.advice import advise_win
     from dicelab.solve.expected import expected_table
     from dicelab.solve.utility import solve_utility
 
+    if method not in METHODS:
+        raise UserError(f"method: got {method!r}, expected one of {', '.join(METHODS)}")
     game = as_game(rules)
     start = time.perf_counter()
     expected = expected if expected is not None else expected_table(game)
     check_table(game, expected, position, theirs)
     pmfs = [final_pmf(game, expected, s, f"opponent {n}'s") for n, s in enumerate(theirs, 1)]
+    duel = method == "duel" or (method == "auto" and len(theirs) == 1 and duel_fits(game))
+    if duel:
+        advice = _duel_advice(game, expected, position, theirs, progress, allow_large)
+        how = "the exact two-player game, both playing to win"
+        return MatchAdvice(advice, pmfs, how, seconds=time.perf_counter() - start)
     utility = table_utility(pmfs)
     mask, upper, flag, score = scorecard_state(expected, position)
     u, y = game.turn_state(upper, flag)
@@ -187,3 +215,17 @@ def match_advise(
     advice = advise_win(table, position)
     method = "the table of this turn, against players who play for points"
     return MatchAdvice(advice, pmfs, method, seconds=time.perf_counter() - start)
+
+
+def _duel_advice(game, expected, position: Position, theirs, progress, allow_large) -> Advice:
+    """The duel's advice on a position, as an advice valued in win chance."""
+    from dicelab.solve.duel import duel_table
+    from dicelab.solve.duel_advice import duel_advise
+
+    if len(theirs) != 1:
+        raise UserError(f"method duel: for two players, not {len(theirs) + 1}")
+    table = duel_table(game, progress=progress, allow_large=allow_large, mapped=True)
+    mine = Sheet(dict(position.filled), position.upper_total, position.extra_bonuses)
+    got = duel_advise(table, expected, position.dice, position.rerolls, mine, theirs[0])
+    _, upper, _, _ = scorecard_state(expected, position)
+    return Advice(position, got.my_score, upper, got.options, win=True)

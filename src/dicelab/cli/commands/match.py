@@ -30,6 +30,13 @@ def match_advise_command(
         help="One opponent's filled boxes (ones=2,full_house=25; \"\" for none yet); once "
         "per opponent, one to three.",
     ),
+    method: str = typer.Option(
+        "auto",
+        "--method",
+        help="auto: the exact two-player game with one opponent where it can be solved "
+        "here, else the table; table: this turn's table against players who play for "
+        "points; duel: the two-player game.",
+    ),
     top: int = typer.Option(12, "--top", min=0, help="Show this many options (0: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print every option as JSON."),
 ) -> None:
@@ -44,6 +51,7 @@ def match_advise_command(
         upper=upper,
         bonuses=bonuses,
         theirs=theirs,
+        method=method,
         top=top,
         as_json=as_json,
     )
