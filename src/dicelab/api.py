@@ -119,13 +119,7 @@ def solve(
         return _points(game, objective, target, opponent, dict(common, dtype=dtype), store)
     if objective in ("spread", "explain"):
         return _companion(game, objective, precision, common)
-    if objective == "duel-lead":
-        from dicelab.solve.duel_lead import lead_table
-
-        if runner is not None:
-            raise UserError("runner: the duel-lead table is worked out in this process")
-        return lead_table(game, use_cache=cache, progress=progress, allow_large=allow_large)
-    return _duel(game, dict(common, store=store))
+    return _duel(game, objective, dict(common, store=store))
 
 
 def _companion(game: CompiledRules, objective: str, precision: str, common: dict):
@@ -157,8 +151,16 @@ def _points(game: CompiledRules, objective: str, target, opponent, common: dict,
     return target_table(game, store=store, **common)
 
 
-def _duel(game: CompiledRules, common: dict) -> SolvedTable:
-    """The two-player table, without the strategy comparisons (they are asked for apart)."""
+def _duel(game: CompiledRules, objective: str, common: dict) -> SolvedTable:
+    """The two-player table, without the strategy comparisons (they are asked for apart),
+    or its expected leads (worked out in this process)."""
+    if objective == "duel-lead":
+        from dicelab.solve.duel_lead import lead_table
+
+        if common["runner"] is not None:
+            raise UserError("runner: the duel-lead table is worked out in this process")
+        how = {k: common[k] for k in ("use_cache", "progress", "allow_large")}
+        return lead_table(game, **how)
     from dicelab.solve.duel import duel_table
 
     return duel_table(game, compare=False, **common)
