@@ -362,13 +362,7 @@ class DuelTable(SolvedTable):
             return 1.0
         if lead < s.ulo[node]:
             return 0.0
-        if not s.xlo[node] <= lead <= s.xhi[node]:
-            raise UserError("that lead cannot occur with these two sheets")
-        i = int(s.off[node] + lead - s.xlo[node])
-        mapped = self.meta.get("mapped")
-        if mapped is not None:
-            mapped.check(i, i + 1)
-        return float(self.values[i])
+        return stored_value(self, node, lead)
 
     def mover_value(self, mover: int, other: int, lead: int) -> float:
         """Chance of the player to move (state ``mover``) leading by ``lead``."""
@@ -409,6 +403,20 @@ class DuelTable(SolvedTable):
         if exact is not None:
             return float(exact)
         return self.mover_value(0, 0, 0)
+
+
+def stored_value(table, node: int, lead: int) -> float:
+    """The value a table over the duel's rows (:class:`DuelTable` or its companions)
+    holds at ``node`` and an undecided ``lead``; a lead no game makes is refused in
+    one line, and the block is checked first where the table is mapped."""
+    s = table.space
+    if not s.xlo[node] <= lead <= s.xhi[node]:
+        raise UserError("that lead cannot occur with these two sheets")
+    i = int(s.off[node] + lead - s.xlo[node])
+    mapped = table.meta.get("mapped")
+    if mapped is not None:
+        mapped.check(i, i + 1)
+    return float(table.values[i])
 
 
 class DuelLayers:

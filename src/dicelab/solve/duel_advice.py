@@ -86,20 +86,27 @@ class DuelAdvice:
         return out
 
 
-def sheet_state(table: DuelTable, sheet: Sheet, who: str) -> tuple[int, int]:
-    """Player state and score of a sheet; one clear line when it cannot be."""
-    g = table.game
+def sheet_scorecard(table, sheet: Sheet, who: str) -> tuple[int, int, int, int]:
+    """``(mask, upper_total, flag, score)`` of a sheet (full or not) as
+    :func:`~dicelab.solve.advice.scorecard_state` checks it, for any table of its
+    rules; its mistakes name whose sheet it is."""
     position = Position(
-        dice=(1,) * g.rules.dice,
+        dice=(1,) * table.game.rules.dice,
         rerolls=0,
         filled=sheet.filled,
         upper_total=sheet.upper,
         extra_bonuses=sheet.bonuses,
     )
     try:
-        mask, upper, flag, score = scorecard_state(table, position, allow_full=True)
+        return scorecard_state(table, position, allow_full=True)
     except UserError as exc:
         raise UserError(f"{who} sheet: {exc}") from None
+
+
+def sheet_state(table: DuelTable, sheet: Sheet, who: str) -> tuple[int, int]:
+    """Player state and score of a sheet; one clear line when it cannot be."""
+    g = table.game
+    mask, upper, flag, score = sheet_scorecard(table, sheet, who)
     # boxes without points: their points are the score's unknown part (the upper ones'
     # are known from the upper total where the rules track it)
     unknown = [

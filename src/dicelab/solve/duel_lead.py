@@ -32,7 +32,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.cost import Cost, lane_seconds
@@ -47,6 +46,7 @@ from dicelab.solve.duel import (
     duel_space,
     duel_table,
     layer_batch_runs,
+    stored_value,
 )
 from dicelab.solve.expected import KeepLookups
 from dicelab.solve.kernels import dice_arrays, rule_arrays
@@ -130,13 +130,7 @@ class LeadTable(SolvedTable):
         s = self.space
         if lead > s.uhi[node] or lead < s.ulo[node]:
             return float(lead + self.settled[node])
-        if not s.xlo[node] <= lead <= s.xhi[node]:
-            raise UserError("that lead cannot occur with these two sheets")
-        i = int(s.off[node] + lead - s.xlo[node])
-        mapped = self.meta.get("mapped")
-        if mapped is not None:
-            mapped.check(i, i + 1)
-        return float(self.values[i])
+        return stored_value(self, node, lead)
 
     def mover_lead(self, mover: int, other: int, lead: int) -> float:
         """Expected final lead of the player to move (state ``mover``), leading by ``lead``."""

@@ -40,7 +40,7 @@ from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.advice import Advice, Position, scorecard_state
-from dicelab.solve.duel_advice import Sheet
+from dicelab.solve.duel_advice import Sheet, sheet_scorecard
 from dicelab.solve.utility import Utility
 
 Progress = Callable[[int, int], None]
@@ -82,17 +82,7 @@ def final_pmf(game: CompiledRules, expected, sheet: Sheet, who: str) -> np.ndarr
     score from ``sheet`` on (their upper bonus included)."""
     from dicelab.solve.distribution import score_distribution
 
-    position = Position(
-        dice=(1,) * game.rules.dice,
-        rerolls=0,
-        filled=sheet.filled,
-        upper_total=sheet.upper,
-        extra_bonuses=sheet.bonuses,
-    )
-    try:
-        mask, upper, flag, score = scorecard_state(expected, position, allow_full=True)
-    except UserError as exc:
-        raise UserError(f"{who} sheet: {exc}") from None
+    mask, upper, flag, score = sheet_scorecard(expected, sheet, who)
     if sheet.score is not None and sheet.score != score:
         raise UserError(f"{who} score: got {sheet.score}, but the filled boxes add up to {score}")
     u, y = game.turn_state(upper, flag)
