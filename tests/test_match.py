@@ -253,3 +253,44 @@ def test_the_evaluation_of_two_players(four):
         assert out[seat]["best_reply"] >= out[seat]["win_optimal"] - 1e-9
     assert out["edge_ratio"] >= 1 - 1e-9
     assert 0.9 <= out["agreement"]["share"] <= 1 and out["agreement"]["decisions"] > 100
+
+
+def test_a_game_at_a_table_played_reviewed_and_refused(four, four_file, tmp_path):
+    from dicelab.cli.match_play import run_match_play
+    from dicelab.play.match import MatchGame, review_match
+
+    rules, game, expected = four
+    record = tmp_path / "m.json"
+    answers = iter(["", "", "", "", "", "", "", "", "3 3", "", "", "", "", "", "", "", ""] * 4)
+    code = run_match_play(four_file, opponents=2, seed=7, record=record,
+                          read=lambda prompt: next(answers))  # fmt: skip
+    assert code == 0
+    saved = json.loads(record.read_text())
+    assert saved["format"] == "dicelab-match" and saved["players"] == 3
+    assert all(len(s["turns"]) == 4 for s in saved["sheets"])
+    mine = review_match(expected, saved)
+    assert mine and all(d.seat == 1 for d in mine)
+    assert sum(d.cost for d in mine) >= 0
+    # each computer followed the advice of its own turn: nothing to review
+    for seat in (2, 3):
+        theirs = review_match(expected, saved, seat)
+        assert theirs and all(not d.mistake for d in theirs)
+    # a decision's price is the advice's own figure for that position
+    d = next(d for d in mine if d.rerolls_left > 0)
+    assert d.best.value >= d.chosen.value
+    res = run_process("match", "review", str(record), "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["total_cost"] == pytest.approx(sum(d.cost for d in mine), abs=1e-9)
+    with pytest.raises(UserError, match="players: got 5"):
+        MatchGame(expected, 5)
+    with pytest.raises(UserError, match="seat: got 3, expected 1 to 2"):
+        MatchGame(expected, 2, human=3)
+    bad = run_process("match", "play", four_file, "--opponents", "4", "--record",
+                      str(tmp_path / "x.json"))  # fmt: skip
+    assert bad.returncode == 2 and "players: got 5" in bad.stderr
+    assert not (tmp_path / "x.json").exists()
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps({**saved, "players": 9}))
+    res = run_process("match", "review", str(broken))
+    assert res.returncode == 2 and "players 9" in res.stderr and res.stderr.count("\n") == 1

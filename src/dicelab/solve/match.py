@@ -163,6 +163,76 @@ def duel_fits(game: CompiledRules) -> bool:
     return True
 
 
+@dataclass
+class MatchTurn:
+    """The advice of one turn at a table: worked out once from the mover's sheet and
+    the others' as they stand, it answers every decision of that turn
+    (:meth:`advise`). ``table`` is this turn's utility table, or the duel table."""
+
+    game: CompiledRules
+    expected: object
+    theirs: list[Sheet]
+    opponents: list[np.ndarray]
+    method: str
+    table: object
+    seconds: float = 0.0
+
+    def advise(self, position: Position) -> Advice:
+        """Every option of a position of this turn, by the chance to finish first."""
+        from dicelab.solve.advice import advise_win
+
+        if self.method.startswith("the table"):
+            return advise_win(self.table, position)
+        from dicelab.solve.duel_advice import duel_advise
+
+        mine = Sheet(dict(position.filled), position.upper_total, position.extra_bonuses)
+        got = duel_advise(self.table, self.expected, position.dice, position.rerolls, mine,
+                          self.theirs[0])  # fmt: skip
+        _, upper, _, _ = scorecard_state(self.expected, position)
+        return Advice(position, got.my_score, upper, got.options, win=True)
+
+
+def match_turn(
+    rules: Rules | CompiledRules | str,
+    position: Position,
+    theirs: Sequence[Sheet],
+    expected=None,
+    progress: Progress | None = None,
+    allow_large: bool = False,
+    method: str = "auto",
+) -> MatchTurn:
+    """The advice of the turn of ``position``'s sheet against the sheets ``theirs``
+    (one to three), by ``method`` (:data:`METHODS`): with one opponent, where the
+    two-player game fits, the duel's (solved once and cached); otherwise this turn's
+    table against opponents who play for points, over the rest of the game."""
+    from dicelab.solve.expected import expected_table
+    from dicelab.solve.utility import solve_utility
+
+    if method not in METHODS:
+        raise UserError(f"method: got {method!r}, expected one of {', '.join(METHODS)}")
+    game = as_game(rules)
+    start = time.perf_counter()
+    expected = expected if expected is not None else expected_table(game)
+    check_table(game, expected, position, theirs)
+    pmfs = [final_pmf(game, expected, s, f"opponent {n}'s") for n, s in enumerate(theirs, 1)]
+    if method == "duel" and len(theirs) != 1:
+        raise UserError(f"method duel: for two players, not {len(theirs) + 1}")
+    if method == "duel" or (method == "auto" and len(theirs) == 1 and duel_fits(game)):
+        from dicelab.solve.duel import duel_table
+
+        table = duel_table(game, progress=progress, allow_large=allow_large, mapped=True)
+        how = "the exact two-player game, both playing to win"
+    else:
+        mask, upper, flag, score = scorecard_state(expected, position)
+        u, y = game.turn_state(upper, flag)
+        rest = (mask, y, u, score)  # the rest of this game only
+        utility = table_utility(pmfs)
+        table = solve_utility(game, utility, progress, allow_large=allow_large, start=rest)
+        how = "the table of this turn, against players who play for points"
+    seconds = time.perf_counter() - start
+    return MatchTurn(game, expected, list(theirs), pmfs, how, table, seconds)
+
+
 def match_advise(
     rules: Rules | CompiledRules | str,
     position: Position,
@@ -181,41 +251,7 @@ def match_advise(
     on by this turn's table and a lower bound for playing on by the advice (see the
     module's docstring).
     """
-    from dicelab.solve.advice import advise_win
-    from dicelab.solve.expected import expected_table
-    from dicelab.solve.utility import solve_utility
-
-    if method not in METHODS:
-        raise UserError(f"method: got {method!r}, expected one of {', '.join(METHODS)}")
-    game = as_game(rules)
     start = time.perf_counter()
-    expected = expected if expected is not None else expected_table(game)
-    check_table(game, expected, position, theirs)
-    pmfs = [final_pmf(game, expected, s, f"opponent {n}'s") for n, s in enumerate(theirs, 1)]
-    duel = method == "duel" or (method == "auto" and len(theirs) == 1 and duel_fits(game))
-    if duel:
-        advice = _duel_advice(game, expected, position, theirs, progress, allow_large)
-        how = "the exact two-player game, both playing to win"
-        return MatchAdvice(advice, pmfs, how, seconds=time.perf_counter() - start)
-    utility = table_utility(pmfs)
-    mask, upper, flag, score = scorecard_state(expected, position)
-    u, y = game.turn_state(upper, flag)
-    rest = (mask, y, u, score)  # the rest of this game only
-    table = solve_utility(game, utility, progress, allow_large=allow_large, start=rest)
-    advice = advise_win(table, position)
-    method = "the table of this turn, against players who play for points"
-    return MatchAdvice(advice, pmfs, method, seconds=time.perf_counter() - start)
-
-
-def _duel_advice(game, expected, position: Position, theirs, progress, allow_large) -> Advice:
-    """The duel's advice on a position, as an advice valued in win chance."""
-    from dicelab.solve.duel import duel_table
-    from dicelab.solve.duel_advice import duel_advise
-
-    if len(theirs) != 1:
-        raise UserError(f"method duel: for two players, not {len(theirs) + 1}")
-    table = duel_table(game, progress=progress, allow_large=allow_large, mapped=True)
-    mine = Sheet(dict(position.filled), position.upper_total, position.extra_bonuses)
-    got = duel_advise(table, expected, position.dice, position.rerolls, mine, theirs[0])
-    _, upper, _, _ = scorecard_state(expected, position)
-    return Advice(position, got.my_score, upper, got.options, win=True)
+    turn = match_turn(rules, position, theirs, expected, progress, allow_large, method)
+    advice = turn.advise(position)
+    return MatchAdvice(advice, turn.opponents, turn.method, time.perf_counter() - start)

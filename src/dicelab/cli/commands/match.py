@@ -55,3 +55,50 @@ def match_advise_command(
         top=top,
         as_json=as_json,
     )
+
+
+@match_app.command("play")
+def match_play_command(
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    opponents: int = typer.Option(
+        1, "--opponents", help="Computer players, 1 to 3; they play to win."
+    ),
+    seat: int = typer.Option(1, "--seat", help="Your seat: 1 moves first."),
+    seed: int | None = typer.Option(None, "--seed", help="Seed of the dice."),
+    record: str | None = typer.Option(
+        None, "--record", help="Game record file (default: dicelab-match-DATE-TIME.json)."
+    ),
+    method: str = typer.Option(
+        "auto", "--method", help="auto, table or duel: see dicelab match advise --help."
+    ),
+    hide: bool = typer.Option(False, "--hide-advice", help="Play without advice."),
+    top: int = typer.Option(6, "--top", min=0, help="Options shown at each step (0: all)."),
+) -> None:
+    """Play at a table against computer players who play to win; reviewed at the end."""
+    from pathlib import Path
+
+    from dicelab.cli.match_play import run_match_play
+
+    code = run_match_play(
+        rules,
+        opponents=opponents,
+        seat=seat,
+        seed=seed,
+        record=Path(record) if record else None,
+        show=not hide,
+        method=method,
+        top=top,
+    )
+    raise typer.Exit(code)
+
+
+@match_app.command("review")
+def match_review_command(
+    file: str = typer.Argument(..., help="A record written by dicelab match play."),
+    seat: int | None = typer.Option(None, "--seat", help="Whose decisions (default: yours)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the review as JSON."),
+) -> None:
+    """Review a recorded game at a table: each decision priced in chance to finish first."""
+    from dicelab.cli.match_play import run_match_review
+
+    run_match_review(file, seat=seat, as_json=as_json)

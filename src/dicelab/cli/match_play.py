@@ -1,0 +1,213 @@
+"""``dicelab match play`` and ``match review``: a game at a table against computer
+players who play to win, and its review.
+
+Every sheet is shown at the start of each turn; before each of your decisions the
+options are ranked by your chance to finish first (unless hidden). The advice of a
+turn is worked out when it begins, for you and the computers alike (seconds on the
+first turns of the larger games). The game is saved after every move and reviewed
+at the end: each of your decisions priced in chance to finish first.
+
+What you type: the dice to keep (``6 6`` or ``66``), ``all`` to stop rolling,
+``none`` to reroll everything, a box to score now; an empty line takes the best
+option, ``q`` stops (the game so far is saved).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.markup import escape
+from rich.table import Table
+
+from dicelab.cli.advice import load_table
+from dicelab.cli.output import Console, progress_bar
+from dicelab.cli.play import _ask, _Quit
+from dicelab.errors import UserError
+from dicelab.play.game import save_record
+from dicelab.play.match import MatchGame, load_match_record, review_match
+from dicelab.rules import load_rules
+from dicelab.solve.advice import TIE, Option
+
+HELP = (
+    "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "
+    "a box to score now, Enter for the best option, q to stop"
+)
+
+
+def run_match_play(
+    rules: str,
+    *,
+    opponents: int = 1,
+    seat: int = 1,
+    seed: int | None = None,
+    record: Path | None = None,
+    show: bool = True,
+    method: str = "auto",
+    top: int = 6,
+    console: Console | None = None,
+    read: Callable[[str], str] | None = None,
+) -> int:
+    """Play a game at a table in the terminal; returns the exit code."""
+    import time
+
+    console = console or Console()
+    read = read or (lambda prompt: console.input(prompt))
+    path = record or Path(time.strftime("dicelab-match-%Y%m%d-%H%M%S.json"))
+    if path.exists():
+        raise UserError(f"{path} already exists; name a new file with --record")
+    r = load_rules(rules)
+    expected = load_table(r)
+    game = MatchGame(expected, opponents + 1, seed, seat, rules_source=rules, method=method)
+    save_record(game.record, path)
+    console.print(
+        f"[bold]{r.name}, {opponents + 1} players[/bold]: you play seat {seat}, the computers "
+        f"play to win (seed {game.record['seed']}); the game is saved in {path}"
+    )
+    console.print(HELP, style="dim")
+    try:
+        while not game.over:
+            _step(game, console, read, show, top)
+            save_record(game.record, path)
+    except _Quit as stop:
+        save_record(game.record, path)
+        console.print(f"{stop}: the game so far is saved in {path}")
+        return 0 if str(stop) == "quit" else 1
+    scores = game.standings()
+    best = max(scores)
+    first = [k + 1 for k, s in enumerate(scores) if s == best]
+    mine = scores[seat - 1]
+    verdict = ("you finish first" if first == [seat] else "you share first place"
+               if seat in first else f"seat {first[0]} finishes first")  # fmt: skip
+    console.print(f"[bold]game over: {', '.join(map(str, scores))}; {verdict} ({mine})[/bold]")
+    console.print(sheets(game))
+    with progress_bar("reviewing your decisions", enabled=True) as _:
+        decisions = review_match(expected, game.record)
+    show_match_review(decisions, console)
+    console.print(f"the game record is in {path} (dicelab match review {path})")
+    return 0
+
+
+def _step(game: MatchGame, console: Console, read, show: bool, top: int) -> None:
+    seat = game.mover
+    g = game.games[seat - 1]
+    human = seat == game.record["human"]
+    who = "you" if human else f"computer {seat}"
+    if g.phase == "roll":
+        if g._turn is None:
+            console.print(f"\n[bold]turn {len(g.filled) + 1}: {who} (seat {seat})[/bold]")
+            console.print(sheets(game))
+        g.roll()
+        console.print(f"{who} threw [bold]{' '.join(map(str, g.dice))}[/bold]")
+        return
+    with progress_bar(f"working out seat {seat}'s turn", enabled=True) as tick:
+        options = game.options(progress=tick)
+    if not human:
+        choice = options[0]
+    else:
+        if show:
+            console.print(options_table(options, top))
+        while True:
+            text = _ask(read, "keep? " if g.phase == "keep" else "box? ")
+            try:
+                if text == "" and not show:
+                    raise UserError("advice is hidden: type the dice to keep, 'all' or a box")
+                choice = options[0] if text == "" else game.find(text, options)
+                break
+            except UserError as exc:
+                console.print(f"[red]{escape(str(exc))}[/red]")
+                console.print(HELP, style="dim")
+        if choice.kind == "box" and g.phase == "keep":  # scored before the last throw
+            options = game.options(rerolls=0)
+    game.apply(choice)
+    note = ""
+    if human:
+        cost = options[0].value - choice.value
+        note = (
+            " [green](best)[/green]"
+            if cost <= TIE
+            else (f" [yellow](costs {cost:.4f} against {options[0].label})[/yellow]")
+        )
+    console.print(f"{who}: {choice.label}; chance to finish first {choice.value:.4f}{note}")
+
+
+def options_table(options: list[Option], top: int) -> Table:
+    t = Table(header_style="bold")
+    for col, just in (("#", "right"), ("option", "left"), ("chance to finish first", "right"),
+                      ("cost", "right")):  # fmt: skip
+        t.add_column(col, justify=just)
+    for n, o in enumerate(options if top <= 0 else options[:top], start=1):
+        style = "bold green" if o.cost <= TIE else None
+        t.add_row(str(n), o.label, f"{o.value:.4f}", f"{o.cost:.4f}", style=style)
+    return t
+
+
+def sheets(game: MatchGame) -> Table:
+    """Every sheet side by side, with the scores so far."""
+    rules = game.rules
+    human = game.record["human"]
+    t = Table(header_style="bold")
+    t.add_column("box")
+    for k in range(len(game.games)):
+        t.add_column(f"{k + 1} ({'you' if k + 1 == human else 'computer'})", justify="right")
+    for c in rules.categories:
+        t.add_row(c.label, *(str(g.filled.get(c.id, "")) for g in game.games))
+    if rules.bonus_threshold > 0:
+        ups = [
+            sum(g.filled.get(c.id, 0) for c in rules.categories if c.counts_for_bonus)
+            for g in game.games
+        ]
+        t.add_row(f"upper total (bonus at {rules.bonus_threshold})", *map(str, ups))
+    if rules.extra_bonus:
+        t.add_row("extra bonuses", *(str(g.extra_bonuses * rules.extra_bonus) for g in game.games))
+    t.add_row("[bold]score[/bold]", *(f"[bold]{s}[/bold]" for s in game.standings()))
+    return t
+
+
+def show_match_review(decisions, console: Console, mistakes_only: bool = True) -> None:
+    total = sum(d.cost for d in decisions)
+    mistakes = [d for d in decisions if d.mistake]
+    console.print(
+        f"review: {len(decisions)} decisions, {len(mistakes)} cost chance to finish first, "
+        f"{total:.4f} in all"
+    )
+    shown = mistakes if mistakes_only else decisions
+    if not shown:
+        return
+    t = Table(header_style="bold")
+    for col in ("turn", "dice", "rerolls", "chosen", "best", "cost"):
+        t.add_column(col, justify="right" if col in ("turn", "rerolls", "cost") else "left")
+    for d in shown:
+        t.add_row(str(d.turn), " ".join(map(str, d.dice)), str(d.rerolls_left), d.chosen.label,
+                  d.best.label, f"{d.cost:.4f}")  # fmt: skip
+    console.print(t)
+
+
+def run_match_review(
+    file: str,
+    *,
+    seat: int | None = None,
+    as_json: bool = False,
+    console: Console | None = None,
+) -> list:
+    """Run ``dicelab match review FILE``: one seat's decisions, priced."""
+    console = console or Console()
+    record = load_match_record(file)
+    source = record.get("rules_source") or record.get("rules")
+    if not isinstance(source, str):
+        raise UserError(f"{Path(file).name}: the record names no rules")
+    expected = load_table(load_rules(source), quiet=as_json)
+    with progress_bar("reviewing the decisions", enabled=not as_json) as _:
+        decisions = review_match(expected, record, seat)
+    if as_json:
+        out = {
+            "rules": expected.rules.name,
+            "seat": seat or record.get("human"),
+            "total_cost": sum(d.cost for d in decisions),
+            "decisions": [d.to_dict() for d in decisions],
+        }
+        console.print_json(json.dumps(out))
+    else:
+        show_match_review(decisions, console, mistakes_only=False)
+    return decisions

@@ -1,0 +1,266 @@
+"""A game at a table of two to four in progress: every sheet, whose turn it is, advice
+by the chance to finish first.
+
+A :class:`MatchGame` is one one-player game (:class:`dicelab.play.game.Game`) per
+seat, played in turn, seat 1 first. The advice of each turn is worked out once, from
+the sheets as they stand when it begins (:func:`dicelab.solve.match.match_turn`),
+for the person playing and for the computer players alike, who play to win by it.
+Its record holds every seat's game record, so a game can be saved after every move
+and reviewed later: :func:`review_match` replays it and prices every decision of
+the person playing in chance to finish first.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from dicelab.errors import UserError
+from dicelab.play.game import (
+    Game,
+    check_header,
+    check_seed,
+    find_box_option,
+    load_record,
+    record_header,
+)
+from dicelab.solve.advice import TIE, Option
+from dicelab.solve.duel_advice import Sheet
+from dicelab.solve.expected import ExpectedTable
+from dicelab.solve.match import MAX_PLAYERS, METHODS, MIN_PLAYERS, MatchTurn, match_turn
+
+FORMAT = "dicelab-match"
+FORMAT_VERSION = 1
+
+
+class MatchGame:
+    """Every seat's game, in turn; ``human`` is the seat (1 first) of the person
+    playing, the others are computer players who play to win."""
+
+    def __init__(
+        self,
+        expected: ExpectedTable,
+        players: int,
+        seed: int | None = None,
+        human: int = 1,
+        rules_source: str | None = None,
+        method: str = "auto",
+    ):
+        if isinstance(players, bool) or not isinstance(players, int):
+            raise UserError(f"players: got {players!r}, expected a whole number")
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise UserError(f"players: got {players}, expected {MIN_PLAYERS} to {MAX_PLAYERS}")
+        if isinstance(human, bool) or not isinstance(human, int) or not 1 <= human <= players:
+            raise UserError(f"seat: got {human!r}, expected 1 to {players}")
+        if method not in METHODS:
+            raise UserError(f"method: got {method!r}, expected one of {', '.join(METHODS)}")
+        check_seed(seed)
+        if seed is None:
+            seed = secrets.randbelow(2**31)
+        self.expected = expected
+        self.method = method
+        self.games = [
+            Game(expected, seed=seed + k, rules_source=rules_source) for k in range(players)
+        ]
+        self.record: dict = {
+            **record_header(FORMAT, FORMAT_VERSION, expected.rules, rules_source),
+            "seed": seed,
+            "players": players,
+            "human": human,
+            "method": method,
+            "sheets": [g.record for g in self.games],
+        }
+        self._turn: tuple[tuple, MatchTurn] | None = None
+
+    @property
+    def rules(self):
+        return self.expected.rules
+
+    @property
+    def mover(self) -> int | None:
+        """The seat to play (1 first), ``None`` when every sheet is full."""
+        for k, g in enumerate(self.games):
+            if g._turn is not None:
+                return k + 1
+        counts = [len(g.filled) for g in self.games]
+        if min(counts) == self.rules.n_categories:
+            return None
+        return counts.index(min(counts)) + 1
+
+    @property
+    def over(self) -> bool:
+        return self.mover is None
+
+    def turn(self, progress=None) -> MatchTurn:
+        """The advice of the turn under way (worked out once for it)."""
+        seat = self.mover
+        key = (seat, len(self.games[seat - 1].filled))
+        if self._turn is None or self._turn[0] != key:
+            g = self.games[seat - 1]
+            theirs = [
+                Sheet(dict(o.filled), bonuses=o.extra_bonuses)
+                for k, o in enumerate(self.games)
+                if k != seat - 1
+            ]
+            turn = match_turn(self.expected.game, g.position(), theirs, self.expected,
+                              progress, method=self.method)  # fmt: skip
+            self._turn = (key, turn)
+        return self._turn[1]
+
+    def options(self, rerolls: int | None = None, progress=None) -> list[Option]:
+        """Every option of the decision at hand, by the mover's chance to finish first."""
+        from dataclasses import replace
+
+        position = self.games[self.mover - 1].position()
+        if rerolls is not None:
+            position = replace(position, rerolls=rerolls)
+        return self.turn(progress).advise(position).options
+
+    def apply(self, option: Option) -> None:
+        """Carry out an option of :meth:`options` for the mover."""
+        g = self.games[self.mover - 1]
+        if option.kind == "keep":
+            g.keep(list(option.keep))
+        else:
+            g.fill(option.box)
+
+    def find(self, text: str, options: list[Option]) -> Option:
+        """The option the person typed: dice to keep, ``all``, ``none`` or a box."""
+        g = self.games[self.mover - 1]
+        word = text.strip().lower()
+        if g.phase == "keep":
+            keep = None
+            if word == "all":
+                keep = tuple(g.dice)
+            elif word in ("none", "nothing", "-"):
+                keep = ()
+            elif word and all(ch.isdigit() or ch in ", " for ch in word):
+                from dicelab.dice import parse_dice
+
+                keep = tuple(sorted(parse_dice([word], self.rules.faces)))
+            if keep is not None:
+                for o in options:
+                    if o.kind == "keep" and o.keep == keep:
+                        return o
+                raise UserError(f"keep: {list(keep)} are not among the dice showing {g.dice}")
+            options = self.options(rerolls=0)  # a box now: the rolling stops
+        shim = SimpleNamespace(options=options, position=SimpleNamespace(filled=g.filled))
+        return find_box_option(shim, word, self.rules)
+
+    def standings(self) -> list[int]:
+        """Every seat's score so far (upper bonus included once earned)."""
+        return [g.score for g in self.games]
+
+
+# -- review -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MatchDecision:
+    """One decision of a recorded game at a table, priced in chance to finish first."""
+
+    turn: int
+    seat: int
+    dice: tuple[int, ...]
+    rerolls_left: int
+    chosen: Option
+    best: Option
+
+    @property
+    def cost(self) -> float:
+        return max(0.0, self.best.value - self.chosen.value)
+
+    @property
+    def mistake(self) -> bool:
+        return self.cost > TIE
+
+    def to_dict(self) -> dict:
+        return {
+            "turn": self.turn,
+            "seat": self.seat,
+            "dice": list(self.dice),
+            "rerolls_left": self.rerolls_left,
+            "chosen": self.chosen.label,
+            "best": self.best.label,
+            "chance_chosen": self.chosen.value,
+            "chance_best": self.best.value,
+            "cost": self.cost,
+        }
+
+
+def load_match_record(path) -> dict:
+    """Read a record of a game at a table; a file that is not one is a :class:`UserError`."""
+    return load_record(path, FORMAT, "match")
+
+
+def check_match_record(record: dict, expected: ExpectedTable) -> None:
+    """A record's version, players, seat, method and every sheet's header."""
+    if record.get("version") != FORMAT_VERSION:
+        raise UserError(f"match record version {record.get('version')!r} is not supported")
+    players = record.get("players")
+    if not isinstance(players, int) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise UserError(f"match record: players {players!r}, expected 2 to 4")
+    if record.get("human") not in range(1, players + 1):
+        raise UserError(f"match record: seat {record.get('human')!r}, expected 1 to {players}")
+    if record.get("method", "auto") not in METHODS:
+        raise UserError(f"match record: method {record.get('method')!r} is not known")
+    sheets = record.get("sheets")
+    if not isinstance(sheets, list) or len(sheets) != players:
+        raise UserError(f"match record: expected {players} sheets")
+    for sheet in sheets:
+        if not isinstance(sheet, dict):
+            raise UserError("match record: a sheet is not a game record")
+        check_header(sheet, expected)
+
+
+def replay(expected: ExpectedTable, record: dict, seat: int) -> Iterator[MatchDecision]:
+    """Every decision of ``seat`` in a recorded game at a table, in order."""
+    check_match_record(record, expected)
+    table = MatchGame(expected, record["players"], seed=0, method=record.get("method", "auto"))
+    table.games = [Game(expected, dice="real") for _ in range(record["players"])]
+    turns = [sheet.get("turns", []) for sheet in record["sheets"]]
+    try:
+        for t in range(expected.rules.n_categories):
+            for k, g in enumerate(table.games):
+                if t >= len(turns[k]):
+                    return
+                rt = turns[k][t]
+                throws, keeps = rt.get("throws", []), rt.get("keeps", [])
+                for i, throw in enumerate(throws):
+                    g.roll(throw)
+                    if i < len(keeps):
+                        keep = tuple(sorted(keeps[i]))
+                        if k + 1 == seat:
+                            options = table.options()
+                            chosen = next(
+                                (o for o in options if o.kind == "keep" and o.keep == keep), None
+                            )
+                            if chosen is None:
+                                raise UserError(
+                                    f"turn {t + 1} of seat {k + 1}: keep {list(keep)} is not "
+                                    f"among the dice {g.dice}"
+                                )
+                            yield MatchDecision(
+                                t + 1, seat, tuple(g.dice), g.rerolls_left, chosen, options[0]
+                            )
+                        g.keep(list(keep))
+                if "box" in rt:
+                    if k + 1 == seat:
+                        options = table.options()
+                        chosen = next((o for o in options if o.box == rt["box"]), None)
+                        if chosen is None:
+                            raise UserError(
+                                f"turn {t + 1} of seat {k + 1}: box {rt['box']!r} cannot "
+                                f"take the dice {g.dice}"
+                            )
+                        yield MatchDecision(t + 1, seat, tuple(g.dice), 0, chosen, options[0])
+                    g.fill(rt["box"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UserError(f"match record: broken turn data ({exc})") from None
+
+
+def review_match(expected: ExpectedTable, record: dict, seat: int | None = None):
+    """The decisions of one seat (the person's by default), each priced in chance to
+    finish first by the advice of its turn."""
+    seat = seat or record.get("human")
+    return list(replay(expected, record, seat))
