@@ -40,7 +40,7 @@ def match_advise_command(
     top: int = typer.Option(12, "--top", min=0, help="Show this many options (0: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print every option as JSON."),
 ) -> None:
-    """Rank my options by my chance to finish first, against opponents who play for points."""
+    """Rank my options by my chance to finish first at a table of two to four."""
     from dicelab.cli.match import run_match_advise
 
     run_match_advise(
