@@ -239,9 +239,9 @@ def test_the_best_reply_reacts_to_the_opponents_turns_and_does_better(four):
 
 
 def test_the_evaluation_of_two_players(four):
+    from dicelab.play.match_eval import evaluate_two
     from dicelab.solve.duel import duel_table
     from dicelab.solve.duel_compare import EXPECTED, WIN, evaluate_pair
-    from dicelab.play.match_eval import evaluate_two
 
     rules, game, expected = four
     out = evaluate_two(game, games=20)
