@@ -25,16 +25,12 @@ from dicelab.cli.duel import load_duel
 from dicelab.cli.history import keep_game
 from dicelab.cli.output import Console
 from dicelab.cli.play import _ask, _Quit
+from dicelab.cli.seats import HELP, options_table, sheets_table, show_decisions
 from dicelab.errors import UserError
 from dicelab.play.duel import DuelGame, DuelResult, load_duel_record, review_duel, seat_label
 from dicelab.play.game import save_record
 from dicelab.rules import load_rules
-from dicelab.solve.advice import TIE, Option
-
-HELP = (
-    "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "
-    "a box to score now, Enter for the best option, q to stop"
-)
+from dicelab.solve.advice import TIE
 
 
 def run_duel_play(
@@ -132,72 +128,18 @@ def _step(game: DuelGame, console: Console, read, show: bool, top: int) -> None:
     console.print(f"{who}: {choice.label}; your win chance {chance:.4f}{note}")
 
 
-def options_table(options: list[Option], top: int) -> Table:
-    t = Table(header_style="bold")
-    t.add_column("#", justify="right")
-    t.add_column("option")
-    t.add_column("win chance", justify="right")
-    t.add_column("cost", justify="right")
-    for n, o in enumerate(options if top <= 0 else options[:top], start=1):
-        t.add_row(
-            str(n),
-            o.label,
-            f"{o.value:.4f}",
-            f"{o.cost:.4f}",
-            style="bold green" if o.cost <= TIE else None,
-        )
-    return t
-
-
 def sheets(game: DuelGame) -> Table:
     """Both sheets side by side, with the scores so far."""
-    rules = game.rules
     human = game.record["human"]
-    t = Table(header_style="bold")
-    t.add_column("box")
-    for seat in ("A", "B"):
-        t.add_column(f"{seat} ({'you' if seat == human else 'computer'})", justify="right")
-    a, b = game.games["A"], game.games["B"]
-    for c in rules.categories:
-        t.add_row(c.label, str(a.filled.get(c.id, "")), str(b.filled.get(c.id, "")))
-    if rules.bonus_threshold > 0:
-        ups = [
-            sum(g.filled.get(c.id, 0) for c in rules.categories if c.counts_for_bonus)
-            for g in (a, b)
-        ]
-        t.add_row(f"upper total (bonus at {rules.bonus_threshold})", *map(str, ups))
-    if rules.extra_bonus:
-        t.add_row(
-            "extra bonuses",
-            str(a.extra_bonuses * rules.extra_bonus),
-            str(b.extra_bonuses * rules.extra_bonus),
-        )
-    t.add_row("[bold]score[/bold]", f"[bold]{a.score}[/bold]", f"[bold]{b.score}[/bold]")
-    return t
+    columns = [
+        (f"{seat} ({'you' if seat == human else 'computer'})", game.games[seat])
+        for seat in ("A", "B")
+    ]
+    return sheets_table(game.rules, columns)
 
 
 def show_duel_review(decisions, console: Console, mistakes_only: bool = True) -> None:
-    total = sum(d.cost for d in decisions)
-    mistakes = [d for d in decisions if d.mistake]
-    console.print(
-        f"review: {len(decisions)} decisions, {len(mistakes)} cost win chance, {total:.4f} in all"
-    )
-    shown = mistakes if mistakes_only else decisions
-    if not shown:
-        return
-    t = Table(header_style="bold")
-    for col in ("turn", "dice", "rerolls", "chosen", "best", "cost"):
-        t.add_column(col, justify="right" if col in ("turn", "rerolls", "cost") else "left")
-    for d in shown:
-        t.add_row(
-            str(d.turn),
-            " ".join(map(str, d.dice)),
-            str(d.rerolls_left),
-            d.chosen.label,
-            d.best.label,
-            f"{d.cost:.4f}",
-        )
-    console.print(t)
+    show_decisions(decisions, console, "win chance", mistakes_only)
 
 
 def run_duel_review(

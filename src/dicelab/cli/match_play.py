@@ -24,16 +24,12 @@ from rich.table import Table
 from dicelab.cli.advice import load_table
 from dicelab.cli.output import Console, progress_bar
 from dicelab.cli.play import _ask, _Quit
+from dicelab.cli.seats import HELP, options_table, sheets_table, show_decisions
 from dicelab.errors import UserError
 from dicelab.play.game import save_record
 from dicelab.play.match import MatchGame, load_match_record, review_match
 from dicelab.rules import load_rules
-from dicelab.solve.advice import TIE, Option
-
-HELP = (
-    "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "
-    "a box to score now, Enter for the best option, q to stop"
-)
+from dicelab.solve.advice import TIE
 
 
 def run_match_play(
@@ -107,7 +103,7 @@ def _step(game: MatchGame, console: Console, read, show: bool, top: int) -> None
         choice = options[0]
     else:
         if show:
-            console.print(options_table(options, top))
+            console.print(options_table(options, top, "chance to finish first"))
         while True:
             text = _ask(read, "keep? " if g.phase == "keep" else "box? ")
             try:
@@ -132,56 +128,18 @@ def _step(game: MatchGame, console: Console, read, show: bool, top: int) -> None
     console.print(f"{who}: {choice.label}; chance to finish first {choice.value:.4f}{note}")
 
 
-def options_table(options: list[Option], top: int) -> Table:
-    t = Table(header_style="bold")
-    for col, just in (("#", "right"), ("option", "left"), ("chance to finish first", "right"),
-                      ("cost", "right")):  # fmt: skip
-        t.add_column(col, justify=just)
-    for n, o in enumerate(options if top <= 0 else options[:top], start=1):
-        style = "bold green" if o.cost <= TIE else None
-        t.add_row(str(n), o.label, f"{o.value:.4f}", f"{o.cost:.4f}", style=style)
-    return t
-
-
 def sheets(game: MatchGame) -> Table:
     """Every sheet side by side, with the scores so far."""
-    rules = game.rules
     human = game.record["human"]
-    t = Table(header_style="bold")
-    t.add_column("box")
-    for k in range(len(game.games)):
-        t.add_column(f"{k + 1} ({'you' if k + 1 == human else 'computer'})", justify="right")
-    for c in rules.categories:
-        t.add_row(c.label, *(str(g.filled.get(c.id, "")) for g in game.games))
-    if rules.bonus_threshold > 0:
-        ups = [
-            sum(g.filled.get(c.id, 0) for c in rules.categories if c.counts_for_bonus)
-            for g in game.games
-        ]
-        t.add_row(f"upper total (bonus at {rules.bonus_threshold})", *map(str, ups))
-    if rules.extra_bonus:
-        t.add_row("extra bonuses", *(str(g.extra_bonuses * rules.extra_bonus) for g in game.games))
-    t.add_row("[bold]score[/bold]", *(f"[bold]{s}[/bold]" for s in game.standings()))
-    return t
+    columns = [
+        (f"{k + 1} ({'you' if k + 1 == human else 'computer'})", g)
+        for k, g in enumerate(game.games)
+    ]
+    return sheets_table(game.rules, columns)
 
 
 def show_match_review(decisions, console: Console, mistakes_only: bool = True) -> None:
-    total = sum(d.cost for d in decisions)
-    mistakes = [d for d in decisions if d.mistake]
-    console.print(
-        f"review: {len(decisions)} decisions, {len(mistakes)} cost chance to finish first, "
-        f"{total:.4f} in all"
-    )
-    shown = mistakes if mistakes_only else decisions
-    if not shown:
-        return
-    t = Table(header_style="bold")
-    for col in ("turn", "dice", "rerolls", "chosen", "best", "cost"):
-        t.add_column(col, justify="right" if col in ("turn", "rerolls", "cost") else "left")
-    for d in shown:
-        t.add_row(str(d.turn), " ".join(map(str, d.dice)), str(d.rerolls_left), d.chosen.label,
-                  d.best.label, f"{d.cost:.4f}")  # fmt: skip
-    console.print(t)
+    show_decisions(decisions, console, "chance to finish first", mistakes_only)
 
 
 def run_match_review(

@@ -113,26 +113,31 @@ class DuelGame:
 
     def find(self, text: str, options: list[Option]) -> Option:
         """The option a player typed: dice to keep, ``all``, ``none`` or a box."""
-        g = self.games[self.mover]
-        word = text.strip().lower()
-        if g.phase == "keep":
-            keep = None
-            if word == "all":
-                keep = tuple(g.dice)
-            elif word in ("none", "nothing", "-"):
-                keep = ()
-            elif word and all(ch.isdigit() or ch in ", " for ch in word):
-                from dicelab.dice import parse_dice
+        return find_typed(self.games[self.mover], text, options, lambda: self.options(rerolls=0))
 
-                keep = tuple(sorted(parse_dice([word], self.rules.faces)))
-            if keep is not None:
-                for o in options:
-                    if o.kind == "keep" and o.keep == keep:
-                        return o
-                raise UserError(f"keep: {list(keep)} are not among the dice showing {g.dice}")
-            options = self.options(rerolls=0)  # a box now: the rolling stops
-        shim = SimpleNamespace(options=options, position=SimpleNamespace(filled=g.filled))
-        return find_box_option(shim, word, self.rules)
+
+def find_typed(g: Game, text: str, options: list[Option], boxes_now) -> Option:
+    """The option a player of game ``g`` typed among ``options``: dice to keep, ``all``,
+    ``none`` or a box (before the last throw, among ``boxes_now()``: the rolling stops)."""
+    word = text.strip().lower()
+    if g.phase == "keep":
+        keep = None
+        if word == "all":
+            keep = tuple(g.dice)
+        elif word in ("none", "nothing", "-"):
+            keep = ()
+        elif word and all(ch.isdigit() or ch in ", " for ch in word):
+            from dicelab.dice import parse_dice
+
+            keep = tuple(sorted(parse_dice([word], g.rules.faces)))
+        if keep is not None:
+            for o in options:
+                if o.kind == "keep" and o.keep == keep:
+                    return o
+            raise UserError(f"keep: {list(keep)} are not among the dice showing {g.dice}")
+        options = boxes_now()
+    shim = SimpleNamespace(options=options, position=SimpleNamespace(filled=g.filled))
+    return find_box_option(shim, word, g.rules)
 
 
 def seat_label(seat: str) -> str:
@@ -142,10 +147,11 @@ def seat_label(seat: str) -> str:
 # -- review -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class DuelDecision:
-    """One decision of a recorded duel, priced in the mover's win chance."""
+    """One decision of a recorded game of several players (a duel, a game at a table),
+    priced in the mover's chance to win (a tie shared)."""
 
     turn: int
-    seat: str
+    seat: str | int
     dice: tuple[int, ...]
     rerolls_left: int
     chosen: Option
@@ -201,38 +207,38 @@ def replay(table: DuelTable, expected: ExpectedTable, record: dict) -> Iterator[
             for seat in SEATS:
                 if t >= len(turns[seat]):
                     return
-                g = duel.games[seat]
-                rt = turns[seat][t]
-                throws, keeps = rt.get("throws", []), rt.get("keeps", [])
-                for i, throw in enumerate(throws):
-                    g.roll(throw)
-                    if i < len(keeps):
-                        options = duel.options()
-                        keep = tuple(sorted(keeps[i]))
-                        chosen = next(
-                            (o for o in options if o.kind == "keep" and o.keep == keep), None
-                        )
-                        if chosen is None:
-                            raise UserError(
-                                f"turn {t + 1} of {seat}: keep {list(keep)} is not "
-                                f"among the dice {g.dice}"
-                            )
-                        yield DuelDecision(
-                            t + 1, seat, tuple(g.dice), g.rerolls_left, chosen, options[0]
-                        )
-                        g.keep(list(keep))
-                if "box" in rt:
-                    options = duel.options()
-                    chosen = next((o for o in options if o.box == rt["box"]), None)
-                    if chosen is None:
-                        raise UserError(
-                            f"turn {t + 1} of {seat}: box {rt['box']!r} cannot take "
-                            f"the dice {g.dice}"
-                        )
-                    yield DuelDecision(t + 1, seat, tuple(g.dice), 0, chosen, options[0])
-                    g.fill(rt["box"])
+                steps = replay_turn(duel.games[seat], turns[seat][t], f"turn {t + 1} of {seat}",
+                                    duel.options)  # fmt: skip
+                for dice, rerolls, chosen, best in steps:
+                    yield DuelDecision(t + 1, seat, dice, rerolls, chosen, best)
     except (KeyError, TypeError, ValueError) as exc:
         raise UserError(f"duel record: broken turn data ({exc})") from None
+
+
+def replay_turn(g: Game, rt: dict, where: str, options=None):
+    """Play one recorded turn ``rt`` of game ``g`` again; with ``options`` (the ranked
+    options of the decision at hand), yield each decision as ``(dice, rerolls left,
+    chosen option, best option)``. ``where`` names the turn in a mistake."""
+    throws, keeps = rt.get("throws", []), rt.get("keeps", [])
+    for i, throw in enumerate(throws):
+        g.roll(throw)
+        if i < len(keeps):
+            keep = tuple(sorted(keeps[i]))
+            if options is not None:
+                ranked = options()
+                chosen = next((o for o in ranked if o.kind == "keep" and o.keep == keep), None)
+                if chosen is None:
+                    raise UserError(f"{where}: keep {list(keep)} is not among the dice {g.dice}")
+                yield tuple(g.dice), g.rerolls_left, chosen, ranked[0]
+            g.keep(list(keep))
+    if "box" in rt:
+        if options is not None:
+            ranked = options()
+            chosen = next((o for o in ranked if o.box == rt["box"]), None)
+            if chosen is None:
+                raise UserError(f"{where}: box {rt['box']!r} cannot take the dice {g.dice}")
+            yield tuple(g.dice), 0, chosen, ranked[0]
+        g.fill(rt["box"])
 
 
 def review_duel(

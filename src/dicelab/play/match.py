@@ -14,19 +14,11 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Iterator
-from dataclasses import dataclass
-from types import SimpleNamespace
 
 from dicelab.errors import UserError
-from dicelab.play.game import (
-    Game,
-    check_header,
-    check_seed,
-    find_box_option,
-    load_record,
-    record_header,
-)
-from dicelab.solve.advice import TIE, Option
+from dicelab.play.duel import DuelDecision, find_typed, replay_turn
+from dicelab.play.game import Game, check_header, check_seed, load_record, record_header
+from dicelab.solve.advice import Option
 from dicelab.solve.duel_advice import Sheet
 from dicelab.solve.expected import ExpectedTable
 from dicelab.solve.match import MAX_PLAYERS, METHODS, MIN_PLAYERS, MatchTurn, match_turn
@@ -129,25 +121,7 @@ class MatchGame:
     def find(self, text: str, options: list[Option]) -> Option:
         """The option the person typed: dice to keep, ``all``, ``none`` or a box."""
         g = self.games[self.mover - 1]
-        word = text.strip().lower()
-        if g.phase == "keep":
-            keep = None
-            if word == "all":
-                keep = tuple(g.dice)
-            elif word in ("none", "nothing", "-"):
-                keep = ()
-            elif word and all(ch.isdigit() or ch in ", " for ch in word):
-                from dicelab.dice import parse_dice
-
-                keep = tuple(sorted(parse_dice([word], self.rules.faces)))
-            if keep is not None:
-                for o in options:
-                    if o.kind == "keep" and o.keep == keep:
-                        return o
-                raise UserError(f"keep: {list(keep)} are not among the dice showing {g.dice}")
-            options = self.options(rerolls=0)  # a box now: the rolling stops
-        shim = SimpleNamespace(options=options, position=SimpleNamespace(filled=g.filled))
-        return find_box_option(shim, word, self.rules)
+        return find_typed(g, text, options, lambda: self.options(rerolls=0))
 
     def standings(self) -> list[int]:
         """Every seat's score so far (upper bonus included once earned)."""
@@ -155,39 +129,6 @@ class MatchGame:
 
 
 # -- review -------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class MatchDecision:
-    """One decision of a recorded game at a table, priced in chance to finish first."""
-
-    turn: int
-    seat: int
-    dice: tuple[int, ...]
-    rerolls_left: int
-    chosen: Option
-    best: Option
-
-    @property
-    def cost(self) -> float:
-        return max(0.0, self.best.value - self.chosen.value)
-
-    @property
-    def mistake(self) -> bool:
-        return self.cost > TIE
-
-    def to_dict(self) -> dict:
-        return {
-            "turn": self.turn,
-            "seat": self.seat,
-            "dice": list(self.dice),
-            "rerolls_left": self.rerolls_left,
-            "chosen": self.chosen.label,
-            "best": self.best.label,
-            "chance_chosen": self.chosen.value,
-            "chance_best": self.best.value,
-            "cost": self.cost,
-        }
-
-
 def load_match_record(path) -> dict:
     """Read a record of a game at a table; a file that is not one is a :class:`UserError`."""
     return load_record(path, FORMAT, "match")
@@ -213,7 +154,7 @@ def check_match_record(record: dict, expected: ExpectedTable) -> None:
         check_header(sheet, expected)
 
 
-def replay(expected: ExpectedTable, record: dict, seat: int) -> Iterator[MatchDecision]:
+def replay(expected: ExpectedTable, record: dict, seat: int) -> Iterator[DuelDecision]:
     """Every decision of ``seat`` in a recorded game at a table, in order."""
     check_match_record(record, expected)
     table = MatchGame(expected, record["players"], seed=0, method=record.get("method", "auto"))
@@ -224,43 +165,16 @@ def replay(expected: ExpectedTable, record: dict, seat: int) -> Iterator[MatchDe
             for k, g in enumerate(table.games):
                 if t >= len(turns[k]):
                     return
-                rt = turns[k][t]
-                throws, keeps = rt.get("throws", []), rt.get("keeps", [])
-                for i, throw in enumerate(throws):
-                    g.roll(throw)
-                    if i < len(keeps):
-                        keep = tuple(sorted(keeps[i]))
-                        if k + 1 == seat:
-                            options = table.options()
-                            chosen = next(
-                                (o for o in options if o.kind == "keep" and o.keep == keep), None
-                            )
-                            if chosen is None:
-                                raise UserError(
-                                    f"turn {t + 1} of seat {k + 1}: keep {list(keep)} is not "
-                                    f"among the dice {g.dice}"
-                                )
-                            yield MatchDecision(
-                                t + 1, seat, tuple(g.dice), g.rerolls_left, chosen, options[0]
-                            )
-                        g.keep(list(keep))
-                if "box" in rt:
-                    if k + 1 == seat:
-                        options = table.options()
-                        chosen = next((o for o in options if o.box == rt["box"]), None)
-                        if chosen is None:
-                            raise UserError(
-                                f"turn {t + 1} of seat {k + 1}: box {rt['box']!r} cannot "
-                                f"take the dice {g.dice}"
-                            )
-                        yield MatchDecision(t + 1, seat, tuple(g.dice), 0, chosen, options[0])
-                    g.fill(rt["box"])
+                where = f"turn {t + 1} of seat {k + 1}"
+                ranked = table.options if k + 1 == seat else None
+                for dice, rerolls, chosen, best in replay_turn(g, turns[k][t], where, ranked):
+                    yield DuelDecision(t + 1, seat, dice, rerolls, chosen, best)
     except (KeyError, TypeError, ValueError) as exc:
         raise UserError(f"match record: broken turn data ({exc})") from None
 
 
 def review_match(expected: ExpectedTable, record: dict, seat: int | None = None):
     """The decisions of one seat (the person's by default), each priced in chance to
-    finish first by the advice of its turn."""
+    finish first by the advice of its turn (:class:`~dicelab.play.duel.DuelDecision`)."""
     seat = seat or record.get("human")
     return list(replay(expected, record, seat))

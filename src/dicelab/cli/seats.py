@@ -1,0 +1,72 @@
+"""Games of several players in the terminal (a duel, a game at a table): the sheets
+side by side, the options ranked by a chance to win, the decisions reviewed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+
+from dicelab.cli.output import Console
+from dicelab.rules import Rules
+from dicelab.solve.advice import TIE, Option
+
+HELP = (
+    "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "
+    "a box to score now, Enter for the best option, q to stop"
+)
+
+
+def options_table(options: list[Option], top: int, measure: str = "win chance") -> Table:
+    """The options of a decision, best first, with their ``measure`` and its cost."""
+    t = Table(header_style="bold")
+    for col, just in (("#", "right"), ("option", "left"), (measure, "right"), ("cost", "right")):
+        t.add_column(col, justify=just)
+    for n, o in enumerate(options if top <= 0 else options[:top], start=1):
+        style = "bold green" if o.cost <= TIE else None
+        t.add_row(str(n), o.label, f"{o.value:.4f}", f"{o.cost:.4f}", style=style)
+    return t
+
+
+def sheets_table(rules: Rules, columns: Sequence[tuple[str, object]]) -> Table:
+    """Sheets side by side, ``columns`` each a heading and a game
+    (:class:`dicelab.play.game.Game`), with the upper totals, bonuses and scores."""
+    t = Table(header_style="bold")
+    t.add_column("box")
+    for heading, _ in columns:
+        t.add_column(heading, justify="right")
+    games = [g for _, g in columns]
+    for c in rules.categories:
+        t.add_row(c.label, *(str(g.filled.get(c.id, "")) for g in games))
+    if rules.bonus_threshold > 0:
+        ups = [
+            sum(g.filled.get(c.id, 0) for c in rules.categories if c.counts_for_bonus)
+            for g in games
+        ]
+        t.add_row(f"upper total (bonus at {rules.bonus_threshold})", *map(str, ups))
+    if rules.extra_bonus:
+        t.add_row("extra bonuses", *(str(g.extra_bonuses * rules.extra_bonus) for g in games))
+    t.add_row("[bold]score[/bold]", *(f"[bold]{g.score}[/bold]" for g in games))
+    return t
+
+
+def show_decisions(
+    decisions, console: Console, what: str = "win chance", mistakes_only: bool = True
+) -> None:
+    """Reviewed decisions (:class:`dicelab.play.duel.DuelDecision`): how many cost
+    ``what`` and how much, then the mistakes (or every decision)."""
+    total = sum(d.cost for d in decisions)
+    mistakes = [d for d in decisions if d.mistake]
+    console.print(
+        f"review: {len(decisions)} decisions, {len(mistakes)} cost {what}, {total:.4f} in all"
+    )
+    shown = mistakes if mistakes_only else decisions
+    if not shown:
+        return
+    t = Table(header_style="bold")
+    for col in ("turn", "dice", "rerolls", "chosen", "best", "cost"):
+        t.add_column(col, justify="right" if col in ("turn", "rerolls", "cost") else "left")
+    for d in shown:
+        t.add_row(str(d.turn), " ".join(map(str, d.dice)), str(d.rerolls_left), d.chosen.label,
+                  d.best.label, f"{d.cost:.4f}")  # fmt: skip
+    console.print(t)
