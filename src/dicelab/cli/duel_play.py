@@ -24,8 +24,8 @@ from dicelab.cli.advice import load_table
 from dicelab.cli.duel import load_duel
 from dicelab.cli.history import keep_game
 from dicelab.cli.output import Console
-from dicelab.cli.play import _ask, _Quit
-from dicelab.cli.seats import HELP, options_table, sheets_table, show_decisions
+from dicelab.cli.play import _ask
+from dicelab.cli.seats import HELP, options_table, play_out, sheets_table, show_decisions
 from dicelab.errors import UserError
 from dicelab.play.duel import DuelGame, DuelResult, load_duel_record, review_duel, seat_label
 from dicelab.play.game import save_record
@@ -63,15 +63,9 @@ def run_duel_play(
         f"[bold]{r.name} duel[/bold]: you are the {seat_label(seat)}, the computer plays to "
         f"win (seed {game.record['seed']}); the game is saved in {path}"
     )
-    console.print(HELP, style="dim")
-    try:
-        while not game.over:
-            _step(game, console, read, show, top)
-            save_record(game.record, path)
-    except _Quit as stop:
-        save_record(game.record, path)
-        console.print(f"{stop}: the game so far is saved in {path}")
-        return 0 if str(stop) == "quit" else 1
+    stopped = play_out(game, path, console, lambda: _step(game, console, read, show, top))
+    if stopped is not None:
+        return stopped
     mine = game.games[seat].score
     theirs = game.games["B" if seat == "A" else "A"].score
     verdict = "you win" if mine > theirs else ("a tie" if mine == theirs else "you lose")

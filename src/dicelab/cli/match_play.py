@@ -23,8 +23,8 @@ from rich.table import Table
 
 from dicelab.cli.advice import load_table
 from dicelab.cli.output import Console, progress_bar
-from dicelab.cli.play import _ask, _Quit
-from dicelab.cli.seats import HELP, options_table, sheets_table, show_decisions
+from dicelab.cli.play import _ask
+from dicelab.cli.seats import HELP, options_table, play_out, sheets_table, show_decisions
 from dicelab.errors import UserError
 from dicelab.play.game import save_record
 from dicelab.play.match import MatchGame, load_match_record, review_match
@@ -61,15 +61,9 @@ def run_match_play(
         f"[bold]{r.name}, {opponents + 1} players[/bold]: you play seat {seat}, the computers "
         f"play to win (seed {game.record['seed']}); the game is saved in {path}"
     )
-    console.print(HELP, style="dim")
-    try:
-        while not game.over:
-            _step(game, console, read, show, top)
-            save_record(game.record, path)
-    except _Quit as stop:
-        save_record(game.record, path)
-        console.print(f"{stop}: the game so far is saved in {path}")
-        return 0 if str(stop) == "quit" else 1
+    stopped = play_out(game, path, console, lambda: _step(game, console, read, show, top))
+    if stopped is not None:
+        return stopped
     scores = game.standings()
     best = max(scores)
     first = [k + 1 for k, s in enumerate(scores) if s == best]

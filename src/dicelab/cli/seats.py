@@ -3,7 +3,8 @@ side by side, the options ranked by a chance to win, the decisions reviewed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from rich.table import Table
 
@@ -15,6 +16,25 @@ HELP = (
     "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "
     "a box to score now, Enter for the best option, q to stop"
 )
+
+
+def play_out(game, path: Path, console: Console, step: Callable[[], None]) -> int | None:
+    """Play ``game`` to its end one ``step`` at a time, saving its record in ``path``
+    after each; ``None`` at the end, or the exit code when the player stops (``q``,
+    or the input ends), the game so far saved."""
+    from dicelab.cli.play import _Quit
+    from dicelab.play.game import save_record
+
+    console.print(HELP, style="dim")
+    try:
+        while not game.over:
+            step()
+            save_record(game.record, path)
+    except _Quit as stop:
+        save_record(game.record, path)
+        console.print(f"{stop}: the game so far is saved in {path}")
+        return 0 if str(stop) == "quit" else 1
+    return None
 
 
 def options_table(options: list[Option], top: int, measure: str = "win chance") -> Table:
