@@ -270,6 +270,14 @@ def test_a_game_at_a_table_played_reviewed_and_refused(four, four_file, tmp_path
     assert all(len(s["turns"]) == 4 for s in saved["sheets"])
     mine = review_match(expected, saved)
     assert mine and all(d.seat == 1 for d in mine)
+    from dicelab.play import history
+    from dicelab.play.game import score_of
+
+    kept = [e for e in history.entries() if e.kind == "match" and e.rules == "four"]
+    assert kept, "the finished game is kept in the history"
+    assert kept[-1].score == score_of(rules, saved["sheets"][0]["turns"])
+    assert kept[-1].decisions == len(mine)
+    assert kept[-1].total_cost == pytest.approx(sum(d.cost for d in mine), abs=1e-12)
     assert sum(d.cost for d in mine) >= 0
     # each computer followed the advice of its own turn: nothing to review
     for seat in (2, 3):

@@ -71,7 +71,7 @@ def show_history(shown: list, entries: list, console: Console) -> None:
         table.add_column(col, justify=just, no_wrap=True)
     worst = []
     for e in shown:
-        chance = e.kind == "duel"  # costs in win chance
+        chance = e.kind in history.CHANCE_KINDS  # costs in win chance
         cells = [str(e.id), e.when] + ([e.kind] if kinds != {"game"} else [])
         loss = f"{100 * e.average_cost:.2f}%" if chance else f"{e.average_cost:.3f}"
         score = "-" if e.kind == "training" else str(e.score)  # a session has no final score

@@ -22,10 +22,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from dicelab.cli.advice import load_table
+from dicelab.cli.history import keep_game
 from dicelab.cli.output import Console, progress_bar
 from dicelab.cli.play import _ask
 from dicelab.cli.seats import HELP, options_table, play_out, sheets_table, show_decisions
 from dicelab.errors import UserError
+from dicelab.play.duel import DuelResult
 from dicelab.play.game import save_record
 from dicelab.play.match import MatchGame, load_match_record, review_match
 from dicelab.rules import load_rules
@@ -75,6 +77,7 @@ def run_match_play(
     with progress_bar("reviewing your decisions", enabled=True) as _:
         decisions = review_match(expected, game.record)
     show_match_review(decisions, console)
+    keep_game(game.record, DuelResult(mine, decisions), console, kind="match")
     console.print(f"the game record is in {path} (dicelab match review {path})")
     return 0
 

@@ -60,7 +60,9 @@ MIGRATIONS = (
     """,
 )
 #: What kinds of game are kept.
-KINDS = ("game", "duel", "training")
+KINDS = ("game", "duel", "training", "match")
+#: The kinds whose costs are a chance to win (a duel, a game at a table), not points.
+CHANCE_KINDS = ("duel", "match")
 #: Mistakes kept per game, the costliest first.
 WORST_KEPT = 3
 
@@ -235,7 +237,7 @@ def keep(record: dict, review, kind: str = "game", path: Path | None = None) -> 
     ``review`` is the game's :class:`dicelab.play.game.Review` (or any object with
     ``score``, ``decisions`` and ``total_cost``; each decision with ``cost``,
     ``mistake``, ``turn``, ``dice``, ``chosen`` and ``best``, and ``throw`` where
-    known). Costs are expected points, or win chance for a duel.
+    known). Costs are expected points, or win chance for a duel or a game at a table.
     """
     if kind not in KINDS:
         raise ValueError(f"kind: got {kind!r}, expected one of {KINDS}")
@@ -301,10 +303,12 @@ def records(ids: list[int] | None = None, path: Path | None = None) -> list[dict
 
 def kinds_of(rules: str, path: Path | None = None) -> list[dict]:
     """The decisions and mistakes of each kind in the kept games and training sessions
-    of a rule set (not the duels: their costs are win chance), one row per game and kind."""
+    of a rule set (not the duels or games at a table: their costs are win chance), one
+    row per game and kind."""
     with connect(path) as con:
         rows = con.execute(
-            "SELECT by_kind FROM games WHERE rules = ? AND kind != 'duel'", (rules,)
+            "SELECT by_kind FROM games WHERE rules = ? AND kind NOT IN ('duel', 'match')",
+            (rules,),
         ).fetchall()
     return [row for (text,) in rows for row in json.loads(text)]
 

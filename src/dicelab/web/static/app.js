@@ -1543,7 +1543,7 @@ function renderHistory(h) {
   const body = document.createElement("tbody");
   for (const g of [...h.games].reverse()) {
     const w = g.worst[0];
-    const chance = g.kind === "duel";  // costs in win chance
+    const chance = g.kind === "duel" || g.kind === "match";  // costs in win chance
     const cost = (c, digits) => (chance ? `${fmt(100 * c, 1)}%` : fmt(c, digits));
     const worst = w ? `turn ${w.turn}: ${w.chosen}, best ${w.best} (−${cost(w.cost, 2)})` : "";
     const tr = document.createElement("tr");
