@@ -53,6 +53,8 @@ _PUBLIC = {
     "Explanation": "dicelab.solve.explain",
     "DuelTable": "dicelab.solve.duel",
     "LeadTable": "dicelab.solve.duel_lead",
+    "match_advise": "dicelab.solve.match",
+    "MatchAdvice": "dicelab.solve.match",
     "ScoreDistribution": "dicelab.solve.distribution",
     "UserError": "dicelab.errors",
     "NotFound": "dicelab.errors",
