@@ -892,6 +892,45 @@ def test_a_distribution_no_one_awaits_is_dropped_before_it_starts():
     assert store._waiting == {(rules.fingerprint(), *start): 1}
 
 
+def test_a_distribution_under_way_that_no_one_awaits_stops_at_its_next_layer(monkeypatch):
+    # a chart the page left behind must not hold up the next one: the forward pass
+    # checks between its layers whether anyone still awaits it
+    from dicelab.solve import distribution
+    from dicelab.web.worker import Cancelled
+
+    gate = threading.Event()
+
+    def layers(game, table, start, progress):
+        for k in range(50):
+            gate.wait()
+            progress(k + 1, 50)
+            time.sleep(0.01)
+        return "done"
+
+    monkeypatch.setattr(distribution, "score_distribution", layers)
+    store = Store()
+    rules = load_rules("yazy")
+    start, other = (0, 0, 0, 0), (1, 0, 0, 1)
+    left = store.distribution_future(rules, start)
+    while not left.running():
+        time.sleep(0.01)
+    store.release(rules, start, gone=True)  # its only caller leaves while it runs
+    gate.set()
+    assert isinstance(left.exception(30), Cancelled)
+    again = store.distribution_future(rules, start)
+    assert again is not left  # asked again later: worked out anew
+    assert again.result(30) == "done"
+    store.release(rules, start)
+    gate.clear()
+    kept = store.distribution_future(rules, other)
+    while not kept.running():
+        time.sleep(0.01)
+    store.release(rules, other, gone=True)
+    assert store.distribution_future(rules, other) is kept  # awaited again before its next layer
+    gate.set()
+    assert kept.result(30) == "done"
+
+
 # -- the Host header: a page elsewhere reaching this server by DNS rebinding ---------------
 @pytest.mark.parametrize(
     "host", ["evil.example", "evil.example:8000", "localhost.evil.example", "127.0.0.1.nip.io"]

@@ -138,6 +138,7 @@ class Store:
         # score distributions from a position (a second or two each) run apart from solves
         self._forward = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicelab-dist")
         self._waiting: dict[tuple, int] = {}  # callers awaiting each distribution
+        self._dropped: set[tuple] = set()  # distributions under way that no one awaits
         self._distributions: OrderedDict[tuple, Future] = OrderedDict()
         cache.remove_stray()  # what saves killed midway left (the server's last stop)
 
@@ -440,6 +441,7 @@ class Store:
             self._waiting[key] = self._waiting.get(key, 0) + 1
             found = self._distributions.get(key)
             if found is not None:
+                self._dropped.discard(key)  # awaited again: let it finish
                 self._distributions.move_to_end(key)
                 return found
             job = self._forward.submit(self._distribution, rules, start)
@@ -451,8 +453,9 @@ class Store:
 
     def release(self, rules: Rules, start: tuple[int, int, int, int], gone: bool = False) -> None:
         """One caller of :meth:`distribution_future` stops waiting; with ``gone`` (the
-        client left), a distribution no one else waits for and not yet started is
-        dropped, so that the ones still wanted do not queue behind it."""
+        client left), a distribution no one else waits for is dropped, so that the
+        ones still wanted do not queue behind it: at once if it has not started, at its
+        next layer if it has."""
         key = (rules.fingerprint(), *start)
         with self._lock:
             left = self._waiting.get(key, 1) - 1
@@ -461,8 +464,11 @@ class Store:
                 return
             self._waiting.pop(key, None)
             job = self._distributions.get(key)
-            if gone and job is not None and job.cancel():
-                del self._distributions[key]
+            if gone and job is not None:
+                if job.cancel():
+                    del self._distributions[key]
+                elif not job.done():
+                    self._dropped.add(key)
 
     def _forget(self, key: tuple) -> None:
         with self._lock:
@@ -471,8 +477,18 @@ class Store:
     def _distribution(self, rules: Rules, start: tuple[int, int, int, int]):
         from dicelab.solve.distribution import score_distribution
 
+        key = (rules.fingerprint(), *start)
+
+        def tick(done: int, total: int) -> None:
+            if key in self._dropped:
+                raise Cancelled("no one awaits this distribution any more")
+
         table = self.table(rules)
-        return score_distribution(table.game, table, start=start)
+        try:
+            return score_distribution(table.game, table, start=start, progress=tick)
+        finally:
+            with self._lock:
+                self._dropped.discard(key)
 
     def _evict(self) -> None:
         """Drop the least recently used tables beyond the limits (lock held): their
