@@ -302,3 +302,80 @@ def test_a_game_at_a_table_played_reviewed_and_refused(four, four_file, tmp_path
     broken.write_text(json.dumps({**saved, "players": 9}))
     res = run_process("match", "review", str(broken))
     assert res.returncode == 2 and "players 9" in res.stderr and res.stderr.count("\n") == 1
+
+
+def reply_brute(rules, seat: str):
+    """The best reply's chance (a win plus half a tie) of ``seat`` at the start, by a
+    plain expectimax over both sheets: my throws over ordered dice and every keep by
+    position, scored by the categories alone (rules without joker), the other player's
+    turn outcomes those of the expected-score strategy played out by
+    ``test_distribution.PolicyBrute``."""
+    from functools import cache
+
+    policy = PolicyBrute(rules)
+    upper = [c.counts_for_bonus for c in rules.categories]
+    threshold = rules.upper_bonus.threshold if rules.upper_bonus else 0
+    bonus = rules.upper_bonus.points if rules.upper_bonus else 0
+    full = (1 << len(rules.categories)) - 1
+    rolls = [tuple(sorted(d)) for d in itertools.product(range(1, rules.faces + 1),
+                                                         repeat=rules.dice)]  # fmt: skip
+    def counts(dice):
+        return tuple(dice.count(f) for f in range(1, rules.faces + 1))
+
+    def paid(up):
+        return bonus if threshold and up >= threshold else 0
+
+    @cache
+    def value(me, other, lead, my_turn):
+        """My chance, leading by ``lead``; sheets ``(filled, upper, flag)``."""
+        if me[0] == full and other[0] == full:
+            final = lead + paid(me[1]) - paid(other[1])
+            return 1.0 if final > 0 else 0.5 if final == 0 else 0.0
+        if my_turn:
+            return sum(throw(me, other, lead, d, rules.rolls - 1) for d in rolls) / len(rolls)
+        filled, up, y = other
+        turn = {}
+        for d in rolls:
+            for k, p in policy.outcomes(filled, up, y, d, rules.rolls - 1).items():
+                turn[k] = turn.get(k, 0.0) + p / len(rolls)
+        total = 0.0
+        for (c, pts, extra), p in turn.items():
+            nxt = (filled | 1 << c, up + (pts if upper[c] else 0), y)
+            total += p * value(me, nxt, lead - pts - extra, True)
+        return total
+
+    @cache
+    def throw(me, other, lead, dice, rerolls):
+        filled, up, y = me
+        best = -1.0
+        for c in range(len(rules.categories)):
+            if filled >> c & 1:
+                continue
+            pts = rules.categories[c].points(counts(dice))
+            mine = (filled | 1 << c, up + (pts if upper[c] else 0), y)
+            best = max(best, value(mine, other, lead + pts, False))
+        if rerolls == 0:
+            return best
+        for bits in range(1 << rules.dice):
+            kept = tuple(dice[i] for i in range(rules.dice) if bits >> i & 1)
+            free = rules.dice - len(kept)
+            if free == 0:
+                continue
+            outs = [tuple(sorted(kept + x)) for x in
+                    itertools.product(range(1, rules.faces + 1), repeat=free)]  # fmt: skip
+            best = max(best, sum(throw(me, other, lead, d, rerolls - 1) for d in outs) / len(outs))
+        return best
+
+    start = (0, 0, 0)
+    if seat == "A":
+        return value(start, start, 0, True)
+    return value(start, start, 0, False)
+
+
+def test_the_best_reply_agrees_with_a_plain_expectimax_over_both_sheets(four):
+    from dicelab.solve.match_exact import reply_table
+
+    rules, game, expected = four
+    assert reply_table(game, "A").start_value == pytest.approx(reply_brute(rules, "A"), abs=1e-9)
+    b = 1 - reply_table(game, "B").start_value  # the table holds the waiting player's chance
+    assert b == pytest.approx(reply_brute(rules, "B"), abs=1e-9)
