@@ -49,7 +49,7 @@ def run_match_advise(
     sheets = [Sheet(parse_filled([t], r)) for t in theirs]
     game = compile_rules(r)
     expected = load_table(r, quiet=as_json)
-    check_table(game, expected, position, sheets)  # before any solving
+    check_table(expected, position, sheets)  # before any solving
     what = f"solving {r.name} to finish first at a table of {len(sheets) + 1}"
     with progress_bar(what, enabled=not as_json) as tick:
         result = match_advise(game, position, sheets, expected, tick, method=method)

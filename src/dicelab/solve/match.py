@@ -131,7 +131,7 @@ class MatchAdvice:
         }
 
 
-def check_table(game: CompiledRules, expected, mine: Position, theirs: Sequence[Sheet]) -> None:
+def check_table(expected, mine: Position, theirs: Sequence[Sheet]) -> None:
     """One line for a table that cannot be: too many or too few players, or sheets out
     of turn (the player to move has as many boxes as those still to move this round,
     one fewer than those who have)."""
@@ -139,7 +139,7 @@ def check_table(game: CompiledRules, expected, mine: Position, theirs: Sequence[
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise UserError(
             f"players: got {players} (you and {len(theirs)} opponents), expected "
-            f"{MIN_PLAYERS} to {MAX_PLAYERS}: one to three --theirs"
+            f"{MIN_PLAYERS} to {MAX_PLAYERS}: one to three opponents"
         )
     mask, _, _, _ = scorecard_state(expected, mine)
     k = bin(mask).count("1")
@@ -213,7 +213,7 @@ def match_turn(
     game = as_game(rules)
     start = time.perf_counter()
     expected = expected if expected is not None else expected_table(game)
-    check_table(game, expected, position, theirs)
+    check_table(expected, position, theirs)
     pmfs = [final_pmf(game, expected, s, f"opponent {n}'s") for n, s in enumerate(theirs, 1)]
     if method == "duel" and len(theirs) != 1:
         raise UserError(f"method duel: for two players, not {len(theirs) + 1}")
