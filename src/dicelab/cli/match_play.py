@@ -18,20 +18,24 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from rich.markup import escape
 from rich.table import Table
 
 from dicelab.cli.advice import load_table
 from dicelab.cli.history import keep_game
 from dicelab.cli.output import Console, progress_bar
-from dicelab.cli.play import _ask
-from dicelab.cli.seats import HELP, options_table, play_out, sheets_table, show_decisions
+from dicelab.cli.seats import (
+    ask_choice,
+    choice_note,
+    options_table,
+    play_out,
+    sheets_table,
+    show_decisions,
+)
 from dicelab.errors import UserError
 from dicelab.play.duel import DuelResult
 from dicelab.play.game import save_record
 from dicelab.play.match import MatchGame, load_match_record, review_match
 from dicelab.rules import load_rules
-from dicelab.solve.advice import TIE
 
 
 def run_match_play(
@@ -101,27 +105,9 @@ def _step(game: MatchGame, console: Console, read, show: bool, top: int) -> None
     else:
         if show:
             console.print(options_table(options, top, "chance to finish first"))
-        while True:
-            text = _ask(read, "keep? " if g.phase == "keep" else "box? ")
-            try:
-                if text == "" and not show:
-                    raise UserError("advice is hidden: type the dice to keep, 'all' or a box")
-                choice = options[0] if text == "" else game.find(text, options)
-                break
-            except UserError as exc:
-                console.print(f"[red]{escape(str(exc))}[/red]")
-                console.print(HELP, style="dim")
-        if choice.kind == "box" and g.phase == "keep":  # scored before the last throw
-            options = game.options(rerolls=0)
+        choice, options = ask_choice(game, g, options, read, console, show)
     game.apply(choice)
-    note = ""
-    if human:
-        cost = options[0].value - choice.value
-        note = (
-            " [green](best)[/green]"
-            if cost <= TIE
-            else (f" [yellow](costs {cost:.4f} against {options[0].label})[/yellow]")
-        )
+    note = choice_note(options, choice) if human else ""
     console.print(f"{who}: {choice.label}; chance to finish first {choice.value:.4f}{note}")
 
 

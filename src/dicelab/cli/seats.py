@@ -37,6 +37,39 @@ def play_out(game, path: Path, console: Console, step: Callable[[], None]) -> in
     return None
 
 
+def ask_choice(game, g, options: list[Option], read, console: Console, show: bool):
+    """Ask the person playing game ``g`` of ``game`` for a choice among ``options``
+    until one is understood (an empty line: the best, where advice is shown); returns
+    it with the options it was chosen among (a box before the last throw: among the
+    boxes, the rolling stopped)."""
+    from rich.markup import escape
+
+    from dicelab.cli.play import _ask
+    from dicelab.errors import UserError
+
+    while True:
+        text = _ask(read, "keep? " if g.phase == "keep" else "box? ")
+        try:
+            if text == "" and not show:
+                raise UserError("advice is hidden: type the dice to keep, 'all' or a box")
+            choice = options[0] if text == "" else game.find(text, options)
+            break
+        except UserError as exc:
+            console.print(f"[red]{escape(str(exc))}[/red]")
+            console.print(HELP, style="dim")
+    if choice.kind == "box" and g.phase == "keep":  # scored before the last throw
+        options = game.options(rerolls=0)
+    return choice, options
+
+
+def choice_note(options: list[Option], choice: Option) -> str:
+    """What a choice of the person playing cost against the best option, as a note."""
+    cost = options[0].value - choice.value
+    if cost <= TIE:
+        return " [green](best)[/green]"
+    return f" [yellow](costs {cost:.4f} against {options[0].label})[/yellow]"
+
+
 def options_table(options: list[Option], top: int, measure: str = "win chance") -> Table:
     """The options of a decision, best first, with their ``measure`` and its cost."""
     t = Table(header_style="bold")
