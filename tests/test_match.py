@@ -30,6 +30,7 @@ from dicelab.solve.advice import Position
 from dicelab.solve.duel_advice import Sheet
 from dicelab.solve.expected import expected_table
 from dicelab.solve.match import final_pmf, match_advise, table_utility
+from dicelab.solve.remaining import remaining_table
 from dicelab.solve.win import solve_win
 
 
@@ -82,15 +83,16 @@ def test_an_opponents_distribution_is_their_sheet_played_for_points(four):
     rules, game, expected = four
     # ones=1 (upper 1) and pair=10 filled: points to come from the brute force's own play
     sheet = Sheet({"ones": 1, "pair": 10})
-    pmf = final_pmf(game, expected, sheet, "their")
+    remaining = remaining_table(game, expected, use_cache=False)
+    pmf = final_pmf(remaining, sheet, "their")
     brute = PolicyBrute(rules).remaining(0b0101, 1, 0)
     want = {}
     for (rest, _, _), p in brute.items():
         want[11 + rest] = want.get(11 + rest, 0.0) + p
     assert pmf.size > max(want)
-    for x in range(pmf.size):
-        assert pmf[x] == pytest.approx(want.get(x, 0.0), abs=1e-12), x
-    done = final_pmf(game, expected, Sheet({"ones": 2, "threes": 3, "pair": 0, "sum": 4}), "t")
+    for x in range(pmf.size):  # the table keeps single precision
+        assert pmf[x] == pytest.approx(want.get(x, 0.0), abs=1e-7), x
+    done = final_pmf(remaining, Sheet({"ones": 2, "threes": 3, "pair": 0, "sum": 4}), "t")
     assert np.flatnonzero(done).tolist() == [2 + 3 + 4 + 5]  # the upper bonus counted
 
 
@@ -98,7 +100,7 @@ def test_every_option_against_brute_force_at_a_table_of_three(four):
     rules, game, expected = four
     theirs = [Sheet({"threes": 3}), Sheet({})]  # one has played this round, one has not
     position = Position(dice=(1, 3), rerolls=1)
-    got = match_advise(game, position, theirs, expected=expected)
+    got = match_advise(game, position, theirs, expected=expected, method="table")
     assert got.method.startswith("the table of this turn")
     pmfs = got.opponents
     top = max(p.size for p in pmfs) + 20
@@ -115,6 +117,68 @@ def test_every_option_against_brute_force_at_a_table_of_three(four):
         assert o.value == pytest.approx(want, abs=1e-9), o.label
     start = brute.state(0, 0, 0)[0]  # and the turn as a whole: the chance before the throw
     assert 0 < start < 1
+
+
+def lookahead_brute(rules, pmfs, dice, rerolls):
+    """Each option of my first turn at a table, played to finish first this turn and
+    for points after it: a plain expectimax over ordered dice and every keep by
+    position, the points to come after each box from ``PolicyBrute``'s own play."""
+    policy = PolicyBrute(rules)
+    upper = [c.counts_for_bonus for c in rules.categories]
+
+    def counts(d):
+        return tuple(d.count(f) for f in range(1, rules.faces + 1))
+
+    def box(c, d):
+        pts = rules.categories[c].points(counts(d))
+        rest = policy.remaining(1 << c, pts if upper[c] else 0, 0)
+        return sum(p * share_by_enumeration(pts + x, pmfs) for (x, _, _), p in rest.items())
+
+    def throw(d, r):
+        best = max(box(c, d) for c in range(len(rules.categories)))
+        if r == 0:
+            return best
+        for bits in range(1 << len(d)):
+            best = max(best, keep(tuple(d[i] for i in range(len(d)) if bits >> i & 1), r))
+        return best
+
+    def keep(kept, r):
+        free = rules.dice - len(kept)
+        if free == 0:
+            return throw(kept, 0)
+        outs = [tuple(sorted(kept + x)) for x in
+                itertools.product(range(1, rules.faces + 1), repeat=free)]  # fmt: skip
+        return float(np.mean([throw(o, r - 1) for o in outs]))
+
+    return keep, box, throw
+
+
+def test_the_lookahead_against_brute_force_at_a_table_of_three(four):
+    rules, game, expected = four
+    theirs = [Sheet({"threes": 3}), Sheet({})]
+    # the opponents' final scores, from the brute force's own play of their sheets
+    pmfs = []
+    for mask, up, score in ((0b0010, 3, 3), (0, 0, 0)):
+        rest = PolicyBrute(rules).remaining(mask, up, 0)
+        pmf = np.zeros(score + max(x for x, _, _ in rest) + 1)
+        for (x, _, _), p in rest.items():
+            pmf[score + x] += p
+        pmfs.append(pmf)
+    keep, box, throw = lookahead_brute(rules, pmfs, (1, 3), 1)
+    position = Position(dice=(1, 3), rerolls=1)
+    got = match_advise(game, position, theirs, expected=expected, method="lookahead")
+    assert got.method.startswith("this turn played to finish first")
+    assert len(got.advice.options) == 4  # keep none, 1, 3 or both (and stop)
+    for o in got.advice.options:
+        want = throw((1, 3), 0) if o.stops else keep(o.keep, 1)
+        assert o.value == pytest.approx(want, abs=1e-6), o.label
+    last = match_advise(game, Position(dice=(3, 3), rerolls=0), theirs, expected=expected,
+                        method="lookahead")  # fmt: skip
+    ids = [c.id for c in rules.categories]
+    for o in last.advice.options:
+        assert o.value == pytest.approx(box(ids.index(o.box), (3, 3)), abs=1e-6), o.label
+    # the advice's auto method takes the lookahead where the duel does not apply
+    assert match_advise(game, position, theirs, expected=expected).method == got.method
 
 
 def test_with_every_opponent_finished_it_is_the_win_objective(four):

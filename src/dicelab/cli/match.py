@@ -86,8 +86,8 @@ def show_match_advice(result, rules: Rules, console: Console, top: int = 12) -> 
     if hidden > 0:
         console.print(f"... and {hidden} more (--top 0 shows all)")
     note = f"Method: {result.method}; a tie for first shared; {result.seconds:.1f} s."
-    if result.method.startswith("the table"):
-        note += (" Each chance is that of playing on by this turn's table, without "
-                 "reacting to the others' later turns: asking again at each turn does at "
-                 "least as well.")  # fmt: skip
+    if not result.method.startswith("the exact"):
+        note += (" Each chance is that of playing this option and then by this turn's "
+                 "plan, without reacting to the others' later turns: asking again at each "
+                 "turn does at least as well.")  # fmt: skip
     console.print(note)

@@ -334,13 +334,13 @@ def open_mapped(path: Path, expect: dict) -> MappedTable | None:
 def lookup(
     rules: Rules,
     objective: str,
-    shape: tuple[int, ...],
+    shape: tuple[int, ...] | None,
     params: dict | None = None,
     mapped: bool = False,
 ) -> tuple[np.ndarray, dict] | None:
     """A cached table of these rules, objective and parameters, if one is intact.
 
-    Returns the values (which must have ``shape``) and the table's ``meta``
+    Returns the values (which must have ``shape``, unless it is ``None``) and the table's ``meta``
     (``cached``, ``path``, ``solve_seconds``, the whole ``header``), or ``None``.
     With ``mapped`` the values are memory-mapped and ``meta["mapped"]`` is the :class:`MappedTable`,
     whose blocks the caller checks before reading them.
@@ -349,12 +349,12 @@ def lookup(
     expect = {"rules": rules.normalised(), "objective": objective, "params": params or {}}
     if mapped:
         table = open_mapped(path, expect)
-        if table is None or table.values.shape != tuple(shape):
+        if table is None or (shape is not None and table.values.shape != tuple(shape)):
             return None
         meta = {"cached": True, "path": str(path), "mapped": table, "header": table.header}
         return table.values, meta | {"solve_seconds": table.header.get("seconds")}
     found = load_table(path, expect)
-    if found is None or found[0].shape != tuple(shape):
+    if found is None or (shape is not None and found[0].shape != tuple(shape)):
         return None
     values, header = found
     meta = {"cached": True, "path": str(path), "header": header}

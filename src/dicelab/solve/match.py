@@ -41,16 +41,26 @@ from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.advice import Advice, Position, scorecard_state
 from dicelab.solve.duel_advice import Sheet, sheet_scorecard
+from dicelab.solve.expected import KeepLookups
+from dicelab.solve.remaining import RemainingTable
 from dicelab.solve.utility import Utility
 
 Progress = Callable[[int, int], None]
 
 #: Players at a table, the one advised included.
 MIN_PLAYERS, MAX_PLAYERS = 2, 4
-#: How :func:`match_advise` works: ``table`` (this turn's table against points
-#: players), ``duel`` (the exact two-player game, both playing to win), ``auto`` (the
-#: duel with one opponent where this machine can solve it, else the table).
-METHODS = ("auto", "table", "duel")
+#: How :func:`match_advise` works: ``lookahead`` (this turn played to finish first
+#: against points players, the rest of the game valued as played for points),
+#: ``table`` (this turn's table over the whole rest of the game, against points
+#: players), ``duel`` (the exact two-player game, both playing to win), ``auto``
+#: (the duel with one opponent where this machine can solve it, else the lookahead).
+METHODS = ("auto", "lookahead", "table", "duel")
+#: How each method is named in the advice.
+METHOD_NAMES = {
+    "lookahead": "this turn played to finish first, against players who play for points",
+    "table": "the table of this turn, against players who play for points",
+    "duel": "the exact two-player game, both playing to win",
+}
 
 
 def table_utility(opponents: Sequence[np.ndarray]) -> Utility:
@@ -77,21 +87,76 @@ def table_utility(opponents: Sequence[np.ndarray]) -> Utility:
     return Utility(values, name="finish first")
 
 
-def final_pmf(game: CompiledRules, expected, sheet: Sheet, who: str) -> np.ndarray:
+def final_pmf(remaining: RemainingTable, sheet: Sheet, who: str) -> np.ndarray:
     """The distribution of a player's final score when they play for the expected
-    score from ``sheet`` on (their upper bonus included)."""
-    from dicelab.solve.distribution import score_distribution
-
-    mask, upper, flag, score = sheet_scorecard(expected, sheet, who)
+    score from ``sheet`` on (their upper bonus included), read from the table of
+    every state's points to come."""
+    mask, upper, flag, score = sheet_scorecard(remaining.expected, sheet, who)
     if sheet.score is not None and sheet.score != score:
         raise UserError(f"{who} score: got {sheet.score}, but the filled boxes add up to {score}")
-    u, y = game.turn_state(upper, flag)
-    if mask == game.full_mask:
-        final = score + (int(game.rules.bonus_points) if 0 < game.threshold <= upper else 0)
-        pmf = np.zeros(final + 1)
-        pmf[final] = 1.0
-        return pmf
-    return score_distribution(game, expected, start=(mask, y, u, score)).pmf
+    return remaining.final_pmf(mask, upper, flag, score)
+
+
+@dataclass
+class LookaheadTurn(KeepLookups):
+    """The values inside one turn played to finish first, the rest of the game then
+    played for points: a box that leads to state ``s'`` with ``t`` points so far is
+    worth ``E[U(t + R(s'))]``, ``R(s')`` the points to come from ``s'`` (the
+    table :attr:`table`) and ``U`` the chance to finish first of a final score."""
+
+    table: RemainingTable
+    filled: int
+    upper_total: int
+    flag: int
+    points: int
+    utility: Utility
+    keep: np.ndarray | None = None
+    start_value: float = 0.0
+    first: np.ndarray | None = None
+    _rows: dict = field(default_factory=dict, repr=False)
+
+    def after(self, c, pts, extra, y2) -> np.ndarray:
+        """Values of scoring ``pts`` (and ``extra``) in boxes ``c``, the next flag
+        ``y2`` (numbers or arrays of one shape)."""
+        g = self.table.game
+        c, pts, extra, y2 = np.broadcast_arrays(*(np.asarray(a, np.int64) for a in
+                                                  (c, pts, extra, y2)))  # fmt: skip
+        u, _ = g.turn_state(self.upper_total, self.flag)
+        cap = g.threshold
+        u2 = np.where(g.upper[c] & (cap > 0), np.minimum(u + pts, cap), u)
+        t = self.points + pts + extra
+        out = np.empty(c.shape)
+        keys = np.stack([c, y2, u2, t], axis=-1).reshape(-1, 4)
+        flat = out.reshape(-1)
+        for n, key in enumerate(map(tuple, keys.tolist())):
+            found = self._rows.get(key)
+            if found is None:
+                cc, yy, uu, tt = key
+                lo, chances = self.table.row(self.filled | (1 << cc), yy, uu)
+                found = float(self.utility.at(tt + lo + np.arange(chances.size)) @ chances)
+                self._rows[key] = found
+            flat[n] = found
+        return out
+
+    def box_value(self, c: int, pts: int, extra: float, y2: int) -> float:
+        return float(self.after(c, pts, int(extra), y2))
+
+
+def lookahead_turn(
+    remaining: RemainingTable, position: Position, utility: Utility
+) -> LookaheadTurn:
+    """Every value inside the turn of ``position`` (its dice aside), played to
+    maximise ``E[U(final score)]`` this turn and for points after it."""
+    from dicelab.solve import turn
+
+    g = remaining.game
+    mask, upper, flag, score = scorecard_state(remaining.expected, position)
+    _, y = g.turn_state(upper, flag)
+    got = LookaheadTurn(remaining, mask, upper, y, score, utility)
+    first = turn.best_boxes(g, mask, y, got.after, True) if g.has_served else None
+    got.keep, got.start_value = turn.throws(g, turn.best_boxes(g, mask, y, got.after), first)
+    got.first = first
+    return got
 
 
 @dataclass(frozen=True)
@@ -167,22 +232,35 @@ def duel_fits(game: CompiledRules) -> bool:
 class MatchTurn:
     """The advice of one turn at a table: worked out once from the mover's sheet and
     the others' as they stand, it answers every decision of that turn
-    (:meth:`advise`). ``table`` is this turn's utility table, or the duel table."""
+    (:meth:`advise`). ``kind`` is one of :data:`METHODS` but ``auto``; ``table`` this
+    turn's utility table, the duel table, or the table of points to come."""
 
     game: CompiledRules
     expected: object
     theirs: list[Sheet]
     opponents: list[np.ndarray]
-    method: str
+    kind: str
     table: object
     seconds: float = 0.0
+    utility: Utility | None = None
+
+    @property
+    def method(self) -> str:
+        """The method in words."""
+        return METHOD_NAMES[self.kind]
 
     def advise(self, position: Position) -> Advice:
         """Every option of a position of this turn, by the chance to finish first."""
-        from dicelab.solve.advice import advise_win
+        from dicelab.solve.advice import _check_turn, _rank, advise_win
 
-        if self.method.startswith("the table"):
+        if self.kind == "table":
             return advise_win(self.table, position)
+        if self.kind == "lookahead":
+            g = self.game
+            rerolls = _check_turn(g.rules, position)
+            turn = lookahead_turn(self.table, position, self.utility)
+            options = _rank(g, turn, g.space.index(tuple(position.dice)), rerolls, 0.0)
+            return Advice(position, turn.points, turn.upper_total, options, win=True)
         from dicelab.solve.duel_advice import duel_advise
 
         mine = Sheet(dict(position.filled), position.upper_total, position.extra_bonuses)
@@ -203,10 +281,13 @@ def match_turn(
 ) -> MatchTurn:
     """The advice of the turn of ``position``'s sheet against the sheets ``theirs``
     (one to three), by ``method`` (:data:`METHODS`): with one opponent, where the
-    two-player game fits, the duel's (solved once and cached); otherwise this turn's
-    table against opponents who play for points, over the rest of the game."""
+    two-player game fits, the duel's (solved once and cached); otherwise this turn
+    played to finish first against opponents who play for points (``lookahead``), or
+    this turn's table over the rest of the game (``table``). The distributions of
+    the points to come from every state are worked out once per rule set and cached
+    (the preparation ``progress`` shows)."""
     from dicelab.solve.expected import expected_table
-    from dicelab.solve.utility import solve_utility
+    from dicelab.solve.remaining import remaining_table
 
     if method not in METHODS:
         raise UserError(f"method: got {method!r}, expected one of {', '.join(METHODS)}")
@@ -214,23 +295,27 @@ def match_turn(
     start = time.perf_counter()
     expected = expected if expected is not None else expected_table(game)
     check_table(expected, position, theirs)
-    pmfs = [final_pmf(game, expected, s, f"opponent {n}'s") for n, s in enumerate(theirs, 1)]
     if method == "duel" and len(theirs) != 1:
         raise UserError(f"method duel: for two players, not {len(theirs) + 1}")
-    if method == "duel" or (method == "auto" and len(theirs) == 1 and duel_fits(game)):
+    if method == "auto":
+        method = "duel" if len(theirs) == 1 and duel_fits(game) else "lookahead"
+    remaining = remaining_table(game, expected, progress=progress)
+    pmfs = [final_pmf(remaining, s, f"opponent {n}'s") for n, s in enumerate(theirs, 1)]
+    utility = table_utility(pmfs)
+    table: object = remaining
+    if method == "duel":
         from dicelab.solve.duel import duel_table
 
         table = duel_table(game, progress=progress, allow_large=allow_large, mapped=True)
-        how = "the exact two-player game, both playing to win"
-    else:
+    elif method == "table":
+        from dicelab.solve.utility import solve_utility
+
         mask, upper, flag, score = scorecard_state(expected, position)
         u, y = game.turn_state(upper, flag)
         rest = (mask, y, u, score)  # the rest of this game only
-        utility = table_utility(pmfs)
         table = solve_utility(game, utility, progress, allow_large=allow_large, start=rest)
-        how = "the table of this turn, against players who play for points"
     seconds = time.perf_counter() - start
-    return MatchTurn(game, expected, list(theirs), pmfs, how, table, seconds)
+    return MatchTurn(game, expected, list(theirs), pmfs, method, table, seconds, utility)
 
 
 def match_advise(

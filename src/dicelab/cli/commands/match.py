@@ -34,8 +34,10 @@ def match_advise_command(
         "auto",
         "--method",
         help="auto: the exact two-player game with one opponent where it can be solved "
-        "here, else the table; table: this turn's table against players who play for "
-        "points; duel: the two-player game.",
+        "here, else the lookahead; lookahead: this turn played to finish first against "
+        "players who play for points, the rest valued as played for points; table: this "
+        "turn's table over the whole rest of the game (slow early in a large game); duel: "
+        "the two-player game.",
     ),
     top: int = typer.Option(12, "--top", min=0, help="Show this many options (0: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print every option as JSON."),
@@ -69,7 +71,7 @@ def match_play_command(
         None, "--record", help="Game record file (default: dicelab-match-DATE-TIME.json)."
     ),
     method: str = typer.Option(
-        "auto", "--method", help="auto, table or duel: see dicelab match advise --help."
+        "auto", "--method", help="auto, lookahead, table or duel: see dicelab match advise --help."
     ),
     hide: bool = typer.Option(False, "--hide-advice", help="Play without advice."),
     top: int = typer.Option(6, "--top", min=0, help="Options shown at each step (0: all)."),

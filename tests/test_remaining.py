@@ -1,0 +1,93 @@
+"""The distribution of the points to come from every state, against independent checks.
+
+- Every reachable state of random tiny rule sets, against the brute force that plays
+  the expected-score strategy out over ordered dice (``test_distribution.PolicyBrute``).
+- A full-size rule set's rows against the forward pass of ``score_distribution``
+  from the same states (a second computation of the same figures).
+- The cache: read back bit for bit, and a damaged file solved anew.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from test_distribution import BRUTE, PolicyBrute
+from test_target import small_rules
+
+from dicelab.errors import DamagedTable
+from dicelab.rules.compiled import compile_rules
+from dicelab.solve.distribution import score_distribution
+from dicelab.solve.expected import solve_expected
+from dicelab.solve.points import state_bounds
+from dicelab.solve.remaining import TAIL, remaining_table, solve_remaining
+
+
+def brute_row(brute: PolicyBrute, mask: int, y: int, u: int) -> dict[int, float]:
+    """The brute force's chance of each number of points to come."""
+    out: dict[int, float] = {}
+    for (rest, _, _), p in brute.remaining(mask, u, y).items():
+        out[rest] = out.get(rest, 0.0) + p
+    return out
+
+
+@BRUTE
+@given(small_rules(variants=True))
+def test_every_state_against_brute_force(rules):
+    game = compile_rules(rules)
+    expected = solve_expected(rules, precision="double")
+    table = solve_remaining(game, expected)
+    brute = PolicyBrute(rules)
+    reach = state_bounds(game).reachable
+    for mask, y, u in zip(*np.nonzero(reach), strict=True):
+        want = brute_row(brute, int(mask), int(y), int(u))
+        lo, got = table.row(int(mask), int(y), int(u))
+        assert lo == min(want) and lo + got.size - 1 == max(want)  # no tail under TAIL here
+        for x in range(got.size):
+            assert got[x] == pytest.approx(want.get(lo + x, 0.0), abs=1e-7), (mask, y, u, x)
+
+
+def test_unreachable_states_are_refused():
+    from test_duel import FOUR_BOXES
+
+    from dicelab.errors import UserError
+    from dicelab.rules import parse_rules
+
+    table = remaining_table(parse_rules(FOUR_BOXES), use_cache=False)
+    g = table.game
+    mask, y, u = (int(v[0]) for v in np.nonzero(~state_bounds(g).reachable))
+    with pytest.raises(UserError, match="no game reaches"):
+        table.row(mask, y, u)
+
+
+@pytest.mark.parametrize("start", [(0, 0, 0, 0), (0b1011, 0, 0, 20), (0b10110010110, 0, 0, 90)])
+def test_rows_against_the_forward_distribution(start):
+    table = remaining_table("yazy", use_cache=False)
+    g = table.game
+    mask, y, u, score = start
+    forward = score_distribution(g, table.expected, start=(mask, y, u, score)).pmf
+    lo, row = table.row(mask, y, u)
+    got = np.zeros(max(forward.size, score + lo + row.size))
+    got[score + lo : score + lo + row.size] = row
+    want = np.zeros(got.size)
+    want[: forward.size] = forward
+    assert np.abs(got - want).max() < 1e-7 + 30 * TAIL
+
+
+def test_the_cache_reads_back_and_a_damaged_file_is_solved_anew(tmp_path, monkeypatch):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    first = remaining_table("yazy")
+    again = remaining_table("yazy")
+    assert not first.cached and again.cached
+    assert np.array_equal(np.asarray(first.values), np.asarray(again.values))
+    assert np.array_equal(first.off, again.off) and np.array_equal(first.lo, again.lo)
+    (path,) = tmp_path.glob("yazy.remaining.*")
+    raw = bytearray(path.read_bytes())
+    raw[-200] ^= 0xFF  # a byte of the start's row (the last one)
+    path.write_bytes(bytes(raw))
+    mapped = remaining_table("yazy")
+    assert mapped.cached  # the bounds are intact; the row is checked when read
+    with pytest.raises(DamagedTable, match="damaged"):
+        mapped.final_pmf(0)
+    fresh = remaining_table("yazy", mapped=False)
+    assert not fresh.cached  # read whole, the damage is seen: solved again and stored
+    assert np.array_equal(np.asarray(fresh.values), np.asarray(first.values))
+    assert remaining_table("yazy").final_pmf(0) == pytest.approx(first.final_pmf(0))
