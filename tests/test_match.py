@@ -308,15 +308,36 @@ def test_the_evaluation_of_two_players(four):
     from dicelab.solve.duel_compare import EXPECTED, WIN, evaluate_pair
 
     rules, game, expected = four
-    out = evaluate_two(game, games=20)
+    from dicelab.solve.match_exact import lookahead_table
+
+    out = evaluate_two(game, games=20, best_reply=True)
     duel = duel_table(game)
     as_a = evaluate_pair(duel, WIN, EXPECTED).value
     assert out["first"]["win_optimal"] == pytest.approx(as_a, abs=1e-9)
-    # the best reply to a points player does at least as well against them
+    assert out["first"]["lookahead"] == lookahead_table(game, "A").start_value
+    # the best reply to a points player does at least as well against them as any
     for seat in ("first", "second"):
         assert out[seat]["best_reply"] >= out[seat]["win_optimal"] - 1e-9
-    assert out["edge_ratio"] >= 1 - 1e-9
+        assert out[seat]["best_reply"] >= out[seat]["lookahead"] - 1e-9
+    assert out["best_reply_edge"] >= 1 - 1e-9 and out["best_reply_edge"] >= out["recovered_edge"]
+    edge = sum(out[s]["lookahead"] - 0.5 for s in ("first", "second"))
+    win = sum(out[s]["win_optimal"] - 0.5 for s in ("first", "second"))
+    assert out["recovered_edge"] == pytest.approx(edge / win)
     assert 0.9 <= out["agreement"]["share"] <= 1 and out["agreement"]["decisions"] > 100
+
+
+def test_the_evaluate_command(four, four_file):
+    res = run_process("match", "evaluate", four_file, "--games", "5", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["method"].startswith("exact") and out["agreement"]["games_per_seat"] == 5
+    assert 0 < out["recovered_edge"] <= 1.0 + 1e-9
+    text = run_process("match", "evaluate", four_file, "--games", "2")
+    assert text.returncode == 0 and "of the win-optimal player's edge" in text.stdout
+    for args, message in ((["--players", "3"], "simulated tables are not measured yet"),
+                          (["--players", "7"], "players: got 7, expected 2 to 4")):  # fmt: skip
+        bad = run_process("match", "evaluate", four_file, *args)
+        assert bad.returncode == 2 and message in bad.stderr and bad.stderr.count("\n") == 1
 
 
 def test_a_game_at_a_table_played_reviewed_and_refused(four, four_file, tmp_path):
@@ -443,3 +464,88 @@ def test_the_best_reply_agrees_with_a_plain_expectimax_over_both_sheets(four):
     assert reply_table(game, "A").start_value == pytest.approx(reply_brute(rules, "A"), abs=1e-9)
     b = 1 - reply_table(game, "B").start_value  # the table holds the waiting player's chance
     assert b == pytest.approx(reply_brute(rules, "B"), abs=1e-9)
+
+
+def lookahead_eval_brute(rules, seat: str):
+    """The chance of ``seat`` playing by the lookahead against a points player, by a
+    plain expectimax over both sheets: each of my choices takes the larger chance
+    to finish first with both sheets then played for points (``PolicyBrute``'s own
+    play), within 1e-6 the larger true chance; every value carries both."""
+    from functools import cache
+
+    policy = PolicyBrute(rules)
+    upper = [c.counts_for_bonus for c in rules.categories]
+    full = (1 << len(rules.categories)) - 1
+    faces = range(1, rules.faces + 1)
+    rolls = [tuple(sorted(d)) for d in itertools.product(faces, repeat=rules.dice)]
+
+    def counts(dice):
+        return tuple(dice.count(f) for f in faces)
+
+    @cache
+    def points_chance(me, other, lead):
+        total = 0.0
+        for (a, _, _), p in policy.remaining(me[0], me[1], 0).items():
+            for (b, _, _), q in policy.remaining(other[0], other[1], 0).items():
+                d = lead + a - b
+                total += p * q * (1.0 if d > 0 else 0.5 if d == 0 else 0.0)
+        return total
+
+    def better(new, old):
+        return new[0] > old[0] + 1e-6 or (new[0] >= old[0] - 1e-6 and new[1] > old[1])
+
+    @cache
+    def value(me, other, lead, my_turn):
+        """My true chance, leading by ``lead``; sheets ``(filled, upper)``."""
+        if me[0] == full and other[0] == full:
+            return points_chance(me, other, lead)  # the bonuses: rows of one score
+        if my_turn:
+            return sum(throw(me, other, lead, d, rules.rolls - 1)[1] for d in rolls) / len(rolls)
+        turn = {}
+        for d in rolls:
+            for k, p in policy.outcomes(other[0], other[1], 0, d, rules.rolls - 1).items():
+                turn[k] = turn.get(k, 0.0) + p / len(rolls)
+        total = 0.0
+        for (c, pts, extra), p in turn.items():
+            nxt = (other[0] | 1 << c, other[1] + (pts if upper[c] else 0))
+            total += p * value(me, nxt, lead - pts - extra, True)
+        return total
+
+    @cache
+    def throw(me, other, lead, dice, rerolls):
+        best = None
+        for c in range(len(rules.categories)):
+            if me[0] >> c & 1:
+                continue
+            pts = rules.categories[c].points(counts(dice))
+            mine = (me[0] | 1 << c, me[1] + (pts if upper[c] else 0))
+            pair = (points_chance(mine, other, lead + pts), value(mine, other, lead + pts, False))
+            best = pair if best is None or better(pair, best) else best
+        if rerolls == 0:
+            return best
+        for bits in range(1 << rules.dice):
+            kept = tuple(dice[i] for i in range(rules.dice) if bits >> i & 1)
+            free = rules.dice - len(kept)
+            if free == 0:
+                continue
+            outs = [tuple(sorted(kept + x)) for x in itertools.product(faces, repeat=free)]
+            got = [throw(me, other, lead, d, rerolls - 1) for d in outs]
+            pair = (sum(g[0] for g in got) / len(got), sum(g[1] for g in got) / len(got))
+            best = pair if better(pair, best) else best
+        return best
+
+    start = (0, 0)
+    return value(start, start, 0, seat == "A")
+
+
+def test_the_lookahead_evaluated_exactly_against_a_plain_expectimax(four):
+    from dicelab.solve.match_exact import lookahead_table, reply_table
+
+    rules, game, _ = four
+    a = lookahead_table(game, "A").start_value
+    b = 1 - lookahead_table(game, "B").start_value  # the table holds the waiting player's
+    assert a == pytest.approx(lookahead_eval_brute(rules, "A"), abs=1e-6)
+    assert b == pytest.approx(lookahead_eval_brute(rules, "B"), abs=1e-6)
+    # never above the best reply to the same player, and above an even game
+    assert 0.5 < a <= reply_table(game, "A").start_value + 1e-9
+    assert 0.5 < b <= 1 - reply_table(game, "B").start_value + 1e-9

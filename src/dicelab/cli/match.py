@@ -91,3 +91,59 @@ def show_match_advice(result, rules: Rules, console: Console, top: int = 12) -> 
                  "plan, without reacting to the others' later turns: asking again at each "
                  "turn does at least as well.")  # fmt: skip
     console.print(note)
+
+
+def run_match_evaluate(
+    rules: str,
+    *,
+    players: int = 2,
+    games: int = 200,
+    best_reply: bool = False,
+    allow_large: bool = False,
+    as_json: bool = False,
+    console: Console | None = None,
+) -> dict:
+    """Run ``dicelab match evaluate``: the advice's chance against points players,
+    beside the win-optimal player's, exactly where the two-player game fits."""
+    from dicelab.errors import UserError
+    from dicelab.play.match_eval import evaluate_two
+    from dicelab.rules.compiled import compile_rules
+    from dicelab.solve.match import MAX_PLAYERS, MIN_PLAYERS, duel_fits
+
+    console = console or Console()
+    r = load_rules(rules)
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise UserError(f"players: got {players}, expected {MIN_PLAYERS} to {MAX_PLAYERS}")
+    game = compile_rules(r)
+    if players != 2 or not (allow_large or duel_fits(game)):
+        where = f"{players} players" if players != 2 else "two players"
+        raise UserError(
+            f"{r.name} with {where}: the evaluation is exact for two players where the "
+            "two-player game can be solved here (yazy and smaller, or --allow-large); "
+            "simulated tables are not measured yet"
+        )
+    with progress_bar(f"evaluating {r.name}'s advice at a table of 2", enabled=not as_json) as tick:
+        out = evaluate_two(game, games, tick, allow_large=allow_large, best_reply=best_reply)
+    if as_json:
+        console.print_json(json.dumps(out))
+        return out
+    table = Table(header_style="bold", title=f"{r.name}: the chance to win against a points player")
+    names = [("lookahead", "this advice"), ("win_optimal", "win-optimal")]
+    if best_reply:
+        names.append(("best_reply", "best reply"))
+    table.add_column("seat")
+    for _, label in names:
+        table.add_column(label, justify="right")
+    for seat in ("first", "second", "average"):
+        table.add_row(seat, *(f"{out[seat][key]:.6f}" for key, _ in names))
+    console.print(table)
+    share = out["agreement"]["share"]
+    console.print(
+        f"It recovers {out['recovered_edge']:.1%} of the win-optimal player's edge over "
+        f"an even game; in {2 * games} games played, {share:.1%} of its "
+        f"{out['agreement']['decisions']} choices were win-optimal."
+        if share is not None
+        else f"It recovers {out['recovered_edge']:.1%} of the win-optimal player's edge."
+    )
+    console.print(f"Method: {out['method']}; advice: {out['strategy']}; {out['seconds']:.0f} s.")
+    return out

@@ -1,13 +1,17 @@
-"""The best reply to a points player, measured: its exact chances beside the
-win-optimal player's, and how often its choices are win-optimal in games played.
+"""How well the advice at a table plays to win, measured against a points player.
 
-The exact part is :func:`dicelab.solve.match_exact.reply_table`; the games are
-played here, where a game in progress lives (:mod:`dicelab.play.duel`).
+Where the two-player game fits, exactly: the chance of the table at play's method
+(each turn played to finish first, the rest valued as played for points) in each
+seat, beside the win-optimal player's and, on request, the best reply's; and how
+often its choices are win-optimal in games played. The exact parts are
+:mod:`dicelab.solve.match_exact`; the games are played here, where a game in
+progress lives (:mod:`dicelab.play.duel`).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
@@ -16,40 +20,74 @@ from dicelab.solve.match_exact import SEATS, Progress, reply_table
 
 
 def agreement(
-    reply: DuelTable, duel: DuelTable, expected, seat: str, games: int, seed: int = 0
+    choose: Callable, duel: DuelTable, expected, seat: str, games: int, seed: int = 0
 ) -> tuple[int, int]:
-    """Play ``games`` games of the reply in ``seat`` against the points player and count
-    the reply's decisions, and those where its choice is as good to win as the
-    win-optimal one (within :data:`~dicelab.solve.advice.TIE` in the duel table)."""
+    """Play ``games`` games of a strategy in ``seat`` against the points player and
+    count its decisions, and those where its choice is as good to win as the
+    win-optimal one (within :data:`~dicelab.solve.advice.TIE` in the duel table).
+    ``choose(game)`` gives the key of the option the strategy takes in a
+    :class:`~dicelab.play.duel.DuelGame`."""
     from dicelab.play.duel import DuelGame
-    from dicelab.solve.advice import TIE, _rank, advise
-    from dicelab.solve.duel import duel_turn_values
+    from dicelab.solve.advice import TIE, advise
 
     decisions = same = 0
     for n in range(games):
-        game = DuelGame(reply, expected, seed=seed + 2 * n)
+        game = DuelGame(duel, expected, seed=seed + 2 * n)
         while not game.over:
             mover = game.mover
             g = game.games[mover]
             if g.phase == "roll":
                 g.roll()
                 continue
+            options = game.options()  # by the win-optimal chances
             if mover != seat:
                 plain = advise(expected, g.position())
-                options = game.options()
                 game.apply(next(o for o in options if o.key == plain.options[0].key))
                 continue
-            options = game.options()
-            me, mine = game.state(mover)
-            them, theirs = game.state("B" if mover == "A" else "A")
-            turn = duel_turn_values(duel, me, them, mine - theirs)
-            space = duel.game.space
-            best = _rank(duel.game, turn, space.index(tuple(g.dice)), g.rerolls_left, 0.0)
-            chosen = next(o for o in best if o.key == options[0].key)
+            key = choose(game)
+            chosen = next(o for o in options if o.key == key)
             decisions += 1
-            same += best[0].value - chosen.value <= TIE
-            game.apply(options[0])
+            same += options[0].value - chosen.value <= TIE
+            game.apply(chosen)
     return decisions, same
+
+
+def reply_choice(reply: DuelTable) -> Callable:
+    """The best reply's choice in a game (:func:`agreement`)."""
+    from dicelab.solve.advice import _rank
+    from dicelab.solve.duel import duel_turn_values
+
+    def choose(game) -> tuple:
+        me, mine = game.state(game.mover)
+        them, theirs = game.state("B" if game.mover == "A" else "A")
+        turn = duel_turn_values(reply, me, them, mine - theirs)
+        g = game.games[game.mover]
+        roll = reply.game.space.index(tuple(g.dice))
+        return _rank(reply.game, turn, roll, g.rerolls_left, 0.0)[0].key
+
+    return choose
+
+
+def lookahead_choice(remaining, expected) -> Callable:
+    """The table at play's choice in a game (:func:`agreement`): its turn worked out
+    once, when the turn begins."""
+    from dicelab.solve.duel_advice import Sheet
+    from dicelab.solve.match import match_turn
+
+    turns: dict = {}
+
+    def choose(game) -> tuple:
+        g = game.games[game.mover]
+        other = game.games["B" if game.mover == "A" else "A"]
+        key = (game.mover, tuple(sorted(g.filled)), tuple(sorted(other.filled.items())))
+        if key not in turns:
+            turns.clear()
+            theirs = [Sheet(dict(other.filled), bonuses=other.extra_bonuses)]
+            turns[key] = match_turn(expected.game, g.position(), theirs, expected,
+                                    method="lookahead", remaining=remaining)  # fmt: skip
+        return turns[key].advise(g.position()).options[0].key
+
+    return choose
 
 
 def evaluate_two(
@@ -57,43 +95,56 @@ def evaluate_two(
     games: int = 200,
     progress: Progress | None = None,
     allow_large: bool = False,
+    best_reply: bool = False,
 ) -> dict:
-    """Against a points player, where the duel fits: the best reply's exact chance in
-    each seat, beside the win-optimal player's (from the duel's cached strategy
-    comparisons, or worked out here), the edge over 1/2 it gains against the
-    win-optimal player's, and how often its choice is a win-optimal one in ``games``
-    games of each seat (positions met in play)."""
+    """Against a points player, where the duel fits: the exact chance of the table at
+    play's method (:func:`dicelab.solve.match_exact.lookahead_table`) in each seat,
+    beside the win-optimal player's (from the duel's cached strategy comparisons,
+    or worked out here); the share of the win-optimal player's edge over 1/2 it
+    recovers; and how often its choice is a win-optimal one in ``games`` games of
+    each seat (positions met in play). With ``best_reply``, the exact best reply's
+    chances too (:func:`~dicelab.solve.match_exact.reply_table`): the most any
+    advice can make against that player."""
     from dicelab.solve.duel import duel_table
     from dicelab.solve.duel_compare import EXPECTED, WIN, evaluate_pairs, expected_outcomes
     from dicelab.solve.expected import expected_table
+    from dicelab.solve.match import METHOD_NAMES
+    from dicelab.solve.match_exact import lookahead_table
+    from dicelab.solve.remaining import remaining_table
 
     game = as_game(rules)
     start = time.perf_counter()
-    duel = duel_table(game, allow_large=allow_large)
+    duel = duel_table(game, progress=progress, allow_large=allow_large)
     space, expected = duel.space, expected_table(game)
     outcomes = expected_outcomes(game, space)
-    reply = {seat: reply_table(game, seat, space, outcomes, progress) for seat in SEATS}
+    remaining = remaining_table(game, expected)
     verdicts = duel.meta.get("verdicts")
     if verdicts is not None:
         pairs = verdicts["pairs"]
-        win_a = pairs["win-expected"]["value_for_a"]
-        win_b = 1 - pairs["expected-win"]["value_for_a"]
+        win = (pairs["win-expected"]["value_for_a"], 1 - pairs["expected-win"]["value_for_a"])
     else:
         res = evaluate_pairs(duel, [(WIN, EXPECTED), (EXPECTED, WIN)], outcomes=outcomes)
-        win_a, win_b = res[WIN, EXPECTED].value, 1 - res[EXPECTED, WIN].value
-    mine_a, mine_b = reply["A"].start_value, 1 - reply["B"].start_value
-    edge = (win_a - 0.5) + (win_b - 0.5)
-    counts = {seat: agreement(reply[seat], duel, expected, seat, games) for seat in SEATS}
+        win = (res[WIN, EXPECTED].value, 1 - res[EXPECTED, WIN].value)
+    tables = {s: lookahead_table(game, s, space, outcomes, remaining, progress) for s in SEATS}
+    mine = (tables["A"].start_value, 1 - tables["B"].start_value)
+    out = _seats("lookahead", mine, win)
+    out["recovered_edge"] = _edge(mine) / _edge(win) if _edge(win) > 0 else None
+    if best_reply:
+        reply = {s: reply_table(game, s, space, outcomes, progress) for s in SEATS}
+        bound = (reply["A"].start_value, 1 - reply["B"].start_value)
+        for where, got in _seats("best_reply", bound, win).items():
+            out[where]["best_reply"] = got["best_reply"]
+        out["best_reply_edge"] = _edge(bound) / _edge(win) if _edge(win) > 0 else None
+    choose = lookahead_choice(remaining, expected)
+    counts = {s: agreement(choose, duel, expected, s, games) for s in SEATS}
     decisions = sum(c[0] for c in counts.values())
     return {
         "rules": game.rules.name,
         "players": 2,
         "method": "exact: a backward pass over both sheets (the duel's nodes and leads)",
+        "strategy": METHOD_NAMES["lookahead"],
         "opponent": "plays for the expected score",
-        "first": {"best_reply": mine_a, "win_optimal": win_a},
-        "second": {"best_reply": mine_b, "win_optimal": win_b},
-        "average": {"best_reply": (mine_a + mine_b) / 2, "win_optimal": (win_a + win_b) / 2},
-        "edge_ratio": ((mine_a - 0.5) + (mine_b - 0.5)) / edge if edge > 0 else None,
+        **out,
         "agreement": {
             "games_per_seat": games,
             "decisions": decisions,
@@ -101,4 +152,18 @@ def evaluate_two(
             "share": sum(c[1] for c in counts.values()) / decisions if decisions else None,
         },
         "seconds": round(time.perf_counter() - start, 2),
+    }
+
+
+def _edge(chances: tuple[float, float]) -> float:
+    """The gain over an even game, summed over the two seats."""
+    return (chances[0] - 0.5) + (chances[1] - 0.5)
+
+
+def _seats(name: str, mine: tuple[float, float], win: tuple[float, float]) -> dict:
+    """Each seat's and the average chance of ``name`` beside the win-optimal's."""
+    return {
+        "first": {name: mine[0], "win_optimal": win[0]},
+        "second": {name: mine[1], "win_optimal": win[1]},
+        "average": {name: sum(mine) / 2, "win_optimal": sum(win) / 2},
     }

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dicelab.errors import UserError
+from dicelab.errors import DamagedTable, UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.advice import Advice, Position, scorecard_state
@@ -256,9 +256,15 @@ class MatchTurn:
         if self.kind == "table":
             return advise_win(self.table, position)
         if self.kind == "lookahead":
+            from dicelab.solve.remaining import remaining_table
+
             g = self.game
             rerolls = _check_turn(g.rules, position)
-            turn = lookahead_turn(self.table, position, self.utility)
+            try:
+                turn = lookahead_turn(self.table, position, self.utility)
+            except DamagedTable:  # read whole, the damage is seen and the table solved anew
+                self.table = remaining_table(g, self.expected, mapped=False)
+                turn = lookahead_turn(self.table, position, self.utility)
             options = _rank(g, turn, g.space.index(tuple(position.dice)), rerolls, 0.0)
             return Advice(position, turn.points, turn.upper_total, options, win=True)
         from dicelab.solve.duel_advice import duel_advise
@@ -278,14 +284,15 @@ def match_turn(
     progress: Progress | None = None,
     allow_large: bool = False,
     method: str = "auto",
+    remaining: RemainingTable | None = None,
 ) -> MatchTurn:
     """The advice of the turn of ``position``'s sheet against the sheets ``theirs``
     (one to three), by ``method`` (:data:`METHODS`): with one opponent, where the
     two-player game fits, the duel's (solved once and cached); otherwise this turn
     played to finish first against opponents who play for points (``lookahead``), or
     this turn's table over the rest of the game (``table``). The distributions of
-    the points to come from every state are worked out once per rule set and cached
-    (the preparation ``progress`` shows)."""
+    the points to come from every state (``remaining``) are worked out once per rule
+    set and cached (the preparation ``progress`` shows)."""
     from dicelab.solve.expected import expected_table
     from dicelab.solve.remaining import remaining_table
 
@@ -299,8 +306,13 @@ def match_turn(
         raise UserError(f"method duel: for two players, not {len(theirs) + 1}")
     if method == "auto":
         method = "duel" if len(theirs) == 1 and duel_fits(game) else "lookahead"
-    remaining = remaining_table(game, expected, progress=progress)
-    pmfs = [final_pmf(remaining, s, f"opponent {n}'s") for n, s in enumerate(theirs, 1)]
+    if remaining is None:
+        remaining = remaining_table(game, expected, progress=progress)
+    try:
+        pmfs = [final_pmf(remaining, s, f"opponent {n}'s") for n, s in enumerate(theirs, 1)]
+    except DamagedTable:  # read whole, the damage is seen and the table solved anew
+        remaining = remaining_table(game, expected, progress=progress, mapped=False)
+        pmfs = [final_pmf(remaining, s, f"opponent {n}'s") for n, s in enumerate(theirs, 1)]
     utility = table_utility(pmfs)
     table: object = remaining
     if method == "duel":

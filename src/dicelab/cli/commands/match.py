@@ -104,3 +104,27 @@ def match_review_command(
     from dicelab.cli.match_play import run_match_review
 
     run_match_review(file, seat=seat, as_json=as_json)
+
+
+@match_app.command("evaluate")
+def match_evaluate_command(
+    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    players: int = typer.Option(2, "--players", help="Players at the table, 2 to 4."),
+    games: int = typer.Option(
+        200, "--games", min=0, help="Games per seat played to count win-optimal choices."
+    ),
+    best_reply: bool = typer.Option(
+        False, "--best-reply", help="Also the exact best reply to a points player (slower)."
+    ),
+    allow_large: bool = typer.Option(
+        False, "--allow-large", help="Solve the two-player game even where it is large."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
+) -> None:
+    """How well the advice plays to win against players who play for points."""
+    from dicelab.cli.match import run_match_evaluate
+
+    run_match_evaluate(
+        rules, players=players, games=games, best_reply=best_reply,
+        allow_large=allow_large, as_json=as_json,
+    )  # fmt: skip

@@ -12,6 +12,12 @@ could notice.
 A lead beyond a node's undecided range settles the game; from there each player
 plays for points, and the expected lead is the lead plus the difference of the
 two sheets' expected-score values (``dexp`` of the node).
+
+The same two rows evaluate a strategy that chooses by other chances than the
+duel's (the table at play's, :mod:`dicelab.solve.match_exact`): row 0 is then
+what it chooses by, row 1 its true chance to win, and ``dexp`` is empty, which
+says so (row 1 reads 0 and 1 beyond the undecided range, and is stored for the
+player who waits as one minus the mover's).
 """
 
 from __future__ import annotations
@@ -48,9 +54,13 @@ def follow_lead(d, p, n):
 def lead_read(dst, nl, x0, gain, nn, T, L, leads, dexp):
     """Block ``dst`` of a move to node ``nn`` at lead ``gain - (x0 + l)`` of its
     waiting player (the mover now): the chance from ``T``, the expected lead from
-    ``L``, or where the game is settled the lead plus ``dexp[nn]``."""
+    ``L``, or where the game is settled the lead plus ``dexp[nn]`` (with ``dexp``
+    empty, ``L`` holds chances too)."""
     duel_read(dst[0], nl, x0, gain, nn, T, 0, leads, 0.0, 1.0)
-    duel_read(dst[1], nl, x0, gain, nn, L, 0, leads, 0.0, 0.0)
+    chances = dexp.size == 0
+    duel_read(dst[1], nl, x0, gain, nn, L, 0, leads, 0.0, 1.0 if chances else 0.0)
+    if chances:
+        return
     s1, s2 = decided_lanes(nl, x0, gain, nn, leads)
     row = dst[1]
     for lane in range(s1):
@@ -152,9 +162,10 @@ def lead_throws(B, cand, picks, n_picks, lo, D, stages, out):
 def lead_blocks(counter, w, plan, tables, leads, dexp, players, R, D, bufs):
     """Fill the lead table ``L`` for a list of batches of one layer: a worker of
     :func:`.work.on_threads`. The row stores the lead of the player who waits, the
-    mover's negated."""
+    mover's negated (with ``dexp`` empty, their chance: one minus the mover's)."""
     b_i, b_j, b_node, b_x0, b_nl = plan
     L = tables[1]
+    flip = 1.0 if dexp.size == 0 else 0.0
     B, cand, picks, n_picks, out = bufs[0][w], bufs[1][w], bufs[2][w], bufs[3][w], bufs[4][w]
     width = lanes.width(B)
     none = np.empty((0, 1, 2, 1))
@@ -169,7 +180,7 @@ def lead_blocks(counter, w, plan, tables, leads, dexp, players, R, D, bufs):
         for lo in range(0, nl, width):
             lead_throws(B, cand, picks, n_picks, lo, D, none, out)
             for lane in range(min(width, nl - lo)):
-                L[base + lo + lane] = -out[lane]
+                L[base + lo + lane] = flip - out[lane]
         b = take(counter)
 
 

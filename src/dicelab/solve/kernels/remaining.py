@@ -16,6 +16,7 @@ the next layer's rows: ``(lo, hi, off, values)``, ``lo``/``hi``/``off`` of shape
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from dicelab.solve.distribution import slot_outcome
@@ -108,3 +109,39 @@ def trimmed_bounds(counter, w, lo, hi, off, P, tail, new_lo, new_hi):
             b -= 1
         new_lo[j], new_hi[j] = lo[j] + a, lo[j] + b
         j = take(counter)
+
+
+@njit(cache=True, nogil=True)
+def duel_chances(counter, w, nodes, sheets, rows, H, rem):
+    """Each duel node's row of chances for the player who waits, both sheets played
+    for points from here: ``P(x + R_w > R_m) + P(x + R_w = R_m) / 2`` at lead ``x``,
+    ``R_w`` and ``R_m`` the points to come of the waiting player's and the mover's
+    sheets (their rows of the table ``rem``: ``(lo, hi, off, values)``).
+
+    ``nodes`` lists the nodes, ``sheets`` their ``(mover, waiting)`` player states as
+    ``(mask, flag, upper)`` rows, ``rows`` each node's ``(start in H, lowest lead,
+    highest lead)`` (a worker, as :func:`row_bounds`)."""
+    lo, hi, off, values = rem
+    b = take(counter)
+    while b < nodes.shape[0]:
+        mm, my, mu, wm, wy, wu = sheets[b]
+        start, xlo, xhi = rows[b]
+        a_lo, a_n, a_off = lo[mm, my, mu], hi[mm, my, mu] - lo[mm, my, mu] + 1, off[mm, my, mu]
+        w_lo, w_n, w_off = lo[wm, wy, wu], hi[wm, wy, wu] - lo[wm, wy, wu] + 1, off[wm, wy, wu]
+        # F[z - a_lo]: the mover's chance of fewer than z points, plus half of exactly z
+        F = np.empty(a_n)
+        below = 0.0
+        for z in range(a_n):
+            p = float(values[a_off + z])
+            F[z] = below + 0.5 * p
+            below += p
+        for x in range(xlo, xhi + 1):
+            acc = 0.0
+            for r in range(w_n):
+                z = x + w_lo + r - a_lo
+                if z < 0:
+                    continue
+                f = F[z] if z < a_n else below
+                acc += float(values[w_off + r]) * f
+            H[start + x - xlo] = acc
+        b = take(counter)
