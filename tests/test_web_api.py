@@ -445,6 +445,55 @@ def test_duel_mistakes_are_one_line(client, four):
     assert "--allow-large" not in message
 
 
+def test_match_advice_agrees_with_the_library_and_brute_force(client, four):
+    from test_duel import FOUR_BOXES
+    from test_match import lookahead_brute
+
+    from dicelab.rules import parse_rules
+    from dicelab.solve.duel_advice import Sheet
+    from dicelab.solve.match import match_advise
+
+    rules = parse_rules(FOUR_BOXES)
+    body = {"rules": four, "dice": [1, 3], "rerolls_left": 1, "mine": {},
+            "theirs": [{"filled": {"threes": 3}}, {}], "method": "lookahead"}  # fmt: skip
+    got = client.post("/api/match/advice", json=body)
+    assert got.status_code == 200, got.text
+    out = m.MatchAdviceOut.model_validate(got.json())
+    assert out.players == 3 and out.method.startswith("this turn played to finish first")
+    lib = match_advise(rules, Position(dice=(1, 3), rerolls=1),
+                       [Sheet({"threes": 3}), Sheet({})], method="lookahead")  # fmt: skip
+    assert [o.label for o in out.options] == [o.label for o in lib.advice.options]
+    keep, _, throw = lookahead_brute(rules, lib.opponents, (1, 3), 1)
+    for o in out.options:  # each chance against the plain expectimax
+        want = throw((1, 3), 0) if o.stops else keep(tuple(o.keep), 1)
+        assert o.value == pytest.approx(want, abs=1e-6), o.label
+    assert out.options[0].best and out.value == out.options[0].value
+    # two players, auto: the exact two-player game where it fits
+    duel = client.post("/api/match/advice", json={**body, "theirs": [{}], "method": "auto"})
+    assert duel.status_code == 200, duel.text
+    assert duel.json()["method"].startswith("the exact two-player game")
+    progress = client.get(f"/api/rules/{four}/progress?objective=match").json()
+    assert progress["state"] == "ready", progress
+
+
+@pytest.mark.parametrize(
+    ("theirs", "words"),
+    [
+        ([{"filled": {"ones": 1, "threes": 3}}], "opponent 1's sheet has 2 boxes filled"),
+        ([{"filled": {"ones": 7}}], "box 'ones': 7 points cannot be scored"),
+        ([{"filled": {"nosuch": 1}}], "unknown box 'nosuch'"),
+    ],
+)
+def test_match_mistakes_are_one_line(client, four, theirs, words):
+    body = {"rules": four, "dice": [1, 3], "rerolls_left": 1, "mine": {}, "theirs": theirs}
+    assert words in error(client.post("/api/match/advice", json=body), 400)
+
+
+def test_match_refuses_too_many_players(client, four):
+    body = {"rules": four, "dice": [1, 3], "rerolls_left": 1, "mine": {}, "theirs": [{}] * 4}
+    assert "theirs" in error(client.post("/api/match/advice", json=body), 422)
+
+
 def test_duel_review_matches_the_library(client, four):
     from dicelab.play.duel import DuelGame, review_duel
 

@@ -28,6 +28,7 @@ def run_match_advise(
     theirs: Sequence[str],
     method: str = "auto",
     top: int = 12,
+    allow_large: bool = False,
     as_json: bool = False,
     console: Console | None = None,
 ):
@@ -36,6 +37,7 @@ def run_match_advise(
     :data:`dicelab.solve.match.METHODS`)."""
     from dicelab.rules.compiled import compile_rules
     from dicelab.solve.match import check_table, match_advise
+    from dicelab.solve.remaining import remaining_cost
 
     console = console or Console()
     r = load_rules(rules)
@@ -48,11 +50,12 @@ def run_match_advise(
     )
     sheets = [Sheet(parse_filled([t], r)) for t in theirs]
     game = compile_rules(r)
+    remaining_cost(game).check(allow_large)  # the table of points to come: sized first
     expected = load_table(r, quiet=as_json)
     check_table(expected, position, sheets)  # before any solving
     what = f"solving {r.name} to finish first at a table of {len(sheets) + 1}"
     with progress_bar(what, enabled=not as_json) as tick:
-        result = match_advise(game, position, sheets, expected, tick, method=method)
+        result = match_advise(game, position, sheets, expected, tick, allow_large, method)
     if as_json:
         console.print_json(json.dumps({"rules": r.name, **result.to_dict()}))
     else:

@@ -294,11 +294,13 @@ def match_turn(
     the points to come from every state (``remaining``) are worked out once per rule
     set and cached (the preparation ``progress`` shows)."""
     from dicelab.solve.expected import expected_table
-    from dicelab.solve.remaining import remaining_table
+    from dicelab.solve.remaining import remaining_cost, remaining_table
 
     if method not in METHODS:
         raise UserError(f"method: got {method!r}, expected one of {', '.join(METHODS)}")
     game = as_game(rules)
+    if remaining is None:  # sized before any work
+        remaining_cost(game).check(allow_large)
     start = time.perf_counter()
     expected = expected if expected is not None else expected_table(game)
     check_table(expected, position, theirs)
@@ -307,7 +309,7 @@ def match_turn(
     if method == "auto":
         method = "duel" if len(theirs) == 1 and duel_fits(game) else "lookahead"
     if remaining is None:
-        remaining = remaining_table(game, expected, progress=progress)
+        remaining = remaining_table(game, expected, progress=progress, allow_large=allow_large)
     try:
         pmfs = [final_pmf(remaining, s, f"opponent {n}'s") for n, s in enumerate(theirs, 1)]
     except DamagedTable:  # read whole, the damage is seen and the table solved anew

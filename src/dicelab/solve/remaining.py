@@ -37,6 +37,7 @@ import numpy as np
 
 from dicelab.errors import UserError
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
+from dicelab.solve.cost import Cost
 from dicelab.solve.expected import ExpectedTable, expected_table
 from dicelab.solve.table import SolvedTable
 
@@ -45,6 +46,23 @@ Progress = Callable[[int, int], None]
 OBJECTIVE_REMAINING = "remaining"
 #: Each row drops the tails that hold less than this chance.
 TAIL = 1e-12
+#: Seconds per entry of the rows on 2 cores (Yahtzee's 284 million took 23 s, yacht's
+#: 27 million 3.4 s): a deliberately high figure, so estimates err towards longer.
+ENTRY_SECONDS = 1.2e-7
+
+
+def remaining_cost(game: CompiledRules) -> Cost:
+    """The size of the table before any work, from the bounds of every state's points
+    to come: the rows kept (single precision), and one layer's rows in double
+    precision twice over while they are worked out."""
+    from dicelab.solve.points import layers, state_bounds
+
+    bounds = state_bounds(game)
+    width = np.where(bounds.reachable, bounds.to_come + 1, 0).sum(axis=(1, 2))
+    entries = int(width.sum())
+    layer = max(int(width[masks].sum()) for masks in layers(game.n_categories))
+    what = f"{game.rules.name}'s distribution of the points to come from every state"
+    return Cost(what, entries, 4 * entries + 24 * layer, ENTRY_SECONDS * entries, "entries")
 
 
 @dataclass(repr=False)
@@ -102,14 +120,18 @@ class RemainingTable(SolvedTable):
         return pmf
 
 
-def solve_remaining(rules, values: ExpectedTable | None = None, progress=None) -> RemainingTable:
-    """The distribution of the points to come from every state (see the module)."""
+def solve_remaining(
+    rules, values: ExpectedTable | None = None, progress=None, allow_large: bool = False
+) -> RemainingTable:
+    """The distribution of the points to come from every state (see the module);
+    refused in one line where this machine cannot hold it (unless ``allow_large``)."""
     from dicelab.solve.distribution import OutcomeLayout
     from dicelab.solve.kernels import rule_arrays
     from dicelab.solve.points import layers, state_bounds
 
     game = as_game(rules)
     refuse_variants(game, "the distribution from every state", served=False)
+    remaining_cost(game).check(allow_large)
     values = values if values is not None else expected_table(game)
     start = time.perf_counter()
     n, shape = game.n_categories, values.values.shape
@@ -177,6 +199,7 @@ def remaining_table(
     use_cache: bool = True,
     progress=None,
     mapped: bool = True,
+    allow_large: bool = False,
 ) -> RemainingTable:
     """The table of a rule set, from the cache when it holds one, else solved and
     stored. The file holds every row's bounds, then the rows (single precision).
@@ -189,6 +212,7 @@ def remaining_table(
 
     game = as_game(rules)
     refuse_variants(game, "the distribution from every state", served=False)
+    remaining_cost(game).check(allow_large)  # before the expected-score table's solve
     values = values if values is not None else expected_table(game, use_cache=use_cache)
     shape = values.values.shape
     size = values.values.size
@@ -207,7 +231,7 @@ def remaining_table(
         if lo.size and np.maximum(hi - lo + 1, 0).sum() == array.size - 2 * size:
             off = _offsets(game, lo, hi) + 2 * size
             return RemainingTable(values, lo, hi, off, array, meta=meta)
-    table = solve_remaining(game, values, progress)
+    table = solve_remaining(game, values, progress, allow_large)
     cache.remember(table, game.rules, OBJECTIVE_REMAINING, None, use_cache)
     return table
 

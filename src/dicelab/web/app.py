@@ -21,7 +21,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dicelab.errors import DamagedTable, UserError
 from dicelab.web.guards import BodyLimit, HostCheck
-from dicelab.web.routes import Stopping, advice, coach, duel, records, remember_request, rules
+from dicelab.web.routes import (
+    Stopping,
+    advice,
+    coach,
+    duel,
+    match,
+    records,
+    remember_request,
+    rules,
+)
 from dicelab.web.store import NotFound, QueueFull, Store
 
 API_DESCRIPTION = """
@@ -81,7 +90,7 @@ def create_app(store: Store | None = None, hosts: Sequence[str] = ()) -> FastAPI
     app.add_middleware(HostCheck, names=hosts)
     _answer_errors(app)
     _serve_page(app)
-    for area in (rules, advice, duel, records, coach):
+    for area in (rules, advice, duel, match, records, coach):
         app.include_router(area.router)
     return app
 

@@ -16,7 +16,7 @@ from dicelab.dice import MAX_DICE
 
 Objective = Literal["expected", "target", "win"]
 #: The tables the server solves: one per objective, and the two-player game.
-TableKind = Literal["expected", "target", "win", "duel", "explain", "duel-lead"]
+TableKind = Literal["expected", "target", "win", "duel", "match", "explain", "duel-lead"]
 RulesName = Annotated[str, StringConstraints(min_length=1, max_length=80)]
 BoxId = Annotated[str, StringConstraints(min_length=1, max_length=40)]
 Points = Annotated[StrictInt, Field(ge=0, le=1_000_000)]
@@ -147,6 +147,48 @@ class DuelOutlookRequest(_Request):
     mine: SheetIn
     theirs: SheetIn
     my_seat: Literal["A", "B"] = Field(description="A moves first, B second.")
+
+
+class MatchAdviceRequest(_Request):
+    """A position at a table of two to four: my dice, my sheet and every other sheet."""
+
+    rules: RulesName = Field(description="A built-in rule set name or an upload id.")
+    dice: list[Annotated[StrictInt, Field(ge=-1000, le=1000)]] = Field(max_length=MAX_DICE + 8)
+    rerolls_left: Annotated[StrictInt, Field(ge=0, le=100)]
+    mine: SheetIn = Field(description="The sheet of the player to move.")
+    theirs: list[SheetIn] = Field(
+        min_length=1,
+        max_length=3,
+        description="Every other player's sheet (one to three). At my turn each has "
+        "filled as many boxes as I have, or one more.",
+    )
+    method: Literal["auto", "lookahead"] = Field(
+        "auto",
+        description="`lookahead`: this turn played to finish first against players who "
+        "play for points, the rest valued as played for points; `auto`: with one "
+        "opponent, the exact two-player game where this server can solve it (both "
+        "playing to win), else the lookahead.",
+    )
+
+
+class OpponentOut(BaseModel):
+    expected_final_score: float = Field(description="If they play for points from here.")
+    best_final_score: int = Field(description="The most they can still finish with.")
+
+
+class MatchAdviceOut(BaseModel):
+    rules: str
+    objective: Literal["match"]
+    players: int
+    method: str = Field(description="How the chances were worked out, in words.")
+    dice: list[int]
+    rerolls_left: int
+    my_score: int = Field(description="Points so far, without the upper bonus.")
+    value: float = Field(description="My chance to finish first with the best play.")
+    options: list[OptionOut] = Field(
+        description="Every option, by the chance to finish first (a tie shared), best first."
+    )
+    opponents: list[OpponentOut]
 
 
 class DuelOutlookOut(BaseModel):

@@ -59,8 +59,9 @@ MAX_KEEPS = 5005
 #: What a table is solved for: the most points on average, the best chance of
 #: reaching a target score (one table for every target), the best chance of
 #: beating a player who plays for points (whose score distribution is exact), or
-#: the two-player game against the computer, both playing to win.
-OBJECTIVES = ("expected", "target", "win", "duel")
+#: the two-player game against the computer, both playing to win, or finishing first
+#: at a table of two to four (the distribution of the points to come from every state).
+OBJECTIVES = ("expected", "target", "win", "duel", "match")
 #: Target, win and duel tables kept in memory at once (the largest are gigabytes).
 MAX_POINTS_TABLES = 2
 #: Score distributions from a position kept in memory (a page asks for each turn's).
@@ -494,7 +495,7 @@ class Store:
         """Drop the least recently used tables beyond the limits (lock held): their
         number, and the memory of those read whole (mapped ones are the system's
         file cache, which it gives back itself)."""
-        points = [k for k in self._tables if k[1].startswith(("target", "win", "duel"))]
+        points = [k for k in self._tables if k[1].startswith(("target", "win", "duel", "match"))]
         for k in points[: max(0, len(points) - MAX_POINTS_TABLES)]:
             del self._tables[k]
         while len(self._tables) > MAX_TABLES:
@@ -563,6 +564,12 @@ def table_facts(rules: Rules, objective: str) -> Facts:
 
         both = (path, cache.table_path(rules, OBJECTIVE_SPREAD))
         return Facts((both,), replace(expected, seconds=2 * expected.seconds))
+    if objective == "match":  # the expected-score table, then the points to come
+        from dicelab.solve.remaining import OBJECTIVE_REMAINING, remaining_cost
+
+        both = (path, cache.table_path(rules, OBJECTIVE_REMAINING))
+        rest = remaining_cost(as_game(rules))
+        return Facts((both,), replace(rest, seconds=rest.seconds + expected.seconds))
     if objective == "duel":
         from dicelab.solve import duel
 

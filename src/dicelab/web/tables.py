@@ -32,8 +32,8 @@ def solve_objective(
 ):
     """The table of ``objective`` for ``rules`` (see :data:`dicelab.web.store.OBJECTIVES`,
     ``spread`` and ``explain``), from the cache where ``use_cache`` and it is there, else solved
-    (and cached where ``use_cache``). ``mapped``: target and duel tables are
-    memory-mapped from the cache. ``expected``: the expected-score table, if at
+    (and cached where ``use_cache``). ``mapped``: target, duel and match tables
+    are memory-mapped from the cache. ``expected``: the expected-score table, if at
     hand (the spread's solve needs it)."""
     if objective == "expected":
         return expected_table(rules, use_cache=use_cache, progress=progress)
@@ -47,6 +47,10 @@ def solve_objective(
         from dicelab.solve.duel_lead import lead_table
 
         return lead_table(as_game(rules), use_cache=use_cache, progress=progress, mapped=mapped)
+    if objective == "match":  # the points to come from every state, for a table at play
+        from dicelab.solve.remaining import remaining_table
+
+        return remaining_table(rules, use_cache=use_cache, progress=progress, mapped=mapped)
     if objective == "explain":  # from the double-precision table: the parts add up exactly
         from dicelab.solve.explain import explain_table
 

@@ -40,6 +40,9 @@ def match_advise_command(
         "the two-player game.",
     ),
     top: int = typer.Option(12, "--top", min=0, help="Show this many options (0: all)."),
+    allow_large: bool = typer.Option(
+        False, "--allow-large", help="Solve the tables even where they are large."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print every option as JSON."),
 ) -> None:
     """Rank my options by my chance to finish first at a table of two to four."""
@@ -55,6 +58,7 @@ def match_advise_command(
         theirs=theirs,
         method=method,
         top=top,
+        allow_large=allow_large,
         as_json=as_json,
     )
 

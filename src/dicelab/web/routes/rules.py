@@ -96,8 +96,9 @@ def get_progress(
 ) -> dict:
     """Answers at once, also while the rule set is being solved: the page polls it
     to show a progress bar, and it gives the time a first solve takes. `objective`
-    names the table: `expected` (the default), `target`, `win`, `duel` or `explain`
-    (the split of the expected score by box, for the why of each option); with
+    names the table: `expected` (the default), `target`, `win`, `duel`, `match` (the
+    points to come from every state, for a table of two to four), `explain` (the
+    split of the expected score by box, for the why of each option) or `duel-lead`; with
     `target`, the table that answers that score (without, the table of every target)."""
     entry = store.get(rules_id)
     return {"id": entry.id, **store.progress(entry.rules, objective_key(objective, target))}
