@@ -56,6 +56,9 @@ def server():
     from dicelab.solve.win import solve_win
 
     solve_win("yazy")  # playing yazy to beat a points player
+    from dicelab.solve.remaining import remaining_table
+
+    remaining_table("yacht")  # playing yacht at a table
     port = free_port()
     config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning")
     srv = uvicorn.Server(config)
@@ -519,6 +522,80 @@ def test_a_whole_duel_against_the_computer(browser, server):
     # the computer played the win-optimal move at every step
     theirs = review_duel(table, expected_table(rules, use_cache=False), record, seat="B")
     assert len(theirs) >= 4 and all(not d.mistake for d in theirs)
+
+
+def test_a_whole_game_against_computer_players(browser, server):
+    # yacht against two computer players: each of your turns is followed by theirs,
+    # in their order, with their sheets in columns; a reload keeps the table; the end
+    # gives the standings
+    with open_page(browser, server + "/?seed=3&fast&rules=yacht") as pg:
+        expect(counter(pg)).to_have_text("Turn 1 of 12 · Roll 1 of 3")
+        expect(pg.locator("#opponents")).to_be_hidden()
+        pg.select_option("#objective", "match")
+        pg.select_option("#opponents", "2")
+        head = pg.locator("#scorecard th")
+        expect(head).to_have_text(["", "you", "computer 1", "computer 2"])
+        for turn in range(1, 13):
+            expect(counter(pg)).to_have_text(f"Turn {turn} of 12 · Roll 1 of 3")
+            pg.click("#roll")
+            expect(pg.locator("#expected-now")).to_contain_text("chance to finish first now")
+            expect(pg.locator("#options th").nth(1)).to_have_text("chance to finish first")
+            play_turn_by_the_advice(pg, rolled=True)
+            log = pg.locator("#computer-log")
+            expect(log).to_contain_text("Computer 1 threw")
+            expect(log).to_contain_text("Computer 2 threw")
+            if turn == 2:  # a reload in the middle keeps every sheet and the table
+                pg.reload()
+                expect(pg.locator("#objective")).to_have_value("match")
+                expect(pg.locator("#opponents")).to_have_value("2")
+                expect(head).to_have_text(["", "you", "computer 1", "computer 2"])
+            # their boxes so far (two a turn), with their totals
+            filled = pg.locator("#scorecard tr.box td.computer:not(:empty)")
+            expect(filled).to_have_count(2 * turn)
+        me = int(pg.locator("#total").inner_text())
+        them = [int(pg.locator(f"#other-total-{k}").inner_text()) for k in (1, 2)]
+        place = sum(x > me for x in them)
+        verdict = ("you share first place" if me in them else "you finish first") if place == 0 \
+            else f"you finish {['second', 'third'][place - 1]}"  # fmt: skip
+        expect(counter(pg)).to_have_text(
+            f"Game over: {verdict}: you {me}, computer 1 {them[0]}, computer 2 {them[1]}"
+        )
+        expect(pg.locator("#review-total")).to_contain_text("dicelab match play")
+        expect(pg.locator("#undo")).to_be_disabled()  # the computers have moved since
+
+
+def test_a_game_with_friends_whose_boxes_are_typed(browser, server):
+    # a friend's boxes typed as they fill them: the advice reads their sheet; a box
+    # out of turn is one clear line, and taking it back clears it
+    from dicelab.solve.advice import Position
+    from dicelab.solve.duel_advice import Sheet
+    from dicelab.solve.match import match_advise
+
+    with open_page(browser, server + "/?seed=4&rules=yacht") as pg:
+        expect(counter(pg)).to_have_text("Turn 1 of 12 · Roll 1 of 3")
+        pg.select_option("#objective", "friends")
+        expect(pg.locator("#scorecard th").nth(2)).to_have_text("player 2")
+        pg.fill("#friend-1-sixes", "24")
+        pg.press("#friend-1-sixes", "Tab")  # they sit before you and filled Sixes
+        expect(pg.locator("#other-total-1")).to_have_text("24")
+        throw(pg, "2 2 5 5 6")
+        got = match_advise("yacht", Position(dice=(2, 2, 5, 5, 6), rerolls=2),
+                           [Sheet({"sixes": 24})], method="lookahead")  # fmt: skip
+        best = f"{100 * got.win_chance:.2f}%"
+        expect(pg.locator("#expected-now")).to_have_text(f"(chance to finish first now: {best})")
+        expect(pg.locator("tr.option.best td").first).to_have_text(got.advice.options[0].label)
+        pg.fill("#friend-1-ones", "3")  # a second box: out of turn
+        pg.press("#friend-1-ones", "Tab")
+        expect(pg.locator("#error")).to_contain_text("opponent 1's sheet has 2 boxes filled")
+        pg.fill("#friend-1-ones", "")
+        pg.press("#friend-1-ones", "Tab")
+        expect(pg.locator("#expected-now")).to_have_text(f"(chance to finish first now: {best})")
+        expect(pg.locator("#error")).to_be_hidden()
+        pg.fill("#friend-1-twos", "x")
+        pg.press("#friend-1-twos", "Tab")
+        expect(pg.locator("#error")).to_have_text(
+            "player 2, Twos: type the points as a whole number, 0 or more"
+        )
 
 
 def test_a_computer_turn_cut_off_is_played_again(browser, server):

@@ -243,6 +243,7 @@ class MatchTurn:
     table: object
     seconds: float = 0.0
     utility: Utility | None = None
+    _turns: dict = field(default_factory=dict, repr=False)
 
     @property
     def method(self) -> str:
@@ -260,11 +261,16 @@ class MatchTurn:
 
             g = self.game
             rerolls = _check_turn(g.rules, position)
-            try:
-                turn = lookahead_turn(self.table, position, self.utility)
-            except DamagedTable:  # read whole, the damage is seen and the table solved anew
-                self.table = remaining_table(g, self.expected, mapped=False)
-                turn = lookahead_turn(self.table, position, self.utility)
+            sheet = (tuple(sorted(position.filled.items())), position.upper_total,
+                     position.extra_bonuses)  # fmt: skip
+            turn = self._turns.get(sheet)  # a turn's values serve each of its decisions
+            if turn is None:
+                try:
+                    turn = lookahead_turn(self.table, position, self.utility)
+                except DamagedTable:  # read whole, the damage is seen and the table solved anew
+                    self.table = remaining_table(g, self.expected, mapped=False)
+                    turn = lookahead_turn(self.table, position, self.utility)
+                self._turns = {sheet: turn}
             options = _rank(g, turn, g.space.index(tuple(position.dice)), rerolls, 0.0)
             return Advice(position, turn.points, turn.upper_total, options, win=True)
         from dicelab.solve.duel_advice import duel_advise

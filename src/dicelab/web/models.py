@@ -184,6 +184,7 @@ class MatchAdviceOut(BaseModel):
     dice: list[int]
     rerolls_left: int
     my_score: int = Field(description="Points so far, without the upper bonus.")
+    target: None = None
     value: float = Field(description="My chance to finish first with the best play.")
     options: list[OptionOut] = Field(
         description="Every option, by the chance to finish first (a tie shared), best first."

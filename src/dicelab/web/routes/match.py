@@ -60,6 +60,7 @@ async def post_match_advice(body: m.MatchAdviceRequest, store: Store = Depends(g
             "dice": list(body.dice),
             "rerolls_left": body.rerolls_left,
             "my_score": advice.score_so_far,
+            "target": None,
             "value": advice.options[0].value,
             "options": [option_json(o) for o in advice.options],
             "opponents": [

@@ -21,6 +21,7 @@ const state = {
   outlook: null,       // the value of the scorecard before this turn's first throw
   distribution: null,  // the final score's distribution from this turn's start
   duel: null,          // a game against the computer: {record (dicelab-duel), log}
+  match: null,         // a game at a table: {kind (computers or friends), others, log}
   computerBusy: false, // the computer is playing its turn
   review: null,        // the last review of the record (POST /api/review)
   busy: false,
@@ -196,7 +197,7 @@ async function watchSolve(id) {
     try {
       const which = state.objective === "expected" ? ""
         : state.objective === "target" ? `?objective=target&target=${state.target}`
-          : `?objective=${state.objective}`;
+          : `?objective=${storeObjective()}`;
       const p = await api(`/api/rules/${encodeURIComponent(id)}/progress${which}`);
       if (state.rulesId !== id || !state.solving || p.state === "ready") return;
       state.solving = p;
@@ -292,8 +293,11 @@ function emptyRecord() {
 function newGame() {
   if (state.objective === "duel") {
     newDuel();
+  } else if (atTable()) {
+    newMatch();
   } else {
     state.duel = null;
+    state.match = null;
     state.record = emptyRecord();
   }
   state.computerBusy = false;
@@ -310,7 +314,7 @@ function newGame() {
 // A throw: virtual dice, or the faces of real ones (``faces``, every die).
 function doThrow(faces) {
   if (computerToMove()) {
-    computerTurn();
+    playOthers();
     return;
   }
   if (gameOver() || scoring() || state.busy || state.computerBusy) return;
@@ -399,8 +403,8 @@ function chooseBox(id) {
   Object.assign(state, { dice: [], held: [], advice: null });
   reviewSoon();
   render();
-  if (inDuel()) {
-    computerTurn();
+  if (inDuel() || computerToMove()) {
+    playOthers();
   } else {
     outlookSoon();
   }
@@ -414,7 +418,8 @@ function undoable() {
   const t = currentTurn();
   if (t) return stopped(t) ? "stop" : null;
   const ts = turns();
-  return ts.length && !inDuel() ? "box" : null;  // in a duel the computer has moved since
+  // in a duel, or against computer players, they have moved since
+  return ts.length && !inDuel() && !(inMatch() && state.match.kind === "computers") ? "box" : null;
 }
 
 function undo() {
@@ -511,12 +516,14 @@ async function refresh() {
     ...objectiveBody(),
   };
   if (inDuel() ? state.leadAsked : state.whyAsked) body.explain = true;
-  const path = inDuel() ? "/api/duel/advice" : "/api/advice";
+  const path = inDuel() ? "/api/duel/advice" : inMatch() ? "/api/match/advice" : "/api/advice";
   if (inDuel()) duelBody(body);
+  if (inMatch()) matchBody(body);
   state.busy = true;
   render();
   try {
     const advice = await api(path, body);
+    if (inMatch()) advice.objective = state.objective;  // match or friends: one answer
     if (number === state.request) {
       if (!state.advice || !sameFaces(state.advice.dice, advice.dice)
           || state.advice.rerolls_left !== advice.rerolls_left) state.whyOpen = new Set();
@@ -539,7 +546,9 @@ const inDuel = () => state.objective === "duel" && state.duel !== null;
 const computerRecord = () => state.duel.record.b;
 const computerFilled = () => Object.keys(filledOf(computerRecord())).length;
 // the computer moves once you have filled a box more than it has
-const computerToMove = () => inDuel() && computerFilled() < Object.keys(filled()).length;
+// (at a table: a computer player with fewer boxes than you)
+const computerToMove = () => (inDuel() && computerFilled() < Object.keys(filled()).length)
+  || nextComputer() !== null;
 // How long each step of the computer's turn shows (?fast skips the wait).
 const DUEL_STEP_MS = new URLSearchParams(location.search).has("fast") ? 0 : 400;
 const pause = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -565,57 +574,71 @@ function newDuel() {
   state.record = a;
 }
 
-// The computer's turn: it throws (the page's dice), asks the server for its best
-// option after each throw, and follows it; each step shows for a moment.
-async function computerTurn() {
-  if (!computerToMove() || state.computerBusy) return;
-  const duel = state.duel;
-  const rec = computerRecord();
+// A computer player's turn: it throws (the page's dice), asks the server for its best
+// option after each throw (``ask(dice, rerolls_left)``), and follows it; each step
+// shows for a moment and goes into ``log``. False if ``still()`` says the game is
+// gone meanwhile; on an error the turn is taken back, to be played again.
+async function playComputerTurn(rec, ask, log, who, still) {
   const n = state.info.dice;
   const t = { throws: [], keeps: [] };
   rec.turns.push(t);
   rec.dice = "drawn";
-  state.computerBusy = true;
-  showError("");
-  duel.log = [];
   let dice = sorted(Array.from({ length: n }, rollDie));
   t.throws.push(dice);
-  duel.log.push(`The computer threw ${dice.join(" ")}.`);
+  log.push(`${who} threw ${dice.join(" ")}.`);
   render();
   try {
     for (;;) {
       await pause(DUEL_STEP_MS);
       const stoppedNow = t.keeps.length === t.throws.length;
       const left = stoppedNow ? 0 : rolls() - t.throws.length;
-      const advice = await api("/api/duel/advice", {
-        rules: state.rulesId, dice, rerolls_left: left,
-        mine: sheetOf(rec), theirs: sheetOf(state.record),
-      });
-      if (state.duel !== duel) return;  // a new game began meanwhile
+      const advice = await ask(dice, left);
+      if (!still()) return false;  // a new game began meanwhile
       const best = advice.options[0];
       if (best.kind === "box") {
         Object.assign(t, { box: best.box, points: best.points, extra_bonus: best.extra_bonus });
-        duel.log.push(`It filled ${best.label}.`);
+        log.push(`It filled ${best.label}.`);
         break;
       }
       t.keeps.push(sorted(best.keep));
       if (best.stops) {
-        duel.log.push("It keeps them all.");
+        log.push("It keeps them all.");
         continue;
       }
       const kept = [...best.keep];
       dice = sorted([...kept, ...Array.from({ length: n - kept.length }, rollDie)]);
       t.throws.push(dice);
-      duel.log.push(`It kept ${kept.length ? kept.join(" ") : "nothing"} and threw `
+      log.push(`It kept ${kept.length ? kept.join(" ") : "nothing"} and threw `
         + `${dice.join(" ")}.`);
       render();
     }
-    if (computerFilled() === boxes().length) {
-      rec.finished = true;
-      rec.final_score = totals(rec).total;
-    }
   } catch (err) {
     rec.turns.pop();  // the turn is played again from its start
+    throw err;
+  }
+  if (filledCount(rec) === boxes().length) {
+    rec.finished = true;
+    rec.final_score = totals(rec).total;
+  }
+  return true;
+}
+
+async function computerTurn() {
+  if (!computerToMove() || state.computerBusy) return;
+  const duel = state.duel;
+  const rec = computerRecord();
+  state.computerBusy = true;
+  showError("");
+  duel.log = [];
+  const ask = (dice, left) => api("/api/duel/advice", {
+    rules: state.rulesId, dice, rerolls_left: left,
+    mine: sheetOf(rec), theirs: sheetOf(state.record),
+  });
+  try {
+    if (!await playComputerTurn(rec, ask, duel.log, "The computer", () => state.duel === duel)) {
+      return;
+    }
+  } catch (err) {
     showError(`the computer's turn: ${err.message}`);
     state.computerBusy = false;
     render();
@@ -666,6 +689,145 @@ async function duelReviewSoon() {
   renderReview();
 }
 
+// -- a table of two to four: computer players, or friends whose boxes you type --------
+// You sit first; the others follow in their order. Every sheet goes to the server,
+// which ranks your options by your chance to finish first (a tie shared), the others
+// taken to play for points; computer players play to win by the same advice.
+const atTable = () => state.objective === "match" || state.objective === "friends";
+const inMatch = () => atTable() && state.match !== null;
+const others = () => (inMatch() ? state.match.others : []);
+const filledCount = (record) => Object.keys(filledOf(record)).length;
+// the table the server keeps for both: the points to come from every state
+const storeObjective = () => (state.objective === "friends" ? "match" : state.objective);
+
+function newMatch() {
+  const kind = state.objective === "match" ? "computers" : "friends";
+  const n = Number($("opponents").value) || 1;
+  state.match = {
+    kind,
+    others: Array.from({ length: n }, (_, i) => ({
+      name: kind === "computers" ? `computer ${i + 1}` : `player ${i + 2}`,
+      record: emptyRecord(),
+      ...(kind === "friends" ? { extra: 0 } : {}),  // extra bonuses, as typed
+    })),
+    log: [],
+  };
+  state.duel = null;
+  state.record = emptyRecord();
+}
+
+// Another player's sheet as the server reads it.
+function otherSheet(o) {
+  const sheet = sheetOf(o.record);
+  if (o.extra !== undefined) sheet.extra_bonuses = o.extra;
+  return sheet;
+}
+
+function otherTotals(o) {
+  const t = totals(o.record);
+  if (o.extra !== undefined && state.info.extra_bonus) {
+    t.extraPoints = o.extra * state.info.extra_bonus.points;
+    t.total += t.extraPoints;
+  }
+  return t;
+}
+
+// A request's body turned into a position at the table.
+function matchBody(body) {
+  for (const key of ["filled", "extra_bonuses", "objective", "target", "explain"]) {
+    delete body[key];
+  }
+  body.mine = sheetOf(state.record);
+  body.theirs = others().map(otherSheet);
+  return body;
+}
+
+// The next computer player to move: the first with fewer boxes than you.
+const nextComputer = () => (inMatch() && state.match.kind === "computers"
+  ? state.match.others.find((o) => filledCount(o.record) < Object.keys(filled()).length)
+    || null
+  : null);
+
+// The computer players' turns, in their order, once you have filled a box.
+async function matchTurns() {
+  if (state.computerBusy || !nextComputer()) return;
+  const match = state.match;
+  state.computerBusy = true;
+  showError("");
+  match.log = [];
+  try {
+    for (let o = nextComputer(); o; o = nextComputer()) {
+      const mover = o;
+      const ask = (dice, left) => api("/api/match/advice", {
+        rules: state.rulesId, dice, rerolls_left: left, mine: otherSheet(mover),
+        theirs: [sheetOf(state.record), ...match.others.filter((x) => x !== mover)
+          .map(otherSheet)],
+      });
+      const who = mover.name[0].toUpperCase() + mover.name.slice(1);
+      if (!await playComputerTurn(mover.record, ask, match.log, who,
+        () => state.match === match)) return;
+    }
+  } catch (err) {
+    showError(`the computer players' turns: ${err.message}`);
+  }
+  state.computerBusy = false;
+  render();
+}
+
+const playOthers = () => (inDuel() ? computerTurn() : matchTurns());
+
+// Every sheet full: the final scores, best first, and your place.
+const matchOver = () => inMatch() && gameOver()
+  && others().every((o) => filledCount(o.record) === boxes().length);
+
+function standings() {
+  const me = totals().total;
+  const scores = others().map((o) => otherTotals(o).total);
+  const above = scores.filter((x) => x > me).length;
+  const tied = scores.filter((x) => x === me).length;
+  const places = ["first", "second", "third", "fourth"];
+  const verdict = above === 0 && tied === 0 ? "you finish first"
+    : above === 0 ? "you share first place" : `you finish ${places[above]}`;
+  const all = [`you ${me}`, ...others().map((o, i) => `${o.name} ${scores[i]}`)];
+  return `${verdict}: ${all.join(", ")}`;
+}
+
+// A friend's box typed (or cleared) in their column of the scorecard.
+function typedBox(e) {
+  const el = e.target;
+  const o = state.match.others[Number(el.dataset.other)];
+  const text = el.value.trim();
+  const list = o.record.turns;
+  if (el.dataset.box === undefined) {  // the extra bonuses
+    const n = Number(text || "0");
+    if (!Number.isInteger(n) || n < 0) {
+      showError(`${o.name}, extra bonuses: type a whole number, 0 or more`);
+      el.value = String(o.extra);
+      return;
+    }
+    o.extra = n;
+  } else {
+    const id = el.dataset.box;
+    const at = list.findIndex((t) => t.box === id);
+    const points = Number(text);
+    if (text !== "" && !(Number.isInteger(points) && points >= 0)) {
+      showError(`${o.name}, ${boxName(id)}: type the points as a whole number, 0 or more`);
+      el.value = at >= 0 ? String(list[at].points) : "";
+      return;
+    }
+    if (text === "") {
+      if (at >= 0) list.splice(at, 1);
+    } else if (at >= 0) {
+      list[at].points = points;
+    } else {
+      list.push({ throws: [], keeps: [], box: id, points, extra_bonus: 0 });
+    }
+  }
+  showError("");
+  state.advice = null;
+  refresh();
+}
+
 // -- what the advice plays for --------------------------------------------------------
 function objectiveBody() {
   return state.objective === "target"
@@ -683,6 +845,7 @@ function costText(c) {
 
 function valueName() {
   if (state.objective === "duel") return "chance to win the duel";
+  if (atTable()) return "chance to finish first";
   if (state.objective === "target") return `chance of ${state.target} or more`;
   if (state.objective === "win") return "chance to beat a points player";
   return "expected final score";
@@ -702,12 +865,15 @@ function setObjective() {
     return;
   }
   showError("");
-  const otherGame = (objective === "duel") !== (state.objective === "duel");
+  // a game alone, a duel, against computer players or with friends: different games
+  const family = (o) => (["expected", "target", "win"].includes(o) ? "alone" : o);
+  const otherGame = family(objective) !== family(state.objective);
+  $("opponents").hidden = !["match", "friends"].includes(objective);
   state.objective = objective;
   state.target = objective === "target" ? target : null;
   state.advice = null;
   state.outlook = null;
-  if (otherGame) newGame();  // a duel and a game alone are different games
+  if (otherGame) newGame();
   if (objective !== "expected") {
     state.solving = { state: "idle", estimate_seconds: 0 };
     watchSolve(state.rulesId);
@@ -723,6 +889,7 @@ async function outlookSoon() {
     duelOutlookSoon();
     return;
   }
+  if (inMatch()) return;  // the chance to finish first comes with each throw's advice
   if (!state.record || gameOver() || throwsMade() > 0) return;
   const key = `${objectiveKey()}|${JSON.stringify(filled())}`;
   if (state.outlook && state.outlook.key === key) return;
@@ -752,7 +919,7 @@ async function outlookSoon() {
 let chartRequest = null;
 
 async function distributionSoon() {
-  if (!state.record || gameOver() || state.info.served || inDuel()) return;
+  if (!state.record || gameOver() || state.info.served || inDuel() || inMatch()) return;
   const card = JSON.stringify(filled());
   const key = `${state.rulesId}|${card}|${extraBonuses()}`;
   if (state.distribution && state.distribution.key === key) return;
@@ -819,6 +986,11 @@ function renderChart() {
 async function reviewSoon() {
   if (inDuel()) {
     duelReviewSoon();
+    return;
+  }
+  if (inMatch()) {  // `dicelab match review` reviews a game at a table
+    state.review = null;
+    renderReview();
     return;
   }
   const number = ++state.reviewRequest;
@@ -888,7 +1060,7 @@ function saveGame() {
   if (!state.record || !state.rulesId) return;
   const saved = {
     rulesId: state.rulesId, record: state.record, dice: state.dice, held: state.held,
-    objective: state.objective, target: state.target, duel: state.duel,
+    objective: state.objective, target: state.target, duel: state.duel, match: state.match,
   };
   try {
     localStorage.setItem(SAVE_KEY, JSON.stringify(saved));
@@ -913,13 +1085,16 @@ function savedGame() {
 // The game of the last visit, if its rules are still on the server (and the address
 // does not ask for other rules): the same turn, dice and held dice as it was left.
 async function restoreGame(saved) {
-  if (["expected", "target", "win", "duel"].includes(saved.objective)) {
+  if (["expected", "target", "win", "duel", "match", "friends"].includes(saved.objective)) {
     $("objective").value = saved.objective;
     if (saved.objective === "target") $("target").value = String(saved.target);
     $("target").hidden = saved.objective !== "target";
     state.objective = saved.objective;
     state.target = saved.objective === "target" ? saved.target : null;
   }
+  const table = ["match", "friends"].includes(saved.objective) && saved.match;
+  $("opponents").hidden = !table;
+  if (table) $("opponents").value = String(saved.match.others.length);
   await chooseRules(saved.rulesId);
   Object.assign(state, {
     record: saved.record, dice: saved.dice, held: saved.held, advice: null, review: null,
@@ -928,12 +1103,13 @@ async function restoreGame(saved) {
     state.duel = saved.duel;
     state.record = state.duel.record.a;  // the page's player moves first
   }
+  if (table) state.match = saved.match;
   try {
     if (turns().length) await reviewSoon();
     state.outlook = null;
     outlookSoon();
     await refresh();
-    if (computerToMove()) computerTurn();
+    if (computerToMove()) playOthers();
   } catch (err) {
     newGame();
     showError(`the game kept in this browser could not be restored (${err.message}): `
@@ -950,7 +1126,8 @@ window.addEventListener("beforeunload", (e) => {
 // -- drawing -------------------------------------------------------------------------
 function render() {
   if (!state.info || !state.record) return;
-  if (gameOver() && state.keptFor !== state.record && !(inDuel() && computerBusyOrToMove())) {
+  if (gameOver() && state.keptFor !== state.record && !inMatch()
+      && !(inDuel() && computerBusyOrToMove())) {
     keepFinishedGame();
   }
   const focused = focusKey(document.activeElement) || state.focusKey;
@@ -1005,6 +1182,15 @@ function renderCounter() {
     const verdict = me > it ? "you win" : me < it ? "the computer wins" : "a tie";
     counter.textContent = `Game over: ${verdict}, ${me} to ${it}`;
     hint.textContent = "Start a new duel, or change the rules or what you play for.";
+  } else if (inMatch() && (state.computerBusy || computerToMove())) {
+    counter.textContent = `Turn ${Object.keys(filled()).length} of ${n} · the computers play`;
+    hint.textContent = "The computer players play to win; their turns show below.";
+  } else if (matchOver()) {
+    counter.textContent = `Game over: ${standings()}`;
+    hint.textContent = "Start a new game, or change the rules or what you play for.";
+  } else if (inMatch() && gameOver()) {
+    counter.textContent = "Your sheet is full";
+    hint.textContent = "Type the other players' last boxes to see who finished first.";
   } else if (gameOver()) {
     counter.textContent = "Game over";
     hint.textContent = "Start a new game, or change the rules.";
@@ -1036,8 +1222,9 @@ function renderCounter() {
   $("score-now").disabled = k === 0 || scoring() || gameOver() || state.busy;
   $("undo").disabled = !undoable();
   const log = $("computer-log");
-  log.hidden = !inDuel() || !state.duel.log.length;
-  log.textContent = inDuel() ? state.duel.log.join(" ") : "";
+  const lines = inDuel() ? state.duel.log : inMatch() ? state.match.log : [];
+  log.hidden = !lines.length;
+  log.textContent = lines.join(" ");
 }
 
 function dieFace(face) {
@@ -1143,7 +1330,8 @@ function renderOptions() {
   const table = document.createElement("table");
   table.className = "options";
   const spread = a.options.some((o) => o.sd !== null && o.sd !== undefined);
-  const why = !inDuel() || a.options.some((o) => o.explain);  // the duel's come with it
+  // the duel's come with it; at a table there is none
+  const why = (!inDuel() && !inMatch()) || a.options.some((o) => o.explain);
   table.innerHTML = `<thead><tr><th>option</th><th class="num">${valueName()}</th>`
     + (spread ? '<th class="num" title="standard deviation of the final score">± sd</th>' : "")
     + '<th class="num">cost</th>' + (why ? '<th><span class="sr-only">why</span></th>' : "")
@@ -1608,15 +1796,25 @@ function renderScorecard() {
   const f = filled();
   const t = totals();
   const cats = boxes();
-  const duel = inDuel();
-  table.classList.toggle("duel", duel);  // two sheets: the box descriptions fold away
-  const cf = duel ? filledOf(computerRecord()) : {};
-  const ct = duel ? totals(computerRecord()) : null;
-  // in a duel, a last column holds the computer's sheet
-  const other = (text) => (duel ? `<td class="num computer">${text}</td>` : "");
-  if (duel) {
+  // a column for each other player: the computer in a duel, the others at a table
+  const cols = inDuel()
+    ? [{ name: "computer", record: computerRecord(), total: "computer-total" }]
+    : others().map((o, k) => ({
+      name: o.name, record: o.record, total: `other-total-${k + 1}`,
+      friend: state.match.kind === "friends" ? o : null,
+    }));
+  table.classList.toggle("duel", cols.length > 0);  // the box descriptions fold away
+  const colFilled = cols.map((c) => filledOf(c.record));
+  const colTotals = cols.map((c) => (c.friend ? otherTotals(c.friend) : totals(c.record)));
+  const other = (cell) => cols.map((c, k) => `<td class="num computer">${cell(k)}</td>`).join("");
+  // a friend's box: typed as they fill it
+  const typed = (k, id, name, value) => `<input class="friend-box" id="friend-${k + 1}-${id}" `
+    + `inputmode="numeric" size="3" data-other="${k}"${id === "extra" ? "" : ` data-box="${id}"`} `
+    + `value="${value}" aria-label="${escapeHtml(`${cols[k].name}: ${name}`)}">`;
+  if (cols.length) {
     const head = document.createElement("tr");
-    head.innerHTML = '<th></th><th class="num">you</th><th class="num">computer</th>';
+    head.innerHTML = '<th></th><th class="num">you</th>'
+      + cols.map((c) => `<th class="num">${escapeHtml(c.name)}</th>`).join("");
     table.appendChild(head);
   }
   const lastUpper = cats.map((c) => c.upper).lastIndexOf(true);
@@ -1647,29 +1845,40 @@ function renderScorecard() {
     }
     tr.innerHTML = `<td title="${escapeHtml(c.scores)}">${escapeHtml(c.name)}`
       + `<span class="scores">${escapeHtml(c.scores)}</span></td>${cell}`
-      + other(c.id in cf ? String(cf[c.id]) : "");
+      + other((k) => {
+        const v = c.id in colFilled[k] ? String(colFilled[k][c.id]) : "";
+        return cols[k].friend ? typed(k, c.id, c.name, v) : v;
+      });
     if (i === lastUpper) {
       const bonus = state.info.upper_bonus;
       row(`<td>Upper total</td><td class="num" id="upper-total">${t.upper}`
-        + `${bonus ? ` / ${bonus.threshold}` : ""}</td>${duel ? other(ct.upper) : ""}`, "sum");
+        + `${bonus ? ` / ${bonus.threshold}` : ""}</td>${other((k) => colTotals[k].upper)}`, "sum");
       if (bonus) {
         const upperOpen = cats.some((u) => u.upper && !(u.id in f));
         const text = t.bonusEarned ? String(t.bonusEarned)
           : !upperOpen ? '<span class="muted">missed: 0</span>'
           : `<span class="muted">${Math.max(0, bonus.threshold - t.upper)} to go</span>`;
         row(`<td>Bonus (${bonus.points} at ${bonus.threshold})</td>`
-          + `<td class="num" id="upper-bonus">${text}</td>${duel ? other(ct.bonusEarned) : ""}`,
+          + `<td class="num" id="upper-bonus">${text}</td>`
+          + other((k) => colTotals[k].bonusEarned),
         "sum");
       }
     }
   });
   if (state.info.extra_bonus) {
     row(`<td>Extra bonuses (${extraBonuses()} × ${state.info.extra_bonus.points})</td>`
-      + `<td class="num">${t.extraPoints}</td>${duel ? other(ct.extraPoints) : ""}`, "sum");
+      + `<td class="num">${t.extraPoints}</td>`
+      + other((k) => (cols[k].friend
+        ? typed(k, "extra", "extra bonuses", String(cols[k].friend.extra))
+        : colTotals[k].extraPoints)), "sum");
   }
   row(`<td>Total</td><td class="num" id="total">${t.total}</td>`
-    + `${duel ? `<td class="num computer" id="computer-total">${ct.total}</td>` : ""}`,
+    + cols.map((c, k) => `<td class="num computer" id="${c.total}">${colTotals[k].total}</td>`)
+      .join(""),
   "sum total");
+  for (const el of table.querySelectorAll("input.friend-box")) {
+    el.addEventListener("change", typedBox);
+  }
 }
 
 function renderReview() {
@@ -1684,7 +1893,9 @@ function renderReview() {
   $("review-total").textContent = ds.length
     ? `${ds.length} decision${ds.length > 1 ? "s" : ""}, total cost ${costOf(r.total_cost)}`
       + (duel ? " of win chance" : chance ? ` of the ${valueName()}` : " expected points")
-    : "Each decision and what it cost against the best one appear here.";
+    : inMatch() ? "At a table, each option shows its cost in chance to finish first as you "
+      + "play; `dicelab match play` also reviews a whole game at the end."
+      : "Each decision and what it cost against the best one appear here.";
   $("review-total").dataset.cost = r ? String(r.total_cost) : "0";
   if (ds.length) {
     table.innerHTML = '<thead><tr><th class="num">turn</th><th class="num">roll</th>'
@@ -1811,6 +2022,9 @@ function wire() {
   $("show-advice").addEventListener("change", render);
   $("objective").addEventListener("change", setObjective);
   $("target").addEventListener("change", setObjective);
+  $("opponents").addEventListener("change", () => {
+    if (inMatch()) newGame();  // another table: a new game
+  });
   $("download").addEventListener("click", downloadRecord);
   document.addEventListener("keydown", onKey);
   for (const b of document.querySelectorAll("nav.views button")) {
