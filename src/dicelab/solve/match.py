@@ -219,8 +219,13 @@ def check_table(expected, mine: Position, theirs: Sequence[Sheet]) -> None:
 
 def duel_fits(game: CompiledRules) -> bool:
     """Whether this machine can solve (or has cached) the rules' two-player game."""
-    from dicelab.solve.duel import duel_cost
+    from dicelab.solve.cost import memory_budget
+    from dicelab.solve.duel import NODE_BYTES, duel_cost
 
+    # a pair of sheets with as many boxes filled is a node: by themselves they
+    # number at least states**2 / (boxes + 1), which rules out large games at once
+    if NODE_BYTES * game.n_states**2 // (game.n_categories + 1) > memory_budget():
+        return False
     try:
         duel_cost(game, compare=False).check()
     except UserError:  # too large, or rules the duel does not take
@@ -300,13 +305,11 @@ def match_turn(
     the points to come from every state (``remaining``) are worked out once per rule
     set and cached (the preparation ``progress`` shows)."""
     from dicelab.solve.expected import expected_table
-    from dicelab.solve.remaining import remaining_cost, remaining_table
+    from dicelab.solve.remaining import remaining_table
 
     if method not in METHODS:
         raise UserError(f"method: got {method!r}, expected one of {', '.join(METHODS)}")
     game = as_game(rules)
-    if remaining is None:  # sized before any work
-        remaining_cost(game).check(allow_large)
     start = time.perf_counter()
     expected = expected if expected is not None else expected_table(game)
     check_table(expected, position, theirs)

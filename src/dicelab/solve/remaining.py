@@ -164,33 +164,37 @@ def solve_remaining(
     return RemainingTable(values, lo, hi, off, np.concatenate(kept), seconds)
 
 
-def _states(game: CompiledRules, masks: np.ndarray) -> np.ndarray:
-    """Rows ``(mask, flag, capped upper total, lane)`` of the reachable states of
-    ``masks``, in the order their rows are kept (masks as given, then flag, then upper
-    total); the lane is the upper total's place among the mask's reachable ones, as
-    the turn outcomes count them."""
+def _order(game: CompiledRules, masks: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``(mask, flag, capped upper total)`` of the reachable states of ``masks``, in
+    the order their rows are kept: masks as given, then flag, then upper total."""
     from dicelab.solve.points import state_bounds
 
-    reach = state_bounds(game).reachable[masks]
-    i, y, u = np.nonzero(reach)
-    lane = np.cumsum(game.upper_reach, axis=1) - 1
-    m = np.asarray(masks, np.int64)[i]
-    return np.stack([m, y, u, lane[m, u]], axis=1).astype(np.int64)
+    i, y, u = np.nonzero(state_bounds(game).reachable[masks])
+    return np.asarray(masks, np.int64)[i], y, u
+
+
+def _states(game: CompiledRules, masks: np.ndarray) -> np.ndarray:
+    """Rows ``(mask, flag, capped upper total, lane)`` of :func:`_order`; the lane is
+    the upper total's place among the mask's reachable ones, as the turn outcomes
+    count them."""
+    m, y, u = _order(game, masks)
+    lane = np.cumsum(game.upper_reach[masks], axis=1) - 1
+    at = np.searchsorted(masks, m)  # the masks of a layer are in increasing order
+    return np.stack([m, y, u, lane[at, u]], axis=1).astype(np.int64)
 
 
 def _offsets(game: CompiledRules, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Where each state's row starts in the rows: they lie end to end, the full
-    sheet's first, then the layers with fewer boxes filled, in :func:`_states` order."""
+    sheet's first, then the layers with fewer boxes filled, in :func:`_order`."""
     from dicelab.solve.points import layers
 
     n = game.n_categories
-    order = [_states(game, np.array([game.full_mask]))]
-    order += [_states(game, layers(n)[k]) for k in range(n - 1, -1, -1)]
-    m, y, u, _ = np.concatenate(order).T
-    width = hi[m, y, u] - lo[m, y, u] + 1
-    off = np.full(lo.shape, -1, np.int64)
-    off[m, y, u] = np.concatenate([[0], np.cumsum(width)[:-1]])
-    return off
+    masks = [np.array([game.full_mask])] + [layers(n)[k] for k in range(n - 1, -1, -1)]
+    at = np.ravel_multi_index(_order(game, np.concatenate(masks)), lo.shape)
+    width = np.take(hi, at) - np.take(lo, at) + 1
+    off = np.full(lo.size, -1, np.int64)
+    off[at] = np.cumsum(width) - width
+    return off.reshape(lo.shape)
 
 
 def remaining_table(
@@ -212,10 +216,8 @@ def remaining_table(
 
     game = as_game(rules)
     refuse_variants(game, "the distribution from every state", served=False)
-    remaining_cost(game).check(allow_large)  # before the expected-score table's solve
-    values = values if values is not None else expected_table(game, use_cache=use_cache)
-    shape = values.values.shape
-    size = values.values.size
+    shape = (game.full_mask + 1, game.n_flag, game.n_upper)
+    size = int(np.prod(shape))
     found = None
     if use_cache:
         found = cache.lookup(game.rules, OBJECTIVE_REMAINING, None, mapped=mapped)
@@ -230,7 +232,10 @@ def remaining_table(
             lo = hi = np.zeros(0)
         if lo.size and np.maximum(hi - lo + 1, 0).sum() == array.size - 2 * size:
             off = _offsets(game, lo, hi) + 2 * size
+            values = values if values is not None else expected_table(game, use_cache=use_cache)
             return RemainingTable(values, lo, hi, off, array, meta=meta)
+    remaining_cost(game).check(allow_large)  # before the expected-score table's solve
+    values = values if values is not None else expected_table(game, use_cache=use_cache)
     table = solve_remaining(game, values, progress, allow_large)
     cache.remember(table, game.rules, OBJECTIVE_REMAINING, None, use_cache)
     return table

@@ -1894,7 +1894,7 @@ function renderReview() {
     ? `${ds.length} decision${ds.length > 1 ? "s" : ""}, total cost ${costOf(r.total_cost)}`
       + (duel ? " of win chance" : chance ? ` of the ${valueName()}` : " expected points")
     : inMatch() ? "At a table, each option shows its cost in chance to finish first as you "
-      + "play; `dicelab match play` also reviews a whole game at the end."
+      + "play; the command dicelab match play also reviews a whole game at the end."
       : "Each decision and what it cost against the best one appear here.";
   $("review-total").dataset.cost = r ? String(r.total_cost) : "0";
   if (ds.length) {
