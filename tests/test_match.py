@@ -181,11 +181,14 @@ def test_the_lookahead_against_brute_force_at_a_table_of_three(four):
     assert match_advise(game, position, theirs, expected=expected).method == got.method
 
 
-def test_with_every_opponent_finished_it_is_the_win_objective(four):
+@pytest.mark.parametrize("method", ["table", "lookahead"])
+def test_with_every_opponent_finished_it_is_the_win_objective(four, method):
+    # (every opponent finished at my turn: it is my last turn, which the lookahead
+    # plays exactly too)
     rules, game, expected = four
     done = Sheet({"ones": 2, "threes": 3, "pair": 0, "sum": 4})  # 14 with the bonus
     position = Position(dice=(3, 3), rerolls=0, filled={"ones": 1, "threes": 3, "sum": 5})
-    got = match_advise(game, position, [done], expected=expected, method="table")
+    got = match_advise(game, position, [done], expected=expected, method=method)
     final = np.zeros(15)
     final[14] = 1.0
     win = solve_win(game, final, use_cache=False).table.advise(position)
