@@ -144,6 +144,7 @@ def solve_remaining(
     off[m, y, u] = np.arange(m.size)
     rows = np.ones(m.size)
     kept = [rows.astype(np.float32)]
+    work = _layer_work(game)
     for k in range(n - 1, -1, -1):
         masks = layers(n)[k]
         states = _states(game, masks)
@@ -154,14 +155,34 @@ def solve_remaining(
         lo[m, y, u], hi[m, y, u] = first, last
         off[m, y, u] = np.concatenate([[0], np.cumsum(last - first + 1)[:-1]])
         kept.append(rows.astype(np.float32))
-        if progress is not None:
-            progress(n - k, n)
+        if progress is not None:  # in work done, so the time left holds from the start
+            progress(int(work[k:].sum()), int(work.sum()))
     del rows, Q
     size = lo.size  # the file starts with every row's bounds
     kept.insert(0, np.concatenate([lo.ravel(), hi.ravel()]).astype(np.float32))
     off = _offsets(game, lo, hi) + 2 * size
     seconds = time.perf_counter() - start
     return RemainingTable(values, lo, hi, off, np.concatenate(kept), seconds)
+
+
+def _layer_work(game: CompiledRules) -> np.ndarray:
+    """The work of each layer, in relative units: the bound of its rows' entries
+    times its open boxes (each entry sums a turn outcome per box and points), plus
+    its states' turns worked out for their outcomes (fitted on Yahtzee's layers:
+    one state's turn costs about as much as 11 units per keep of the dice)."""
+    from dicelab.solve.points import layers, state_bounds
+
+    bounds = state_bounds(game)
+    reach = bounds.reachable
+    width = np.where(reach, bounds.to_come + 1, 0).sum(axis=(1, 2))
+    states = reach.sum(axis=(1, 2))
+    per_state = 11 * game.space.n_keeps
+    n = game.n_categories
+    work = [
+        int(width[layers(n)[k]].sum()) * (n - k) + per_state * int(states[layers(n)[k]].sum())
+        for k in range(n)
+    ]
+    return np.array(work, np.int64)
 
 
 def _order(game: CompiledRules, masks: np.ndarray) -> tuple[np.ndarray, ...]:

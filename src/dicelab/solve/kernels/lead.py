@@ -165,7 +165,7 @@ def lead_blocks(counter, w, plan, tables, leads, dexp, players, R, D, bufs):
     mover's negated (with ``dexp`` empty, their chance: one minus the mover's)."""
     b_i, b_j, b_node, b_x0, b_nl = plan
     L = tables[1]
-    flip = 1.0 if dexp.size == 0 else 0.0
+    chances = dexp.size == 0
     B, cand, picks, n_picks, out = bufs[0][w], bufs[1][w], bufs[2][w], bufs[3][w], bufs[4][w]
     width = lanes.width(B)
     none = np.empty((0, 1, 2, 1))
@@ -180,7 +180,8 @@ def lead_blocks(counter, w, plan, tables, leads, dexp, players, R, D, bufs):
         for lo in range(0, nl, width):
             lead_throws(B, cand, picks, n_picks, lo, D, none, out)
             for lane in range(min(width, nl - lo)):
-                L[base + lo + lane] = flip - out[lane]
+                # the waiting player's: one minus the mover's chance, or minus their lead
+                L[base + lo + lane] = 1.0 - out[lane] if chances else -out[lane]
         b = take(counter)
 
 
