@@ -3,23 +3,30 @@
 At a table every player fills their own sheet with their own dice. An opponent who
 plays for the expected score does not react to the others, so their final score
 is a distribution fixed by their sheet alone: their points so far plus what the
-expected-score optimum makes of the boxes left
-(:func:`dicelab.solve.distribution.score_distribution` from their turn start). The
-opponents' dice are independent of mine and of each other's, so the chance to
-finish first, a tie for first shared equally, of a final score ``s`` of mine is
+expected-score optimum makes of the boxes left (a row of the table of points to
+come, :mod:`dicelab.solve.remaining`). The opponents' dice are independent of mine
+and of each other's, so the chance to finish first, a tie for first shared
+equally, of a final score ``s`` of mine is
 
 ``U(s) = sum over j of P(j opponents score s and the others less) / (j + 1)``
 
-(:func:`table_utility`), and the utility objective (:mod:`dicelab.solve.utility`)
-gives the play over my own sheet that maximises ``E[U(my final score)]``.
+(:func:`table_utility`). Two ways to play for ``E[U(my final score)]``:
 
-That play decides from my sheet alone; the opponents' later turns will tell more
+- ``lookahead`` (:func:`lookahead_turn`): the turn at hand played for it, each box
+  valued by my points to come from where it leads, played for points (a row of the
+  same table). Each decision takes milliseconds once the table is cached.
+- ``table``: the utility objective (:mod:`dicelab.solve.utility`) over the whole
+  rest of my sheet; exact for that play, but a minute a decision early in a large
+  game.
+
+Both decide from my sheet alone; the opponents' later turns will tell more
 (whether they made their big box), and the advice is worked out anew at each of my
 turns, with their sheets as they are then. So each option's figure is the exact
-chance to finish first of playing on from it by today's table, and a lower bound
+chance to finish first of playing on from it by this turn's plan, and a lower bound
 of what playing on by the advice, turn after turn, achieves. With one opponent,
-where the two-player game fits, :mod:`dicelab.solve.match_exact` gives the exact
-best reply to a points player, which reacts to every turn.
+where the two-player game fits, :mod:`dicelab.solve.match_exact` evaluates the
+lookahead exactly and gives the best reply to a points player, which reacts to
+every turn.
 
 >>> from dicelab.solve.match import table_utility
 >>> import numpy as np
