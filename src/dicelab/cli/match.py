@@ -11,6 +11,7 @@ from rich.table import Table
 from dicelab.cli.advice import load_table, parse_filled
 from dicelab.cli.output import progress_bar
 from dicelab.dice import parse_dice
+from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.solve.advice import Position
 from dicelab.solve.duel_advice import Sheet
@@ -102,15 +103,17 @@ def run_match_evaluate(
     rules: str,
     *,
     players: int = 2,
-    games: int = 200,
+    games: int | None = None,
+    simulate: bool = False,
+    seed: int = 0,
     best_reply: bool = False,
     allow_large: bool = False,
     as_json: bool = False,
     console: Console | None = None,
 ) -> dict:
     """Run ``dicelab match evaluate``: the advice's chance against points players,
-    beside the win-optimal player's, exactly where the two-player game fits."""
-    from dicelab.errors import UserError
+    exactly where the two-player game fits (beside the win-optimal player's), else
+    (or with ``simulate``) in simulated games."""
     from dicelab.play.match_eval import evaluate_two
     from dicelab.rules.compiled import compile_rules
     from dicelab.solve.match import MAX_PLAYERS, MIN_PLAYERS, duel_fits
@@ -120,13 +123,14 @@ def run_match_evaluate(
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise UserError(f"players: got {players}, expected {MIN_PLAYERS} to {MAX_PLAYERS}")
     game = compile_rules(r)
-    if players != 2 or not (allow_large or duel_fits(game)):
-        where = f"{players} players" if players != 2 else "two players"
-        raise UserError(
-            f"{r.name} with {where}: the evaluation is exact for two players where the "
-            "two-player game can be solved here (yazy and smaller, or --allow-large); "
-            "simulated tables are not measured yet"
-        )
+    if simulate or players != 2 or not (allow_large or duel_fits(game)):
+        if best_reply:
+            raise UserError(
+                "--best-reply: the best reply is exact, for two players where the two-player "
+                "game fits; leave it out of a simulated evaluation"
+            )
+        return _evaluate_simulated(game, players, games, seed, allow_large, as_json, console)
+    games = 200 if games is None else games
     with progress_bar(f"evaluating {r.name}'s advice at a table of 2", enabled=not as_json) as tick:
         out = evaluate_two(game, games, tick, allow_large=allow_large, best_reply=best_reply)
     if as_json:
@@ -149,6 +153,53 @@ def run_match_evaluate(
         f"{out['agreement']['decisions']} choices were win-optimal."
         if share is not None
         else f"It recovers {out['recovered_edge']:.1%} of the win-optimal player's edge."
+    )
+    console.print(f"Method: {out['method']}; advice: {out['strategy']}; {out['seconds']:.0f} s.")
+    return out
+
+
+def _evaluate_simulated(game, players, games, seed, allow_large, as_json, console) -> dict:
+    """``match evaluate`` in simulated games: the table of points to come prepared
+    (or read), then the games, each with its progress bar; printed."""
+    from dicelab.play.match_eval import evaluate_simulated
+    from dicelab.play.match_sim import MAX_GAMES
+    from dicelab.solve.expected import expected_table
+    from dicelab.solve.remaining import remaining_table
+
+    games = 100_000 if games is None else games
+    if not 1 <= games <= MAX_GAMES:
+        raise UserError(f"games: got {games}, expected 1 to {MAX_GAMES:,} simulated games")
+    name = game.rules.name
+    expected = expected_table(game)
+    with progress_bar(f"{name}: the points to come from every state", not as_json, "work") as tick:
+        remaining = remaining_table(game, expected, progress=tick, allow_large=allow_large)
+    what = f"playing {games:,} games of {name} at a table of {players}"
+    with progress_bar(what, enabled=not as_json, unit="games") as tick:
+        out = evaluate_simulated(game, players, games, seed, tick, remaining)
+    if as_json:
+        console.print_json(json.dumps(out))
+        return out
+    table = Table(header_style="bold", title=f"{name}: the chance to finish first, "
+                  f"against {plural(players - 1, 'player')} who play for points")  # fmt: skip
+    for column in ("seat", "games", "this advice", "standard error", "gain", "in SEs"):
+        table.add_column(column, justify="left" if column == "seat" else "right")
+    rows = [(str(s + 1), got) for s, got in enumerate(out["seats"])] + [("all", out)]
+    for label, got in rows:
+        table.add_row(label, f"{got['games']:,}", f"{got['win_chance']:.4f}",
+                      f"{got['standard_error']:.4f}", f"{got['gain']:+.4f}",
+                      f"{got['z']:.1f}")  # fmt: skip
+    console.print(table)
+    lo, hi = out["interval_95"]
+    verdict = "significant" if out["significant"] else "not significant"
+    console.print(
+        f"The advice finishes first in {out['win_chance']:.2%} of games (95% interval "
+        f"{lo:.2%} to {hi:.2%}); playing for points, {out['points_chance']:.2%}. The gain, "
+        f"{out['gain']:+.4f}, is {out['z']:.1f} standard errors: {verdict} at 4."
+    )
+    scores = out["mean_score"]
+    console.print(
+        f"Mean final score: {scores['advice']:.1f} by the advice, {scores['points']:.1f} "
+        "playing for points."
     )
     console.print(f"Method: {out['method']}; advice: {out['strategy']}; {out['seconds']:.0f} s.")
     return out

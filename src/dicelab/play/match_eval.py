@@ -1,11 +1,13 @@
-"""How well the advice at a table plays to win, measured against a points player.
+"""How well the advice at a table plays to win, measured against points players.
 
-Where the two-player game fits, exactly: the chance of the table at play's method
-(each turn played to finish first, the rest valued as played for points) in each
-seat, beside the win-optimal player's and, on request, the best reply's; and how
-often its choices are win-optimal in games played. The exact parts are
-:mod:`dicelab.solve.match_exact`; the games are played here, where a game in
-progress lives (:mod:`dicelab.play.duel`).
+Where the two-player game fits, exactly (:func:`evaluate_two`): the chance of the
+table at play's method (each turn played to finish first, the rest valued as
+played for points) in each seat, beside the win-optimal player's and, on request,
+the best reply's; and how often its choices are win-optimal in games played. The
+exact parts are :mod:`dicelab.solve.match_exact`; the games are played here, where
+a game in progress lives (:mod:`dicelab.play.duel`). Elsewhere, and at tables of
+three or four, in simulated games with common random numbers
+(:func:`evaluate_simulated`, :mod:`dicelab.play.match_sim`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,9 @@ from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 from dicelab.solve.duel import DuelTable
 from dicelab.solve.match_exact import SEATS, Progress, reply_table
+
+#: A gain counts as shown when it is this many standard errors or more.
+SIGNIFICANT = 4.0
 
 
 def agreement(
@@ -166,4 +171,49 @@ def _seats(name: str, mine: tuple[float, float], win: tuple[float, float]) -> di
         "first": {name: mine[0], "win_optimal": win[0]},
         "second": {name: mine[1], "win_optimal": win[1]},
         "average": {name: sum(mine) / 2, "win_optimal": sum(win) / 2},
+    }
+
+
+def evaluate_simulated(
+    rules: Rules | CompiledRules | str,
+    players: int = 2,
+    games: int = 100_000,
+    seed: int = 0,
+    progress: Progress | None = None,
+    remaining=None,
+) -> dict:
+    """Against ``players - 1`` players who play for points, in ``games`` simulated
+    games (:func:`dicelab.play.match_sim.play_table_games`): the advice's chance to
+    finish first with its standard error and 95% interval, its gain over playing
+    for points (whose chance is ``1 / players``) and the gain's size in standard
+    errors, overall and seat by seat (``seats``, the first to play first), and the
+    mean final scores both ways. ``remaining`` is the rules' table of points to
+    come (worked out or read from the cache when not given)."""
+    from dicelab.play.match_sim import play_table_games
+    from dicelab.solve.expected import expected_table
+    from dicelab.solve.match import METHOD_NAMES
+    from dicelab.solve.remaining import remaining_table
+
+    game = as_game(rules)
+    start = time.perf_counter()
+    expected = expected_table(game)
+    remaining = remaining if remaining is not None else remaining_table(game, expected)
+    played = play_table_games(expected, remaining, players, games, seed, progress)
+    overall = played.summary()
+    chance, se = overall["win_chance"], overall["standard_error"]
+    return {
+        "rules": game.rules.name,
+        "players": players,
+        "method": f"simulated: {games:,} games with common random numbers, the advised seat "
+        "played both ways on the same dice and going round the table",
+        "strategy": METHOD_NAMES["lookahead"],
+        "opponent": "play for the expected score",
+        "games": games,
+        "seed": seed,
+        "points_chance": 1 / players,
+        **overall,
+        "interval_95": [chance - 1.96 * se, chance + 1.96 * se],
+        "significant": bool(overall["z"] >= SIGNIFICANT),
+        "seats": [played.summary(s) for s in range(players)],
+        "seconds": round(time.perf_counter() - start, 2),
     }

@@ -60,7 +60,7 @@ def _best_keeps_arg(A, arg, sub_rows, n_keeps):
 
 
 @njit(cache=True)
-def _best_box(mask, y, u, ri, V, R, moves):
+def best_box(mask, y, u, ri, V, R, moves):
     """The box a final roll ``ri`` goes in: ``(box, points, extra bonus)``.
 
     ``V[mask, y, u]`` values the next turn's start; the first box of the best value
@@ -85,7 +85,7 @@ def _best_box(mask, y, u, ri, V, R, moves):
 
 
 @njit(cache=True, inline="always")
-def _write_box(c, pts, extra, sheet, R, alike_box, out):
+def write_box(c, pts, extra, sheet, R, alike_box, out):
     """Score ``pts`` (and ``extra``) in box ``c``: the game's tally in ``out`` (points,
     extra bonuses, the all-same box scored) and the sheet ``(mask, y, u)`` after it."""
     mask, y, u = sheet
@@ -100,7 +100,7 @@ def _write_box(c, pts, extra, sheet, R, alike_box, out):
 
 
 @njit(cache=True, inline="always")
-def _finish(u, R, bonus_points, out):
+def finish_sheet(u, R, bonus_points, out):
     """The upper bonus of a finished sheet with upper total ``u``, added to ``out``."""
     bonus = 1 if (R.threshold > 0 and u >= R.threshold) else 0
     out[0] += bonus * bonus_points
@@ -129,41 +129,71 @@ def _throws(levels, arg, draws, pos, keep_size, D):
     return r, n, pos
 
 
-@njit(cache=True)
-def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, alike_box, out):
-    """One game with optimal choices; writes score, bonus, extra bonuses, all-same.
+@njit(cache=True, inline="always")
+def turn_keeps(A, S, stop, arg, served, D):
+    """A turn valued back from its final throws: ``A[roll0 + r, 0]`` the best box of
+    final roll ``r`` (and, with ``served``, ``S[r, 0]`` its best box when scored on
+    the first throw). Before each reroll ``n`` the keeps are valued and the best
+    one inside every roll kept in ``arg[n]``; at the end the rows of the rolls
+    hold the first throw's values. ``stop`` is a scratch buffer.
 
     As in the advice, keeping every die ends the rolling: before each reroll a
-    full roll is valued as its best box now, and its sub-keeps as usual. With
-    ``served``, stopping on the first throw scores with the served table (``SR``).
-    ``scratch`` is ``(A, S, cand, arg, stop)``, the buffers of one worker.
+    full roll is valued as its best box now, and its sub-keeps as usual.
     """
-    A, S, cand, arg, stop = scratch
-    score = R.score
-    n_cat = score.shape[0]
     n_keeps = D.add.shape[0]
     roll0 = D.size_start[D.dice]
     n_rolls = n_keeps - roll0
+    for r in range(n_rolls):
+        stop[r] = A[roll0 + r, 0]
+    for n in range(1, D.rerolls + 1):
+        keep_values(A, D.add, D.size_start, D.dice, D.faces, 1)
+        for r in range(n_rolls):  # keeping every die stops the rolling
+            A[roll0 + r, 0] = S[r, 0] if (served and n == D.rerolls) else stop[r]
+        _best_keeps_arg(A, arg[n], D.sub_rows, n_keeps)
+
+
+@njit(cache=True, inline="always")
+def turn_throws(A, S, stop, arg, served, draws, pos, keep_size, D):
+    """A turn played from the values of its final throws (:func:`turn_keeps`), the
+    dice drawn from ``draws[pos:]`` (:func:`_throws`). Returns ``(final roll,
+    rerolls left unused, next draw)``."""
+    turn_keeps(A, S, stop, arg, served, D)
+    return _throws(D.rerolls, arg, draws, pos, keep_size, D)
+
+
+@njit(cache=True)
+def _points_turn(sheet, draws, pos, V, scratch, keep_size, R, D, served, SR, moves):
+    """One turn from ``sheet = (mask, y, u)`` played for the expected score (the
+    table ``V``), its dice from ``draws[pos:]``: ``(box, points, extra bonus, next
+    draw)``. With ``served``, stopping on the first throw scores with the served
+    rules (``SR``). ``scratch`` is ``(A, S, cand, arg, stop)``, one worker's buffers."""
+    A, S, cand, arg, stop = scratch
+    mask, y, u = sheet
+    roll0 = D.size_start[D.dice]
+    final_roll_values(mask, u, 1, y, 0, V, A, cand, roll0, R)
+    if served:
+        final_roll_values(mask, u, 1, y, 0, V, S, cand, 0, SR)
+    r, left, pos = turn_throws(A, S, stop, arg, served, draws, pos, keep_size, D)
+    now = SR if (served and left == D.rerolls) else R  # scored on the first throw
+    c, pts, extra = best_box(mask, y, u, r - roll0, V, now, moves)
+    return c, pts, extra, pos
+
+
+@njit(cache=True)
+def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, alike_box, out):
+    """One game with optimal choices (:func:`_points_turn`, the dice of each turn
+    following the last's); writes score, bonus, extra bonuses, all-same."""
+    n_cat = R.score.shape[0]
     full = (1 << n_cat) - 1
     moves = np.empty((3, n_cat), np.int64)
     mask = u = y = pos = 0  # an empty sheet, the first draw
     out[:] = 0
     while mask != full:
-        final_roll_values(mask, u, 1, y, 0, V, A, cand, roll0, R)
-        for r in range(n_rolls):
-            stop[r] = A[roll0 + r, 0]
-        if served:
-            final_roll_values(mask, u, 1, y, 0, V, S, cand, 0, SR)
-        for n in range(1, D.rerolls + 1):
-            keep_values(A, D.add, D.size_start, D.dice, D.faces, 1)
-            for r in range(n_rolls):  # keeping every die stops the rolling
-                A[roll0 + r, 0] = S[r, 0] if (served and n == D.rerolls) else stop[r]
-            _best_keeps_arg(A, arg[n], D.sub_rows, n_keeps)
-        r, left, pos = _throws(D.rerolls, arg, draws, pos, keep_size, D)
-        now = SR if (served and left == D.rerolls) else R  # scored on the first throw
-        c, best_pts, extra = _best_box(mask, y, u, r - roll0, V, now, moves)
-        mask, y, u = _write_box(c, best_pts, extra, (mask, y, u), R, alike_box, out)
-    _finish(u, R, bonus_points, out)
+        sheet = (mask, y, u)
+        c, pts, extra, pos = _points_turn(sheet, draws, pos, V, scratch, keep_size, R, D,
+                                         served, SR, moves)  # fmt: skip
+        mask, y, u = write_box(c, pts, extra, sheet, R, alike_box, out)
+    finish_sheet(u, R, bonus_points, out)
 
 
 @njit(cache=True, nogil=True)
@@ -214,10 +244,10 @@ def _play_saved_game(draws, V, A, cand, arg, keep_size, R, D, bonus_points, alik
                 _best_keeps_arg(A, arg[n], D.sub_rows, n_keeps)
         r, left, pos = _throws(levels, arg, draws, pos, keep_size, D)
         kept = min(left, cap)
-        c, best_pts, extra = _best_box(mask, y, u, r - roll0, V[:, :, kept, :], R, moves)
-        mask, y, u = _write_box(c, best_pts, extra, (mask, y, u), R, alike_box, out)
+        c, best_pts, extra = best_box(mask, y, u, r - roll0, V[:, :, kept, :], R, moves)
+        mask, y, u = write_box(c, best_pts, extra, (mask, y, u), R, alike_box, out)
         s = kept
-    _finish(u, R, bonus_points, out)
+    finish_sheet(u, R, bonus_points, out)
 
 
 @njit(cache=True, nogil=True)

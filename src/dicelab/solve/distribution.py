@@ -154,11 +154,23 @@ def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
     Adds into ``Q[q0 + i * n_slots + slot]`` for lane ``i``, where ``slot`` is the
     outcome's position among the state's ``n_slots`` (``slot_of[c, points] * n_e``
     plus the extra earned, after the ``box_slots`` of the open boxes before ``c``).
-    With ``served``, a first throw may score at once with the served table; the
-    strategy does so where that beats rolling on by more than ``TIE``. ``state`` is
-    ``(mask, y, ul, nl)``: the lanes ``ul[:nl]`` of upper totals of ``(mask, y)``;
-    ``slots`` is ``(slot_of, box_slots, n_e)``; ``scratch`` is ``(floats, ints,
-    keep_size)``, a worker's buffers.
+    The choices are :func:`turn_choices`'s. ``state`` is ``(mask, y, ul, nl)``: the
+    lanes ``ul[:nl]`` of upper totals of ``(mask, y)``; ``slots`` is ``(slot_of,
+    box_slots, n_e)``; ``scratch`` is ``(floats, ints, keep_size)``, a worker's buffers.
+    """
+    score, early = turn_choices(state, V, scratch, R, D, served, SR)
+    _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score)
+
+
+@njit(cache=True)
+def turn_choices(state, V, scratch, R, D, served, SR):
+    """Every choice of a turn played for ``V``, ties broken as the module says: the
+    box of each final roll (``scratch``'s ints ``[1]``), the keep of each roll with
+    ``n + 1`` rerolls left (ints ``[3 + n]``), and with served bonuses the box of a
+    first throw scored at once (ints ``[2]``, -1 where it rolls on). With ``served``,
+    a first throw may score at once with the served table; the strategy does so
+    where that beats rolling on by more than ``TIE``. Returns ``(the scores of the
+    final throw, whether first throws may score at once)``.
     """
     mask, y, ul, nl = state
     scratch_f, scratch_i, keep_size = scratch
@@ -194,7 +206,7 @@ def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
         for r in range(n_rolls):
             for i in range(nl):
                 keeps[n, r, i] = arg[roll0 + r, i]
-    _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score)
+    return score, early
 
 
 @njit(cache=True)
@@ -262,26 +274,30 @@ def _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score):
             Q[q0 + i * pos + slot] += mass[r, i]
 
 
+@njit(cache=True)
+def turn_scratch(width, R, D, SR):
+    """One worker's buffers for :func:`turn_outcomes` on ``width`` lanes:
+    ``(floats, ints, keep_size)``."""
+    n_keeps = D.add.shape[0]
+    rows = max(
+        n_keeps, R.values.shape[0] * R.values.shape[1], SR.values.shape[0] * SR.values.shape[1]
+    )
+    keep_size = np.empty(n_keeps, np.int64)
+    for j in range(D.dice + 1):
+        keep_size[D.size_start[j] : D.size_start[j + 1]] = j
+    scratch_i = np.empty((3 + D.rerolls, n_keeps, width), np.int64)
+    return np.empty((5, rows, width)), scratch_i, keep_size
+
+
 @njit(cache=True, nogil=True)
 def layer_outcomes(counter, w, masks, V, found, lanes, n_lanes, slots, R, D, served, SR):
     """Turn outcomes of every state of a layer into ``found`` (``Q``, ``qoff``): a
     worker of :func:`dicelab.solve.kernels.work.on_threads` that takes states one
     at a time."""
     Q, qoff = found
-    size_start, dice, rerolls = D.size_start, D.dice, D.rerolls
     n_flag, yahtzee = R.n_flag, R.yahtzee
-    n_keeps = D.add.shape[0]
-    width = lanes.shape[1]
-    rows = max(
-        n_keeps, R.values.shape[0] * R.values.shape[1], SR.values.shape[0] * SR.values.shape[1]
-    )
     nb = masks.shape[0] * n_flag
-    scratch_f = np.empty((5, rows, width))
-    scratch_i = np.empty((3 + rerolls, n_keeps, width), np.int64)
-    keep_size = np.empty(n_keeps, np.int64)
-    for j in range(dice + 1):
-        keep_size[size_start[j] : size_start[j + 1]] = j
-    scratch = (scratch_f, scratch_i, keep_size)
+    scratch = turn_scratch(lanes.shape[1], R, D, SR)
     b = take(counter)
     while b < nb:
         m = masks[b // n_flag]

@@ -154,10 +154,18 @@ def lookahead_turn(
 ) -> LookaheadTurn:
     """Every value inside the turn of ``position`` (its dice aside), played to
     maximise ``E[U(final score)]`` this turn and for points after it."""
+    return lookahead_state_turn(remaining, scorecard_state(remaining.expected, position), utility)
+
+
+def lookahead_state_turn(
+    remaining: RemainingTable, state: tuple[int, int, int, int], utility: Utility
+) -> LookaheadTurn:
+    """:func:`lookahead_turn` from a sheet ``state = (mask, upper total, flag,
+    points)``, as :func:`~dicelab.solve.advice.scorecard_state` gives it."""
     from dicelab.solve import turn
 
     g = remaining.game
-    mask, upper, flag, score = scorecard_state(remaining.expected, position)
+    mask, upper, flag, score = state
     _, y = g.turn_state(upper, flag)
     got = LookaheadTurn(remaining, mask, upper, y, score, utility)
     first = turn.best_boxes(g, mask, y, got.after, True) if g.has_served else None

@@ -114,9 +114,17 @@ def match_review_command(
 def match_evaluate_command(
     rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
     players: int = typer.Option(2, "--players", help="Players at the table, 2 to 4."),
-    games: int = typer.Option(
-        200, "--games", min=0, help="Games per seat played to count win-optimal choices."
+    games: int | None = typer.Option(
+        None,
+        "--games",
+        min=0,
+        help="Simulated games (default 100,000); exact: games per seat played to count "
+        "win-optimal choices (default 200).",
     ),
+    simulate: bool = typer.Option(
+        False, "--simulate", help="Simulate games even where the exact evaluation fits."
+    ),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulated games' dice."),
     best_reply: bool = typer.Option(
         False, "--best-reply", help="Also the exact best reply to a points player (slower)."
     ),
@@ -125,10 +133,11 @@ def match_evaluate_command(
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
 ) -> None:
-    """How well the advice plays to win against players who play for points."""
+    """How well the advice plays to win against players who play for points: exact
+    for two players where the two-player game fits, else in simulated games."""
     from dicelab.cli.match import run_match_evaluate
 
     run_match_evaluate(
-        rules, players=players, games=games, best_reply=best_reply,
-        allow_large=allow_large, as_json=as_json,
+        rules, players=players, games=games, simulate=simulate, seed=seed,
+        best_reply=best_reply, allow_large=allow_large, as_json=as_json,
     )  # fmt: skip
