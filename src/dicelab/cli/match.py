@@ -194,7 +194,7 @@ def _evaluate_simulated(game, players, games, seed, allow_large, as_json, consol
     console.print(
         f"The advice finishes first in {out['win_chance']:.2%} of games (95% interval "
         f"{lo:.2%} to {hi:.2%}); playing for points, {out['points_chance']:.2%}. The gain, "
-        f"{out['gain']:+.4f}, is {out['z']:.1f} standard errors: {verdict} at 4."
+        f"{out['gain']:+.4f}, is {out['z']:.2f} standard errors: {verdict} (4 or more)."
     )
     scores = out["mean_score"]
     console.print(
