@@ -4,6 +4,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given, settings
+from test_bruteforce import tiny_rules
 
 from dicelab.errors import UserError
 from dicelab.rules import builtin_names, load_rules, parse_rules
@@ -284,3 +286,25 @@ def test_points_have_a_range_every_solver_honours(tmp_path):
         capture_output=True, text=True,
     )  # fmt: skip
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "exactly" not in out.stdout
+
+
+def test_built_in_rules_are_their_validated_form():
+    """Built-in files skip the validators (``Rules.from_checked``): each must be what
+    validating its data gives, field for field, down to the cache's fingerprint."""
+    from dicelab.rules import _resolve
+
+    for name in builtin_names():
+        source, data = _resolve(name, None)
+        checked = parse_rules(data, source)
+        built = load_rules(name)
+        assert built == checked and type(built) is type(checked), name
+        assert [type(c) for c in built.categories] == [type(c) for c in checked.categories]
+        assert built.fingerprint() == checked.fingerprint(), name
+
+
+@settings(max_examples=60, deadline=None)
+@given(tiny_rules(variants=True))
+def test_normalised_rules_are_the_models_json_dump(data):
+    rules = parse_rules(data)
+    want = rules.model_dump(mode="json", by_alias=True, exclude={"title", "description"})
+    assert rules.normalised() == want

@@ -26,10 +26,13 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations_with_replacement, product
 from math import comb, factorial
-
-import numpy as np
+from numbers import Integral
+from typing import TYPE_CHECKING
 
 from dicelab.errors import UserError
+
+if TYPE_CHECKING:  # NumPy is imported where a dice space is built, not by the rules
+    import numpy as np
 
 MAX_DICE = 12
 MAX_FACES = 20
@@ -70,6 +73,8 @@ class DiceSpace:
     """
 
     def __init__(self, dice: int = 5, faces: int = 6) -> None:
+        import numpy as np
+
         if not 1 <= dice <= MAX_DICE:
             raise UserError(f"dice: got {dice}, expected a number from 1 to {MAX_DICE}")
         if not 2 <= faces <= MAX_FACES:
@@ -125,7 +130,7 @@ class DiceSpace:
         """Keep index of a list of faces (1-based), in any order."""
         c = [0] * self.faces
         for d in dice:
-            if not isinstance(d, (int, np.integer)) or not 1 <= d <= self.faces:
+            if not isinstance(d, Integral) or not 1 <= d <= self.faces:
                 raise UserError(f"die {d!r}: expected a face from 1 to {self.faces}")
             c[int(d) - 1] += 1
         if sum(c) > self.dice:
@@ -175,6 +180,8 @@ class DiceSpace:
 def padded_rows(sub: np.ndarray, group: int) -> np.ndarray:
     """Each row's entries other than -1, padded with the row's own index to a
     multiple of ``group`` columns (at least one group)."""
+    import numpy as np
+
     real = [[int(s) for s in row if s >= 0] for row in sub]
     width = max(1, max(len(r) for r in real))
     width = -(-width // group) * group

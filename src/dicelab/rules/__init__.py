@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sys
 from functools import cache, lru_cache
-from importlib import resources
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -30,10 +29,14 @@ def builtin_names() -> list[str]:
     return list(_builtin_names())
 
 
+#: The rules files shipped in the package (read as files: ``importlib.resources``
+#: would add 12 ms to every command).
+BUILTIN = Path(__file__).parent / "builtin"
+
+
 @lru_cache(maxsize=1)
 def _builtin_names() -> tuple[str, ...]:
-    folder = resources.files("dicelab.rules") / "builtin"
-    return tuple(sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml")))
+    return tuple(sorted(p.name[:-5] for p in BUILTIN.iterdir() if p.name.endswith(".toml")))
 
 
 def _format_error(exc: ValidationError, source: str) -> str:
@@ -86,7 +89,7 @@ def _read_source(text: str, base: Path | None = None) -> tuple[str, str, Path | 
         path = base / path
     if text in builtin_names():
         source = f"{text}.toml"
-        raw = (resources.files("dicelab.rules") / "builtin" / source).read_text("utf-8")
+        raw = (BUILTIN / source).read_text("utf-8")
         return source, raw, None
     if path.suffix == ".toml" or path.exists():
         raw = read_user_file(path, f"rules file {text!r}")
@@ -200,6 +203,7 @@ def load_rules(source: str | Path | Rules) -> Rules:
 
 @cache
 def _builtin(name: str) -> Rules:
-    """A built-in rule set, read and checked once per process (rules are immutable)."""
+    """A built-in rule set, read once per process (rules are immutable); its data is
+    known to be valid (``Rules.from_checked``), unless it has columns to expand."""
     found, data = _resolve(name, None)
-    return parse_rules(data, found)
+    return parse_rules(data, found) if "columns" in data else Rules.from_checked(data)

@@ -155,7 +155,7 @@ class CompiledRules:
         ups = [c for c in range(c_count) if self.upper[c]] if cap > 0 else []
         reach = np.zeros((1 << len(ups), self.n_upper), dtype=np.bool_)
         reach[0, 0] = True
-        scores = [_sorted_once(self.score[c]) for c in ups]
+        scores = [sorted_distinct(self.score[c]) for c in ups]
         for bits in range(1, 1 << len(ups)):
             low = (bits & -bits).bit_length() - 1
             prev = np.flatnonzero(reach[bits ^ (1 << low)])
@@ -202,15 +202,15 @@ class CompiledRules:
         return total
 
 
-def _sorted_once(x: np.ndarray) -> np.ndarray:
-    """``np.unique(x)`` without importing ``numpy.ma`` (30 ms of a 0.3 s command)."""
-    s = np.sort(x)
+def sorted_distinct(x: np.ndarray) -> np.ndarray:
+    """``np.unique(x)`` without importing ``numpy.ma`` (25 to 30 ms of a 0.3 s command)."""
+    s = np.sort(np.ravel(x))
     return s[np.concatenate(([True], s[1:] != s[:-1]))] if s.size else s
 
 
 def _distinct(score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     c_count, n_rolls = score.shape
-    uniq = [_sorted_once(score[c]) for c in range(c_count)]
+    uniq = [sorted_distinct(score[c]) for c in range(c_count)]
     width = max(len(u) for u in uniq)
     values = np.zeros((c_count, width), dtype=np.int64)
     index = np.zeros((c_count, n_rolls), dtype=np.int64)

@@ -40,7 +40,13 @@ from numba import njit
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules
-from dicelab.rules.compiled import CompiledRules, all_same_box, as_game, refuse_variants
+from dicelab.rules.compiled import (
+    CompiledRules,
+    all_same_box,
+    as_game,
+    refuse_variants,
+    sorted_distinct,
+)
 from dicelab.solve.cost import Cost
 from dicelab.solve.expected import (
     ExpectedTable,
@@ -565,7 +571,8 @@ def _slots(game: CompiledRules) -> tuple[np.ndarray, np.ndarray, int]:
     slot_of = np.full((n, top + 1), -1, dtype=np.int64)
     slot_pts = np.zeros((n, top + 1), dtype=np.int64)
     for c in range(n):
-        vals = np.unique(np.concatenate([game.score[c], game.joker_score[c], game.served_score[c]]))
+        scores = (game.score[c], game.joker_score[c], game.served_score[c])
+        vals = sorted_distinct(np.concatenate(scores))
         slot_of[c, vals] = np.arange(vals.size)
         slot_pts[c, : vals.size] = vals
     n_e = 2 if (game.rules.extra_bonus > 0 and game.yahtzee >= 0) else 1

@@ -53,7 +53,7 @@ import numpy as np
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules
-from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
+from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants, sorted_distinct
 from dicelab.solve import turn
 from dicelab.solve.cost import Cost, lane_seconds, memory_budget, turn_cost
 from dicelab.solve.expected import KeepLookups
@@ -379,7 +379,7 @@ class DuelTable(SolvedTable):
         idx = s.off[nodes[inside]] + leads[inside] - s.xlo[nodes[inside]]
         mapped = self.meta.get("mapped")
         if mapped is not None:
-            for i in np.unique(idx):
+            for i in sorted_distinct(idx):
                 mapped.check(int(i), int(i) + 1)
         out[inside] = self.values[idx]
         return out
@@ -463,7 +463,7 @@ class DuelLayers:
         # one run of nodes (and of values) for each j of the task
         sp = self.space
         n = int(sp.p_count[task[0][0]] + sp.p_count[task[1][0]]) if task[0].size else 0
-        movers = np.unique(task[1])
+        movers = sorted_distinct(task[1])
         k, k2 = (n + 1) // 2, (n + 1) // 2 + (n + 1) % 2
         first = sp.lbase[n + 1] + (movers - sp.cstart[k]) * sp.ncount[k2]
         ends = np.append(sp.off, sp.n_values)

@@ -25,7 +25,13 @@ import numpy as np
 
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
-from dicelab.rules.compiled import CompiledRules, as_game, compile_rules, refuse_variants
+from dicelab.rules.compiled import (
+    CompiledRules,
+    as_game,
+    compile_rules,
+    refuse_variants,
+    sorted_distinct,
+)
 from dicelab.rules.placement import placed
 from dicelab.solve import turn
 from dicelab.solve.cost import expected_cost, lane_seconds
@@ -392,7 +398,7 @@ def compile_double() -> None:
 def successors(masks: np.ndarray, n_categories: int) -> np.ndarray:
     """The masks one more box away from any of ``masks``, sorted, once each."""
     parts = [masks[(masks >> c) & 1 == 0] | (1 << c) for c in range(n_categories)]
-    return np.unique(np.concatenate(parts)) if parts else masks[:0]
+    return sorted_distinct(np.concatenate(parts)) if parts else masks[:0]
 
 
 def solve_expected(

@@ -31,7 +31,13 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from dicelab.errors import UserError
-from dicelab.rules.compiled import CompiledRules, all_same_box, as_game, refuse_variants
+from dicelab.rules.compiled import (
+    CompiledRules,
+    all_same_box,
+    as_game,
+    refuse_variants,
+    sorted_distinct,
+)
 from dicelab.rules.placement import next_flag
 from dicelab.solve import turn
 from dicelab.solve.cost import Cost, expected_cost
@@ -159,7 +165,7 @@ class ExplainTable(SolvedTable):
             raise ValueError("parts: a state that cannot be reached")
         mapped = self.meta.get("mapped")
         if mapped is not None:
-            for r in np.unique(rows):
+            for r in sorted_distinct(rows):
                 mapped.check(int(r), int(r) + width)
         return np.asarray(self.values[rows[..., None] + np.arange(width)])
 
@@ -244,7 +250,7 @@ def _after_boxes(table: ExplainTable, mask: int, u: int, y: int, boxes) -> np.nd
     n_x = len(opens)
     same = all_same_box(game.rules)
     out = np.zeros((box.size, n_x + 3))
-    for c in np.unique(box):
+    for c in sorted_distinct(box):
         sel = box == c
         nxt = table.parts(mask | (1 << int(c)), y2[sel], u2[sel])
         cols = [j for j, d in enumerate(opens) if d != c] + [n_x + BONUS, n_x + EXTRA, n_x + SAME]

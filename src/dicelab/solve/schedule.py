@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from dicelab.errors import UserError
+from dicelab.rules.compiled import sorted_distinct
 
 Progress = Callable[[int, int], None]
 
@@ -715,5 +716,5 @@ def pieces_of(weights: np.ndarray, pieces: int) -> list[tuple[int, int]]:
     if ends[-1] <= 0:
         ends = np.arange(1, n + 1, dtype=np.float64)
     marks = ends[-1] * np.arange(1, max(1, pieces)) / max(1, pieces)
-    cuts = np.unique(np.concatenate([[0], np.searchsorted(ends, marks, side="right"), [n]]))
+    cuts = sorted_distinct(np.concatenate([[0], np.searchsorted(ends, marks, side="right"), [n]]))
     return [(int(lo), int(hi)) for lo, hi in zip(cuts[:-1], cuts[1:], strict=True) if hi > lo]
