@@ -203,7 +203,7 @@ def lookahead_start(sheet, t, U, top, rem, scratch, play):
     return A[0, 0]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def points_turn(sheet, draws, V, tied, play):
     """One turn from ``sheet = (mask, y, u)`` played for the expected score (the
     table ``V``) with the choices, ties included, of the distribution of the points
@@ -245,7 +245,7 @@ def _scored(c, sheet, r, score, R):
     return c, box_points(c, r, active, zeroed, score, R.joker_score), extra
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _points_games(draws, V, tied, play, hist, finals):
     """Every seat's game played for points (:func:`points_turn`): ``hist[p, k]`` the
     sheet ``(mask, flag, upper, points)`` of seat ``p`` after ``k`` turns,
@@ -266,7 +266,7 @@ def _points_games(draws, V, tied, play, hist, finals):
         finals[p] = out[0]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lookahead_game(draws, seat, hist, rem, scratch, play, U, ways):
     """The game of ``seat`` played by the lookahead, the other seats' sheets at each
     of its turns read from ``hist`` (those before it in the round have played one

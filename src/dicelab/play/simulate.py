@@ -161,7 +161,7 @@ def turn_throws(A, S, stop, arg, served, draws, pos, keep_size, D):
     return _throws(D.rerolls, arg, draws, pos, keep_size, D)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _points_turn(sheet, draws, pos, V, scratch, keep_size, R, D, served, SR, moves):
     """One turn from ``sheet = (mask, y, u)`` played for the expected score (the
     table ``V``), its dice from ``draws[pos:]``: ``(box, points, extra bonus, next
@@ -179,7 +179,7 @@ def _points_turn(sheet, draws, pos, V, scratch, keep_size, R, D, served, SR, mov
     return c, pts, extra, pos
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, alike_box, out):
     """One game with optimal choices (:func:`_points_turn`, the dice of each turn
     following the last's); writes score, bonus, extra bonuses, all-same."""

@@ -153,7 +153,7 @@ def _best_keeps_chosen(A, arg, sub_rows, keep_size, n_keeps, nl):
                         arg[k, i] = b
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
     """Probability of every (box, points, extra) outcome of a turn, for ``nl`` lanes.
 
@@ -168,7 +168,7 @@ def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
     _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def turn_choices(state, V, scratch, R, D, served, SR):
     """Every choice of a turn played for ``V``, ties broken as the module says: the
     box of each final roll (``scratch``'s ints ``[1]``), the keep of each roll with
@@ -215,7 +215,7 @@ def turn_choices(state, V, scratch, R, D, served, SR):
     return score, early
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score):
     """The chances of the choices :func:`turn_outcomes` made, carried from the first
     throw to the final one and added into ``Q`` by outcome (``score``: the final
