@@ -551,3 +551,12 @@ def test_solve_target_command_solves_one_target_unless_asked(tmp_path, monkeypat
     bad = runner.invoke(app, ["solve", "yazy", "--objective", "targets"])
     assert isinstance(bad.exception, UserError)
     assert "--objective targets needs --target S" in str(bad.exception)
+
+
+def test_the_key_of_every_targets_rows_without_laying_them_out():
+    from dicelab.rules.compiled import as_game
+    from dicelab.solve.points import needed_key, needed_layout
+
+    for name in ("yacht", "yazy", "generala"):
+        game = as_game(name)
+        assert needed_key(game) == needed_layout(game).key(), name

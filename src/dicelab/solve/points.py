@@ -178,9 +178,21 @@ class PointsLayout:
 
     def key(self) -> str:
         """Checksum of the row ranges: a cached table is read only with the same rows."""
-        h = hashlib.sha256(np.ascontiguousarray(self.lo).tobytes())
-        h.update(np.ascontiguousarray(self.hi).tobytes())
-        return h.hexdigest()[:16]
+        return rows_key(self.lo, self.hi)
+
+
+def rows_key(lo: np.ndarray, hi: np.ndarray) -> str:
+    """:meth:`PointsLayout.key` of the rows ``lo .. hi`` (as :func:`reachable_rows`
+    gives them), without laying them out."""
+    h = hashlib.sha256(np.ascontiguousarray(lo).tobytes())
+    h.update(np.ascontiguousarray(hi).tobytes())
+    return h.hexdigest()[:16]
+
+
+def reachable_rows(lo, hi, bounds: StateBounds) -> tuple[np.ndarray, np.ndarray]:
+    """The row ranges ``lo .. hi`` with every unreachable state's row empty."""
+    lo = np.where(bounds.reachable, lo, 1).astype(np.int64)
+    return lo, np.where(bounds.reachable, hi, 0).astype(np.int64)
 
 
 def build_layout(
@@ -188,8 +200,7 @@ def build_layout(
 ) -> PointsLayout:
     """Lay rows out layer by layer, mask by mask, flag then upper total."""
     bounds = bounds or state_bounds(game)
-    lo = np.where(bounds.reachable, lo, 1).astype(np.int64)
-    hi = np.where(bounds.reachable, hi, 0).astype(np.int64)
+    lo, hi = reachable_rows(lo, hi, bounds)
     lengths = np.maximum(hi - lo + 1, 0)
     off = np.full(lo.shape, -1, dtype=np.int64)
     block = np.zeros((lo.shape[0], lo.shape[1] + 1), dtype=np.int64)
@@ -213,6 +224,13 @@ def needed_layout(game: CompiledRules) -> PointsLayout:
     """Rows of points still needed, ``1..most to come`` (the all-targets table)."""
     bounds = state_bounds(game)
     return build_layout(game, np.ones_like(bounds.to_come), bounds.to_come, bounds)
+
+
+def needed_key(game: CompiledRules) -> str:
+    """``needed_layout(game).key()``, without laying the rows out (what names the
+    cached table of every target)."""
+    bounds = state_bounds(game)
+    return rows_key(*reachable_rows(np.ones_like(bounds.to_come), bounds.to_come, bounds))
 
 
 def so_far_layout(

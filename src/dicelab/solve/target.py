@@ -49,6 +49,7 @@ from dicelab.solve.points import (
     PointsLayout,
     layers,
     max_score,
+    needed_key,
     needed_layout,
     state_bounds,
 )
@@ -437,7 +438,7 @@ def target_table(
 
 def _target_params(game: CompiledRules, dtype: type, layout: PointsLayout | None = None) -> dict:
     """The cache parameters of the table of every target."""
-    params = {"rows": (layout or needed_layout(game)).key()}
+    params = {"rows": layout.key() if layout is not None else needed_key(game)}
     if np.dtype(dtype) != np.float32:
         params["dtype"] = np.dtype(dtype).name
     return params
