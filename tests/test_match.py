@@ -315,6 +315,7 @@ def test_the_evaluation_of_two_players(four):
 
     out = evaluate_two(game, games=20, best_reply=True)
     duel = duel_table(game)
+    assert duel.meta["verdicts"] is not None  # the comparisons made are kept in the cache
     as_a = evaluate_pair(duel, WIN, EXPECTED).value
     assert out["first"]["win_optimal"] == pytest.approx(as_a, abs=1e-9)
     assert out["first"]["lookahead"] == lookahead_table(game, "A").start_value

@@ -104,14 +104,15 @@ def evaluate_two(
 ) -> dict:
     """Against a points player, where the duel fits: the exact chance of the table at
     play's method (:func:`dicelab.solve.match_exact.lookahead_table`) in each seat,
-    beside the win-optimal player's (from the duel's cached strategy comparisons,
-    or worked out here); the share of the win-optimal player's edge over 1/2 it
-    recovers; and how often its choice is a win-optimal one in ``games`` games of
-    each seat (positions met in play). With ``best_reply``, the exact best reply's
-    chances too (:func:`~dicelab.solve.match_exact.reply_table`): the most any
-    advice can make against that player."""
+    beside the win-optimal player's (the duel's strategy comparisons, made once
+    and kept with its cached table, as ``dicelab duel RULES --compare`` does); the
+    share of the win-optimal player's edge over 1/2 it recovers; and how often its
+    choice is a win-optimal one in ``games`` games of each seat (positions met in
+    play). With ``best_reply``, the exact best reply's chances too
+    (:func:`~dicelab.solve.match_exact.reply_table`): the most any advice can make
+    against that player."""
     from dicelab.solve.duel import duel_table
-    from dicelab.solve.duel_compare import EXPECTED, WIN, evaluate_pairs, expected_outcomes
+    from dicelab.solve.duel_compare import expected_outcomes
     from dicelab.solve.expected import expected_table
     from dicelab.solve.match import METHOD_NAMES
     from dicelab.solve.match_exact import lookahead_table
@@ -119,17 +120,13 @@ def evaluate_two(
 
     game = as_game(rules)
     start = time.perf_counter()
-    duel = duel_table(game, progress=progress, allow_large=allow_large)
+    # the duel's strategy comparisons, made once and kept with its cached table
+    duel = duel_table(game, progress=progress, allow_large=allow_large, compare=True)
     space, expected = duel.space, expected_table(game)
     outcomes = expected_outcomes(game, space)
     remaining = remaining_table(game, expected)
-    verdicts = duel.meta.get("verdicts")
-    if verdicts is not None:
-        pairs = verdicts["pairs"]
-        win = (pairs["win-expected"]["value_for_a"], 1 - pairs["expected-win"]["value_for_a"])
-    else:
-        res = evaluate_pairs(duel, [(WIN, EXPECTED), (EXPECTED, WIN)], outcomes=outcomes)
-        win = (res[WIN, EXPECTED].value, 1 - res[EXPECTED, WIN].value)
+    pairs = duel.meta["verdicts"]["pairs"]
+    win = (pairs["win-expected"]["value_for_a"], 1 - pairs["expected-win"]["value_for_a"])
     tables = {s: lookahead_table(game, s, space, outcomes, remaining, progress) for s in SEATS}
     mine = (tables["A"].start_value, 1 - tables["B"].start_value)
     out = _seats("lookahead", mine, win)
