@@ -267,6 +267,8 @@ def _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score):
         for r in range(n_rolls):
             for i in range(nl):
                 mass[r, i] = M[roll0 + r, i]
+    slot_at = np.empty(n_cat, np.int64)  # each box's slot for this roll, once a roll
+    seen = np.full(n_cat, -1, np.int64)
     for r in range(n_rolls):
         face = roll_face[r]
         allowed, active, extra, zeroed = box_rule(
@@ -275,9 +277,11 @@ def _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score):
         e = 1 if extra > 0 else 0
         for i in range(nl):
             c = choice[r, i]
-            pts = box_points(c, r, active, zeroed, score, joker_score)
-            slot = base[c] + slot_of[c, pts] * n_e + e
-            Q[q0 + i * pos + slot] += mass[r, i]
+            if seen[c] != r:
+                pts = box_points(c, r, active, zeroed, score, joker_score)
+                slot_at[c] = base[c] + slot_of[c, pts] * n_e + e
+                seen[c] = r
+            Q[q0 + i * pos + slot_at[c]] += mass[r, i]
 
 
 @njit(cache=True)
