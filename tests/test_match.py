@@ -34,6 +34,17 @@ from dicelab.solve.remaining import remaining_table
 from dicelab.solve.win import solve_win
 
 
+def rerolled(rules, dice):
+    """For every keep of ``dice`` (ordered, by position) that rerolls at least one die:
+    the rolls it leads to, sorted, each as likely as the next."""
+    faces = range(1, rules.faces + 1)
+    for bits in range(1 << rules.dice):
+        kept = tuple(dice[i] for i in range(rules.dice) if bits >> i & 1)
+        free = rules.dice - len(kept)
+        if free:
+            yield [tuple(sorted(kept + x)) for x in itertools.product(faces, repeat=free)]
+
+
 def share_by_enumeration(me: int, pmfs) -> float:
     """My chance to finish first with ``me`` points: every tuple of the opponents'
     scores, a tie for first shared."""
@@ -444,13 +455,7 @@ def reply_brute(rules, seat: str):
             best = max(best, value(mine, other, lead + pts, False))
         if rerolls == 0:
             return best
-        for bits in range(1 << rules.dice):
-            kept = tuple(dice[i] for i in range(rules.dice) if bits >> i & 1)
-            free = rules.dice - len(kept)
-            if free == 0:
-                continue
-            outs = [tuple(sorted(kept + x)) for x in
-                    itertools.product(range(1, rules.faces + 1), repeat=free)]  # fmt: skip
+        for outs in rerolled(rules, dice):
             best = max(best, sum(throw(me, other, lead, d, rerolls - 1) for d in outs) / len(outs))
         return best
 
@@ -526,12 +531,7 @@ def lookahead_eval_brute(rules, seat: str):
             best = pair if best is None or better(pair, best) else best
         if rerolls == 0:
             return best
-        for bits in range(1 << rules.dice):
-            kept = tuple(dice[i] for i in range(rules.dice) if bits >> i & 1)
-            free = rules.dice - len(kept)
-            if free == 0:
-                continue
-            outs = [tuple(sorted(kept + x)) for x in itertools.product(faces, repeat=free)]
+        for outs in rerolled(rules, dice):
             got = [throw(me, other, lead, d, rerolls - 1) for d in outs]
             pair = (sum(g[0] for g in got) / len(got), sum(g[1] for g in got) / len(got))
             best = pair if better(pair, best) else best
