@@ -11,14 +11,14 @@ from itertools import product
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from test_bruteforce import box_choices, tiny_rules
 
 from dicelab.errors import UserError
 from dicelab.rules import load_rules, parse_rules
 from dicelab.rules.compiled import compile_rules
 from dicelab.solve.distribution import score_distribution
-from dicelab.solve.duel import duel_cost, duel_table, solve_duel
+from dicelab.solve.duel import duel_cost, duel_space, duel_table, solve_duel
 from dicelab.solve.duel_compare import EXPECTED, WIN, evaluate_pair
 
 
@@ -125,6 +125,22 @@ def test_every_stored_lead_is_undecided_and_possible():
     assert np.all((values >= -1e-12) & (values <= 1 + 1e-12))
     s = table.space
     assert np.all(s.xlo >= s.ulo) and np.all(s.xhi <= s.uhi)
+
+
+@settings(max_examples=25, deadline=None)
+@given(tiny_rules(variants=True))
+def test_the_rows_of_a_few_nodes_are_those_of_the_whole_layout(rules):
+    """Advice works out the rows of the nodes it reads, one mover's row of nodes at a
+    time; the solver lays out every node's, one layer at a time."""
+    game = compile_rules(rules)
+    assume(not (game.rules.has_served or game.requires_mask))
+    few, whole = duel_space(game), duel_space(game)
+    nodes = np.arange(whole.n_nodes)
+    asked = few.rows(nodes[::3])
+    for name in ("off", "xlo", "xhi", "ulo", "uhi"):
+        assert np.array_equal(getattr(asked, name), getattr(whole, name)[::3]), name
+    assert whole.n_values == int(np.maximum(whole.xhi - whole.xlo + 1, 0).sum())
+    assert int(few.rows(whole.n_nodes - 1).off) == whole.off[-1]
 
 
 @pytest.fixture(scope="module")

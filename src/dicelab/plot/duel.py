@@ -29,7 +29,8 @@ def plot_leads(table: DuelTable, path: Path, open_counts: Sequence[int] = (1, 2,
         if i < 0:
             continue
         node = s.node(i, i)
-        leads = np.arange(-int(s.xhi[node]) - 3, -int(s.xlo[node]) + 4)
+        row = s.rows(node)
+        leads = np.arange(-int(row.xhi) - 3, -int(row.xlo) + 4)
         chance = 1.0 - table.waiting_values(np.full(leads.size, node), -leads)
         keep = ~np.isnan(chance)
         leads, chance = leads[keep], chance[keep]

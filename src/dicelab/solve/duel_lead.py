@@ -127,8 +127,8 @@ class LeadTable(SolvedTable):
 
     def waiting_lead(self, node: int, lead: int) -> float:
         """Expected final lead of the player who waits at ``node``, leading by ``lead``."""
-        s = self.space
-        if lead > s.uhi[node] or lead < s.ulo[node]:
+        row = self.space.rows(node)
+        if lead > row.uhi or lead < row.ulo:
             return float(lead + self.settled[node])
         return stored_value(self, node, lead)
 
@@ -304,6 +304,6 @@ def _check_rows(table: LeadTable, mover: int, other: int) -> None:
         mapped = t.meta.get("mapped")
         if mapped is None:
             continue
-        for node in nodes:
-            lo = int(s.off[node])
-            mapped.check(lo, lo + max(int(s.xhi[node] - s.xlo[node] + 1), 1))
+        row = s.rows(nodes)
+        for start, length in zip(row.off, row.xhi - row.xlo + 1, strict=True):
+            mapped.check(int(start), int(start) + max(int(length), 1))
