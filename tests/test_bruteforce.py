@@ -254,7 +254,7 @@ def test_solver_agrees_with_brute_force_on_variants(rules):
 def saving_rules(draw):
     """Tiny rules where unused throws are kept for later turns (a cap or none)."""
     rules = draw(tiny_rules().filter(lambda r: r.faces**r.dice <= 27 and r.n_categories <= 3))
-    data = rules.model_dump(mode="json")
+    data = rules.as_data()
     data["save_unused_throws"] = True
     data["rolls"] = draw(st.integers(1, 2))
     if draw(st.booleans()):

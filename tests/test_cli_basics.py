@@ -77,7 +77,7 @@ def test_a_bad_plot_name_is_refused_before_any_work():
 # `python -m dicelab ...` would be, and reports which of the slow imports it made.
 NO_COMPILER = (
     "import atexit, runpy, sys\n"
-    "slow = ('numba', 'numpy', 'numpy.ma')\n"
+    "slow = ('numba', 'numpy', 'numpy.ma', 'pydantic')\n"
     "atexit.register(lambda: print('loaded:', [m for m in slow if m in sys.modules],"
     " file=sys.stderr))\n"
     "sys.argv = ['dicelab', *sys.argv[1:]]\n"
@@ -85,15 +85,18 @@ NO_COMPILER = (
 )
 
 
-def test_answers_from_a_cached_table_load_no_numba():
+def test_answers_from_a_cached_table_load_no_numba(tmp_path):
     import dicelab
 
     dicelab.solve("yazy")  # cached in the tests' private folder (conftest.py)
     dice = ["--dice", "1", "2", "3", "4", "5", "--rerolls", "2"]
+    mine = tmp_path / "mine.toml"
+    mine.write_text('extends = "yazy"\nname = "mine"\n')
     for args, loaded in (
         (["advise", "yazy", *dice], "['numpy']"),
         (["advise", "yazy", "--dice", "6", "6", "6", "2", "1", "--json"], "['numpy']"),
         (["rules", "show", "yazy"], "[]"),  # no NumPy to show a scorecard
+        (["rules", "show", str(mine)], "['pydantic']"),  # a user's file is validated
         (["cache", "list"], "[]"),
         (["solve", "--help"], "[]"),
     ):
@@ -132,3 +135,25 @@ def test_endless_or_huge_files_are_refused_in_one_line(tmp_path):
         out = run(*args)
         assert out.returncode == 2, (args, out.stderr)
         assert "over 16 MiB" in out.stderr and out.stderr.count("\n") == 1, (args, out.stderr)
+
+
+def test_a_named_command_runs_alone_with_the_same_help():
+    """``main`` hands Typer only the command or group the line names (Typer builds
+    every command's options before it runs one); each says the same as in the whole
+    application, and anything else gets the whole application."""
+    from typer.testing import CliRunner
+
+    from dicelab.cli import _command_named, app
+
+    runner = CliRunner()
+    names = [c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands]
+    names += [g.name for g in app.registered_groups]
+    assert {"solve", "advise", "review", "duel", "rules", "cache"} <= set(names)
+    for name in names:
+        only = _command_named([name, "--help"])
+        assert only is not app and len(only.registered_commands + only.registered_groups) == 1
+        alone = runner.invoke(only, [name, "--help"], prog_name="dicelab")
+        whole = runner.invoke(app, [name, "--help"], prog_name="dicelab")
+        assert alone.exit_code == whole.exit_code == 0 and alone.output == whole.output, name
+    for argv in ([], ["--help"], ["--version"], ["solv"], ["Solve"]):
+        assert _command_named(argv) is app

@@ -165,7 +165,7 @@ def test_generala_target_beats_the_expected_strategy(generala):
 
 
 def test_served_bonus_is_worth_something(generala):
-    data = json.loads(json.dumps(load_rules("generala").model_dump(mode="json")))
+    data = json.loads(json.dumps(load_rules("generala").as_data()))
     for c in data["categories"]:
         c.pop("served", None)
     plain = solve_expected(parse_rules(data)).expected_score
@@ -282,7 +282,7 @@ def test_web_api_knows_served_hands():
 def test_saving_throws_is_worth_it_and_sized_before_work():
     from dicelab.solve.saved import saved_cost, solve_saved
 
-    data = load_rules("yazy").model_dump(mode="json")
+    data = load_rules("yazy").as_data()
     data.update(name="yazy-saved", save_unused_throws=True, max_saved_throws=2)
     saved = solve_saved(parse_rules(data))
     plain = solve_expected("yazy").expected_score
@@ -322,7 +322,7 @@ def test_commands_that_do_not_save_throws_refuse_in_one_line():
 def test_simulated_games_with_throws_in_hand():
     from dicelab.solve.saved import solve_saved
 
-    data = load_rules("yazy").model_dump(mode="json")
+    data = load_rules("yazy").as_data()
     data.update(name="yazy-saved", save_unused_throws=True, max_saved_throws=4)
     table = solve_saved(parse_rules(data))
     sim = simulate(table, games=10_000, seed=2)
@@ -363,7 +363,7 @@ def test_six_dice_game_against_simulated_games():
 def test_advice_with_throws_in_hand():
     from dicelab.solve.saved import saved_turn_values, solve_saved
 
-    data = load_rules("yazy").model_dump(mode="json")
+    data = load_rules("yazy").as_data()
     data.update(name="yazy-saved", save_unused_throws=True, max_saved_throws=3)
     table = solve_saved(parse_rules(data))
     g = table.game

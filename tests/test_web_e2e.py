@@ -681,7 +681,7 @@ def test_open_a_record_of_uploaded_rules(page, tmp_path):
     pg = page
     upload = UPLOAD.replace("50", "55")  # rules no other test uploads
     rules = parse_upload(upload)
-    table = expected_table(parse_rules(rules.model_dump(mode="json"), "test"))
+    table = expected_table(parse_rules(rules.as_data(), "test"))
     game = Game(table, dice="real", rules_source="easy.toml")
     game.roll([5, 5, 5, 5, 2])
     game.fill("fives")

@@ -8,6 +8,7 @@ answer (rich tables, JSON, plots). :func:`main` is the entry point and turns a
 
 from __future__ import annotations
 
+import copy
 import sys
 
 import typer
@@ -21,10 +22,30 @@ __all__ = ["app", "fail", "main"]
 _CLI_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
 
 
+def _command_named(argv: list[str]) -> typer.Typer:
+    """:data:`app` with only the command or group that ``argv`` names, where it names
+    one: Typer works out every command's parameters before it runs one (about 9 ms
+    for all of them), while ``--help``, a mistyped name and options before the
+    command get the whole application."""
+    if not argv or argv[0].startswith("-"):
+        return app
+    name = argv[0]
+    named = [
+        c for c in app.registered_commands
+        if (c.name or c.callback.__name__.replace("_", "-")) == name
+    ]  # fmt: skip
+    groups = [g for g in app.registered_groups if g.name == name]
+    if not named and not groups:
+        return app
+    only = copy.copy(app)
+    only.registered_commands, only.registered_groups = named, groups
+    return only
+
+
 def main() -> None:
     """Run the command line; user mistakes end in one line and exit code 2."""
     try:
-        code = app(standalone_mode=False)
+        code = _command_named(sys.argv[1:])(standalone_mode=False)
     except UserError as exc:
         typer.echo(f"error: {exc}", err=True)
         sys.exit(2)

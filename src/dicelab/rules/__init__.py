@@ -11,10 +11,8 @@ import sys
 from functools import cache, lru_cache
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from dicelab.errors import NotFound, UserError, parse_nested, read_user_file
-from dicelab.rules.model import Rules
+from dicelab.rules.model import Rules, expand_columns, validator
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,7 +37,7 @@ def _builtin_names() -> tuple[str, ...]:
     return tuple(sorted(p.name[:-5] for p in BUILTIN.iterdir() if p.name.endswith(".toml")))
 
 
-def _format_error(exc: ValidationError, source: str) -> str:
+def _format_error(exc, source: str) -> str:
     """One line naming every wrong field and what is expected there."""
     return f"{source}: " + "; ".join(_one_problem(err) for err in exc.errors())
 
@@ -59,9 +57,9 @@ def _one_problem(err: dict) -> str:
     msg = err["msg"]
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
-    if err["type"] == "missing":
+    if err["type"] in ("missing", "missing_argument", "missing_keyword_only_argument"):
         msg = "this field is required"
-    elif err["type"] == "extra_forbidden":
+    elif err["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
         msg = "unknown field"
     elif err["type"] == "union_tag_invalid":
         field += ".kind"
@@ -76,10 +74,14 @@ def _one_problem(err: dict) -> str:
 
 def parse_rules(data: dict, source: str = "rules") -> Rules:
     """Validate rules given as a dictionary (as read from TOML)."""
+    from pydantic import ValidationError
+
     try:
-        return Rules.model_validate(data)
-    except ValidationError as exc:
-        raise UserError(_format_error(exc, source)) from None
+        return validator().validate_python(expand_columns(data))
+    except ValueError as exc:  # a scorecard's columns that cannot be laid out
+        if isinstance(exc, ValidationError):
+            raise UserError(_format_error(exc, source)) from None
+        raise UserError(f"{source}: {exc}") from None
 
 
 def _read_source(text: str, base: Path | None = None) -> tuple[str, str, Path | None]:
@@ -204,6 +206,6 @@ def load_rules(source: str | Path | Rules) -> Rules:
 @cache
 def _builtin(name: str) -> Rules:
     """A built-in rule set, read once per process (rules are immutable); its data is
-    known to be valid (``Rules.from_checked``), unless it has columns to expand."""
+    known to be valid (``Rules.from_checked``)."""
     found, data = _resolve(name, None)
-    return parse_rules(data, found) if "columns" in data else Rules.from_checked(data)
+    return Rules.from_checked(data)

@@ -5,15 +5,22 @@ A rule set is a TOML file (see ``docs/rules.md``). It is parsed into
 a mistake is reported once, with the field that holds it and what is expected.
 Switches that change results (does five of a kind count as a full house, which
 joker rule, what a category scores) have no defaults and must be written out.
+
+The models are frozen dataclasses whose annotations carry pydantic's checks.
+pydantic reads them only when it validates a file (:func:`validator`): a command
+that loads a built-in rule set never imports it (45 ms of every command's start).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from typing import Annotated, Literal, get_args
+from dataclasses import dataclass, fields, is_dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+if TYPE_CHECKING:  # the checks' names, bound where validator() builds the validator
+    from pydantic import BeforeValidator, Field, TypeAdapter
 
 from dicelab.dice import MAX_DICE, MAX_FACES
 from dicelab.rules import scoring
@@ -28,6 +35,10 @@ MAX_FACTOR = 10
 MAX_COLUMNS = 6
 
 JokerMode = Literal["free", "forced", "free-if-fifty", "none"]
+
+#: Every model: immutable, fields by keyword (a subclass adds required fields after
+#: its base's defaults), unknown fields refused when pydantic validates.
+_model = dataclass(frozen=True, kw_only=True)
 
 
 def _check_score(value: int | str) -> int | str:
@@ -44,23 +55,23 @@ def _check_score(value: int | str) -> int | str:
     return value
 
 
-Score = Annotated[int | str, BeforeValidator(_check_score)]
-
-
-class _Category(BaseModel):
+@_model
+class _Category:
     """Fields every category has."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    __pydantic_config__: ClassVar = {"extra": "forbid"}
 
-    id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=40)
-    name: str | None = Field(default=None, max_length=60)
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", max_length=40)]
+    name: Annotated[str | None, Field(max_length=60)] = None
     upper: bool | None = None
-    factor: int = Field(
-        default=1,
-        ge=1,
-        le=MAX_FACTOR,
-        description="the box's points are multiplied by it (a scorecard column's multiplier)",
-    )
+    factor: Annotated[
+        int,
+        Field(
+            ge=1,
+            le=MAX_FACTOR,
+            description="the box's points are multiplied by it (a scorecard column's multiplier)",
+        ),
+    ] = 1
 
     @property
     def label(self) -> str:
@@ -92,7 +103,7 @@ class _Category(BaseModel):
         return True
 
     @staticmethod
-    def _score_text(score: Score) -> str:
+    def _score_text(score: int | str) -> str:
         if score == "all":
             return "sum of all dice"
         if score == "matching":
@@ -100,6 +111,7 @@ class _Category(BaseModel):
         return f"{score} points"
 
 
+@_model
 class _PatternCategory(_Category):
     """A box that needs a pattern of dice; it may pay extra when the pattern is served.
 
@@ -107,7 +119,7 @@ class _PatternCategory(_Category):
     first throw (Generala's "served" hands); 0 for none.
     """
 
-    served: int = Field(default=0, ge=0, le=MAX_POINTS)
+    served: Annotated[int, Field(ge=0, le=MAX_POINTS)] = 0
 
     def matched(self, counts) -> int:  # pragma: no cover - every kind overrides it
         """The pattern's matching sum, or -1 when the dice do not make it."""
@@ -123,11 +135,12 @@ class _PatternCategory(_Category):
         return f", +{self.served} served" if self.served else ""
 
 
+@_model
 class FaceCategory(_Category):
     """The dice showing one face (Ones, Twos, ...)."""
 
     kind: Literal["face"]
-    face: int = Field(ge=1, le=MAX_FACES)
+    face: Annotated[int, Field(ge=1, le=MAX_FACES)]
 
     @property
     def counts_for_bonus(self) -> bool:
@@ -140,6 +153,7 @@ class FaceCategory(_Category):
         return scoring.face_score(counts, self.face)
 
 
+@_model
 class ChanceCategory(_Category):
     """Any dice: the sum of all of them."""
 
@@ -152,6 +166,7 @@ class ChanceCategory(_Category):
         return scoring.dice_sum(counts)
 
 
+@_model
 class OfAKindCategory(_PatternCategory):
     """At least ``count`` dice showing the same face.
 
@@ -160,8 +175,8 @@ class OfAKindCategory(_PatternCategory):
     """
 
     kind: Literal["of_a_kind"]
-    count: int = Field(ge=1, le=MAX_DICE)
-    score: Score
+    count: Annotated[int, Field(ge=1, le=MAX_DICE)]
+    score: Annotated[int | str, BeforeValidator(_check_score)]
     requires: str | None = None
 
     def describe(self) -> str:
@@ -172,12 +187,13 @@ class OfAKindCategory(_PatternCategory):
         return scoring.best_groups(counts, (self.count,), True)
 
 
+@_model
 class FullHouseCategory(_PatternCategory):
     """Three of one face and two of another."""
 
     kind: Literal["full_house"]
     five_of_a_kind_counts: bool
-    score: Score
+    score: Annotated[int | str, BeforeValidator(_check_score)]
 
     def describe(self) -> str:
         extra = " (five of a kind counts)" if self.five_of_a_kind_counts else ""
@@ -187,6 +203,7 @@ class FullHouseCategory(_PatternCategory):
         return scoring.best_groups(counts, (3, 2), not self.five_of_a_kind_counts)
 
 
+@_model
 class PairsCategory(_PatternCategory):
     """Up to ``pairs`` pairs, at least ``at_least`` of them (all of them by default).
 
@@ -196,18 +213,16 @@ class PairsCategory(_PatternCategory):
     """
 
     kind: Literal["pairs"]
-    pairs: int = Field(ge=1, le=MAX_DICE // 2)
+    pairs: Annotated[int, Field(ge=1, le=MAX_DICE // 2)]
     same_face_ok: bool
-    at_least: int | None = Field(default=None, ge=1, le=MAX_DICE // 2)
-    score: Score
+    at_least: Annotated[int | None, Field(ge=1, le=MAX_DICE // 2)] = None
+    score: Annotated[int | str, BeforeValidator(_check_score)]
 
-    @model_validator(mode="after")
-    def _at_most_pairs(self) -> PairsCategory:
+    def __post_init__(self) -> None:
         if self.at_least is not None and self.at_least > self.pairs:
             raise ValueError(
                 f"at_least: got {self.at_least}, expected at most pairs = {self.pairs}"
             )
-        return self
 
     @property
     def fewest(self) -> int:
@@ -229,13 +244,16 @@ class PairsCategory(_PatternCategory):
         return best
 
 
+@_model
 class GroupsCategory(_PatternCategory):
     """Any groups of equal dice, e.g. ``[3, 3]`` for two triples."""
 
     kind: Literal["groups"]
-    sizes: list[Annotated[int, Field(ge=1, le=MAX_DICE)]] = Field(min_length=1, max_length=6)
+    sizes: Annotated[
+        list[Annotated[int, Field(ge=1, le=MAX_DICE)]], Field(min_length=1, max_length=6)
+    ]
     distinct: bool
-    score: Score
+    score: Annotated[int | str, BeforeValidator(_check_score)]
 
     def describe(self) -> str:
         same = "different faces" if self.distinct else "faces may repeat"
@@ -246,21 +264,20 @@ class GroupsCategory(_PatternCategory):
         return scoring.best_groups(counts, tuple(self.sizes), self.distinct)
 
 
+@_model
 class StraightCategory(_PatternCategory):
     """A run of ``length`` faces anywhere, or one of fixed face ``sets``."""
 
     kind: Literal["straight"]
-    length: int | None = Field(default=None, ge=2, le=MAX_FACES)
+    length: Annotated[int | None, Field(ge=2, le=MAX_FACES)] = None
     sets: list[list[Annotated[int, Field(ge=1, le=MAX_FACES)]]] | None = None
-    score: Score
+    score: Annotated[int | str, BeforeValidator(_check_score)]
 
-    @model_validator(mode="after")
-    def _one_form(self) -> StraightCategory:
+    def __post_init__(self) -> None:
         if (self.length is None) == (self.sets is None):
             raise ValueError("give either 'length' (a run anywhere) or 'sets' (fixed faces)")
         if self.sets is not None and (not self.sets or any(not s for s in self.sets)):
             raise ValueError("'sets' must hold at least one non-empty list of faces")
-        return self
 
     def describe(self) -> str:
         if self.length is not None:
@@ -275,44 +292,39 @@ class StraightCategory(_PatternCategory):
         return scoring.best_set(counts, self.sets or [])
 
 
-Category = Annotated[
-    FaceCategory
-    | ChanceCategory
-    | OfAKindCategory
-    | FullHouseCategory
-    | PairsCategory
-    | GroupsCategory
-    | StraightCategory,
-    Field(discriminator="kind"),
-]
-
-
 #: The category classes by their ``kind``.
 CATEGORY_KINDS = {
-    get_args(cls.model_fields["kind"].annotation)[0]: cls for cls in get_args(get_args(Category)[0])
+    "face": FaceCategory,
+    "chance": ChanceCategory,
+    "of_a_kind": OfAKindCategory,
+    "full_house": FullHouseCategory,
+    "pairs": PairsCategory,
+    "groups": GroupsCategory,
+    "straight": StraightCategory,
 }
 
 
 def _plain(value):
-    """A model as plain JSON data, every field by name (what ``model_dump(mode="json")``
-    gives for these models, without building pydantic's serializer)."""
-    if isinstance(value, BaseModel):
-        return {name: _plain(getattr(value, name)) for name in type(value).model_fields}
+    """A model as plain JSON data, every field by name, in the order of the fields."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value
 
 
-class UpperBonus(BaseModel):
+@_model
+class UpperBonus:
     """Points for an upper total of at least ``threshold``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    __pydantic_config__: ClassVar = {"extra": "forbid"}
 
-    threshold: int = Field(ge=1, le=1000)
-    points: int = Field(ge=0, le=MAX_POINTS)
+    threshold: Annotated[int, Field(ge=1, le=1000)]
+    points: Annotated[int, Field(ge=0, le=MAX_POINTS)]
 
 
-class ExtraYahtzee(BaseModel):
+@_model
+class ExtraYahtzee:
     """The extra bonus for further all-same rolls, and the joker rule.
 
     ``category`` names the all-dice-alike box. ``bonus`` points are added for each
@@ -328,10 +340,10 @@ class ExtraYahtzee(BaseModel):
     * ``none``: no joker.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    __pydantic_config__: ClassVar = {"extra": "forbid"}
 
     category: str
-    bonus: int = Field(ge=0, le=MAX_POINTS)
+    bonus: Annotated[int, Field(ge=0, le=MAX_POINTS)]
     joker: JokerMode
 
 
@@ -348,89 +360,103 @@ JOKER_TEXT = {
 }
 
 
-class Rules(BaseModel):
+def expand_columns(data):
+    """A scorecard of several columns becomes one box per (box, column).
+
+    ``columns = [1, 2, 3]`` plays every box once in each column, its points
+    times the column's multiplier (Yahtzee Triple, Kniffel Extreme). The boxes
+    of column ``j`` (from 1) get ids ``ID_cJ`` and names ``NAME (xM)``.
+    """
+    if not isinstance(data, dict) or "columns" not in data:
+        return data
+    data = dict(data)
+    columns = data.pop("columns")
+    if (
+        not isinstance(columns, list)
+        or not 1 <= len(columns) <= MAX_COLUMNS
+        or any(
+            isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_FACTOR
+            for m in columns
+        )
+    ):
+        raise ValueError(
+            f"columns: got {columns!r}, expected a list of 1 to {MAX_COLUMNS} multipliers, "
+            f"whole numbers from 1 to {MAX_FACTOR}"
+        )
+    boxes = data.get("categories")
+    if not isinstance(boxes, list) or not all(isinstance(b, dict) for b in boxes):
+        return data  # the field checks say what is wrong
+    n = len(boxes) * len(columns)
+    if n > MAX_CATEGORIES:
+        raise ValueError(
+            f"columns: {len(columns)} columns of {len(boxes)} boxes make {n} boxes, "
+            f"2^{n} = {float(2**n):.2e} sets of filled boxes before upper totals and "
+            f"flags; at most {MAX_CATEGORIES} boxes (2^{MAX_CATEGORIES} sets) fit"
+        )
+    if len(columns) > 1 and data.get("upper_bonus") is not None:
+        raise ValueError(
+            "columns: an upper bonus in each column needs one upper total per column "
+            "in the state; expected no upper_bonus with several columns"
+        )
+    if len(columns) > 1 and data.get("extra_yahtzee") is not None:
+        raise ValueError(
+            "columns: extra bonuses and jokers across columns are not supported; "
+            "expected no extra_yahtzee with several columns"
+        )
+    expanded = []
+    for j, m in enumerate(columns):
+        for b in boxes:
+            box = dict(b)
+            if len(columns) > 1:
+                box["id"] = f"{b.get('id')}_c{j + 1}"
+                label = b.get("name") or str(b.get("id", "")).replace("_", " ").capitalize()
+                box["name"] = f"{label} (x{m})"
+                if b.get("requires") is not None:
+                    box["requires"] = f"{b['requires']}_c{j + 1}"
+            own = b.get("factor", 1)
+            box["factor"] = m * own if isinstance(own, int) else own
+            expanded.append(box)
+    data["categories"] = expanded
+    return data
+
+
+@_model
+class Rules:
     """A complete rule set of a category dice game."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    __pydantic_config__: ClassVar = {"extra": "forbid"}
 
-    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=60)
-    title: str = Field(default="", max_length=120)
-    description: str = Field(default="", max_length=2000)
-    dice: int = Field(ge=1, le=MAX_DICE)
-    faces: int = Field(ge=2, le=MAX_FACES)
-    rolls: int = Field(ge=1, le=10, description="throws per turn: the first roll and rerolls")
-    save_unused_throws: bool = Field(
-        default=False,
-        description="throws a turn does not use are kept for later turns (Maxi Yatzy)",
-    )
-    max_saved_throws: int | None = Field(default=None, ge=1, le=60)
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=60)]
+    title: Annotated[str, Field(max_length=120)] = ""
+    description: Annotated[str, Field(max_length=2000)] = ""
+    dice: Annotated[int, Field(ge=1, le=MAX_DICE)]
+    faces: Annotated[int, Field(ge=2, le=MAX_FACES)]
+    rolls: Annotated[
+        int, Field(ge=1, le=10, description="throws per turn: the first roll and rerolls")
+    ]
+    save_unused_throws: Annotated[
+        bool, Field(description="throws a turn does not use are kept for later turns (Maxi Yatzy)")
+    ] = False
+    max_saved_throws: Annotated[int | None, Field(ge=1, le=60)] = None
     upper_bonus: UpperBonus | None = None
     extra_yahtzee: ExtraYahtzee | None = None
-    categories: list[Category] = Field(min_length=1, max_length=MAX_CATEGORIES)
+    categories: Annotated[
+        list[
+            Annotated[
+                FaceCategory
+                | ChanceCategory
+                | OfAKindCategory
+                | FullHouseCategory
+                | PairsCategory
+                | GroupsCategory
+                | StraightCategory,
+                Field(discriminator="kind"),
+            ]
+        ],
+        Field(min_length=1, max_length=MAX_CATEGORIES),
+    ]
 
-    @model_validator(mode="before")
-    @classmethod
-    def _columns(cls, data):
-        """A scorecard of several columns becomes one box per (box, column).
-
-        ``columns = [1, 2, 3]`` plays every box once in each column, its points
-        times the column's multiplier (Yahtzee Triple, Kniffel Extreme). The boxes
-        of column ``j`` (from 1) get ids ``ID_cJ`` and names ``NAME (xM)``.
-        """
-        if not isinstance(data, dict) or "columns" not in data:
-            return data
-        data = dict(data)
-        columns = data.pop("columns")
-        if (
-            not isinstance(columns, list)
-            or not 1 <= len(columns) <= MAX_COLUMNS
-            or any(
-                isinstance(m, bool) or not isinstance(m, int) or not 1 <= m <= MAX_FACTOR
-                for m in columns
-            )
-        ):
-            raise ValueError(
-                f"columns: got {columns!r}, expected a list of 1 to {MAX_COLUMNS} multipliers, "
-                f"whole numbers from 1 to {MAX_FACTOR}"
-            )
-        boxes = data.get("categories")
-        if not isinstance(boxes, list) or not all(isinstance(b, dict) for b in boxes):
-            return data  # the field checks say what is wrong
-        n = len(boxes) * len(columns)
-        if n > MAX_CATEGORIES:
-            raise ValueError(
-                f"columns: {len(columns)} columns of {len(boxes)} boxes make {n} boxes, "
-                f"2^{n} = {float(2**n):.2e} sets of filled boxes before upper totals and "
-                f"flags; at most {MAX_CATEGORIES} boxes (2^{MAX_CATEGORIES} sets) fit"
-            )
-        if len(columns) > 1 and data.get("upper_bonus") is not None:
-            raise ValueError(
-                "columns: an upper bonus in each column needs one upper total per column "
-                "in the state; expected no upper_bonus with several columns"
-            )
-        if len(columns) > 1 and data.get("extra_yahtzee") is not None:
-            raise ValueError(
-                "columns: extra bonuses and jokers across columns are not supported; "
-                "expected no extra_yahtzee with several columns"
-            )
-        expanded = []
-        for j, m in enumerate(columns):
-            for b in boxes:
-                box = dict(b)
-                if len(columns) > 1:
-                    box["id"] = f"{b.get('id')}_c{j + 1}"
-                    label = b.get("name") or str(b.get("id", "")).replace("_", " ").capitalize()
-                    box["name"] = f"{label} (x{m})"
-                    if b.get("requires") is not None:
-                        box["requires"] = f"{b['requires']}_c{j + 1}"
-                own = b.get("factor", 1)
-                box["factor"] = m * own if isinstance(own, int) else own
-                expanded.append(box)
-        data["categories"] = expanded
-        return data
-
-    @model_validator(mode="after")
-    def _consistent(self) -> Rules:
+    def __post_init__(self) -> None:
         ids = [c.id for c in self.categories]
         for i, c in enumerate(self.categories):
             where = f"categories[{i}] ({c.id})"
@@ -503,7 +529,6 @@ class Rules(BaseModel):
                         f"categories[{i}] ({c.id}).served: served bonuses cannot be combined "
                         f"with a joker rule; expected served = 0 or extra_yahtzee.joker = 'none'"
                     )
-        return self
 
     def _check_requires(self, ids: list[str]) -> None:
         """A box that requires another: both all-dice-alike, one box required at most,
@@ -625,17 +650,36 @@ class Rules(BaseModel):
     @classmethod
     def from_checked(cls, data: dict) -> Rules:
         """Rules from data known to be valid (the built-in files), built without
-        pydantic's validators: their first build costs a command 30 to 40 ms. The
-        tests hold every built-in equal to its validated form."""
-        fields = dict(data)
-        cats = [CATEGORY_KINDS[c["kind"]].model_construct(**c) for c in data["categories"]]
-        fields["categories"] = cats
+        pydantic: importing it and building its validators costs a command 60 to
+        80 ms. The rules' own cross-checks still run; the tests hold every built-in
+        equal to its validated form."""
+        data = expand_columns(data)
+        parts = dict(data)
+        parts["categories"] = [CATEGORY_KINDS[c["kind"]](**c) for c in data["categories"]]
         for name, part in (("upper_bonus", UpperBonus), ("extra_yahtzee", ExtraYahtzee)):
-            if fields.get(name) is not None:
-                fields[name] = part.model_construct(**fields[name])
-        return cls.model_construct(**fields)
+            if parts.get(name) is not None:
+                parts[name] = part(**parts[name])
+        return cls(**parts)
+
+    def as_data(self) -> dict:
+        """Every field as plain data, title and description included: what
+        :func:`dicelab.rules.parse_rules` reads back into equal rules."""
+        return _plain(self)
 
     def fingerprint(self) -> str:
         """SHA-256 of the normalised rules: equal for rule sets that play alike."""
         text = json.dumps(self.normalised(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+
+@cache
+def validator() -> TypeAdapter:
+    """pydantic's validator of :class:`Rules` (and every part), built once, when the
+    first rules data from outside needs checking.
+
+    The models' annotations are strings that name pydantic's ``Field`` and
+    ``BeforeValidator``; pydantic resolves them in this function's namespace.
+    """
+    from pydantic import BeforeValidator, Field, TypeAdapter  # noqa: F401 (read by name)
+
+    return TypeAdapter(Rules)
