@@ -31,6 +31,7 @@ from dicelab.solve.target import (
     OBJECTIVE_TARGET,
     POINTS_WIDTH,
     SO_FAR,
+    Edges,
     PointsTable,
     Progress,
     TargetTable,
@@ -146,12 +147,11 @@ def solve_utility(
     def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:
         return utility.at(points + bounds.bonus_of(u))
 
+    rising = bool(np.all(np.diff(utility.values) >= 0))
     T = solve_points(
         game,
         layout,
-        SO_FAR,
-        below,
-        above,
+        Edges(SO_FAR, below, above, rising),
         terminal,
         progress,
         width,
