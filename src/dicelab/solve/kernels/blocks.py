@@ -17,6 +17,7 @@ from dicelab.solve.kernels import NEG
 from dicelab.solve.kernels.turn import (
     cand_rows,
     n_distinct,
+    next_flag,
     open_box_rows,
     placements,
     popcount,
@@ -62,7 +63,7 @@ def put_lanes(A, blk, row, stride, m, lo, hi):
 
 
 @njit(cache=True)
-def final_segment(seg, V, A, stride, cand, roll0, R, base, set_base, shared):
+def final_segment(seg, V, A, stride, cand, picks, roll0, R, base, set_base, shared):
     """The candidates of one segment (lanes ``off .. off + nu`` of a batch) and its
     all-alike rolls; :func:`final_maxima` then takes every other roll's best box
     for the whole batch at once.
@@ -75,7 +76,9 @@ def final_segment(seg, V, A, stride, cand, roll0, R, base, set_base, shared):
     :func:`final_roll_values`); the next two are scratch for the all-alike rolls,
     stored straight into ``A`` (as :func:`put` says, ``stride`` 1 or 2). Values are
     relative to ``base[off + ui]``; with ``set_base`` this sets it, to the lowest
-    candidate of the first open box.
+    candidate of the first open box. An all-alike roll that earns no extra bonus
+    scores one of each box's distinct scores, whose rows are made: it takes their
+    maximum like any other roll (``picks`` lists them).
     """
     mask, y, u0, nu, off = seg
     n_cat, n_rolls = R.score.shape
@@ -102,10 +105,10 @@ def final_segment(seg, V, A, stride, cand, roll0, R, base, set_base, shared):
             for j in range(n_distinct(R.values, c)):
                 flat[c * nv + j, off : off + nu] = NEG
             continue
-        src = V[mask | (1 << c), 0 if c == R.yahtzee else y]
         shift = R.upper[c] and R.threshold > 0
         for j in range(n_distinct(R.values, c)):
             pts = R.values[c, j]
+            src = V[mask | (1 << c), next_flag(c, y, pts, R.yahtzee, R.n_flag)]
             crow = flat[c * nv + j, off : off + nu]
             after_box(crow, src, u0, pts, shift, R.threshold, float(pts), lb)
             if j == 0 and pts == 0:
@@ -116,6 +119,21 @@ def final_segment(seg, V, A, stride, cand, roll0, R, base, set_base, shared):
     moves = np.empty((3, n_cat), np.int64)
     for r in R.alike:
         n_moves, extra = placements(mask, y, r, R, moves)
+        n = 0
+        for t in range(n_moves if extra == 0 else 0):
+            c, pts = moves[0, t], moves[1, t]
+            k = n_distinct(R.values, c)
+            j = 0
+            while j < k and R.values[c, j] != pts:
+                j += 1
+            if j == k:  # a score with no row of its own: the boxes one by one
+                n = 0
+                break
+            picks[n] = c * nv + j
+            n += 1
+        if n > 0:
+            max_rows(A, stride, cand, picks, n, roll0 + r, off, nu)
+            continue
         best[:] = NEG
         for t in range(n_moves):
             c, pts = moves[0, t], moves[1, t]
@@ -224,7 +242,7 @@ def final_batch(segs, first, last, V, A, stride, cand, picks, roll0, R, base, se
     for j in range(first, last):
         seg = (seg_mask[j], seg_y[j], seg_u0[j], seg_nu[j], off)
         boxes = shared if together else full & ~seg_mask[j]
-        final_segment(seg, V, A, stride, cand, roll0, R, base, set_base, boxes)
+        final_segment(seg, V, A, stride, cand, picks, roll0, R, base, set_base, boxes)
         if not together:
             final_maxima(off, seg_nu[j], A, stride, cand, picks, roll0, boxes, R)
         off += seg_nu[j]
