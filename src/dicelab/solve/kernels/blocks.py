@@ -21,6 +21,7 @@ from dicelab.solve.kernels.turn import (
     open_box_rows,
     placements,
     popcount,
+    score_index,
 )
 from dicelab.solve.kernels.work import take
 
@@ -120,16 +121,12 @@ def final_segment(seg, V, A, stride, cand, picks, roll0, R, base, set_base, shar
     for r in R.alike:
         n_moves, extra = placements(mask, y, r, R, moves)
         n = 0
-        for t in range(n_moves if extra == 0 else 0):
-            c, pts = moves[0, t], moves[1, t]
-            k = n_distinct(R.values, c)
-            j = 0
-            while j < k and R.values[c, j] != pts:
-                j += 1
-            if j == k:  # a score with no row of its own: the boxes one by one
+        while n < (n_moves if extra == 0 else 0):
+            j = score_index(R.values, moves[0, n], moves[1, n])
+            if j < 0:  # a score with no row of its own: the boxes one by one
                 n = 0
                 break
-            picks[n] = c * nv + j
+            picks[n] = moves[0, n] * nv + j
             n += 1
         if n > 0:
             max_rows(A, stride, cand, picks, n, roll0 + r, off, nu)

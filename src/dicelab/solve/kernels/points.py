@@ -14,7 +14,7 @@ from numba import njit
 from dicelab.solve import lanes
 from dicelab.solve.kernels import NEG
 from dicelab.solve.kernels.blocks import max_rows, put, throws_blocks
-from dicelab.solve.kernels.turn import next_flag, open_box_rows, placements
+from dicelab.solve.kernels.turn import next_flag, open_box_rows, placements, score_index
 from dicelab.solve.kernels.work import take
 
 
@@ -197,16 +197,14 @@ def alike_points_rolls(batch, P, scratch, runs_of, roll0, boxes, R):
         n_moves, extra = placements(mask, y, r, R, moves)
         n = 0
         for m in range(n_moves if extra == 0 else 0):
-            c, pts = moves[0, m], moves[1, m]
+            c = moves[0, m]
+            j = score_index(R.values, c, moves[1, m])
+            if j < 0:  # a score with no row of its own: fill below
+                n = 0
+                break
             t = 0
             while open_boxes[t] != c:
                 t += 1
-            j = 0
-            while j < n_vals_of[t] and R.values[c, j] != pts:
-                j += 1
-            if j == n_vals_of[t]:  # a score with no row of its own: fill below
-                n = 0
-                break
             picks[n] = first_row[t] + j
             n += 1
         if n > 0:

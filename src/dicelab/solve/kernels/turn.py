@@ -47,6 +47,16 @@ def n_distinct(values, c):
     return k
 
 
+@njit(cache=True, inline="always")
+def score_index(values, c, pts):
+    """Where ``pts`` is among box ``c``'s distinct scores, or -1 (a joker's points
+    that no roll scores there otherwise)."""
+    for j in range(n_distinct(values, c)):
+        if values[c, j] == pts:
+            return j
+    return -1
+
+
 @njit(cache=True)
 def open_box_rows(mask, values):
     """The open boxes of a state and where their candidates sit in a ``cand`` buffer.
