@@ -87,8 +87,10 @@ NO_COMPILER = (
 
 def test_answers_from_a_cached_table_load_no_numba(tmp_path):
     import dicelab
+    from dicelab.solve.distribution import score_distribution
 
     dicelab.solve("yazy")  # cached in the tests' private folder (conftest.py)
+    score_distribution("yazy")  # the optimum's distribution is kept beside it
     dice = ["--dice", "1", "2", "3", "4", "5", "--rerolls", "2"]
     mine = tmp_path / "mine.toml"
     mine.write_text('extends = "yazy"\nname = "mine"\n')
@@ -97,6 +99,7 @@ def test_answers_from_a_cached_table_load_no_numba(tmp_path):
         (["advise", "yazy", "--dice", "6", "6", "6", "2", "1", "--json"], "['numpy']"),
         (["rules", "show", "yazy"], "[]"),  # no NumPy to show a scorecard
         (["rules", "show", str(mine)], "['pydantic']"),  # a user's file is validated
+        (["distribution", "yazy"], "['numpy']"),
         (["cache", "list"], "[]"),
         (["solve", "--help"], "[]"),
     ):

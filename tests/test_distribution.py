@@ -20,9 +20,10 @@ from typer.testing import CliRunner
 from dicelab.cli import app
 from dicelab.errors import UserError
 from dicelab.play.simulate import simulate
+from dicelab.rules import load_rules
 from dicelab.rules.compiled import compile_rules
 from dicelab.solve.distribution import ScoreDistribution, score_distribution
-from dicelab.solve.expected import solve_expected
+from dicelab.solve.expected import expected_table, solve_expected
 
 TIE = 1e-9
 runner = CliRunner()
@@ -284,6 +285,34 @@ def test_cli_text():
     assert res.exit_code == 0, res.output
     assert "sd 32.37" in res.output and "percentiles" in res.output
     assert "P(Five of a kind scored)" in res.output
+
+
+def test_the_optimums_distribution_is_kept_and_read_back(tmp_path, monkeypatch):
+    """The expected-score optimum's distribution is kept beside its table: read back
+    equal, not when another strategy or a turn start is asked for, and worked out
+    again when its file is damaged."""
+    from dicelab.solve import cache as tables
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    first = score_distribution("yacht")
+    again = score_distribution("yacht")
+    assert not first.meta.get("cached") and again.meta["cached"]
+    assert np.array_equal(first.pmf, again.pmf) and first.pmf.dtype == again.pmf.dtype
+    for name in ("p_bonus", "p_all_same", "all_same_box", "strategy", "seconds"):
+        assert getattr(first, name) == getattr(again, name), name
+    assert not score_distribution("yacht", use_cache=False).meta.get("cached")
+    table = expected_table("yacht")
+    assert not score_distribution("yacht", table).meta.get("cached")
+    (path,) = [p for p in tmp_path.iterdir() if p.name.startswith("yacht.distribution.")]
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0xFF  # one probability damaged
+    path.write_bytes(bytes(data))
+    fixed = score_distribution("yacht")
+    assert not fixed.meta.get("cached") and np.array_equal(fixed.pmf, first.pmf)
+    assert tables.lookup(load_rules("yacht"), "distribution", None, {"strategy": "expected",
+                        "layout": "pmf-1"})[1]["cached"]  # fmt: skip
+    res = runner.invoke(app, ["distribution", "yacht"])
+    assert res.exit_code == 0 and "read from the cache" in res.output, res.output
 
 
 def test_score_marks_follow_the_distribution():

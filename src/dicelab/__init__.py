@@ -55,7 +55,7 @@ _PUBLIC = {
     "LeadTable": "dicelab.solve.duel_lead",
     "match_advise": "dicelab.solve.match",
     "MatchAdvice": "dicelab.solve.match",
-    "ScoreDistribution": "dicelab.solve.distribution",
+    "ScoreDistribution": "dicelab.solve.scores",
     "UserError": "dicelab.errors",
     "NotFound": "dicelab.errors",
     "TooLarge": "dicelab.errors",

@@ -227,15 +227,21 @@ def run_distribution(
     """Print the final-score distribution of the expected-score optimum."""
     from dicelab.cli.output import check_plot_path
     from dicelab.plot.distribution import plot_distribution
-    from dicelab.solve.distribution import score_distribution
+    from dicelab.rules.compiled import compile_rules
+    from dicelab.solve.scores import cached_optimum
 
     if plot is not None:
         check_plot_path(plot)
     r = load_rules(rules)
-    with progress_bar(f"distribution of {r.name}", enabled=not as_json) as tick:
-        dist = score_distribution(
-            r, progress=tick, use_cache=use_cache, allow_large=allow_large, runner=runner
-        )
+    # kept in the cache from an earlier run: read without loading the compiler
+    dist = cached_optimum(compile_rules(r)) if use_cache and not r.save_unused_throws else None
+    if dist is None:
+        from dicelab.solve.distribution import score_distribution
+
+        with progress_bar(f"distribution of {r.name}", enabled=not as_json) as tick:
+            dist = score_distribution(
+                r, progress=tick, use_cache=use_cache, allow_large=allow_large, runner=runner
+            )
     if plot is not None:
         plot_distribution(dist, plot)
     if as_json:
@@ -255,7 +261,8 @@ def run_distribution(
     p_at_least = dist.p_at_least
     tail = "  ".join(f">={s}: {p_at_least[s]:.4g}" for s in score_marks(dist))
     typer.echo(f"  P(score >= s): {tail}")
-    typer.echo(f"  (total probability {dist.total:.15f}, {dist.seconds:.2f} s)")
+    took = "read from the cache" if dist.meta.get("cached") else f"{dist.seconds:.2f} s"
+    typer.echo(f"  (total probability {dist.total:.15f}, {took})")
     if plot is not None:
         typer.echo(f"  histogram written to {plot}")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from dicelab.errors import UserError
-from dicelab.solve.distribution import ScoreDistribution
+from dicelab.solve.scores import ScoreDistribution
 
 
 def plot_distribution(dist: ScoreDistribution, path: str | Path) -> Path:

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
@@ -65,10 +65,10 @@ from dicelab.solve.kernels.turn import (
 )
 from dicelab.solve.kernels.work import on_threads, take
 from dicelab.solve.points import StateBounds, layers, state_bounds
+from dicelab.solve.scores import ScoreDistribution, cached_optimum, keep_optimum
 
 Progress = Callable[[int, int], None]
 
-PERCENTILES = (1, 5, 10, 25, 50, 75, 90, 95, 99)
 
 #: Options whose values agree within this margin are ties (as in the advisor):
 #: values equal in exact arithmetic differ in the last bits of floating point.
@@ -407,105 +407,6 @@ def carry_layer(counter, w, mode, next_masks, rows, next_rows, outcomes, R, all_
         j = take(counter)
 
 
-# -- results -----------------------------------------------------------------------------
-@dataclass(repr=False)
-class ScoreDistribution:
-    """The distribution of the final score of a strategy.
-
-    Attributes
-    ----------
-    pmf : ndarray
-        ``pmf[x]`` is the probability of a final score of exactly ``x``.
-    p_bonus : float or None
-        Probability of earning the upper bonus (``None`` if the rules have none).
-    p_all_same : float or None
-        Probability that the all-dice-alike box (Yahtzee, Yatzy, Yacht) ends with
-        points (``None`` if the rules have no such box).
-    """
-
-    rules: Rules
-    pmf: np.ndarray
-    p_bonus: float | None
-    p_all_same: float | None
-    all_same_box: str | None = None
-    strategy: str = "expected-score optimum"
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
-
-    @property
-    def scores(self) -> np.ndarray:
-        return np.arange(self.pmf.size)
-
-    @property
-    def total(self) -> float:
-        """Sum of the probabilities (1 up to rounding)."""
-        return float(self.pmf.sum())
-
-    @property
-    def mean(self) -> float:
-        return float(np.dot(self.scores, self.pmf))
-
-    @property
-    def sd(self) -> float:
-        m = self.mean
-        return float(np.sqrt(np.dot((self.scores - m) ** 2, self.pmf)))
-
-    @property
-    def p_at_least(self) -> np.ndarray:
-        """``p_at_least[s] = P(score >= s)`` for ``s = 0 .. best score``."""
-        return np.cumsum(self.pmf[::-1])[::-1]
-
-    @property
-    def lowest(self) -> int:
-        return int(np.flatnonzero(self.pmf > 0)[0])
-
-    @property
-    def highest(self) -> int:
-        return int(np.flatnonzero(self.pmf > 0)[-1])
-
-    def percentile(self, q: float) -> int:
-        """Smallest score ``x`` with ``P(score <= x) >= q / 100``."""
-        if not 0 <= q <= 100:
-            raise UserError(f"percentile: got {q}, expected 0 to 100")
-        cdf = np.cumsum(self.pmf) / self.total
-        return int(np.searchsorted(cdf, q / 100 - 1e-12))
-
-    def percentiles(self) -> dict[int, int]:
-        return {q: self.percentile(q) for q in PERCENTILES}
-
-    def probability_at_least(self, score: int) -> float:
-        """``P(final score >= score)`` (1 at or below 0, 0 past the best score)."""
-        if score <= 0:
-            return 1.0
-        return float(self.pmf[score:].sum())
-
-    def __repr__(self) -> str:
-        return (
-            f"<ScoreDistribution {self.rules.name}: mean {self.mean:.4f}, sd {self.sd:.4f}, "
-            f"{self.lowest} to {self.highest}>"
-        )
-
-    def to_dict(self) -> dict:
-        """Every figure as plain data (the ``--json`` output)."""
-        lo, hi = self.lowest, self.highest
-        return {
-            "rules": self.rules.name,
-            "strategy": self.strategy,
-            "mean": self.mean,
-            "sd": self.sd,
-            "total_probability": self.total,
-            "percentiles": {str(q): v for q, v in self.percentiles().items()},
-            "p_bonus": self.p_bonus,
-            "all_same_box": self.all_same_box,
-            "p_all_same": self.p_all_same,
-            "min_score": lo,
-            "max_score": hi,
-            "pmf": self.pmf[lo : hi + 1].tolist(),
-            "p_at_least": self.p_at_least[lo : hi + 1].tolist(),
-            "seconds": round(self.seconds, 4),
-        }
-
-
 @dataclass
 class OutcomeLayout:
     """Where the turn outcomes of a layer's states sit in one flat array.
@@ -623,6 +524,11 @@ def score_distribution(
 
     game = as_game(rules)
     refuse_variants(game, "the score distribution", served=False)
+    optimum = values is None and start is None and strategy is None
+    if optimum and use_cache:  # the expected-score optimum's, kept beside its table
+        found = cached_optimum(game)
+        if found is not None:
+            return found
     bounds = state_bounds(game)
     _check_size(game, bounds, allow_large)
     if values is None:
@@ -640,7 +546,7 @@ def score_distribution(
     pmf, p_bonus = _final_pmf(game, bounds, F, rows)
     same = all_same_box(game.rules)
     names = [c.label for c in game.rules.categories]
-    return ScoreDistribution(
+    found = ScoreDistribution(
         rules=game.rules,
         pmf=pmf,
         p_bonus=p_bonus if game.threshold > 0 else None,
@@ -650,6 +556,9 @@ def score_distribution(
         seconds=time.perf_counter() - start_time,
         meta={"peak_values": peak_values},
     )
+    if optimum and use_cache:
+        keep_optimum(found, peak_values)
+    return found
 
 
 #: the forward pass's kernels compiled in another process: how, and what

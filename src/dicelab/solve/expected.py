@@ -40,7 +40,7 @@ from dicelab.solve.points import layers
 from dicelab.solve.table import ExpectedScoreTable
 
 if TYPE_CHECKING:
-    from dicelab.solve.distribution import ScoreDistribution
+    from dicelab.solve.scores import ScoreDistribution
 
 Progress = Callable[[int, int], None]
 

@@ -95,14 +95,12 @@ def distribution_command(
     from pathlib import Path
 
     from dicelab.cli.objectives import run_distribution
+
+    how = dict(as_json=as_json, plot=Path(plot) if plot else None, use_cache=not no_cache)
+    if cluster is None and workers is None:  # this process: no scheduler to load
+        run_distribution(rules, allow_large=allow_large, **how)
+        return
     from dicelab.solve.schedule import runner_for
 
     with runner_for(cluster, workers) as runner:
-        run_distribution(
-            rules,
-            as_json=as_json,
-            plot=Path(plot) if plot else None,
-            use_cache=not no_cache,
-            allow_large=allow_large,
-            runner=runner,
-        )
+        run_distribution(rules, allow_large=allow_large, runner=runner, **how)
