@@ -36,6 +36,7 @@ def commands(target_rules: str, record: str, duel: bool) -> dict[str, list[str]]
         "dicelab cache list": [DICELAB, "cache", "list"],
         "dicelab review GAME": [DICELAB, "review", record],
         "dicelab rules show yahtzee": [DICELAB, "rules", "show", "yahtzee"],
+        "dicelab distribution yahtzee": [DICELAB, "distribution", "yahtzee"],
         "dicelab advise yahtzee": [
             DICELAB, "advise", "yahtzee", "--dice", "3", "3", "6", "5", "6", "--rerolls", "2",
         ],
