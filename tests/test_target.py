@@ -243,37 +243,6 @@ def test_utility_agrees_with_brute_force(rules, data):
     assert table.start_value == pytest.approx(brute[0], abs=1e-9)
 
 
-@SLOW
-@given(small_rules(), st.data())
-def test_a_rising_utility_skips_boxes_that_score_nothing_without_a_change(rules, data):
-    """Where a utility never falls, each final roll takes the maximum over its scoring
-    boxes and the best 0-candidate only; the table is bit for bit the one that
-    visits every open box."""
-    from dicelab.solve.points import state_bounds
-    from dicelab.solve.target import SO_FAR, Edges, solve_points
-    from dicelab.solve.utility import utility_layout
-
-    game = compile_rules(rules)
-    top = max_score(game)
-    steps = data.draw(st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=top + 3))
-    utility = Utility(np.cumsum(steps))
-    layout, bounds = utility_layout(game, utility), state_bounds(game)
-    low, high = utility.flat_below, max(utility.flat_from, utility.flat_below + 1)
-    outside = float(utility.at(np.array([low]))[0]), float(utility.at(np.array([high]))[0])
-
-    def terminal(points, u):
-        return utility.at(points + bounds.bonus_of(u))
-
-    skip, every = (
-        solve_points(game, layout, Edges(SO_FAR, *outside, rising), terminal)
-        for rising in (True, False)
-    )
-    assert np.array_equal(skip, every)
-    assert solve_utility(rules, utility).start_value == pytest.approx(
-        float(skip[layout.off[0, 0, 0]]), abs=0
-    )
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_rules())
 def test_target_beats_expected_strategy_for_every_target(rules):

@@ -32,7 +32,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -68,20 +68,6 @@ POINTS_WIDTH = 512
 #: Lane direction: points so far grow with a score, points needed shrink.
 SO_FAR = 1
 NEEDED = -1
-
-
-class Edges(NamedTuple):
-    """How a points table's lanes run: points still needed (``sign`` :data:`NEEDED`)
-    or so far (:data:`SO_FAR`), the values below and above a row, and whether a
-    value never falls with more points scored (``rising``: every target table,
-    and a utility table whose utility never falls). Then a box a final roll scores
-    0 in is never better than the best 0-candidate of the open boxes, and each roll
-    takes the maximum over its scoring boxes and that one row alone."""
-
-    sign: int
-    below: float
-    above: float
-    rising: bool
 
 
 # -- tables ------------------------------------------------------------------------
@@ -154,7 +140,9 @@ class PointsLayers:
         self,
         game: CompiledRules,
         layout: PointsLayout,
-        edges: Edges,
+        sign: int,
+        below: float,
+        above: float,
         terminal: np.ndarray,
         width: int = POINTS_WIDTH,
         chunk: int = 256,
@@ -162,7 +150,9 @@ class PointsLayers:
     ) -> None:
         self.game = game
         self.layout = layout
-        self.edges = edges
+        self.sign = sign
+        self.below = below
+        self.above = above
         self.terminal = terminal  # the values of the full-sheet rows, in order
         self.chunk = chunk
         self.dtype = np.dtype(dtype)
@@ -221,7 +211,7 @@ class PointsLayers:
 
         g, lay = self.game, self.layout
         plan = plan_layer(task, lay.block, g.n_flag, self.width)
-        rows = PointsRows(table, lay.lo, lay.hi, lay.off, *self.edges)
+        rows = PointsRows(table, lay.lo, lay.hi, lay.off, self.sign, self.below, self.above)
         self.turn(rows, plan)
 
     def turn(self, rows: PointsRows, plan: tuple) -> None:
@@ -249,7 +239,7 @@ class PointsLayers:
         lay = self.layout
         none = np.zeros(0, np.int64)
         T = np.zeros(1, self.dtype)
-        rows = PointsRows(T, lay.lo, lay.hi, lay.off, *self.edges)
+        rows = PointsRows(T, lay.lo, lay.hi, lay.off, self.sign, self.below, self.above)
         self.turn(rows, (none, none, none, none))
 
 
@@ -272,7 +262,9 @@ def terminal_rows(game: CompiledRules, layout: PointsLayout, terminal: Callable)
 def solve_points(
     game: CompiledRules,
     layout: PointsLayout,
-    edges: Edges,
+    sign: int,
+    below: float,
+    above: float,
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
     progress: Progress | None = None,
     width: int = POINTS_WIDTH,
@@ -297,7 +289,7 @@ def solve_points(
     cost.announce()
     kernels.announce_compile(solve_points_blocks)
     terminal_values = terminal_rows(game, layout, terminal)
-    solve = PointsLayers(game, layout, edges, terminal_values, width, dtype=dtype)
+    solve = PointsLayers(game, layout, sign, below, above, terminal_values, width, dtype=dtype)
     if runner is None or runner.in_process:
         solve.compile()
     T = new_table(layout.size, dtype, store, name=f"{game.rules.name}.points")
@@ -384,7 +376,9 @@ def solve_target(
     T = solve_points(
         game,
         layout,
-        Edges(NEEDED, 1.0, 0.0, rising=True),
+        NEEDED,
+        1.0,
+        0.0,
         terminal,
         progress,
         width,

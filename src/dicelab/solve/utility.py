@@ -31,7 +31,6 @@ from dicelab.solve.target import (
     OBJECTIVE_TARGET,
     POINTS_WIDTH,
     SO_FAR,
-    Edges,
     PointsTable,
     Progress,
     TargetTable,
@@ -147,11 +146,12 @@ def solve_utility(
     def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:
         return utility.at(points + bounds.bonus_of(u))
 
-    rising = bool(np.all(np.diff(utility.values) >= 0))
     T = solve_points(
         game,
         layout,
-        Edges(SO_FAR, below, above, rising),
+        SO_FAR,
+        below,
+        above,
         terminal,
         progress,
         width,

@@ -88,8 +88,7 @@ class Segments(NamedTuple):
 class PointsRows(NamedTuple):
     """A table over points (:class:`dicelab.solve.target.PointsTable`): the values
     ``T``, each state's row bounds and start (``lo``, ``hi``, ``off``), whether
-    points count down (``sign`` -1) or up, the values outside a row, and whether a
-    value never falls with more points (see :class:`dicelab.solve.target.Edges`)."""
+    points count down (``sign`` -1) or up, and the values outside a row."""
 
     T: np.ndarray
     lo: np.ndarray
@@ -98,7 +97,6 @@ class PointsRows(NamedTuple):
     sign: int
     below: float
     above: float
-    rising: bool
 
 
 class Players(NamedTuple):

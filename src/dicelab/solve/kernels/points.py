@@ -78,7 +78,7 @@ def fill_runs(dst, f0, runs, n_runs, m2, y2, shift, pts, gain, P, threshold):
     contiguous stretches per run of :func:`batch_runs` (below, the next row,
     above), written by index from their starts: slicing ``dst`` and ``T`` for each
     stretch instead made the candidates take twice as long."""
-    T, lo, hi, off, sign, below, above, _ = P
+    T, lo, hi, off, sign, below, above = P
     for k in range(n_runs):
         u = runs[k, 0]
         a = runs[k, 1]
@@ -153,11 +153,11 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R, rolls):
             y2 = next_flag(c, y, pts, R.yahtzee, R.n_flag)
             dst = flat[first_row[t] + j]
             fill_runs(dst, f0, runs, n_runs, mask | (1 << c), y2, shift, pts, pts, P, R.threshold)
-    # Where more points never lower a value (every target table, and a utility
-    # that never falls), a box a roll scores 0 in is covered by the best
-    # 0-candidate of the open boxes (row ``total + 2``), and each roll visits its
-    # scoring boxes only (see dicelab.solve.target.Edges).
-    zero_row = P.rising
+    # Lanes over points still needed: more points never lower the chance, so a
+    # box a roll scores 0 in is covered by the best 0-candidate of the open boxes
+    # (row ``total + 2``), and each roll visits its scoring boxes only. (Lanes over
+    # points so far serve any utility, which need not grow with the score.)
+    zero_row = P.sign < 0
     if zero_row:
         zrow = flat[total + 2]
         zrow[:] = NEG
