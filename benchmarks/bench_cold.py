@@ -3,9 +3,15 @@
 Run ``python benchmarks/bench_cold.py`` (``--runs N``, ``--only NAME,...``,
 ``--heavy``).
 
-Every run is a fresh process with an empty Numba compile cache and an empty table
-cache (two new temporary folders), so it compiles every kernel it needs and
-solves every table it reads, as the first command after ``pip install`` does.
+Every run is a fresh process with an empty table cache. Two columns:
+
+* **empty compile cache**: a new Numba cache folder, so the command compiles every
+  kernel it needs, as it would after an install that compiled nothing
+  (``DICELAB_NO_COMPILE=1``, or a wheel built for another folder);
+* **after install**: a copy of the cache that ``pip install -e .`` leaves
+  (:func:`dicelab.api.compile_kernels`, run once here into a folder of its own
+  and timed: the install's compile step, on the first line).
+
 Each command's median and fastest wall time are printed beside ``python -c
 pass`` measured in the same run, with the load average before and after.
 ``--heavy`` adds the commands whose first run takes minutes (the yahtzee target
@@ -16,7 +22,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -49,11 +57,17 @@ def commands(heavy: bool) -> dict[str, list[str]]:
     return cmds
 
 
-def cold_wall(cmd: list[str]) -> float:
-    """Wall time of ``cmd`` from process start to exit, with empty caches."""
+INSTALL_COMPILE = [sys.executable, "-c", "import dicelab.api; dicelab.api.compile_kernels()"]
+
+
+def cold_wall(cmd: list[str], installed: str | None = None) -> float:
+    """Wall time of ``cmd`` from process start to exit, with an empty table cache and
+    an empty compile cache, or a copy of ``installed`` (the install's compile cache)."""
     from bench_cli import wall
 
     with tempfile.TemporaryDirectory() as numba, tempfile.TemporaryDirectory() as tables:
+        if installed is not None:
+            shutil.copytree(installed, numba, dirs_exist_ok=True)
         return wall(cmd, dict(os.environ, NUMBA_CACHE_DIR=numba, DICELAB_CACHE_DIR=tables))
 
 
@@ -71,10 +85,21 @@ def main() -> None:
         cmds = {n: c for n, c in cmds.items() if keep(n)}
     one, five, _ = os.getloadavg()
     print(f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores")
-    print(f"{'first run, empty caches':56} {'median':>9} {'fastest':>9}")
-    for name, cmd in cmds.items():
-        times = [cold_wall(cmd) for _ in range(args.runs)]
-        print(f"{name:56} {statistics.median(times):8.2f}s {min(times):8.2f}s", flush=True)
+    print(f"{'':56} {'empty compile cache':>19} {'after install':>19}")
+    print(f"{'first run':56} {'median':>9} {'fastest':>9} {'median':>9} {'fastest':>9}")
+    with tempfile.TemporaryDirectory() as installed:
+        times = [cold_wall(INSTALL_COMPILE) for _ in range(args.runs)]
+        env = dict(os.environ, NUMBA_CACHE_DIR=installed)
+        subprocess.run(INSTALL_COMPILE, env=env, check=True)
+        line = f"{statistics.median(times):8.2f}s {min(times):8.2f}s"
+        what = "the install's compile (pip install -e .)"
+        print(f"{what:56} {line}", flush=True)
+        for name, cmd in cmds.items():
+            cold = [cold_wall(cmd) for _ in range(args.runs)]
+            warm = [cold_wall(cmd, installed) for _ in range(args.runs)]
+            line = f"{statistics.median(cold):8.2f}s {min(cold):8.2f}s"
+            line += f" {statistics.median(warm):8.2f}s {min(warm):8.2f}s"
+            print(f"{name:56} {line}", flush=True)
     one, five, _ = os.getloadavg()
     print(f"load average {one:.2f} (1 min), {five:.2f} (5 min) after")
 

@@ -194,3 +194,62 @@ def _expected(game: CompiledRules, precision: str, common: dict) -> SolvedTable:
     from dicelab.solve.expected import expected_table
 
     return expected_table(game, precision=precision, **common)
+
+
+#: What :func:`compile_kernels` runs in other processes (:mod:`dicelab.solve.ahead`):
+#: ``(how, what)`` for the double-precision turn, the distribution's forward pass and
+#: the simulation's game.
+_COMPILED_AHEAD = (
+    ("dicelab.solve.expected", "COMPILE_DOUBLE"),
+    ("dicelab.solve.distribution", "COMPILE_FORWARD"),
+    ("dicelab.play.simulate", "COMPILE_GAMES"),
+)
+
+
+def compile_kernels(progress: Progress | None = None) -> None:
+    """Compile the kernels of the main commands now, into Numba's cache.
+
+    A kernel compiles the first time it runs (8 to 10 s of one core each), so a
+    first ``solve``, ``distribution``, ``simulate`` or target command would wait
+    for the ones it needs. ``pip install -e .`` calls this once, so that none of
+    them does; ``dicelab cache compile`` calls it again (after an upgrade of Numba,
+    or after an install that skipped it). Compiled here: the expected-score turn
+    in both precisions, the turn over points (targets, the win), the distribution's
+    forward pass and the simulation's game, three of them in other processes at
+    once. Kernels already in the cache are loaded, not compiled; no table is kept.
+
+    Parameters
+    ----------
+    progress : callable, optional
+        ``progress(done, total)``, in seconds of a first compile on one core.
+
+    Examples
+    --------
+    >>> import dicelab.api
+    >>> dicelab.api.compile_kernels()  # doctest: +SKIP
+    """
+    import importlib
+
+    from dicelab.play.simulate import simulate
+    from dicelab.solve import ahead
+    from dicelab.solve.distribution import score_distribution
+    from dicelab.solve.utility import reach_table
+
+    tick = progress or (lambda done, total: None)
+    total = 24  # seconds: each turn 9, then the processes alongside, then the rest
+    tick(0, total)
+    jobs = [getattr(importlib.import_module(m), name) for m, name in _COMPILED_AHEAD]
+    for how, kernels in jobs:
+        ahead.start(how, kernels)
+    game = as_game("yazy")  # the smallest built-in game: its solves take milliseconds
+    table = solve(game, cache=False)  # the expected-score turn, in this process
+    tick(9, total)
+    reach_table(game, 150, use_cache=False, dtype=np.float32)  # the turn over points
+    tick(18, total)
+    for how, _ in jobs:
+        ahead.finish(how)
+    tick(22, total)
+    # every kernel the commands call, with those compiled ahead now loaded
+    score_distribution(game, table, strategy="compile")
+    simulate(table, 8)
+    tick(total, total)

@@ -1,0 +1,69 @@
+"""dicelab's build backend: setuptools, and the kernels compiled at an editable install.
+
+Numba compiles a kernel the first time it runs and keeps it in ``__pycache__``
+beside the kernel's source. ``pip install -e .`` builds its wheel here, in the
+checkout the installed package runs from, so after the wheel is built the kernels of
+the main commands are compiled into that very cache (:func:`dicelab.api.compile_kernels`,
+about 30 s on 2 cores), and no first command waits for them.
+
+The compile runs with this build's own NumPy and Numba (``[build-system] requires``).
+Numba reads a cache only with the version that wrote it, so if the installed Numba
+differs, the kernels simply compile on first use, as they would without this step.
+Nothing here can fail the install: a compile that fails or takes over
+``DICELAB_COMPILE_TIMEOUT`` seconds (600) is reported and skipped, and
+``DICELAB_NO_COMPILE=1`` skips it. A wheel for another folder (``pip install .``)
+is built as setuptools builds it; ``dicelab cache compile`` compiles afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from setuptools import build_meta as _setuptools
+from setuptools.build_meta import *  # noqa: F403  every other hook as setuptools has it
+
+SOURCES = Path(__file__).resolve().parent.parent / "src"
+COMPILE = "import dicelab.api; dicelab.api.compile_kernels()"
+
+
+def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
+    """setuptools' editable wheel, then the kernels compiled beside the sources."""
+    name = _setuptools.build_editable(wheel_directory, config_settings, metadata_directory)
+    compile_kernels()
+    return name
+
+
+def compile_kernels() -> bool:
+    """Compile the kernels in a child process; say how it went on standard error."""
+    if os.environ.get("DICELAB_NO_COMPILE"):
+        return False
+    timeout = float(os.environ.get("DICELAB_COMPILE_TIMEOUT", "600"))
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="dicelab-build-") as tables:
+        paths = [str(SOURCES), *filter(None, [os.environ.get("PYTHONPATH")])]
+        # the tables of the compile's small solves go to a folder of their own
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths), DICELAB_CACHE_DIR=tables)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-c", COMPILE],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            print(f"dicelab: kernels not compiled at install ({exc})", file=sys.stderr)
+            return False
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        print(f"dicelab: kernels not compiled at install ({last})", file=sys.stderr)
+        return False
+    print(f"dicelab: kernels compiled in {seconds:.0f} s", file=sys.stderr)
+    return True
