@@ -77,8 +77,9 @@ TIE = 1e-9
 
 # -- one turn: the outcome distribution of a state -------------------------------------
 @njit(cache=True)
-def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R):
-    """Box chosen for every final roll and lane (``choice``) and its value (``A``)."""
+def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R, moves):
+    """Box chosen for every final roll and lane (``choice``) and its value (``A``);
+    ``moves`` is a worker's ``(3, boxes)`` buffer for the placements of a roll."""
     n_cat, n_rolls = R.score.shape
     open_boxes, first_row, _, n_open, _ = open_box_rows(mask, R.values)
     box, gain, n_cand = candidate_moves(mask, R.values)
@@ -103,11 +104,12 @@ def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R):
         for t in range(1, n_open):
             c = open_boxes[t]
             crow = cand[first_row[t] + R.index[c, r]]
-            for i in range(nl):
-                if crow[i] > best_v[i] + TIE:
-                    best_v[i] = crow[i]
-                    best[i] = c
-    moves = np.empty((3, n_cat), np.int64)
+            for i in range(nl):  # selects, not branches: the loop compiles to vectors
+                v = crow[i]
+                b = best_v[i]
+                better = v > b + TIE
+                best_v[i] = v if better else b
+                best[i] = c if better else best[i]
     for r in R.alike:
         n_moves, extra = placements(mask, y, r, R, moves)
         for i in range(nl):
@@ -127,11 +129,12 @@ def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R):
 
 
 @njit(cache=True)
-def _best_keeps_chosen(A, arg, sub_rows, keep_size, n_keeps, nl):
+def _best_keeps_chosen(A, arg, sub_rows, n_keeps, nl):
     """As :func:`dicelab.solve.kernels.best_keeps`, also recording which keep is best.
 
     Keeps within ``TIE`` of each other: fewer dice first, then by their faces in
-    ascending order (the keep index order).
+    ascending order. Keeps are numbered in that very order (by size, then faces),
+    so of two tied keeps the one with the lower number is taken.
     """
     for k in range(n_keeps):
         for i in range(nl):
@@ -139,18 +142,14 @@ def _best_keeps_chosen(A, arg, sub_rows, keep_size, n_keeps, nl):
         for s in sub_rows[k]:
             if s == k:
                 break
-            for i in range(nl):
+            for i in range(nl):  # selects, not branches: the loop compiles to vectors
                 va = A[k, i]
                 vb = A[s, i]
-                if vb > va + TIE:
-                    A[k, i] = vb
-                    arg[k, i] = arg[s, i]
-                elif vb >= va - TIE:
-                    a = arg[k, i]
-                    b = arg[s, i]
-                    if keep_size[b] < keep_size[a] or (keep_size[b] == keep_size[a] and b < a):
-                        A[k, i] = vb
-                        arg[k, i] = b
+                a = arg[k, i]
+                b = arg[s, i]
+                take = (vb > va + TIE) | ((vb >= va - TIE) & (b < a))
+                A[k, i] = vb if take else va
+                arg[k, i] = b if take else a
 
 
 @njit(cache=True, inline="always")
@@ -162,7 +161,8 @@ def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
     plus the extra earned, after the ``box_slots`` of the open boxes before ``c``).
     The choices are :func:`turn_choices`'s. ``state`` is ``(mask, y, ul, nl)``: the
     lanes ``ul[:nl]`` of upper totals of ``(mask, y)``; ``slots`` is ``(slot_of,
-    box_slots, n_e)``; ``scratch`` is ``(floats, ints, keep_size)``, a worker's buffers.
+    box_slots, n_e)``; ``scratch`` is ``(floats, ints, small)``, a worker's buffers
+    (:func:`turn_scratch`).
     """
     score, early = turn_choices(state, V, scratch, R, D, served, SR)
     _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score)
@@ -179,7 +179,8 @@ def turn_choices(state, V, scratch, R, D, served, SR):
     final throw, whether first throws may score at once)``.
     """
     mask, y, ul, nl = state
-    scratch_f, scratch_i, keep_size = scratch
+    scratch_f, scratch_i, small = scratch
+    moves = small[3:6]
     score = R.score
     n_rolls = score.shape[1]
     n_keeps = D.add.shape[0]
@@ -193,12 +194,12 @@ def turn_choices(state, V, scratch, R, D, served, SR):
     keeps = scratch_i[3:]
     if served and D.rerolls == 0:  # the only throw is the first: it scores as served
         score = SR.score
-        _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, SR)
+        _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, SR, moves)
     else:
-        _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R)
+        _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R, moves)
     early = served and D.rerolls > 0
     if early:
-        _final_choice(mask, y, ul, nl, V, S, served_box, cand, np.int64(0), SR)
+        _final_choice(mask, y, ul, nl, V, S, served_box, cand, np.int64(0), SR, moves)
     for n in range(D.rerolls):
         keep_values(A, D.add, D.size_start, D.dice, D.faces, nl)
         if early and n == D.rerolls - 1:
@@ -208,7 +209,7 @@ def turn_choices(state, V, scratch, R, D, served, SR):
                         A[roll0 + r, i] = S[r, i]
                     else:
                         served_box[r, i] = -1
-        _best_keeps_chosen(A, arg, D.sub_rows, keep_size, n_keeps, nl)
+        _best_keeps_chosen(A, arg, D.sub_rows, n_keeps, nl)
         for r in range(n_rolls):
             for i in range(nl):
                 keeps[n, r, i] = arg[roll0 + r, i]
@@ -222,7 +223,7 @@ def _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score):
     throw's scores; with ``early``, first throws scored at once leave at once)."""
     mask, y, ul, nl = state
     slot_of, box_slots, n_e = slots
-    scratch_f, scratch_i, keep_size = scratch
+    scratch_f, scratch_i, small = scratch
     M, mass = scratch_f[1], scratch_f[2]
     choice, served_box, keeps = scratch_i[1], scratch_i[2], scratch_i[3:]
     n_cat, n_rolls = score.shape
@@ -230,12 +231,14 @@ def _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score):
     roll0 = D.size_start[D.dice]
     roll_face, upper, upper_box_of_face = R.roll_face, R.upper, R.upper_box_of_face
     yahtzee, joker, extra_bonus, joker_score = R.yahtzee, R.joker, R.extra_bonus, R.joker_score
-    base = np.zeros(n_cat, np.int64)
+    base = small[0]
     pos = 0
     for c in range(n_cat):
         if (mask >> c) & 1 == 0:
             base[c] = pos
             pos += box_slots[c]
+    for j in range(q0, q0 + nl * pos):  # the state's outcomes: zeroed here, by its worker
+        Q[j] = 0.0
     for r in range(n_rolls):
         for i in range(nl):
             mass[r, i] = D.roll_prob[r]
@@ -267,8 +270,9 @@ def _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score):
         for r in range(n_rolls):
             for i in range(nl):
                 mass[r, i] = M[roll0 + r, i]
-    slot_at = np.empty(n_cat, np.int64)  # each box's slot for this roll, once a roll
-    seen = np.full(n_cat, -1, np.int64)
+    slot_at = small[1]  # each box's slot for this roll, once a roll
+    seen = small[2]
+    seen[:] = -1
     for r in range(n_rolls):
         face = roll_face[r]
         allowed, active, extra, zeroed = box_rule(
@@ -287,16 +291,15 @@ def _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score):
 @njit(cache=True)
 def turn_scratch(width, R, D, SR):
     """One worker's buffers for :func:`turn_outcomes` on ``width`` lanes:
-    ``(floats, ints, keep_size)``."""
+    ``(floats, ints, small)``, ``small`` holding a state's boxes' slots and a roll's
+    placements."""
     n_keeps = D.add.shape[0]
     rows = max(
         n_keeps, R.values.shape[0] * R.values.shape[1], SR.values.shape[0] * SR.values.shape[1]
     )
-    keep_size = np.empty(n_keeps, np.int64)
-    for j in range(D.dice + 1):
-        keep_size[D.size_start[j] : D.size_start[j + 1]] = j
     scratch_i = np.empty((3 + D.rerolls, n_keeps, width), np.int64)
-    return np.empty((5, rows, width)), scratch_i, keep_size
+    small = np.zeros((6, R.score.shape[0]), np.int64)
+    return np.empty((5, rows, width)), scratch_i, small
 
 
 @njit(cache=True, nogil=True)
@@ -343,8 +346,8 @@ def carry_layer(counter, w, mode, next_masks, rows, next_rows, outcomes, R, all_
     the next rows are found (``nlo``, ``nhi``), so that they hold just the points
     that can occur; with ``mode`` 1 the probabilities are added into ``F_next``
     (rows at ``noff``). One worker handles each next mask and alone writes its
-    rows. The chance of scoring the all-same box with points is added to
-    ``scored_same[j]`` for next mask ``j``. ``rows`` is ``(F, lo, hi, off)``,
+    rows (and zeroes them first). The chance of scoring the all-same box with
+    points is added to ``scored_same[j]`` for next mask ``j``. ``rows`` is ``(F, lo, hi, off)``,
     ``next_rows`` ``(F_next, nlo, nhi, noff)`` and ``outcomes`` ``(Q, qoff, lanes,
     n_lanes, box_slots, slot_pts, n_e)``.
     """
@@ -358,11 +361,14 @@ def carry_layer(counter, w, mode, next_masks, rows, next_rows, outcomes, R, all_
     while j < next_masks.shape[0]:
         Y = next_masks[j]
         same = 0.0  # written once: threads write neighbouring entries
-        if mode == 0:
-            for y in range(n_flag):
-                for u in range(n_upper):
+        for y in range(n_flag):
+            for u in range(n_upper):
+                if mode == 0:
                     nlo[Y, y, u] = 1 << 40
                     nhi[Y, y, u] = -1
+                else:  # this worker's rows: zeroed here, where they are filled
+                    for t in range(noff[Y, y, u], noff[Y, y, u] + nhi[Y, y, u] - nlo[Y, y, u] + 1):
+                        F_next[t] = 0.0
         for c in range(n_cat):
             if (Y >> c) & 1 == 0:
                 continue
@@ -451,7 +457,7 @@ class OutcomeLayout:
             for y in range(flags[i]):
                 qoff[m, y] = pos
                 pos += sizes[i]
-        Q = np.zeros(pos)
+        Q = np.empty(pos)  # each state's part zeroed by the worker that fills it
         slots = (self.slot_of, self.box_slots, self.n_e)
         on_threads(
             layer_outcomes,
@@ -647,7 +653,7 @@ def _forward(game: CompiledRules, V: np.ndarray, start, progress):
         lengths = np.maximum(nhi[nxt] - nlo[nxt] + 1, 0)
         ends = np.cumsum(lengths.ravel())
         noff[nxt] = (ends - lengths.ravel()).reshape(lengths.shape)
-        F_next = np.zeros(int(ends[-1]) if ends.size else 0)
+        F_next = np.empty(int(ends[-1]) if ends.size else 0)  # zeroed by the workers
         peak_values = max(peak_values, F.size + F_next.size + Q.size)
         on_threads(carry_layer, 1, nxt, (F, *rows), (F_next, *nrows), outcomes, R, same, scored)
         p_same += float(scored.sum())
