@@ -135,6 +135,17 @@ def test_mapped_table_reads_and_checks_only_touched_blocks(cache):
     assert 0 < len(handle._checked) < n_blocks  # a few blocks read, not the whole file
 
 
+def test_a_cached_win_table_is_mapped_where_asked(cache):
+    # the server maps the win table it reads from the cache, as it does target tables
+    from dicelab.solve.win import solve_win
+
+    whole = solve_win("yazy").table
+    mapped = solve_win("yazy", mapped=True).table
+    assert isinstance(mapped.values, np.memmap) and "mapped" in mapped.meta
+    assert mapped.start_value == whole.start_value
+    assert not isinstance(whole.values, np.memmap)
+
+
 def test_mapped_table_refuses_a_damaged_block_and_advice_rebuilds(cache):
     from dicelab.solve.target import target_table
 

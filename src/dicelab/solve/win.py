@@ -144,6 +144,7 @@ def solve_win(
     allow_large: bool = False,
     runner=None,
     dtype: type = np.float32,
+    mapped: bool = False,
 ) -> WinReport:
     """Maximise ``P(my score > opponent's) + P(tie) / 2`` against a score distribution.
 
@@ -151,7 +152,9 @@ def solve_win(
     ``None`` for the expected-score optimum's own distribution. The report puts the
     best win probability beside that of the expected-score strategy. ``runner``
     says where the solves run (see :mod:`dicelab.solve.schedule`); the table is
-    single precision unless ``dtype`` says otherwise (chances within 1e-6).
+    single precision unless ``dtype`` says otherwise (chances within 1e-6);
+    ``mapped``: a cached table is memory-mapped, as :func:`~dicelab.solve.utility.utility_table`
+    reads it.
     """
     from dicelab.solve.distribution import score_distribution
 
@@ -177,6 +180,7 @@ def solve_win(
         allow_large=allow_large,
         runner=runner,
         dtype=dtype,
+        mapped=mapped,
     )
     scores = np.arange(mine.pmf.size)
     plain = float(np.dot(mine.pmf, utility.at(scores)))

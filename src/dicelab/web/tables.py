@@ -32,8 +32,8 @@ def solve_objective(
 ):
     """The table of ``objective`` for ``rules`` (see :data:`dicelab.web.store.OBJECTIVES`,
     ``spread`` and ``explain``), from the cache where ``use_cache`` and it is there, else solved
-    (and cached where ``use_cache``). ``mapped``: target, duel and match tables
-    are memory-mapped from the cache. ``expected``: the expected-score table, if at
+    (and cached where ``use_cache``). ``mapped``: target, win, duel and match
+    tables are memory-mapped from the cache. ``expected``: the expected-score table, if at
     hand (the spread's solve needs it)."""
     if objective == "expected":
         return expected_table(rules, use_cache=use_cache, progress=progress)
@@ -69,4 +69,4 @@ def solve_objective(
         if target is None:
             return target_table(game, **how)
         return reach_table(game, target, **how)
-    return solve_win(game, use_cache=use_cache, progress=progress).table
+    return solve_win(game, use_cache=use_cache, progress=progress, mapped=mapped).table
