@@ -221,7 +221,7 @@ def compile_kernels(progress: Progress | None = None) -> None:
     Parameters
     ----------
     progress : callable, optional
-        ``progress(done, total)``, in seconds of a first compile on one core.
+        ``progress(done, total)``, in seconds of a first compile on 2 cores.
 
     Examples
     --------
@@ -236,20 +236,22 @@ def compile_kernels(progress: Progress | None = None) -> None:
     from dicelab.solve.utility import reach_table
 
     tick = progress or (lambda done, total: None)
-    total = 24  # seconds: each turn 9, then the processes alongside, then the rest
-    tick(0, total)
+    # the steps' seconds on 2 cores: this process's first compile shares them with
+    # the three others, the second has a core of its own
+    ends = np.cumsum([18, 4, 1, 1])
+    tick(0, ends[-1])
     jobs = [getattr(importlib.import_module(m), name) for m, name in _COMPILED_AHEAD]
     for how, kernels in jobs:
         ahead.start(how, kernels)
     game = as_game("yazy")  # the smallest built-in game: its solves take milliseconds
     table = solve(game, cache=False)  # the expected-score turn, in this process
-    tick(9, total)
+    tick(ends[0], ends[-1])
     reach_table(game, 150, use_cache=False, dtype=np.float32)  # the turn over points
-    tick(18, total)
+    tick(ends[1], ends[-1])
     for how, _ in jobs:
         ahead.finish(how)
-    tick(22, total)
+    tick(ends[2], ends[-1])
     # every kernel the commands call, with those compiled ahead now loaded
     score_distribution(game, table, strategy="compile")
     simulate(table, 8)
-    tick(total, total)
+    tick(ends[3], ends[-1])

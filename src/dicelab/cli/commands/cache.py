@@ -58,8 +58,10 @@ def cache_clear(
     ),
     yes: bool = typer.Option(False, "--yes", "-y", help="Delete without asking."),
 ) -> None:
-    """Delete cached tables: all of them, or those of one rule set; and always the
-    files that interrupted saves left behind."""
+    """Delete cached tables: all of them, or those of one rule set.
+
+    The files that interrupted saves left behind are always deleted too.
+    """
     from dicelab.solve.cache import cache_dir, clear_tables, list_tables, stray_files
 
     found = [t for t in list_tables() if rules is None or t.rules == rules]
@@ -89,15 +91,17 @@ def cache_clear(
 
 @cache_app.command("compile")
 def cache_compile() -> None:
-    """Compile the kernels of the main commands now (pip install -e . does it once):
-    the expected-score turn, the turn over points, the distribution and the simulation.
-    About 30 s on 2 cores; kernels already compiled are only loaded."""
+    """Compile the solver's kernels now, as pip install -e . does once.
+
+    The expected-score turn, the turn over points, the distribution and the
+    simulation: about 25 s on 2 cores. Kernels already compiled are only loaded.
+    """
     import time
 
     from dicelab.api import compile_kernels
     from dicelab.cli.output import progress_bar
 
     start = time.perf_counter()
-    with progress_bar("compiling the kernels", unit="s of one core") as tick:
+    with progress_bar("compiling the kernels", unit="s") as tick:
         compile_kernels(tick)
     typer.echo(f"kernels compiled or loaded in {time.perf_counter() - start:.1f} s")
