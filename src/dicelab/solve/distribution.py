@@ -297,7 +297,7 @@ def turn_scratch(width, R, D, SR):
     rows = max(
         n_keeps, R.values.shape[0] * R.values.shape[1], SR.values.shape[0] * SR.values.shape[1]
     )
-    scratch_i = np.empty((3 + D.rerolls, n_keeps, width), np.int64)
+    scratch_i = np.empty((3 + D.rerolls, n_keeps, width), np.int32)
     small = np.zeros((6, R.score.shape[0]), np.int64)
     return np.empty((5, rows, width)), scratch_i, small
 
