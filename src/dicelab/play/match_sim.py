@@ -211,13 +211,12 @@ def points_turn(sheet, draws, V, tied, play):
     ``draws`` in order: ``(box, points, extra bonus)``. ``tied`` is the buffers of
     :func:`~dicelab.solve.distribution.turn_scratch` for one lane and the lane's
     upper total."""
-    _, R, D, served, SR, _, _ = play
+    keep_size, R, D, served, SR, _, _ = play
     scratch, ul = tied
     mask, y, u = sheet
     ul[0] = u
     score, early = turn_choices((mask, y, ul, 1), V, scratch, R, D, served, SR)
     choice, served_box, keeps = scratch[1][1], scratch[1][2], scratch[1][3:]
-    keep_size = scratch[2]
     roll0 = D.size_start[D.dice]
     r, pos = 0, 0
     for _ in range(D.dice):
