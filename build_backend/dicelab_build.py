@@ -6,6 +6,12 @@ checkout the installed package runs from, so after the wheel is built the kernel
 the main commands are compiled into that very cache (:func:`dicelab.api.compile_kernels`,
 about 30 s on 2 cores), and no first command waits for them.
 
+Numba checks a cached kernel against its own source file only, not against the
+files of the functions it calls, so after an upgrade a kernel whose file did not
+change could run the old code of a function that did. The compile therefore
+starts from an empty cache: the files Numba keeps beside the sources are deleted
+first.
+
 The compile runs with this build's own NumPy and Numba (``[build-system] requires``).
 Numba reads a cache only with the version that wrote it, so if the installed Numba
 differs, the kernels simply compile on first use, as they would without this step.
@@ -39,9 +45,11 @@ def build_editable(wheel_directory, config_settings=None, metadata_directory=Non
 
 
 def compile_kernels() -> bool:
-    """Compile the kernels in a child process; say how it went on standard error."""
+    """Compile the kernels in a child process, from an empty cache; say how it went
+    on standard error."""
     if os.environ.get("DICELAB_NO_COMPILE"):
         return False
+    clear_compiled(SOURCES / "dicelab")
     timeout = float(os.environ.get("DICELAB_COMPILE_TIMEOUT", "600"))
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="dicelab-build-") as tables:
@@ -67,3 +75,17 @@ def compile_kernels() -> bool:
         return False
     print(f"dicelab: kernels compiled in {seconds:.0f} s", file=sys.stderr)
     return True
+
+
+def clear_compiled(package: Path) -> int:
+    """Delete the compiled kernels Numba keeps in ``__pycache__`` folders under
+    ``package`` (its index and data files); returns how many files went."""
+    gone = 0
+    for pattern in ("*.nbi", "*.nbc"):
+        for path in package.rglob(f"__pycache__/{pattern}"):
+            try:
+                path.unlink()
+                gone += 1
+            except OSError:
+                pass  # not ours to delete, or gone meanwhile: Numba checks what it reads
+    return gone

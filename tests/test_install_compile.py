@@ -60,6 +60,8 @@ def test_after_the_install_compile_no_main_command_compiles(tmp_path):
 
 def test_the_install_compile_never_fails_an_install(monkeypatch, capsys):
     backend = _backend()
+    cleared = []  # the checkout's own compiled kernels stay where they are
+    monkeypatch.setattr(backend, "clear_compiled", cleared.append)
     monkeypatch.setattr(backend, "COMPILE", "raise SystemExit('no compiler here')")
     assert backend.compile_kernels() is False
     assert "kernels not compiled at install (no compiler here)" in capsys.readouterr().err
@@ -67,10 +69,24 @@ def test_the_install_compile_never_fails_an_install(monkeypatch, capsys):
     monkeypatch.setenv("DICELAB_COMPILE_TIMEOUT", "0.5")
     assert backend.compile_kernels() is False
     assert "kernels not compiled at install" in capsys.readouterr().err
+    assert cleared == [backend.SOURCES / "dicelab"] * 2
     monkeypatch.setenv("DICELAB_NO_COMPILE", "1")
     monkeypatch.setattr(backend, "COMPILE", "raise SystemExit('never run')")
     assert backend.compile_kernels() is False
-    assert capsys.readouterr().err == ""
+    assert capsys.readouterr().err == "" and len(cleared) == 2
+
+
+def test_the_install_compile_starts_from_an_empty_cache(tmp_path):
+    # a kernel's cache is checked against its own file only: an upgrade recompiles all
+    backend = _backend()
+    pycache = tmp_path / "dicelab" / "solve" / "__pycache__"
+    pycache.mkdir(parents=True)
+    for name in ("kernels.f-10.py311.nbi", "kernels.f-10.py311.1.nbc", "kernels.cpython-311.pyc"):
+        (pycache / name).write_bytes(b"x")
+    (tmp_path / "dicelab" / "notes.nbi").write_bytes(b"not in a cache folder")
+    assert backend.clear_compiled(tmp_path / "dicelab") == 2
+    assert sorted(p.name for p in pycache.iterdir()) == ["kernels.cpython-311.pyc"]
+    assert (tmp_path / "dicelab" / "notes.nbi").exists()
 
 
 def test_an_editable_wheel_is_setuptools_then_the_compile(monkeypatch, tmp_path):
