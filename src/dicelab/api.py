@@ -196,16 +196,6 @@ def _expected(game: CompiledRules, precision: str, common: dict) -> SolvedTable:
     return expected_table(game, precision=precision, **common)
 
 
-#: What :func:`compile_kernels` runs in other processes (:mod:`dicelab.solve.ahead`):
-#: ``(how, what)`` for the double-precision turn, the distribution's forward pass and
-#: the simulation's game.
-_COMPILED_AHEAD = (
-    ("dicelab.solve.expected", "COMPILE_DOUBLE"),
-    ("dicelab.solve.distribution", "COMPILE_FORWARD"),
-    ("dicelab.play.simulate", "COMPILE_GAMES"),
-)
-
-
 def compile_kernels(progress: Progress | None = None) -> None:
     """Compile the kernels of the main commands now, into Numba's cache.
 
@@ -228,19 +218,18 @@ def compile_kernels(progress: Progress | None = None) -> None:
     >>> import dicelab.api
     >>> dicelab.api.compile_kernels()  # doctest: +SKIP
     """
-    import importlib
-
-    from dicelab.play.simulate import simulate
+    from dicelab.play.simulate import COMPILE_GAMES, simulate
     from dicelab.solve import ahead
-    from dicelab.solve.distribution import score_distribution
+    from dicelab.solve.distribution import COMPILE_FORWARD, score_distribution
+    from dicelab.solve.expected import COMPILE_DOUBLE
     from dicelab.solve.utility import reach_table
 
     tick = progress or (lambda done, total: None)
-    # the steps' seconds on 2 cores: this process's first compile shares them with
-    # the three others, the second has a core of its own
-    ends = np.cumsum([18, 4, 1, 1])
+    # where each step ends, in seconds on 2 cores: this process's first compile
+    # shares them with the three others, the second has a core of its own
+    ends = [18, 22, 23, 24]
     tick(0, ends[-1])
-    jobs = [getattr(importlib.import_module(m), name) for m, name in _COMPILED_AHEAD]
+    jobs = [COMPILE_DOUBLE, COMPILE_FORWARD, COMPILE_GAMES]  # in other processes
     for how, kernels in jobs:
         ahead.start(how, kernels)
     game = as_game("yazy")  # the smallest built-in game: its solves take milliseconds
