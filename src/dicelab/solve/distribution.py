@@ -356,19 +356,12 @@ def carry_layer(counter, w, mode, next_masks, rows, next_rows, outcomes, R, all_
     Q, qoff, lanes, n_lanes, box_slots, slot_pts, n_e = outcomes
     n_flag, yahtzee = R.n_flag, R.yahtzee
     n_cat = R.upper.shape[0]
-    n_upper = lo.shape[2]
+    gains = np.empty(box_slots.max(), np.int64)  # each slot's points with its extras
     j = take(counter)
     while j < next_masks.shape[0]:
         Y = next_masks[j]
         same = 0.0  # written once: threads write neighbouring entries
-        for y in range(n_flag):
-            for u in range(n_upper):
-                if mode == 0:
-                    nlo[Y, y, u] = 1 << 40
-                    nhi[Y, y, u] = -1
-                else:  # this worker's rows: zeroed here, where they are filled
-                    for t in range(noff[Y, y, u], noff[Y, y, u] + nhi[Y, y, u] - nlo[Y, y, u] + 1):
-                        F_next[t] = 0.0
+        _open_rows(Y, mode, next_rows)
         for c in range(n_cat):
             if (Y >> c) & 1 == 0:
                 continue
@@ -383,6 +376,11 @@ def carry_layer(counter, w, mode, next_masks, rows, next_rows, outcomes, R, all_
             n_slots = box_slots[c]
             ny = 2 if (n_flag == 2 and (X >> yahtzee) & 1 == 1) else 1
             nl = n_lanes[X]
+            # where no slot moves the flag or the upper total, a lane's slots all go
+            # to one next row: its range is found from the least and greatest gains
+            one_row = (c != yahtzee or n_flag == 1) and not (R.upper[c] and R.threshold > 0)
+            for s in range(n_slots):
+                gains[s] = slot_pts[c, s // n_e] + (s % n_e) * int(R.extra_bonus)
             for y in range(ny):
                 q0 = qoff[X, y]
                 for i in range(nl):
@@ -392,6 +390,12 @@ def carry_layer(counter, w, mode, next_masks, rows, next_rows, outcomes, R, all_
                     if length <= 0:
                         continue
                     r0 = off[X, y, u]
+                    if mode == 0 and one_row:
+                        least, most = _lane_gains(Q, q0 + i * width + base, gains, n_slots)
+                        if most >= 0:
+                            nlo[Y, y, u] = min(nlo[Y, y, u], lo0 + least)
+                            nhi[Y, y, u] = max(nhi[Y, y, u], lo0 + length - 1 + most)
+                        continue
                     for s in range(n_slots):
                         q = Q[q0 + i * width + base + s]
                         if q == 0.0:
@@ -411,6 +415,34 @@ def carry_layer(counter, w, mode, next_masks, rows, next_rows, outcomes, R, all_
                             same += q * total
         scored_same[j] += same
         j = take(counter)
+
+
+@njit(cache=True, inline="always")
+def _open_rows(Y, mode, next_rows):
+    """Before next mask ``Y``'s rows are found (``mode`` 0) or filled (1): empty
+    ranges, or the rows zeroed (by the worker that fills them)."""
+    F_next, nlo, nhi, noff = next_rows
+    for y in range(nlo.shape[1]):
+        for u in range(nlo.shape[2]):
+            if mode == 0:
+                nlo[Y, y, u] = 1 << 40
+                nhi[Y, y, u] = -1
+            else:
+                for t in range(noff[Y, y, u], noff[Y, y, u] + nhi[Y, y, u] - nlo[Y, y, u] + 1):
+                    F_next[t] = 0.0
+
+
+@njit(cache=True, inline="always")
+def _lane_gains(Q, q, gains, n_slots):
+    """The least and the greatest of ``gains[s]`` over the slots ``Q[q + s]`` with a
+    chance, ``(1 << 40, -1)`` if none has: selects, so the loop compiles to vectors."""
+    least = 1 << 40
+    most = -1
+    for s in range(n_slots):
+        has = Q[q + s] != 0.0
+        least = min(least, gains[s] if has else 1 << 40)
+        most = max(most, gains[s] if has else -1)
+    return least, most
 
 
 @dataclass
