@@ -50,7 +50,11 @@ def compile_kernels() -> bool:
     if os.environ.get("DICELAB_NO_COMPILE"):
         return False
     clear_compiled(SOURCES / "dicelab")
-    timeout = float(os.environ.get("DICELAB_COMPILE_TIMEOUT", "600"))
+    try:
+        timeout = float(os.environ.get("DICELAB_COMPILE_TIMEOUT", "600"))
+    except ValueError:
+        print("dicelab: DICELAB_COMPILE_TIMEOUT should be seconds; 600 taken", file=sys.stderr)
+        timeout = 600.0
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="dicelab-build-") as tables:
         paths = [str(SOURCES), *filter(None, [os.environ.get("PYTHONPATH")])]

@@ -70,10 +70,14 @@ def test_the_install_compile_never_fails_an_install(monkeypatch, capsys):
     assert backend.compile_kernels() is False
     assert "kernels not compiled at install" in capsys.readouterr().err
     assert cleared == [backend.SOURCES / "dicelab"] * 2
+    monkeypatch.setenv("DICELAB_COMPILE_TIMEOUT", "soon")  # a mistake: the default, said
+    monkeypatch.setattr(backend, "COMPILE", "pass")
+    assert backend.compile_kernels() is True
+    assert "DICELAB_COMPILE_TIMEOUT should be seconds" in capsys.readouterr().err
     monkeypatch.setenv("DICELAB_NO_COMPILE", "1")
     monkeypatch.setattr(backend, "COMPILE", "raise SystemExit('never run')")
     assert backend.compile_kernels() is False
-    assert capsys.readouterr().err == "" and len(cleared) == 2
+    assert capsys.readouterr().err == "" and len(cleared) == 3
 
 
 def test_the_install_compile_starts_from_an_empty_cache(tmp_path):
