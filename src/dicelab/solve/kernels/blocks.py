@@ -13,12 +13,11 @@ import numpy as np
 from numba import njit
 
 from dicelab.solve import lanes
-from dicelab.solve.kernels import NEG
+from dicelab.solve.kernels import NEG, NO_REFS
 from dicelab.solve.kernels.turn import (
     cand_rows,
     n_distinct,
     next_flag,
-    open_box_rows,
     placements,
     popcount,
     score_index,
@@ -26,7 +25,7 @@ from dicelab.solve.kernels.turn import (
 from dicelab.solve.kernels.work import take
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", **NO_REFS)
 def after_box(dst, src, u0, pts, shift, threshold, add, base):
     """``dst[ui]``: ``add`` plus the next state's value ``src`` at upper total
     ``u0 + ui`` (plus ``pts`` when ``shift``, capped at the threshold), less the
@@ -44,7 +43,16 @@ def after_box(dst, src, u0, pts, shift, threshold, add, base):
             dst[ui] = capped - base[ui]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", **NO_REFS)
+def first_open(mask, n_cat):
+    """The lowest box open in ``mask``, or ``n_cat`` when every box is filled."""
+    c = 0
+    while c < n_cat and (mask >> c) & 1 == 1:
+        c += 1
+    return c
+
+
+@njit(cache=True, inline="always", **NO_REFS)
 def put(A, blk, row, stride, m):
     """Store ``m`` as row ``row`` of block ``blk``: ``A[blk, row]``, or with ``stride``
     2, where blocks are paired row by row, ``A[blk // 2, 2 * row + blk % 2]``."""
@@ -54,7 +62,7 @@ def put(A, blk, row, stride, m):
         lanes.store_at(A, blk >> 1, 2 * row + (blk & 1), m)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", **NO_REFS)
 def put_lanes(A, blk, row, stride, m, lo, hi):
     """:func:`put` for the lanes ``lo <= lane < hi`` only."""
     if stride == 1:
@@ -63,8 +71,8 @@ def put_lanes(A, blk, row, stride, m, lo, hi):
         lanes.store_lanes_at(A, blk >> 1, 2 * row + (blk & 1), m, lo, hi)
 
 
-@njit(cache=True)
-def final_segment(seg, V, A, stride, cand, picks, roll0, R, base, set_base, shared):
+@njit(cache=True, **NO_REFS)
+def final_segment(seg, V, A, stride, cand, choice, roll0, R, base, set_base, shared):
     """The candidates of one segment (lanes ``off .. off + nu`` of a batch) and its
     all-alike rolls; :func:`final_maxima` then takes every other roll's best box
     for the whole batch at once.
@@ -79,21 +87,22 @@ def final_segment(seg, V, A, stride, cand, picks, roll0, R, base, set_base, shar
     relative to ``base[off + ui]``; with ``set_base`` this sets it, to the lowest
     candidate of the first open box. An all-alike roll that earns no extra bonus
     scores one of each box's distinct scores, whose rows are made: it takes their
-    maximum like any other roll (``picks`` lists them).
+    maximum like any other roll. ``choice[0]`` lists the rows a roll takes,
+    ``choice[1:4]`` the boxes an all-alike roll may go in (see :func:`placements`).
     """
     mask, y, u0, nu, off = seg
+    picks, moves = choice[0], choice[1:4]
     n_cat, n_rolls = R.score.shape
     nv = R.values.shape[1]
     L = lanes.width(A)
     flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
     b0 = off // L
     b1 = (off + nu - 1) // L
-    open_boxes, first_row, n_vals_of, n_open, _ = open_box_rows(mask, R.values)
     lb = base[off : off + nu]
     if set_base:
         lb[:] = 0.0
-        if n_open > 0:
-            c = open_boxes[0]
+        c = first_open(mask, n_cat)
+        if c < n_cat:
             pts = R.values[c, 0]
             src = V[mask | (1 << c), 0 if c == R.yahtzee else y]
             after_box(lb, src, u0, pts, R.upper[c] and R.threshold > 0, R.threshold, float(pts), lb)
@@ -117,7 +126,6 @@ def final_segment(seg, V, A, stride, cand, picks, roll0, R, base, set_base, shar
                     zrow[ui] = max(zrow[ui], crow[ui])
     best = flat[n_cat * nv + 1, off : off + nu]
     tmp = flat[n_cat * nv + 2, off : off + nu]
-    moves = np.empty((3, n_cat), np.int64)
     for r in R.alike:
         n_moves, extra = placements(mask, y, r, R, moves)
         n = 0
@@ -146,7 +154,7 @@ def final_segment(seg, V, A, stride, cand, picks, roll0, R, base, set_base, shar
             put_lanes(A, blk, roll0 + r, stride, m, lo, hi)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", **NO_REFS)
 def max_rows(A, stride, cand, picks, n, row, off, nu):
     """Row ``row`` of the blocks holding lanes ``off .. off + nu`` (see :func:`put`):
     the lane-wise maximum of candidate rows ``picks[:n]``, four whole blocks at a
@@ -184,7 +192,7 @@ def max_rows(A, stride, cand, picks, n, row, off, nu):
             put_lanes(A, blk, row, stride, m, lo, hi)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def final_maxima(off, nu, A, stride, cand, picks, roll0, boxes, R):
     """Every ordinary final roll's best box for lanes ``off .. off + nu`` of a batch
     (the candidates of :func:`final_segment`): one list of candidate rows a roll,
@@ -208,8 +216,8 @@ def final_maxima(off, nu, A, stride, cand, picks, roll0, boxes, R):
         max_rows(A, stride, cand, picks, n, roll0 + r, off, nu)
 
 
-@njit(cache=True)
-def final_batch(segs, first, last, V, A, stride, cand, picks, roll0, R, base, set_base):
+@njit(cache=True, **NO_REFS)
+def final_batch(segs, first, last, V, A, stride, cand, choice, roll0, R, base, set_base):
     """The final throw of segments ``first .. last`` of a batch, side by side.
 
     Each roll's list of boxes is made once for the whole batch (the boxes open in
@@ -239,23 +247,23 @@ def final_batch(segs, first, last, V, A, stride, cand, picks, roll0, R, base, se
     for j in range(first, last):
         seg = (seg_mask[j], seg_y[j], seg_u0[j], seg_nu[j], off)
         boxes = shared if together else full & ~seg_mask[j]
-        final_segment(seg, V, A, stride, cand, picks, roll0, R, base, set_base, boxes)
+        final_segment(seg, V, A, stride, cand, choice, roll0, R, base, set_base, boxes)
         if not together:
-            final_maxima(off, seg_nu[j], A, stride, cand, picks, roll0, boxes, R)
+            final_maxima(off, seg_nu[j], A, stride, cand, choice[0], roll0, boxes, R)
         off += seg_nu[j]
     if together:
-        final_maxima(np.int64(0), nbk * L, A, stride, cand, picks, roll0, shared, R)
+        final_maxima(np.int64(0), nbk * L, A, stride, cand, choice[0], roll0, shared, R)
     return used
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", **NO_REFS)
 def mean_of(x, inv, lo):
     """``x / faces`` rounded once: ``x * inv + x * lo`` as one fused multiply-add,
     ``lo`` the part of ``1 / faces`` that ``inv`` misses."""
     return lanes.vfma(x, lanes.splat(x, inv), lanes.vmul(x, lanes.splat(x, lo)))
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def keep_block(A, add, size_start, dice, faces):
     """:func:`keep_values` on lane-vector rows: the mean is rounded once (a fused
     multiply-add with the part of ``1 / faces`` its rounding misses)."""
@@ -268,7 +276,7 @@ def keep_block(A, add, size_start, dice, faces):
         lanes.store(A, k, mean_of(x, inv, lo))
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def best_block(A, sub_rows):
     """:func:`best_keeps` on lane-vector rows: each keep's maximum over its sub-keeps
     is taken in registers and stored once."""
@@ -286,7 +294,7 @@ def best_block(A, sub_rows):
         lanes.store(A, k, m)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def throws_block(A, out, D, S, served, base):
     """:func:`throws_and_start` on lane-vector rows; ``out`` gets every lane of the
     block, the first throw's mean summed in double precision plus ``base``."""
@@ -306,7 +314,7 @@ def throws_block(A, out, D, S, served, base):
         out[lane] += base[lane]
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def keep_pair(A, add, size_start, dice, faces):
     """:func:`keep_block` on two blocks paired row by row (``A[k, j]`` is row ``k``
     of block ``j``): two independent chains of additions, so the core overlaps
@@ -323,7 +331,7 @@ def keep_pair(A, add, size_start, dice, faces):
         lanes.store_at(A, k, 1, mean_of(x1, inv, lo))
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def best_pair(A, sub_rows):
     """:func:`best_block` on two blocks paired row by row."""
     width = sub_rows.shape[1]
@@ -343,7 +351,7 @@ def best_pair(A, sub_rows):
         lanes.store_at(A, k, 1, m1)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def throws_pair(A, out, D, S, served, base):
     """:func:`throws_block` on two blocks paired row by row: ``out[j]`` gets block
     ``j``'s turn-start values, ``base[j * lanes + lane]`` added."""
@@ -372,7 +380,7 @@ def throws_pair(A, out, D, S, served, base):
             out[j, lane] += base[j * L + lane]
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def throws_blocks(A, out, nbk, stride, D, S, served, base):
     """The rerolls and first throw of blocks ``0 .. nbk`` of a batch, one by one or
     two at a time (``stride``, see :func:`put`); ``out[blk]`` gets block ``blk``'s
@@ -406,14 +414,14 @@ def block_stride(n_keeps: int, width: int, itemsize: int) -> int:
     return 2 if 2 * 64 * n_keeps <= 128 * 1024 and blocks % 2 == 0 else 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFS)
 def solve_blocks(counter, w, segs, V, R, D, served, SR, stride, bufs):
     """Fill ``V`` for the segments of a layer in single precision: a worker of
     :func:`.work.on_threads` (see :func:`turn_batches`)."""
     turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFS)
 def solve_blocks_double(counter, w, segs, V, R, D, served, SR, stride, bufs):
     """:func:`solve_blocks` in double precision: a function of its own, with a
     cache file of its own, so that another process can compile it while this one
@@ -421,7 +429,7 @@ def solve_blocks_double(counter, w, segs, V, R, D, served, SR, stride, bufs):
     turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs):
     """Fill ``V`` for the segments of a layer, taking batches from ``counter`` in
     thread ``w``'s buffers; each batch is turned in blocks of one lane vector.
@@ -433,7 +441,7 @@ def turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs):
     ``served``, the first throw may also score at once with the served table.
     """
     A, S, cand = bufs[0][w], bufs[1][w], bufs[2][w]
-    picks, out, base = bufs[3][w], bufs[4][w], bufs[5][w]
+    choice, out, base = bufs[3][w], bufs[4][w], bufs[5][w]
     L = lanes.width(A)
     roll0 = D.size_start[D.dice]
     zero, yes = np.int64(0), np.bool_(True)  # not constants: see final_batch
@@ -441,9 +449,9 @@ def turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs):
     b = take(counter)
     while b < starts.shape[0] - 1:
         first, last = starts[b], starts[b + 1]
-        used = final_batch(segs, first, last, V, A, stride, cand, picks, roll0, R, base, yes)
+        used = final_batch(segs, first, last, V, A, stride, cand, choice, roll0, R, base, yes)
         if served:
-            final_batch(segs, first, last, V, S, stride, cand, picks, zero, SR, base, not yes)
+            final_batch(segs, first, last, V, S, stride, cand, choice, zero, SR, base, not yes)
         throws_blocks(A, out, (used + L - 1) // L, stride, D, S, served, base)
         flat = out.reshape(out.size)
         off = 0
@@ -456,7 +464,7 @@ def turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs):
 
 def thread_buffers(n_workers, width, R, D, served, SR, dtype, stride):
     """Each thread's scratch for :func:`solve_blocks` (turn rows, served rows,
-    candidates, picks, out, base), ``n_workers`` of each, all zero (so lanes no
+    candidates, choices, out, base), ``n_workers`` of each, all zero (so lanes no
     segment uses hold finite values). Reused by every batch a thread takes: an
     allocation per batch costs a page-mapping system call wherever the allocator
     returns memory to the system early (Dask's workers ask it to)."""
@@ -470,13 +478,13 @@ def thread_buffers(n_workers, width, R, D, served, SR, dtype, stride):
         zeros((n_workers, nb // stride, n_keeps * stride, L), dtype),
         zeros((n_workers, nb // stride, (n_rolls if served else 1) * stride, L), dtype),
         zeros((n_workers, n_cand, nb, L), dtype),
-        np.zeros((n_workers, n_cand), np.int64),
+        np.zeros((n_workers, 4, max(n_cand, R.values.shape[0])), np.int64),
         zeros((n_workers, nb, L), np.float64),
         zeros((n_workers, nb * L), np.float64),
     )
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def nan_where_unreachable(V, reach, subset, yahtzee):
     """NaN where :func:`dicelab.solve.expected.mark_unreachable` says, on
     ``V[mask, y, middle, u]``."""

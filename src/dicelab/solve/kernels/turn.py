@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from dicelab.rules import placement
-from dicelab.solve.kernels import FAST, NEG
+from dicelab.solve.kernels import FAST, NEG, NO_REFS
 
 
 def _compiled_with(func, **names):
@@ -26,13 +26,14 @@ def _compiled_with(func, **names):
     scope = dict(func.__globals__, **names)
     copy = types.FunctionType(func.__code__, scope, func.__name__, func.__defaults__)
     copy.__qualname__, copy.__module__ = func.__qualname__, func.__module__
-    return njit(cache=True)(copy)
+    return njit(cache=True, **NO_REFS)(copy)
 
 
-#: The placement rules of :mod:`dicelab.rules.placement`, compiled for the kernels.
-box_rule = njit(cache=True)(placement.box_rule)
-next_flag = njit(cache=True)(placement.next_flag)
-box_points = njit(cache=True)(placement.box_points)
+#: The placement rules of :mod:`dicelab.rules.placement`, compiled for the kernels
+#: (they allocate nothing: a call costs no reference counts, see ``NO_REFS``).
+box_rule = njit(cache=True, **NO_REFS)(placement.box_rule)
+next_flag = njit(cache=True, **NO_REFS)(placement.next_flag)
+box_points = njit(cache=True, **NO_REFS)(placement.box_points)
 placements = _compiled_with(
     placement.placements, box_rule=box_rule, box_points=box_points, next_flag=next_flag
 )
