@@ -68,6 +68,7 @@ class RuleArrays(NamedTuple):
     n_flag: int  # 2 where states carry the all-alike flag
     values: np.ndarray  # (boxes, k): each box's distinct scores
     index: np.ndarray  # (boxes, rolls): each roll's score among them
+    scoring: np.ndarray  # (rolls, 1 + 2 boxes): where each roll scores, see scoring_boxes
 
 
 class DiceArrays(NamedTuple):
@@ -189,7 +190,28 @@ def rule_arrays(game, solving: bool = False, served: bool = False) -> RuleArrays
         game.n_flag,
         values,
         index,
+        scoring_boxes(values, index),
     )
+
+
+def scoring_boxes(values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """Where each final roll scores: ``[r, 0]`` boxes, then a pair for each in box
+    order, the box ``c`` and the flat index of its score in ``values``
+    (``c * values.shape[1] + index[c, r]``).
+
+    A box "scores" unless the roll takes its least score and that is 0: the
+    kernels cover those boxes with one row, the best 0-candidate. Listed once per
+    rule set, they spare the final throw a test of every box for every roll
+    (Yatzy's final throw 0.26 s to 0.21 s on one thread).
+    """
+    n_cat, n_rolls = index.shape
+    scores = ~((index == 0) & (values[:, :1] == 0))
+    out = np.zeros((n_rolls, 1 + 2 * n_cat), dtype=np.int64)
+    out[:, 0] = scores.sum(axis=0)
+    boxes = np.argsort(~scores, axis=0, kind="stable").T  # scoring boxes first
+    out[:, 1::2] = boxes
+    out[:, 2::2] = boxes * values.shape[1] + np.take_along_axis(index.T, boxes, axis=1)
+    return out
 
 
 def dice_arrays(game) -> DiceArrays:

@@ -196,23 +196,19 @@ def max_rows(A, stride, cand, picks, n, row, off, nu):
 def final_maxima(off, nu, A, stride, cand, picks, roll0, boxes, R):
     """Every ordinary final roll's best box for lanes ``off .. off + nu`` of a batch
     (the candidates of :func:`final_segment`): one list of candidate rows a roll,
-    the best 0-candidate and the boxes of ``boxes`` that score for it."""
-    roll_face, values, index = R.roll_face, R.values, R.index
-    n_cat = values.shape[0]
-    nv = values.shape[1]
+    the best 0-candidate and the boxes of ``boxes`` that score for it (of the
+    boxes ``R.scoring`` lists, rather than testing every box)."""
+    roll_face, scoring = R.roll_face, R.scoring
+    n_cat, nv = R.values.shape
     for r in range(roll_face.shape[0]):
         if roll_face[r] >= 0:
             continue
         picks[0] = n_cat * nv
         n = 1
-        for c in range(n_cat):
-            if (boxes >> c) & 1 == 0:
-                continue
-            j = index[c, r]
-            if j == 0 and values[c, 0] == 0:
-                continue
-            picks[n] = c * nv + j
-            n += 1
+        for t in range(scoring[r, 0]):
+            if (boxes >> scoring[r, 1 + 2 * t]) & 1 == 1:
+                picks[n] = scoring[r, 2 + 2 * t]
+                n += 1
         max_rows(A, stride, cand, picks, n, roll0 + r, off, nu)
 
 

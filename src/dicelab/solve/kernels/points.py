@@ -12,9 +12,9 @@ import numpy as np
 from numba import njit
 
 from dicelab.solve import lanes
-from dicelab.solve.kernels import NEG
+from dicelab.solve.kernels import NEG, NO_REFS
 from dicelab.solve.kernels.blocks import max_rows, put, throws_blocks
-from dicelab.solve.kernels.turn import next_flag, open_box_rows, placements, score_index
+from dicelab.solve.kernels.turn import next_flag, open_box_rows_in, placements, score_index
 from dicelab.solve.kernels.work import take
 
 
@@ -45,7 +45,7 @@ def plan_layer(masks, block, n_flag, width):
     return b_mask, b_y, b_f0, b_nl
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def batch_runs(mask, y, f0, nl, lo, hi, off, runs):
     """The rows of ``(mask, y)`` that meet lanes ``f0 .. f0 + nl``, once per batch.
 
@@ -70,7 +70,7 @@ def batch_runs(mask, y, f0, nl, lo, hi, off, runs):
     return n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", **NO_REFS)
 def fill_runs(dst, f0, runs, n_runs, m2, y2, shift, pts, gain, P, threshold):
     """Each lane's value after scoring ``pts`` (``gain`` with extras) in a box that
     leads to ``(m2, y2)``: a lane at points ``t`` reads the next state's row at
@@ -102,7 +102,7 @@ def fill_runs(dst, f0, runs, n_runs, m2, y2, shift, pts, gain, P, threshold):
             dst[d + i] = above
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def plan_rolls(mask, boxes, zero_row, R, picks_of, n_picks):
     """Each ordinary final roll's candidate rows in a state with filled boxes ``mask``
     (open boxes ``boxes``, see :func:`.turn.open_box_rows`): ``picks_of[r, :n_picks[r]]``
@@ -126,8 +126,8 @@ def plan_rolls(mask, boxes, zero_row, R, picks_of, n_picks):
     n_picks[-1] = mask
 
 
-@njit(cache=True)
-def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R, rolls):
+@njit(cache=True, **NO_REFS)
+def final_points_block(batch, P, A, stride, cand, choice, runs, roll0, R, rolls):
     """Best box for every final roll and lane (lanes over points) of one batch, cut
     into blocks of one lane vector: each box's distinct scores valued once, each
     ordinary roll the best of its boxes, all-same rolls by the joker rules.
@@ -136,14 +136,19 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R, rolls):
     1 or 2) and ``cand[i, blk]`` is its part of candidate
     row ``i`` (three rows more than the boxes' distinct scores); lanes past ``nl``
     hold finite leftovers that are never written back. ``rolls`` holds the rolls'
-    lists of candidate rows (:func:`plan_rolls`), made again when the state changes.
+    lists of candidate rows (:func:`plan_rolls`), made again when the state changes;
+    ``choice`` is scratch: the rows a roll takes, the open boxes
+    (:func:`~.turn.open_box_rows_in`) and an all-alike roll's boxes (:func:`placements`).
     """
     mask, y, f0, nl = batch
+    picks, moves = choice[0], choice[4:7]
     L = lanes.width(A)
     nbk = (nl + L - 1) // L
     flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
     n_runs = batch_runs(mask, y, f0, nl, P.lo, P.hi, P.off, runs)
-    boxes = open_box_rows(mask, R.values)
+    rows = choice[1:4]
+    n_open, total = open_box_rows_in(mask, R.values, rows)
+    boxes = (rows[0], rows[1], rows[2], n_open, total)
     open_boxes, first_row, n_vals_of, n_open, total = boxes
     for t in range(n_open):
         c = open_boxes[t]
@@ -173,10 +178,11 @@ def final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R, rolls):
         if n_picks[r] > 0:
             max_rows(A, stride, cand, picks_of[r], n_picks[r], roll0 + r, 0, nbk * L)
     if R.alike.shape[0] > 0:  # rules where all-alike rolls have rules of their own
-        alike_points_rolls(batch, P, (A, stride, cand, picks), (runs, n_runs), roll0, boxes, R)
+        scratch = (A, stride, cand, picks, moves)
+        alike_points_rolls(batch, P, scratch, (runs, n_runs), roll0, boxes, R)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def alike_points_rolls(batch, P, scratch, runs_of, roll0, boxes, R):
     """The all-alike final rolls of :func:`final_points_block`, by the placement rules.
 
@@ -185,14 +191,13 @@ def alike_points_rolls(batch, P, scratch, runs_of, roll0, boxes, R):
     one, each allowed box's row is filled again with the bonus added.
     """
     mask, y, f0, nl = batch
-    A, stride, cand, picks = scratch
+    A, stride, cand, picks, moves = scratch
     runs, n_runs = runs_of
     open_boxes, first_row, n_vals_of, n_open, total = boxes
     L = lanes.width(A)
     nbk = (nl + L - 1) // L
     flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
     tmp = flat[total + 1]
-    moves = np.empty((3, R.score.shape[0]), np.int64)
     for r in R.alike:
         n_moves, extra = placements(mask, y, r, R, moves)
         n = 0
@@ -226,7 +231,7 @@ def alike_points_rolls(batch, P, scratch, runs_of, roll0, boxes, R):
             put(A, blk, roll0 + r, stride, lanes.load_at(cand, total, blk))
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFS)
 def solve_points_blocks(counter, w, plan, P, R, D, served, SR, stride, bufs):
     """Fill the lanes of a list of batches (lanes over points), each turned in blocks
     of one lane vector of ``T``'s precision (:func:`final_points_block`,
@@ -237,7 +242,7 @@ def solve_points_blocks(counter, w, plan, P, R, D, served, SR, stride, bufs):
     b_mask, b_y, b_f0, b_nl = plan
     T = P.T
     A, S, cand = bufs[0][w], bufs[1][w], bufs[2][w]
-    picks, runs, out, no_base = bufs[3][w], bufs[4][w], bufs[5][w], bufs[6]
+    choice, runs, out, no_base = bufs[3][w], bufs[4][w], bufs[5][w], bufs[6]
     rolls, served_rolls = (bufs[7][w], bufs[8][w]), (bufs[9][w], bufs[10][w])
     L = lanes.width(T)
     roll0 = D.size_start[D.dice]
@@ -247,9 +252,9 @@ def solve_points_blocks(counter, w, plan, P, R, D, served, SR, stride, bufs):
         nl = b_nl[b]
         f0 = b_f0[b]
         batch = (b_mask[b], b_y[b], f0, nl)
-        final_points_block(batch, P, A, stride, cand, picks, runs, roll0, R, rolls)
+        final_points_block(batch, P, A, stride, cand, choice, runs, roll0, R, rolls)
         if served:
-            final_points_block(batch, P, S, stride, cand, picks, runs, zero, SR, served_rolls)
+            final_points_block(batch, P, S, stride, cand, choice, runs, zero, SR, served_rolls)
         throws_blocks(A, out, (nl + L - 1) // L, stride, D, S, served, no_base)
         flat = out.reshape(out.size)
         for i in range(nl):
@@ -259,9 +264,10 @@ def solve_points_blocks(counter, w, plan, P, R, D, served, SR, stride, bufs):
 
 def points_buffers(n_workers, width, P, R, D, served, SR, stride):
     """Each thread's scratch for :func:`solve_points_blocks` (turn rows, served
-    rows, candidates, picks, runs, the first throw's mean in double precision),
-    ``n_workers`` of each, a zero base shared by all, and each thread's lists of
-    candidate rows for the final rolls and the served ones (:func:`plan_rolls`)."""
+    rows, candidates, choices (see :func:`final_points_block`), runs, the first
+    throw's mean in double precision), ``n_workers`` of each, a zero base shared
+    by all, and each thread's lists of candidate rows for the final rolls and the
+    served ones (:func:`plan_rolls`)."""
     n_keeps = D.add.shape[0]
     n_rolls = n_keeps - D.size_start[D.dice]
     dtype = P.T.dtype
@@ -273,7 +279,7 @@ def points_buffers(n_workers, width, P, R, D, served, SR, stride):
         zeros((n_workers, nb // stride, n_keeps * stride, L), dtype),
         zeros((n_workers, nb // stride, (n_rolls if served else 1) * stride, L), dtype),
         zeros((n_workers, n_cand + 3, nb, L), dtype),
-        np.zeros((n_workers, n_cand + 1), np.int64),
+        np.zeros((n_workers, 7, max(n_cand + 1, R.score.shape[0])), np.int64),
         np.zeros((n_workers, P.lo.shape[2], 4), np.int64),
         zeros((n_workers, nb, L), np.float64),
         np.zeros(nb * L),

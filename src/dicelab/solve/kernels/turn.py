@@ -66,22 +66,28 @@ def open_box_rows(mask, values):
     ``open_boxes[t]``, its ``n_vals[t]`` distinct scores (``values[c, :n_vals]``)
     take the rows from ``first_row[t]``; ``total`` rows are used in all.
     """
-    n_cat = values.shape[0]
-    open_boxes = np.empty(n_cat, np.int64)
-    first_row = np.empty(n_cat, np.int64)
-    n_vals = np.empty(n_cat, np.int64)
+    rows = np.empty((3, values.shape[0]), np.int64)
+    n_open, total = open_box_rows_in(mask, values, rows)
+    return rows[0], rows[1], rows[2], n_open, total
+
+
+@njit(cache=True, **NO_REFS)
+def open_box_rows_in(mask, values, rows):
+    """:func:`open_box_rows` written into ``rows`` (three rows, a box each at least),
+    for kernels that allocate nothing; returns ``(n_open, total)``. (A kernel
+    without reference counts returns no array: its caller would count one.)"""
     n_open = 0
     pos = 0
-    for c in range(n_cat):
+    for c in range(values.shape[0]):
         if (mask >> c) & 1 == 1:
             continue
         k = n_distinct(values, c)
-        open_boxes[n_open] = c
-        first_row[n_open] = pos
-        n_vals[n_open] = k
+        rows[0, n_open] = c
+        rows[1, n_open] = pos
+        rows[2, n_open] = k
         n_open += 1
         pos += k
-    return open_boxes, first_row, n_vals, n_open, pos
+    return n_open, pos
 
 
 @njit(cache=True)
