@@ -205,10 +205,9 @@ def final_maxima(off, nu, A, stride, cand, picks, roll0, boxes, R):
             continue
         picks[0] = n_cat * nv
         n = 1
-        for t in range(scoring[r, 0]):
-            if (boxes >> scoring[r, 1 + 2 * t]) & 1 == 1:
-                picks[n] = scoring[r, 2 + 2 * t]
-                n += 1
+        for t in range(scoring[r, 0]):  # no branch: the open test is a coin toss
+            picks[n] = scoring[r, 2 + 2 * t]
+            n += (boxes >> scoring[r, 1 + 2 * t]) & 1
         max_rows(A, stride, cand, picks, n, roll0 + r, off, nu)
 
 
