@@ -343,11 +343,23 @@ class ExpectedLayers:
         served = rule_arrays(g, solving=True, served=True)
         dice = dice_arrays(g)
         stride = blocks.block_stride(g.space.add.shape[0], self.width, dtype.itemsize)
-        bufs = blocks.thread_buffers(
-            get_num_threads(), self.width, rules, dice, g.has_served, served, dtype, stride
-        )
+        key = (dtype, get_num_threads())
+        spare = self.__dict__.setdefault("_spare", {}).setdefault(key, [])
+        try:  # another layer's buffers (a pop is atomic: tasks may run side by side)
+            bufs = spare.pop()
+        except IndexError:
+            bufs = blocks.thread_buffers(
+                key[1], self.width, rules, dice, g.has_served, served, dtype, stride
+            )
         kernel = blocks.solve_blocks if dtype == np.float32 else blocks.solve_blocks_double
         on_threads(kernel, segs, V, rules, dice, g.has_served, served, stride, bufs)
+        spare.append(bufs)
+
+    def __getstate__(self) -> dict:
+        """Without the spare buffers of :meth:`turn` (they stay in this process)."""
+        state = self.__dict__.copy()
+        state.pop("_spare", None)
+        return state
 
     def compile(self) -> None:
         """Compile (or load) the turns of this solve before it starts, so that its

@@ -166,8 +166,16 @@ def rule_arrays(game, solving: bool = False, served: bool = False) -> RuleArrays
     own applies (a joker, an extra bonus, a flag, boxes that need another): under
     the others they score like any roll, and the solvers value them with the rest.
     With ``served``, the scores are those of a first throw scored at once (the
-    served table).
+    served table). Made once per compiled game (a solve asks for them every layer).
     """
+    key = ("rule_arrays", solving, served)
+    found = game.derived.get(key)
+    if found is None:
+        found = game.derived[key] = _rule_arrays(game, solving, served)
+    return found
+
+
+def _rule_arrays(game, solving: bool, served: bool) -> RuleArrays:
     from dicelab.rules.placement import JOKER_NONE
 
     roll_face = game.roll_face
