@@ -83,3 +83,53 @@ def test_the_final_throw_maxima_divide_by_no_runtime_number(dtype):
     picks = np.arange(5, dtype=np.int64)
     ops = lane_vector_instructions(blocks.max_rows, A, 2, cand, picks, 5, 7, 0, 4 * L)
     assert not {op for op in ops if "div" in op}, sorted(ops)
+
+
+def test_hot_kernels_compile_without_reference_counts():
+    """Every kernel of the expected-score and points turns, and the placement rules
+    they call once a roll, is compiled with ``NO_REFS``: there a bundle's array read
+    in a loop, or passed to a call, costs no atomic operations. A kernel that
+    allocates cannot compile that way, so an allocation added later fails here
+    rather than slowing the turn."""
+    from numba.core.registry import CPUDispatcher
+
+    from dicelab.solve.kernels import points
+
+    planners = {"plan_layer"}  # once a layer, outside the turn: they allocate their plan
+    found = []
+    for module in (blocks, points):
+        for name, obj in vars(module).items():
+            if name in planners:
+                continue
+            if isinstance(obj, CPUDispatcher) and obj.__module__ == module.__name__:
+                found.append(name)
+                assert obj.targetoptions.get("_nrt") is False, f"{module.__name__}.{name}"
+    for rule in (turn.placements, turn.box_rule, turn.box_points, turn.next_flag):
+        assert rule.targetoptions.get("_nrt") is False, rule.__name__
+    assert {"solve_blocks", "final_segment", "keep_pair", "solve_points_blocks"} <= set(found)
+
+
+def test_no_refs_kernel_reads_bundles_without_reference_counts():
+    """What ``NO_REFS`` is for: a loop that reads a bundle's arrays compiles to no
+    reference-count calls, where the default compile makes some."""
+    from dicelab.rules import load_rules
+    from dicelab.rules.compiled import compile_rules
+
+    R = kernels.rule_arrays(compile_rules(load_rules("yahtzee")), solving=True)
+
+    def reads(R, n):
+        s = 0
+        for i in range(n):
+            if R.upper[i % 13]:
+                s += R.score[i % 13, i % 252]
+            else:
+                s += R.values[i % 13, 0]
+        return s
+
+    asm = {}
+    for label, options in (("plain", {}), ("no refs", kernels.NO_REFS)):
+        fresh = njit(**options)(reads)
+        assert fresh(R, 100) == reads(R, 100)
+        asm[label] = "\n".join(fresh.inspect_asm().values())
+    assert "NRT_incref" in asm["plain"]
+    assert "NRT_incref" not in asm["no refs"] and "NRT_decref" not in asm["no refs"]
