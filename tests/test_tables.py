@@ -214,3 +214,72 @@ def test_a_save_killed_midway_is_cleared_by_the_next_save(cache):
     expected_table("yazy")
     assert not left.exists()
     assert [p.name.split(".")[1] for p in cache.iterdir()] == ["expected"]
+
+
+def test_a_large_table_is_solved_into_its_cache_file(cache, monkeypatch):
+    # tables of SOLVED_IN_FILE bytes and more are solved straight into the file:
+    # the same values as a solve in memory, a file that loads and checks, no leftovers
+    import importlib
+
+    from dicelab.solve.win import solve_win
+
+    utility = importlib.import_module("dicelab.solve.utility")
+    in_memory = solve_win("yazy", use_cache=False).table
+    monkeypatch.setattr(utility, "SOLVED_IN_FILE", 0)
+    solved = solve_win("yazy").table
+    assert isinstance(solved.values, np.memmap)
+    assert np.array_equal(solved.values, in_memory.values)
+    path = solved.meta["path"]
+    assert path is not None
+    assert [p.name for p in cache.iterdir() if p.name.startswith(".tmp-")] == []
+    header = tables.read_header(tables.Path(path))
+    assert header["_offset"] % 4096 == 0  # the array starts on a page
+    again = solve_win("yazy").table
+    assert again.meta["cached"] is True
+    assert np.array_equal(again.values, in_memory.values)
+
+
+def test_a_solve_into_a_cache_file_that_fails_leaves_nothing(cache, monkeypatch):
+    import importlib
+
+    from dicelab.solve.win import solve_win
+
+    utility = importlib.import_module("dicelab.solve.utility")
+    solve_win("yazy")  # the expected-score table and distribution it needs
+    before = sorted(p.name for p in cache.iterdir())
+    monkeypatch.setattr(utility, "SOLVED_IN_FILE", 0)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the solve broke")
+
+    monkeypatch.setattr(utility, "solve_utility", broken)
+    with pytest.raises(RuntimeError):
+        utility.utility_table("yazy", utility.win_utility(np.array([0.5, 0.5])))
+    assert sorted(p.name for p in cache.iterdir()) == before
+
+
+def test_a_table_file_whose_header_outgrows_its_room_is_written_the_plain_way(cache):
+    path = cache / "t.dlt"
+    pending = tables.TableFile(path, (1000,), np.float32)
+    pending.values[:] = np.arange(1000, dtype=np.float32)
+    pending.commit({"objective": "t", "note": "x" * (pending.room + 10)})
+    values, header = tables.load_table(path, {"objective": "t"})
+    assert np.array_equal(values, np.arange(1000, dtype=np.float32))
+    assert [p.name for p in cache.iterdir()] == ["t.dlt"]
+
+
+def test_a_disk_that_refuses_a_table_file_solves_in_memory(cache, monkeypatch, capsys):
+    import importlib
+
+    from dicelab.solve.win import solve_win
+
+    utility = importlib.import_module("dicelab.solve.utility")
+    monkeypatch.setattr(utility, "SOLVED_IN_FILE", 0)
+
+    def refuse(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tables.os, "posix_fallocate", refuse, raising=False)
+    table = solve_win("yazy").table
+    assert not isinstance(table.values, np.memmap)
+    assert "solving it in memory" in capsys.readouterr().err

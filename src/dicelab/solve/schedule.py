@@ -677,11 +677,17 @@ def _quiet_logs() -> Iterator[None]:
 
 
 # -- tables larger than memory -----------------------------------------------------------
-def new_table(size: int, dtype, store: str | Path | None = None, name: str = "table") -> np.ndarray:
+def new_table(size: int, dtype, store=None, name: str = "table") -> np.ndarray:
     """A flat table of ``size`` values: in memory, or with ``store`` a file in that
-    folder, memory-mapped, so the operating system keeps only what is in use."""
+    folder, memory-mapped, so the operating system keeps only what is in use; or
+    the values of a cache file being written (a :class:`~dicelab.solve.cache.TableFile`)."""
     if store is None:
         return np.empty(size, dtype=dtype)
+    values = getattr(store, "values", None)
+    if values is not None:
+        if values.shape != (size,) or values.dtype != np.dtype(dtype):
+            raise ValueError(f"a table file of {values.shape} {values.dtype} for {size} {dtype}")
+        return values
     folder = Path(store)
     try:
         folder.mkdir(parents=True, exist_ok=True)

@@ -129,11 +129,14 @@ def solve_utility(
     runner=None,
     dtype: type = np.float64,
     start: tuple[int, int, int, int] | None = None,
+    store=None,
 ) -> UtilityTable:
     """Solve for the best expected utility of the final score (in ``dtype``:
     :func:`utility_table` keeps single precision, as :func:`target_table`). With
     ``start`` (``(mask, flag, capped upper total, points)``), only the rest of the
-    game from that turn start: the other states' values are not worked out."""
+    game from that turn start: the other states' values are not worked out.
+    ``store``: where the table lives while it is solved (see
+    :func:`dicelab.solve.schedule.new_table`)."""
     game = as_game(rules)
     low = utility.flat_below
     high = max(utility.flat_from, low + 1)
@@ -158,6 +161,7 @@ def solve_utility(
         dtype=dtype,
         allow_large=allow_large,
         runner=runner,
+        store=store,
     )
     seconds = time.perf_counter() - start
     return UtilityTable(game, layout, T, SO_FAR, below, above, seconds=seconds, utility=utility)
@@ -199,6 +203,7 @@ def _cached_utility(game, utility, name, cls, fields, mapped, dtype, how):
     params = _utility_params(params, layout, dtype)
     below = float(utility.at(np.array([low]))[0])
     above = float(utility.at(np.array([high]))[0])
+    into = None
     if use_cache:
         found = cache.lookup(game.rules, objective, (layout.size,), params, mapped=mapped)
         if found is not None:
@@ -206,12 +211,25 @@ def _cached_utility(game, utility, name, cls, fields, mapped, dtype, how):
             return cls(
                 game, layout, values, SO_FAR, below, above, meta=meta, utility=utility, **fields
             )
-    solved = solve_utility(game, utility, dtype=dtype, **how)
+        if layout.size * np.dtype(dtype).itemsize >= SOLVED_IN_FILE:
+            path = cache.table_path(game.rules, objective, params)
+            into = cache.table_file(path, (layout.size,), dtype)
+    try:
+        solved = solve_utility(game, utility, dtype=dtype, store=into, **how)
+    except BaseException:
+        if into is not None:
+            into.discard()
+        raise
     table = cls(
         game, layout, solved.values, SO_FAR, below, above, solved.seconds, utility=utility, **fields
     )
-    cache.remember(table, game.rules, objective, params, use_cache)
+    cache.remember(table, game.rules, objective, params, use_cache, into=into)
     return table
+
+
+#: Tables of at least this many bytes are solved straight into their cache file
+#: (:class:`dicelab.solve.cache.TableFile`): no second copy on the way to the disk.
+SOLVED_IN_FILE = 64 << 20
 
 
 @dataclass(repr=False)
