@@ -11,7 +11,7 @@ from numba import config, get_num_threads, set_num_threads
 
 from dicelab.rules import load_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.expected import ExpectedLayers
+from dicelab.solve.expected import ExpectedLayers, mark_unreachable
 from dicelab.solve.schedule import ONE_THREAD_BELOW, run_layers, threads_for
 
 several = pytest.mark.skipif(config.NUMBA_NUM_THREADS < 2, reason="needs two threads")
@@ -49,6 +49,7 @@ def solve(game, threads: int) -> tuple[np.ndarray, list]:
         layers = Recording(game)
         table = np.empty(layers.size)
         run_layers(layers, table)
+        mark_unreachable(table.reshape(layers.shape), game)  # as the solver does
         return table, layers.seen
     finally:
         set_num_threads(before)

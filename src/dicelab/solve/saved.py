@@ -117,6 +117,12 @@ class SavedLayers(ExpectedLayers):
         self.total = int(self.weights.sum())
         self.done = int(self.weights[game.full_mask])
 
+    def start(self, table: np.ndarray) -> None:
+        """Every state NaN until solved (its kernel is not the block turn's), the full
+        sheets worth their upper bonus."""
+        table[:] = np.nan
+        super().start(table)
+
     def writes(self, task: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         g = self.game
         ny = self.flags[task]
