@@ -283,3 +283,14 @@ def test_a_disk_that_refuses_a_table_file_solves_in_memory(cache, monkeypatch, c
     table = solve_win("yazy").table
     assert not isinstance(table.values, np.memmap)
     assert "solving it in memory" in capsys.readouterr().err
+
+
+def test_a_table_file_taken_for_a_leftover_is_still_cached(cache):
+    # another process's save may clear a temporary file unchanged for an hour
+    path = cache / "t.dlt"
+    pending = tables.TableFile(path, (1000,), np.float32)
+    pending.values[:] = 7.0
+    pending.tmp.unlink()
+    pending.commit({"objective": "t"})
+    values, _ = tables.load_table(path, {"objective": "t"})
+    assert np.all(values == 7.0)

@@ -241,11 +241,13 @@ class TableFile:
         )
         self.tmp = Path(tmp)
         try:
-            if hasattr(os, "posix_fallocate"):
-                os.posix_fallocate(fd, 0, self.offset + nbytes)
-            else:
-                os.ftruncate(fd, self.offset + nbytes)
-            os.close(fd)
+            try:
+                if hasattr(os, "posix_fallocate"):
+                    os.posix_fallocate(fd, 0, self.offset + nbytes)
+                else:
+                    os.ftruncate(fd, self.offset + nbytes)
+            finally:
+                os.close(fd)
             self.values = np.memmap(
                 self.tmp, dtype=self.dtype, mode="r+", offset=self.offset, shape=self.shape
             )
@@ -258,7 +260,9 @@ class TableFile:
         self.values.flush()
         view = memoryview(self.values).cast("B")
         blob = json.dumps(_header(meta, self.values, view), sort_keys=True).encode()
-        if len(blob) > self.room:  # metadata larger than foreseen: the plain way
+        # metadata larger than foreseen, or the file taken for a leftover by another
+        # process's save (a solve of over an hour): the plain way, from the mapping
+        if len(blob) > self.room or not self.tmp.exists():
             save_table(self.path, self.values, meta)
             self.discard()
             return
