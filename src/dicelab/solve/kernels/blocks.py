@@ -309,6 +309,11 @@ def throws_block(A, out, D, S, served, base):
         out[lane] += base[lane]
 
 
+#: The faces after the first of a six-sided die: a trip count the compiler knows,
+#: so it unrolls the loops below (Yahtzee 0.108 s to 0.102 s for both).
+SIX = (1, 2, 3, 4, 5)
+
+
 @njit(cache=True, **NO_REFS)
 def keep_pair(A, add, size_start, dice, faces):
     """:func:`keep_block` on two blocks paired row by row (``A[k, j]`` is row ``k``
@@ -317,13 +322,23 @@ def keep_pair(A, add, size_start, dice, faces):
     inv = A.dtype.type(1.0 / faces)
     lo = A.dtype.type(1.0 / faces - np.float64(inv))
     for k in range(size_start[dice] - 1, -1, -1):
-        x0 = lanes.load_at(A, add[k, 0], 0)
-        x1 = lanes.load_at(A, add[k, 0], 1)
-        for f in range(1, faces):
-            x0 = lanes.vadd(x0, lanes.load_at(A, add[k, f], 0))
-            x1 = lanes.vadd(x1, lanes.load_at(A, add[k, f], 1))
-        lanes.store_at(A, k, 0, mean_of(x0, inv, lo))
-        lanes.store_at(A, k, 1, mean_of(x1, inv, lo))
+        if faces == 6:
+            keep_pair_row(A, add[k], k, SIX, inv, lo)
+        else:
+            keep_pair_row(A, add[k], k, range(1, faces), inv, lo)
+
+
+@njit(cache=True, inline="always", **NO_REFS)
+def keep_pair_row(A, children, k, others, inv, lo):
+    """Row ``k`` of :func:`keep_pair`: the mean of rows ``children[0]`` and
+    ``children[f]`` for ``f`` in ``others``, added in that order."""
+    x0 = lanes.load_at(A, children[0], 0)
+    x1 = lanes.load_at(A, children[0], 1)
+    for f in others:
+        x0 = lanes.vadd(x0, lanes.load_at(A, children[f], 0))
+        x1 = lanes.vadd(x1, lanes.load_at(A, children[f], 1))
+    lanes.store_at(A, k, 0, mean_of(x0, inv, lo))
+    lanes.store_at(A, k, 1, mean_of(x1, inv, lo))
 
 
 @njit(cache=True, **NO_REFS)
@@ -331,19 +346,29 @@ def best_pair(A, sub_rows):
     """:func:`best_block` on two blocks paired row by row."""
     width = sub_rows.shape[1]
     for k in range(A.shape[0]):
-        i = sub_rows[k, 0]
+        if width == 6:
+            best_pair_row(A, sub_rows[k], k, SIX)
+        else:
+            best_pair_row(A, sub_rows[k], k, range(1, width))
+
+
+@njit(cache=True, inline="always", **NO_REFS)
+def best_pair_row(A, subs, k, others):
+    """Row ``k`` of :func:`best_pair`: the maximum of row ``k`` and rows ``subs[0]``,
+    ``subs[j]`` for ``j`` in ``others`` up to the first that is ``k`` itself."""
+    i = subs[0]
+    if i == k:
+        return
+    m0 = lanes.vmax(lanes.load_at(A, k, 0), lanes.load_at(A, i, 0))
+    m1 = lanes.vmax(lanes.load_at(A, k, 1), lanes.load_at(A, i, 1))
+    for j in others:
+        i = subs[j]
         if i == k:
-            continue
-        m0 = lanes.vmax(lanes.load_at(A, k, 0), lanes.load_at(A, i, 0))
-        m1 = lanes.vmax(lanes.load_at(A, k, 1), lanes.load_at(A, i, 1))
-        for j in range(1, width):
-            i = sub_rows[k, j]
-            if i == k:
-                break
-            m0 = lanes.vmax(m0, lanes.load_at(A, i, 0))
-            m1 = lanes.vmax(m1, lanes.load_at(A, i, 1))
-        lanes.store_at(A, k, 0, m0)
-        lanes.store_at(A, k, 1, m1)
+            break
+        m0 = lanes.vmax(m0, lanes.load_at(A, i, 0))
+        m1 = lanes.vmax(m1, lanes.load_at(A, i, 1))
+    lanes.store_at(A, k, 0, m0)
+    lanes.store_at(A, k, 1, m1)
 
 
 @njit(cache=True, **NO_REFS)
