@@ -380,8 +380,8 @@ def carry_layer(counter, w, mode, next_masks, rows, next_rows, outcomes, R, all_
             # to one next row: its range is found from the least and greatest gains
             one_row = (c != yahtzee or n_flag == 1) and not (R.upper[c] and R.threshold > 0)
             if mode == 0 and one_row:
-                for s in range(n_slots):
-                    gains[s] = slot_pts[c, s // n_e] + (s % n_e) * int(R.extra_bonus)
+                for s in range(n_slots):  # the gain depends on the slot alone
+                    gains[s] = slot_outcome(c, s, 0, 0, slot_pts, n_e, R)[1]
             for y in range(ny):
                 q0 = qoff[X, y]
                 for i in range(nl):

@@ -148,8 +148,8 @@ def final_points_block(batch, P, A, stride, cand, choice, runs, roll0, R, rolls)
     n_runs = batch_runs(mask, y, f0, nl, P.lo, P.hi, P.off, runs)
     rows = choice[1:4]
     n_open, total = open_box_rows_in(mask, R.values, rows)
-    boxes = (rows[0], rows[1], rows[2], n_open, total)
-    open_boxes, first_row, n_vals_of, n_open, total = boxes
+    open_boxes, first_row, n_vals_of = rows[0], rows[1], rows[2]
+    boxes = (open_boxes, first_row, n_vals_of, n_open, total)
     for t in range(n_open):
         c = open_boxes[t]
         shift = R.upper[c] and R.threshold > 0
