@@ -27,7 +27,7 @@ import time
 
 def positions(table, n: int, seed: int = 0):
     """Random reachable positions: a random scorecard, dice and rerolls left."""
-    from dicelab.solve.advice import Position
+    from dicelab.engine.advice.single import Position
 
     rng = random.Random(seed)
     g = table.game
@@ -134,10 +134,10 @@ def main() -> None:
     args = ap.parse_args()
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+    from dicelab.engine.advice.query import OptionValues
+    from dicelab.engine.advice.single import advise, scorecard_state
+    from dicelab.engine.objectives.expected import expected_table
     from dicelab.errors import UserError
-    from dicelab.solve.advice import advise, scorecard_state
-    from dicelab.solve.expected import expected_table
-    from dicelab.solve.query import OptionValues
 
     one, five, _ = os.getloadavg()
     print(f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores")

@@ -15,9 +15,9 @@ import time
 import numba
 import numpy as np
 
+from dicelab.games.assign.contest_format import format_lines, parse_games
+from dicelab.games.assign.hindsight import assign
 from dicelab.rules import load_rules
-from dicelab.solve.contest_format import format_lines, parse_games
-from dicelab.solve.hindsight import assign
 
 
 def median_time(fn, runs: int) -> float:
@@ -50,7 +50,7 @@ def main() -> None:
 
     t = median_time(lambda: assign(games, args.rules), runs)
     print(
-        f"library batch (dicelab.solve.hindsight.assign): median {t:.4f} s, "
+        f"library batch (dicelab.games.assign.hindsight.assign): median {t:.4f} s, "
         f"{args.games / t:,.0f} games/s"
     )
 

@@ -33,8 +33,8 @@ CHILD = textwrap.dedent(
     import numpy as np
     from dicelab.rules import load_rules
     from dicelab.rules.compiled import compile_rules
-    from dicelab.solve.expected import solve_expected
-    from dicelab.solve.target import solve_target
+    from dicelab.engine.objectives.expected import solve_expected
+    from dicelab.engine.objectives.target import solve_target
 
     def main():
         rules, objective, mode, workers, runs = sys.argv[1:6]
@@ -48,7 +48,7 @@ CHILD = textwrap.dedent(
                 table = solve(game)
                 out["runs"].append(time.perf_counter() - t)
         else:
-            from dicelab.solve.schedule import ClusterRunner
+            from dicelab.engine.runtime.schedule import ClusterRunner
             t = time.perf_counter()
             with ClusterRunner(workers=int(workers)) as runner:
                 solve(compile_rules(load_rules("yazy")), runner=runner)  # the cluster starts
@@ -70,9 +70,9 @@ CHILD = textwrap.dedent(
     def reads_model(game, objective):
         # per layer: bytes of the whole next layer, and for 40 and 400 tasks the bytes
         # of the rows the tasks' states read (their successors), summed over tasks
-        from dicelab.solve.expected import ExpectedLayers
-        from dicelab.solve.points import needed_layout
-        from dicelab.solve.target import PointsLayers
+        from dicelab.engine.objectives.expected import ExpectedLayers
+        from dicelab.engine.objectives.points import needed_layout
+        from dicelab.engine.objectives.target import PointsLayers
         if objective == "target":
             layers = PointsLayers(game, needed_layout(game), -1, 1.0, 0.0, np.zeros(1))
             row_bytes = lambda m: (layers.writes(m)[1].sum()) * 8

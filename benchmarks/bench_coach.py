@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 from types import SimpleNamespace as NS
 
+from dicelab.engine.objectives.expected import expected_table
+from dicelab.engine.objectives.explain import explain_table
 from dicelab.play import history
 from dicelab.play.training import Training
-from dicelab.solve.expected import expected_table
-from dicelab.solve.explain import explain_table
 
 DICELAB = str(Path(sys.executable).with_name("dicelab"))
 

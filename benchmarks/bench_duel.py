@@ -10,8 +10,9 @@ the advice timing, default 200).
    one-player expected-score solve of the same rules in the same run.
 2. With ``--compare``, the three strategy pairs evaluated in one pass (and the
    fair expected-score pair), timed in the same process after the solve; with
-   ``--lead``, the expected leads of both playing to win (:mod:`dicelab.solve.duel_lead`),
-   likewise, its kernels compiled beforehand on a tiny game.
+   ``--lead``, the expected leads of both playing to win
+   (:mod:`dicelab.engine.objectives.duel_lead`), likewise, its kernels compiled beforehand
+   on a tiny game.
 3. Advice from the cached table (``dicelab duel RULES`` must have cached it):
    the size of the table on disk, the median time of one in-process answer over
    ``--advice`` positions met in play, and the whole ``dicelab duel advise``
@@ -39,10 +40,10 @@ import json, resource, sys, time
 import numpy as np
 from dicelab.rules import load_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.expected import solve_expected
-from dicelab.solve.duel import solve_duel
-from dicelab.solve.duel_compare import EXPECTED, VERDICT_PAIRS, evaluate_pairs
-from dicelab.solve.duel_lead import solve_lead
+from dicelab.engine.objectives.expected import solve_expected
+from dicelab.engine.objectives.duel import solve_duel
+from dicelab.engine.objectives.duel_compare import EXPECTED, VERDICT_PAIRS, evaluate_pairs
+from dicelab.engine.objectives.duel_lead import solve_lead
 from dicelab.rules import parse_rules
 
 game = compile_rules(load_rules(sys.argv[1]))
@@ -133,7 +134,7 @@ def positions(rules: str, count: int):
 
 
 def bench_advice(rules: str, count: int) -> None:
-    from dicelab.solve.duel_advice import Sheet, duel_advise
+    from dicelab.engine.advice.duel import Sheet, duel_advise
 
     table, expected, found = positions(rules, count)
     path = Path(table.meta["path"])

@@ -1,4 +1,4 @@
-"""Benchmark of the why of each option (:mod:`dicelab.solve.explain`).
+"""Benchmark of the why of each option (:mod:`dicelab.engine.objectives.explain`).
 
 Run ``python benchmarks/bench_explain.py`` (``--runs N``, ``--rules a,b``, ``--check``:
 also check the split of every built-in rule set that fits this machine).
@@ -27,12 +27,17 @@ from pathlib import Path
 
 import numpy as np
 
+from dicelab.engine.advice.single import Position, advise, scorecard_state
+from dicelab.engine.objectives.expected import expected_table, solve_expected
+from dicelab.engine.objectives.explain import (
+    explain_advice,
+    explain_cost,
+    explain_table,
+    solve_explain,
+)
 from dicelab.errors import TooLarge
 from dicelab.rules import builtin_names, load_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.advice import Position, advise, scorecard_state
-from dicelab.solve.expected import expected_table, solve_expected
-from dicelab.solve.explain import explain_advice, explain_cost, explain_table, solve_explain
 
 DICELAB = str(Path(sys.executable).with_name("dicelab"))
 

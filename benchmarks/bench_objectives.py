@@ -29,7 +29,7 @@ import textwrap
 HEAVY_TARGET = """
 import sys, time
 import numpy as np
-from dicelab.solve.target import solve_target
+from dicelab.engine.objectives.target import solve_target
 def setup(): return None
 def run(_):
     t0 = time.perf_counter()
@@ -47,7 +47,7 @@ def run(_):
 JOBS: dict[str, tuple[str, bool, float | None, str]] = {
     "yacht-325-exact": (
         """
-        from dicelab.solve.exact import exact_target
+        from dicelab.engine.objectives.exact import exact_target
         def setup(): return None
         def run(_):
             r = exact_target("yacht", 325)
@@ -57,8 +57,8 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
     ),
     "yahtzee-distribution": (
         """
-        from dicelab.solve.distribution import score_distribution
-        from dicelab.solve.expected import solve_expected
+        from dicelab.engine.objectives.distribution import score_distribution
+        from dicelab.engine.objectives.expected import solve_expected
         def setup(): return solve_expected("yahtzee")
         def run(t):
             d = score_distribution("yahtzee", t)
@@ -68,8 +68,8 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
     ),
     "yatzy-distribution": (
         """
-        from dicelab.solve.distribution import score_distribution
-        from dicelab.solve.expected import solve_expected
+        from dicelab.engine.objectives.distribution import score_distribution
+        from dicelab.engine.objectives.expected import solve_expected
         def setup(): return solve_expected("yatzy")
         def run(t):
             d = score_distribution("yatzy", t)
@@ -79,8 +79,8 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
     ),
     "yacht-distribution": (
         """
-        from dicelab.solve.distribution import score_distribution
-        from dicelab.solve.expected import solve_expected
+        from dicelab.engine.objectives.distribution import score_distribution
+        from dicelab.engine.objectives.expected import solve_expected
         def setup(): return solve_expected("yacht")
         def run(t):
             d = score_distribution("yacht", t)
@@ -90,7 +90,7 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
     ),
     "yazy-expected-exact": (
         """
-        from dicelab.solve.exact import exact_expected
+        from dicelab.engine.objectives.exact import exact_expected
         def setup(): return None
         def run(_):
             r = exact_expected("yazy")
@@ -100,7 +100,7 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
     ),
     "yacht-expected-exact": (
         """
-        from dicelab.solve.exact import exact_expected
+        from dicelab.engine.objectives.exact import exact_expected
         def setup(): return None
         def run(_):
             r = exact_expected("yacht")
@@ -110,7 +110,7 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
     ),
     "yacht-target-table": (
         """
-        from dicelab.solve.target import solve_target
+        from dicelab.engine.objectives.target import solve_target
         def setup(): return None
         def run(_):
             t = solve_target("yacht")
@@ -121,7 +121,7 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
     "yacht-target-table-f32": (
         """
         import numpy as np
-        from dicelab.solve.target import solve_target
+        from dicelab.engine.objectives.target import solve_target
         def setup(): return None
         def run(_):
             t = solve_target("yacht", dtype=np.float32)
@@ -131,9 +131,9 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
     ),
     "yacht-win": (
         """
-        from dicelab.solve.distribution import score_distribution
-        from dicelab.solve.expected import solve_expected
-        from dicelab.solve.utility import solve_utility, win_utility
+        from dicelab.engine.objectives.distribution import score_distribution
+        from dicelab.engine.objectives.expected import solve_expected
+        from dicelab.engine.objectives.utility import solve_utility, win_utility
         def setup():
             return win_utility(score_distribution("yacht", solve_expected("yacht")).pmf)
         def run(u):

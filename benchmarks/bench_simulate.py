@@ -29,8 +29,8 @@ def main() -> None:
 
     from numba import get_num_threads
 
+    from dicelab.engine.objectives.expected import expected_table
     from dicelab.play.simulate import simulate
-    from dicelab.solve.expected import expected_table
 
     print(
         f"dicelab simulate: {args.games:,} games a run, {args.runs} runs, "

@@ -44,7 +44,7 @@ REFERENCE = {"yahtzee": 254.5896095, "yatzy": 248.4399894, "yacht": 191.7743692,
 OWN = textwrap.dedent(
     """
     import json, resource, sys, time
-    from dicelab.solve.expected import solve_expected
+    from dicelab.engine.objectives.expected import solve_expected
     name, runs, precision = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     t0 = time.perf_counter()
     first = solve_expected(name, precision=precision)

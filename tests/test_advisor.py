@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dicelab.engine.advice.single import TIE, Position, advise, scorecard_state
+from dicelab.engine.objectives.expected import expected_table
 from dicelab.errors import UserError
 from dicelab.rules import parse_rules
-from dicelab.solve.advice import TIE, Position, advise, scorecard_state
-from dicelab.solve.expected import expected_table
 
 RULES = ["yahtzee", "yahtzee-forced-joker"]
 
@@ -327,8 +327,8 @@ def test_play_to_reach_a_target():
     # "play to reach S": the best option's chance averaged over every first roll is
     # the target table's chance at the start; a box after the last throw is worth
     # the table's chance at the state it leads to
-    from dicelab.solve.advice import advise_target
-    from dicelab.solve.target import target_table
+    from dicelab.engine.advice.single import advise_target
+    from dicelab.engine.objectives.target import target_table
 
     t = target_table("yazy", dtype=np.float64)  # a double table: agreement to 1e-12
     s = t.game.space

@@ -130,8 +130,11 @@ def test_import_loads_no_numba_and_names_are_listed():
         dicelab.no_such_name  # noqa: B018
 
 
-def test_solve_stays_the_function_after_the_solvers_are_imported():
-    import dicelab.solve.expected  # noqa: F401  (the package dicelab/solve/)
+def test_solve_is_the_function_and_every_engine_module_imports_by_its_dotted_name():
+    import dicelab.engine.advice.single as single
+    import dicelab.engine.objectives.expected as expected
 
     assert callable(dicelab.solve) and dicelab.solve.__module__ == "dicelab.api"
+    assert expected.__name__ == "dicelab.engine.objectives.expected"
+    assert single.__name__ == "dicelab.engine.advice.single"
     assert np.isclose(dicelab.solve("yacht").value(), YACHT)

@@ -13,8 +13,8 @@ from itertools import product
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dicelab.engine.objectives.expected import solve_expected
 from dicelab.rules import parse_rules
-from dicelab.solve.expected import solve_expected
 
 
 def box_choices(rules):
@@ -265,7 +265,7 @@ def saving_rules(draw):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(saving_rules())
 def test_saved_throws_agree_with_brute_force(rules):
-    from dicelab.solve.saved import solve_saved
+    from dicelab.engine.objectives.saved import solve_saved
 
     fast = solve_saved(rules).expected_score
     slow = brute_force(rules)

@@ -87,7 +87,7 @@ NO_COMPILER = (
 
 def test_answers_from_a_cached_table_load_no_numba(tmp_path):
     import dicelab
-    from dicelab.solve.distribution import score_distribution
+    from dicelab.engine.objectives.distribution import score_distribution
 
     dicelab.solve("yazy")  # cached in the tests' private folder (conftest.py)
     score_distribution("yazy")  # the optimum's distribution is kept beside it

@@ -18,17 +18,17 @@ from test_duel import FOUR_BOXES, duel_brute_force  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from dicelab.cli import app  # noqa: E402
+from dicelab.engine.objectives import expected as expected_module  # noqa: E402
+from dicelab.engine.objectives.duel import solve_duel  # noqa: E402
+from dicelab.engine.objectives.duel_compare import EXPECTED, WIN, evaluate_pairs  # noqa: E402
+from dicelab.engine.objectives.expected import ExpectedLayers, expected_table, solve_expected  # noqa: E402
+from dicelab.engine.objectives.target import solve_target  # noqa: E402
+from dicelab.engine.objectives.utility import solve_utility, step_utility  # noqa: E402
+from dicelab.engine.runtime import cache as tables  # noqa: E402
+from dicelab.engine.runtime.schedule import ClusterRunner, DaskRunner, LocalRunner, run_layers  # noqa: E402
 from dicelab.errors import UserError  # noqa: E402
 from dicelab.rules import load_rules, parse_rules  # noqa: E402
 from dicelab.rules.compiled import compile_rules  # noqa: E402
-from dicelab.solve import cache as tables  # noqa: E402
-from dicelab.solve import expected as expected_module  # noqa: E402
-from dicelab.solve.duel import solve_duel  # noqa: E402
-from dicelab.solve.duel_compare import EXPECTED, WIN, evaluate_pairs  # noqa: E402
-from dicelab.solve.expected import ExpectedLayers, expected_table, solve_expected  # noqa: E402
-from dicelab.solve.schedule import ClusterRunner, DaskRunner, LocalRunner, run_layers  # noqa: E402
-from dicelab.solve.target import solve_target  # noqa: E402
-from dicelab.solve.utility import solve_utility, step_utility  # noqa: E402
 
 SMALL = {
     "name": "small",
@@ -109,7 +109,7 @@ def test_rows_to_each_task_give_the_same_tables(cluster):
 def test_saved_throws_on_the_cluster_are_bit_identical(cluster):
     # the official Maxi Yatzy with saved throws is a cluster's job: its layers go
     # out as the plain solve's, with every number of throws in hand in a mask's row
-    from dicelab.solve.saved import solve_saved
+    from dicelab.engine.objectives.saved import solve_saved
 
     data = dict(SMALL, name="small-saved", save_unused_throws=True, max_saved_throws=3)
     game = compile_rules(parse_rules(data))

@@ -1,5 +1,5 @@
-"""Work shared among threads (:mod:`dicelab.solve.kernels.work`) and a kernel
-compiled in another process (:mod:`dicelab.solve.ahead`)."""
+"""Work shared among threads (:mod:`dicelab.engine.kernels.work`) and a kernel
+compiled in another process (:mod:`dicelab.engine.runtime.ahead`)."""
 
 import json
 import os
@@ -9,8 +9,8 @@ import sys
 import numpy as np
 from numba import njit, set_num_threads
 
-from dicelab.solve.expected import solve_expected
-from dicelab.solve.kernels.work import on_threads, take
+from dicelab.engine.kernels.work import on_threads, take
+from dicelab.engine.objectives.expected import solve_expected
 
 
 @njit(nogil=True)
@@ -39,8 +39,8 @@ def test_every_batch_runs_once_on_some_thread():
 
 _FIRST_RUN = """
 import json
-from dicelab.solve.expected import solve_expected
-from dicelab.solve.kernels import blocks
+from dicelab.engine.objectives.expected import solve_expected
+from dicelab.engine.kernels import blocks
 table = solve_expected("yacht")
 print(json.dumps({
     "score": table.expected_score,

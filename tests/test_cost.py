@@ -6,10 +6,10 @@ import sys
 import pytest
 
 from dicelab.dice import n_keeps
+from dicelab.engine.runtime.cost import Cost, expected_cost
 from dicelab.errors import UserError
 from dicelab.rules import load_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.cost import Cost, expected_cost
 
 
 def rules_file(tmp_path, name, dice, faces, rolls, boxes, threshold=None):
@@ -53,7 +53,7 @@ def test_a_solve_longer_than_an_hour_is_refused_with_its_figures(tmp_path):
 
 
 def test_memory_beyond_the_machine_is_refused(monkeypatch):
-    from dicelab.solve import cost as cost_module
+    from dicelab.engine.runtime import cost as cost_module
 
     monkeypatch.setattr(cost_module, "machine_memory", lambda: 2**30)
     big = Cost("a table", 10**9, 2 * 2**30, 1.0)
@@ -99,8 +99,8 @@ def test_tic_tac_toe_bound_holds():
 
 
 def test_target_tables_are_sized_before_they_are_solved(monkeypatch):
-    from dicelab.solve import cost as cost_module
-    from dicelab.solve.target import solve_target
+    from dicelab.engine.objectives.target import solve_target
+    from dicelab.engine.runtime import cost as cost_module
 
     monkeypatch.setattr(cost_module, "machine_memory", lambda: 2**20)
     with pytest.raises(UserError, match=r"\(state, points\) values.*--allow-large"):
@@ -118,8 +118,8 @@ def test_a_distribution_beyond_memory_is_refused_before_work():
 
 
 def test_a_table_solved_with_allow_large_is_used_without_it(tmp_path, monkeypatch):
-    from dicelab.solve import cost as cost_module
-    from dicelab.solve.expected import expected_table
+    from dicelab.engine.objectives.expected import expected_table
+    from dicelab.engine.runtime import cost as cost_module
 
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(cost_module, "MAX_SECONDS", 0.0)  # every solve counts as too long

@@ -18,12 +18,12 @@ from test_target import BruteForce, small_rules
 from typer.testing import CliRunner
 
 from dicelab.cli import app
+from dicelab.engine.objectives.distribution import ScoreDistribution, score_distribution
+from dicelab.engine.objectives.expected import expected_table, solve_expected
 from dicelab.errors import UserError
 from dicelab.play.simulate import simulate
 from dicelab.rules import load_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.distribution import ScoreDistribution, score_distribution
-from dicelab.solve.expected import expected_table, solve_expected
 
 TIE = 1e-9
 runner = CliRunner()
@@ -291,7 +291,7 @@ def test_the_optimums_distribution_is_kept_and_read_back(tmp_path, monkeypatch):
     """The expected-score optimum's distribution is kept beside its table: read back
     equal, not when another strategy or a turn start is asked for, and worked out
     again when its file is damaged."""
-    from dicelab.solve import cache as tables
+    from dicelab.engine.runtime import cache as tables
 
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
     first = score_distribution("yacht")

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from test_bruteforce import box_choices, tiny_rules
 
+from dicelab.engine.objectives.distribution import score_distribution
+from dicelab.engine.objectives.duel import duel_cost, duel_space, duel_table, solve_duel
+from dicelab.engine.objectives.duel_compare import EXPECTED, WIN, evaluate_pair
 from dicelab.errors import UserError
 from dicelab.rules import load_rules, parse_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.distribution import score_distribution
-from dicelab.solve.duel import duel_cost, duel_space, duel_table, solve_duel
-from dicelab.solve.duel_compare import EXPECTED, WIN, evaluate_pair
 
 
 def duel_brute_force(rules) -> float:

@@ -16,13 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from test_bruteforce import box_choices, tiny_rules
 from test_duel import FOUR_BOXES
 
+from dicelab.engine.advice.duel import Sheet, duel_advise
+from dicelab.engine.kernels.lead import EVEN
+from dicelab.engine.objectives.duel import duel_table
+from dicelab.engine.objectives.duel_lead import lead_table
+from dicelab.engine.objectives.expected import expected_table
 from dicelab.errors import UserError
 from dicelab.rules import parse_rules
-from dicelab.solve.duel import duel_table
-from dicelab.solve.duel_advice import Sheet, duel_advise
-from dicelab.solve.duel_lead import lead_table
-from dicelab.solve.expected import expected_table
-from dicelab.solve.kernels.lead import EVEN
 
 
 def better(a, b) -> bool:

@@ -10,12 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_target import BruteForce, small_rules
 
+from dicelab.engine.objectives.exact import exact_expected, exact_target, from_limbs, to_limbs
+from dicelab.engine.objectives.expected import solve_expected
+from dicelab.engine.objectives.points import max_score
 from dicelab.errors import UserError
 from dicelab.rules import load_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.exact import exact_expected, exact_target, from_limbs, to_limbs
-from dicelab.solve.expected import solve_expected
-from dicelab.solve.points import max_score
 
 # SPEC, Part A, objective 2: the best probability of the perfect 325 in yacht
 PERFECT_325 = Fraction(

@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pytest
 
+from dicelab.engine.objectives.expected import solve_expected
 from dicelab.errors import UserError
 from dicelab.rules import load_rules
-from dicelab.solve.expected import solve_expected
 
 REFERENCE = {
     "yahtzee": 254.5896095,

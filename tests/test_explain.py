@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from test_bruteforce import box_choices
 from test_target import small_rules
 
+from dicelab.engine.advice.single import Position
+from dicelab.engine.objectives.expected import solve_expected
+from dicelab.engine.objectives.explain import explain_advice, explain_table, solve_explain
 from dicelab.errors import UserError
 from dicelab.rules.compiled import all_same_box, compile_rules
-from dicelab.solve.advice import Position
-from dicelab.solve.expected import solve_expected
-from dicelab.solve.explain import explain_advice, explain_table, solve_explain
 
 TIE = 1e-9
 
@@ -42,7 +42,7 @@ def test_the_parts_of_every_state_add_up_to_its_expected_points(name):
 
 def positions(table, rng, count):
     """Random positions of a game: some boxes filled, dice, rerolls left."""
-    from dicelab.solve.advice import scorecard_state
+    from dicelab.engine.advice.single import scorecard_state
 
     game = table.game
     rules = game.rules
@@ -208,7 +208,7 @@ def test_every_figure_agrees_with_a_plain_expectimax(rules, seed):
 
 # -- simulation ---------------------------------------------------------------------------
 def test_a_simulation_from_a_position_lands_within_four_standard_errors():
-    from dicelab.solve import turn
+    from dicelab.engine.advice import turn
 
     table = explain_table("yahtzee")
     game, V = table.game, table.expected.values
@@ -358,9 +358,9 @@ def test_a_review_says_why_each_mistake_costs_what_it_does(tmp_path):
 
 
 def test_a_game_played_for_a_target_is_reviewed_in_that_chance():
+    from dicelab.engine.advice.single import advise_target
+    from dicelab.engine.objectives.utility import reach_table
     from dicelab.play.game import Game, review_chance
-    from dicelab.solve.advice import advise_target
-    from dicelab.solve.utility import reach_table
 
     table = solve_expected("yazy")
     chances = reach_table("yazy", 180)
@@ -386,9 +386,9 @@ def test_a_game_played_for_a_target_is_reviewed_in_that_chance():
 
 
 def test_the_duel_sentence_says_where_playing_to_win_parts_from_points():
-    from dicelab.solve.advice import Option
-    from dicelab.solve.duel_advice import DuelAdvice
-    from dicelab.solve.explain import duel_texts
+    from dicelab.engine.advice.duel import DuelAdvice
+    from dicelab.engine.advice.single import Option
+    from dicelab.engine.objectives.explain import duel_texts
 
     zero = Option("box", 0.3157, 0.0, box="five_of_a_kind", box_name="Five of a kind", points=0)
     sixes = Option("box", 0.0419, 0.2738, box="sixes", box_name="Sixes", points=12)

@@ -21,9 +21,9 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 
 from dicelab.cli.assign import run_assign
 from dicelab.errors import UserError
+from dicelab.games.assign.contest_format import format_json, format_lines, parse_games
+from dicelab.games.assign.hindsight import assign, best_assignment
 from dicelab.rules import parse_rules
-from dicelab.solve.contest_format import format_json, format_lines, parse_games
-from dicelab.solve.hindsight import assign, best_assignment
 
 SAMPLE_GAMES = [
     [[1, 2, 3, 4, 5]] * 13,

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from dicelab.engine.objectives.expected import expected_table
 from dicelab.errors import UserError
 from dicelab.play import history
 from dicelab.play.game import Game, review
-from dicelab.solve.expected import expected_table
 
 
 def played(seed: int, keep_nothing: bool = False) -> tuple[dict, object]:

@@ -1,6 +1,6 @@
 """The machine code of the max kernels: vector max instructions, no masked stores.
 
-The block kernels (lane vectors, :mod:`dicelab.solve.lanes`) are checked the same
+The block kernels (lane vectors, :mod:`dicelab.engine.kernels.lanes`) are checked the same
 way, and for the absence of scalar maxima and sums.
 
 A per-lane ``a if a > b else b`` written straight back to memory compiles to a
@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 from numba import njit
 
-from dicelab.solve import kernels
-from dicelab.solve.kernels import blocks, turn
+from dicelab.engine import kernels
+from dicelab.engine.kernels import blocks, turn
 
 pytestmark = pytest.mark.skipif(
     platform.machine() not in ("x86_64", "AMD64"), reason="checks x86 instructions"
@@ -52,9 +52,9 @@ def lane_vector_instructions(func, *args) -> set[str]:
 def test_block_kernels_compile_to_whole_vector_operations(dtype, suffix):
     """The block kernels take a keep's maximum and mean with packed instructions
     only: no scalar max or add on a lane, no masked store."""
+    from dicelab.engine.kernels import lanes
     from dicelab.rules import load_rules
     from dicelab.rules.compiled import compile_rules
-    from dicelab.solve import lanes
 
     space = compile_rules(load_rules("yahtzee")).space
     A = np.zeros((space.add.shape[0], lanes.lanes_of(np.dtype(dtype).itemsize)), dtype)
@@ -75,7 +75,7 @@ def test_the_final_throw_maxima_divide_by_no_runtime_number(dtype):
     """Lanes a block and blocks a pair are constants or shifts in the candidate
     maxima: an integer division there, once per roll and block, had cost a third
     of the final throw of a table over points."""
-    from dicelab.solve import lanes
+    from dicelab.engine.kernels import lanes
 
     L = lanes.lanes_of(np.dtype(dtype).itemsize)
     A = np.zeros((2, 2 * 300, L), dtype)
@@ -93,7 +93,7 @@ def test_hot_kernels_compile_without_reference_counts():
     rather than slowing the turn."""
     from numba.core.registry import CPUDispatcher
 
-    from dicelab.solve.kernels import points
+    from dicelab.engine.kernels import points
 
     planners = {"plan_layer"}  # once a layer, outside the turn: they allocate their plan
     found = []

@@ -1,4 +1,4 @@
-"""Lane vectors (:mod:`dicelab.solve.lanes`) against NumPy, and the block kernels
+"""Lane vectors (:mod:`dicelab.engine.kernels.lanes`) against NumPy, and the block kernels
 against the row kernels they replace."""
 
 from fractions import Fraction
@@ -9,10 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from numba import njit
 
+from dicelab.engine.kernels import DiceArrays, blocks, lanes, turn
 from dicelab.rules import load_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve import lanes
-from dicelab.solve.kernels import DiceArrays, blocks, turn
 
 
 @njit

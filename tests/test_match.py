@@ -23,15 +23,15 @@ from test_distribution import PolicyBrute
 from test_duel import FOUR_BOXES
 from test_target import BruteForce
 
+from dicelab.engine.advice.duel import Sheet
+from dicelab.engine.advice.single import Position
+from dicelab.engine.objectives.expected import expected_table
+from dicelab.engine.objectives.match import final_pmf, match_advise, table_utility
+from dicelab.engine.objectives.remaining import remaining_table
+from dicelab.engine.objectives.win import solve_win
 from dicelab.errors import UserError
 from dicelab.rules import parse_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.advice import Position
-from dicelab.solve.duel_advice import Sheet
-from dicelab.solve.expected import expected_table
-from dicelab.solve.match import final_pmf, match_advise, table_utility
-from dicelab.solve.remaining import remaining_table
-from dicelab.solve.win import solve_win
 
 
 def rerolled(rules, dice):
@@ -78,7 +78,7 @@ def test_the_table_utility_against_every_tuple_of_scores(weights):
 
 
 def test_one_opponent_is_the_win_utility():
-    from dicelab.solve.utility import win_utility
+    from dicelab.engine.objectives.utility import win_utility
 
     p = np.array([0.1, 0.0, 0.3, 0.6])
     assert np.allclose(table_utility([p]).values, win_utility(p).values)
@@ -254,8 +254,8 @@ def test_the_command_gives_the_same_chances(four, four_file):
 
 
 def test_two_players_where_the_duel_fits_get_the_duels_advice(four):
-    from dicelab.solve.duel import duel_table
-    from dicelab.solve.duel_advice import duel_advise
+    from dicelab.engine.advice.duel import duel_advise
+    from dicelab.engine.objectives.duel import duel_table
 
     rules, game, expected = four
     position = Position(dice=(1, 3), rerolls=1, filled={"ones": 1})
@@ -296,8 +296,8 @@ def test_the_best_reply_reacts_to_the_opponents_turns_and_does_better(four):
     # the pass over both sheets is the exact best reply: where the opponent's next
     # turns still matter it is worth more than this turn's table (which does not
     # react to them), and at the last turn of both they are the same
-    from dicelab.solve.duel_advice import duel_advise
-    from dicelab.solve.match_exact import reply_table
+    from dicelab.engine.advice.duel import duel_advise
+    from dicelab.engine.objectives.match_exact import reply_table
 
     rules, game, expected = four
     reply = {seat: reply_table(game, seat) for seat in ("A", "B")}
@@ -317,12 +317,12 @@ def test_the_best_reply_reacts_to_the_opponents_turns_and_does_better(four):
 
 
 def test_the_evaluation_of_two_players(four):
+    from dicelab.engine.objectives.duel import duel_table
+    from dicelab.engine.objectives.duel_compare import EXPECTED, WIN, evaluate_pair
     from dicelab.play.match_eval import evaluate_two
-    from dicelab.solve.duel import duel_table
-    from dicelab.solve.duel_compare import EXPECTED, WIN, evaluate_pair
 
     rules, game, expected = four
-    from dicelab.solve.match_exact import lookahead_table
+    from dicelab.engine.objectives.match_exact import lookahead_table
 
     out = evaluate_two(game, games=20, best_reply=True)
     duel = duel_table(game)
@@ -466,7 +466,7 @@ def reply_brute(rules, seat: str):
 
 
 def test_the_best_reply_agrees_with_a_plain_expectimax_over_both_sheets(four):
-    from dicelab.solve.match_exact import reply_table
+    from dicelab.engine.objectives.match_exact import reply_table
 
     rules, game, expected = four
     assert reply_table(game, "A").start_value == pytest.approx(reply_brute(rules, "A"), abs=1e-9)
@@ -542,7 +542,7 @@ def lookahead_eval_brute(rules, seat: str):
 
 
 def test_the_lookahead_evaluated_exactly_against_a_plain_expectimax(four):
-    from dicelab.solve.match_exact import lookahead_table, reply_table
+    from dicelab.engine.objectives.match_exact import lookahead_table, reply_table
 
     rules, game, _ = four
     a = lookahead_table(game, "A").start_value

@@ -1,14 +1,14 @@
 """Simulated games at a table, against independent checks.
 
 - The compiled advice values the start of a turn exactly as the library's
-  lookahead (:func:`dicelab.solve.match.lookahead_state_turn`, itself checked
+  lookahead (:func:`dicelab.engine.objectives.match.lookahead_state_turn`, itself checked
   against a plain expectimax in ``test_match``), on random tiny rule sets, sheets
   and tables of two to four.
 - The points players' final scores follow the distribution of the points to come
   (a Kolmogorov-Smirnov bound).
 - With two players on four boxes, the simulated chance of the advice in each seat
   agrees with its exact evaluation (a backward pass over both sheets,
-  :func:`dicelab.solve.match_exact.lookahead_table`).
+  :func:`dicelab.engine.objectives.match_exact.lookahead_table`).
 - The same seed gives the same games on one thread or two; the command's figures
   and its mistakes.
 """
@@ -23,14 +23,14 @@ from test_bruteforce import tiny_rules
 from test_duel import FOUR_BOXES
 from test_match import four_file, run_process  # noqa: F401 (a fixture)
 
+from dicelab.engine.objectives.expected import expected_table
+from dicelab.engine.objectives.match import lookahead_state_turn, table_utility
+from dicelab.engine.objectives.points import state_bounds
+from dicelab.engine.objectives.remaining import remaining_table
 from dicelab.errors import UserError
 from dicelab.play.match_sim import play_table_games, turn_start_value
 from dicelab.rules import parse_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.expected import expected_table
-from dicelab.solve.match import lookahead_state_turn, table_utility
-from dicelab.solve.points import state_bounds
-from dicelab.solve.remaining import remaining_table
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,7 @@ def test_the_points_players_score_as_the_table_of_points_to_come_says(four):
 
 
 def test_simulated_chances_agree_with_the_exact_evaluation(four):
-    from dicelab.solve.match_exact import lookahead_table
+    from dicelab.engine.objectives.match_exact import lookahead_table
 
     game, expected, remaining = four
     exact = (lookahead_table(game, "A").start_value, 1 - lookahead_table(game, "B").start_value)

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dicelab.engine.advice.single import Position, advise
+from dicelab.engine.objectives.expected import expected_table
 from dicelab.errors import UserError
 from dicelab.play.game import Game, load_record, record_text, review, save_record
-from dicelab.solve.advice import Position, advise
-from dicelab.solve.expected import expected_table
 
 
 @pytest.fixture(scope="module")

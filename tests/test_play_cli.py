@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from dicelab.cli import main
-from dicelab.solve.expected import expected_table
+from dicelab.engine.objectives.expected import expected_table
 
 
 @pytest.fixture(scope="module", autouse=True)

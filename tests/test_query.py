@@ -1,14 +1,14 @@
-"""Advice in bulk (:class:`dicelab.solve.query.OptionValues`) against :func:`advise`,
+"""Advice in bulk (:class:`dicelab.engine.advice.query.OptionValues`) against :func:`advise`,
 whose values are checked against a plain enumeration in ``test_advisor.py``."""
 
 import random
 
 import pytest
 
+from dicelab.engine.advice.query import OptionValues
+from dicelab.engine.advice.single import Position, advise, scorecard_state
+from dicelab.engine.objectives.expected import expected_table
 from dicelab.errors import UserError
-from dicelab.solve.advice import Position, advise, scorecard_state
-from dicelab.solve.expected import expected_table
-from dicelab.solve.query import OptionValues
 
 
 def _positions(table, n, seed):
@@ -32,7 +32,7 @@ def _positions(table, n, seed):
 
 
 def _key(ask, code, roll_faces):
-    """An option's key as :class:`dicelab.solve.advice.Option` has it."""
+    """An option's key as :class:`dicelab.engine.advice.single.Option` has it."""
     if code < 0:
         return ("box", None, False, ask.game.rules.categories[-1 - code].id)
     faces = ask.game.space.faces_of(code)

@@ -13,12 +13,12 @@ from hypothesis import given
 from test_distribution import BRUTE, PolicyBrute
 from test_target import small_rules
 
+from dicelab.engine.objectives.distribution import score_distribution
+from dicelab.engine.objectives.expected import solve_expected
+from dicelab.engine.objectives.points import state_bounds
+from dicelab.engine.objectives.remaining import TAIL, remaining_table, solve_remaining
 from dicelab.errors import DamagedTable
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.distribution import score_distribution
-from dicelab.solve.expected import solve_expected
-from dicelab.solve.points import state_bounds
-from dicelab.solve.remaining import TAIL, remaining_table, solve_remaining
 
 
 def brute_row(brute: PolicyBrute, mask: int, y: int, u: int) -> dict[int, float]:

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from numba import config, get_num_threads, set_num_threads
 
+from dicelab.engine.objectives.expected import ExpectedLayers, mark_unreachable
+from dicelab.engine.runtime.schedule import ONE_THREAD_BELOW, run_layers, threads_for
 from dicelab.rules import load_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.expected import ExpectedLayers, mark_unreachable
-from dicelab.solve.schedule import ONE_THREAD_BELOW, run_layers, threads_for
 
 several = pytest.mark.skipif(config.NUMBA_NUM_THREADS < 2, reason="needs two threads")
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from dicelab.cli import main
+from dicelab.engine.advice.single import TIE
+from dicelab.engine.objectives.expected import expected_table
 from dicelab.errors import UserError
 from dicelab.play.game import Game
 from dicelab.play.simulate import BLOCK, simulate
-from dicelab.solve.advice import TIE
-from dicelab.solve.expected import expected_table
 
 # SPEC Part A: optimal expected score (and sd where published)
 REFERENCE = {

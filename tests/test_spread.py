@@ -10,12 +10,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_target import small_rules
 
+from dicelab.engine.advice.turn import chosen_keeps
+from dicelab.engine.objectives.distribution import score_distribution
+from dicelab.engine.objectives.expected import solve_expected
+from dicelab.engine.objectives.spread import solve_spread, spread_of, turn_moments
 from dicelab.errors import UserError
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.distribution import score_distribution
-from dicelab.solve.expected import solve_expected
-from dicelab.solve.spread import solve_spread, spread_of, turn_moments
-from dicelab.solve.turn import chosen_keeps
 
 PUBLISHED_SD = {"yahtzee": (59.6117, 4), "yacht": (37.86, 2)}
 

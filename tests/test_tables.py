@@ -9,9 +9,9 @@ import sys
 import numpy as np
 import pytest
 
+from dicelab.engine.objectives.expected import expected_table
+from dicelab.engine.runtime import cache as tables
 from dicelab.rules import load_rules
-from dicelab.solve import cache as tables
-from dicelab.solve.expected import expected_table
 
 
 @pytest.fixture()
@@ -123,7 +123,7 @@ def test_unwritable_cache_keeps_the_result(tmp_path):
 
 
 def test_mapped_table_reads_and_checks_only_touched_blocks(cache):
-    from dicelab.solve.target import target_table
+    from dicelab.engine.objectives.target import target_table
 
     whole = target_table("yazy")
     mapped = target_table("yazy", mapped=True)
@@ -137,7 +137,7 @@ def test_mapped_table_reads_and_checks_only_touched_blocks(cache):
 
 def test_a_cached_win_table_is_mapped_where_asked(cache):
     # the server maps the win table it reads from the cache, as it does target tables
-    from dicelab.solve.win import solve_win
+    from dicelab.engine.objectives.win import solve_win
 
     whole = solve_win("yazy").table
     mapped = solve_win("yazy", mapped=True).table
@@ -147,7 +147,7 @@ def test_a_cached_win_table_is_mapped_where_asked(cache):
 
 
 def test_mapped_table_refuses_a_damaged_block_and_advice_rebuilds(cache):
-    from dicelab.solve.target import target_table
+    from dicelab.engine.objectives.target import target_table
 
     target_table("yazy")
     path = tables.table_path(
@@ -170,7 +170,7 @@ KILLED_SAVE = """
 import os, sys, time
 import numpy as np
 from pathlib import Path
-from dicelab.solve import cache
+from dicelab.engine.runtime import cache
 
 def stall(fd):  # the data is written, the file not yet renamed: killed here
     print("writing", flush=True)
@@ -221,9 +221,9 @@ def test_a_large_table_is_solved_into_its_cache_file(cache, monkeypatch):
     # the same values as a solve in memory, a file that loads and checks, no leftovers
     import importlib
 
-    from dicelab.solve.win import solve_win
+    from dicelab.engine.objectives.win import solve_win
 
-    utility = importlib.import_module("dicelab.solve.utility")
+    utility = importlib.import_module("dicelab.engine.objectives.utility")
     in_memory = solve_win("yazy", use_cache=False).table
     monkeypatch.setattr(utility, "SOLVED_IN_FILE", 0)
     solved = solve_win("yazy").table
@@ -242,9 +242,9 @@ def test_a_large_table_is_solved_into_its_cache_file(cache, monkeypatch):
 def test_a_solve_into_a_cache_file_that_fails_leaves_nothing(cache, monkeypatch):
     import importlib
 
-    from dicelab.solve.win import solve_win
+    from dicelab.engine.objectives.win import solve_win
 
-    utility = importlib.import_module("dicelab.solve.utility")
+    utility = importlib.import_module("dicelab.engine.objectives.utility")
     solve_win("yazy")  # the expected-score table and distribution it needs
     before = sorted(p.name for p in cache.iterdir())
     monkeypatch.setattr(utility, "SOLVED_IN_FILE", 0)
@@ -271,9 +271,9 @@ def test_a_table_file_whose_header_outgrows_its_room_is_written_the_plain_way(ca
 def test_a_disk_that_refuses_a_table_file_solves_in_memory(cache, monkeypatch, capsys):
     import importlib
 
-    from dicelab.solve.win import solve_win
+    from dicelab.engine.objectives.win import solve_win
 
-    utility = importlib.import_module("dicelab.solve.utility")
+    utility = importlib.import_module("dicelab.engine.objectives.utility")
     monkeypatch.setattr(utility, "SOLVED_IN_FILE", 0)
 
     def refuse(*args, **kwargs):

@@ -20,15 +20,17 @@ from test_bruteforce import tiny_rules
 from typer.testing import CliRunner
 
 from dicelab.cli import app
-from dicelab.errors import UserError
-from dicelab.rules import load_rules
-from dicelab.rules.compiled import compile_rules
-from dicelab.solve.advice import Position, advise_target
-from dicelab.solve.distribution import score_distribution
-from dicelab.solve.expected import solve_expected
-from dicelab.solve.points import StateBounds, max_score
-from dicelab.solve.target import TargetTable, points_turn_values, solve_target, target_table
-from dicelab.solve.utility import (
+from dicelab.engine.advice.single import Position, advise_target
+from dicelab.engine.objectives.distribution import score_distribution
+from dicelab.engine.objectives.expected import solve_expected
+from dicelab.engine.objectives.points import StateBounds, max_score
+from dicelab.engine.objectives.target import (
+    TargetTable,
+    points_turn_values,
+    solve_target,
+    target_table,
+)
+from dicelab.engine.objectives.utility import (
     OneTargetTable,
     Utility,
     every_target_cached,
@@ -39,7 +41,10 @@ from dicelab.solve.utility import (
     step_utility,
     win_utility,
 )
-from dicelab.solve.win import read_opponent, solve_win
+from dicelab.engine.objectives.win import read_opponent, solve_win
+from dicelab.errors import UserError
+from dicelab.rules import load_rules
+from dicelab.rules.compiled import compile_rules
 
 runner = CliRunner()
 
@@ -554,8 +559,8 @@ def test_solve_target_command_solves_one_target_unless_asked(tmp_path, monkeypat
 
 
 def test_the_key_of_every_targets_rows_without_laying_them_out():
+    from dicelab.engine.objectives.points import needed_key, needed_layout
     from dicelab.rules.compiled import as_game
-    from dicelab.solve.points import needed_key, needed_layout
 
     for name in ("yacht", "yazy", "generala"):
         game = as_game(name)

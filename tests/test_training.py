@@ -9,10 +9,10 @@ import sys
 import numpy as np
 import pytest
 
+from dicelab.engine.advice.single import TIE, advise
+from dicelab.engine.objectives.expected import expected_table
 from dicelab.errors import UserError
 from dicelab.play.training import Training, draw_questions, kind_weights, option_for
-from dicelab.solve.advice import TIE, advise
-from dicelab.solve.expected import expected_table
 
 
 @pytest.fixture(scope="module")

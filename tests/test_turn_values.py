@@ -2,7 +2,7 @@
 
 import pytest
 
-from dicelab.solve.expected import solve_expected, turn_values
+from dicelab.engine.objectives.expected import solve_expected, turn_values
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_numpy_turn_start_is_the_solver_value(name, yahtzee):
     throw with fused multiply-adds)."""
     import numpy as np
 
-    from dicelab.solve import turn
+    from dicelab.engine.advice import turn
 
     table = yahtzee if name == "yahtzee" else solve_expected(name, precision="double")
     g = table.game

@@ -20,16 +20,16 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dicelab.cli import app
+from dicelab.engine.advice.single import Position, advise
+from dicelab.engine.objectives.distribution import score_distribution
+from dicelab.engine.objectives.expected import solve_expected
+from dicelab.engine.objectives.points import max_score
+from dicelab.engine.objectives.target import solve_target
 from dicelab.errors import UserError
 from dicelab.play.game import Game, review
 from dicelab.play.simulate import simulate
 from dicelab.rules import load_rules, parse_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.advice import Position, advise
-from dicelab.solve.distribution import score_distribution
-from dicelab.solve.expected import solve_expected
-from dicelab.solve.points import max_score
-from dicelab.solve.target import solve_target
 
 #: The address the test client sends as its Host (the server refuses other sites).
 LOCAL = "http://127.0.0.1"
@@ -253,7 +253,7 @@ def test_every_numeric_field_is_checked(field, value):
     # accepted: the solvers honour it, in range and without overflow
     game = compile_rules(rules)
     if rules.save_unused_throws:
-        from dicelab.solve.saved import solve_saved
+        from dicelab.engine.objectives.saved import solve_saved
 
         value = solve_saved(game).expected_score
         assert np.isfinite(value) and value >= 0
@@ -280,7 +280,7 @@ def test_web_api_knows_served_hands():
 
 # -- throws saved for later turns ---------------------------------------------------------
 def test_saving_throws_is_worth_it_and_sized_before_work():
-    from dicelab.solve.saved import saved_cost, solve_saved
+    from dicelab.engine.objectives.saved import saved_cost, solve_saved
 
     data = load_rules("yazy").as_data()
     data.update(name="yazy-saved", save_unused_throws=True, max_saved_throws=2)
@@ -320,7 +320,7 @@ def test_commands_that_do_not_save_throws_refuse_in_one_line():
 
 
 def test_simulated_games_with_throws_in_hand():
-    from dicelab.solve.saved import solve_saved
+    from dicelab.engine.objectives.saved import solve_saved
 
     data = load_rules("yazy").as_data()
     data.update(name="yazy-saved", save_unused_throws=True, max_saved_throws=4)
@@ -361,7 +361,7 @@ def test_six_dice_game_against_simulated_games():
 
 
 def test_advice_with_throws_in_hand():
-    from dicelab.solve.saved import saved_turn_values, solve_saved
+    from dicelab.engine.objectives.saved import saved_turn_values, solve_saved
 
     data = load_rules("yazy").as_data()
     data.update(name="yazy-saved", save_unused_throws=True, max_saved_throws=3)

@@ -16,10 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from dicelab.engine.advice.single import Position, advise
+from dicelab.engine.objectives.expected import expected_table
 from dicelab.play.game import Game, review
 from dicelab.rules import builtin_names, load_rules
-from dicelab.solve.advice import Position, advise
-from dicelab.solve.expected import expected_table
 from dicelab.web import models as m
 from dicelab.web import store as store_module
 from dicelab.web import tables as web_tables
@@ -265,8 +265,8 @@ def test_body_size_limit(client):
 
 # -- other objectives ------------------------------------------------------------------
 def test_target_advice_and_outlook_match_the_target_table(client):
-    from dicelab.solve.advice import advise_target
-    from dicelab.solve.target import target_table
+    from dicelab.engine.advice.single import advise_target
+    from dicelab.engine.objectives.target import target_table
 
     table = target_table("yazy")
     start = client.post(
@@ -301,7 +301,7 @@ def test_target_advice_and_outlook_match_the_target_table(client):
 
 
 def test_win_advice_beats_the_points_player(client):
-    from dicelab.solve.win import solve_win
+    from dicelab.engine.objectives.win import solve_win
 
     report = solve_win("yazy")
     start = client.post("/api/outlook", json={"rules": "yazy", "objective": "win"}).json()
@@ -336,7 +336,7 @@ def test_bad_objectives(client, body, words):
 
 # -- spread and distribution -----------------------------------------------------------
 def test_spread_of_options_and_distribution_from_a_turn_start(client):
-    from dicelab.solve.distribution import score_distribution
+    from dicelab.engine.objectives.distribution import score_distribution
 
     whole = score_distribution("yazy")
     start = client.post("/api/outlook", json={"rules": "yazy"}).json()
@@ -449,9 +449,9 @@ def test_match_advice_agrees_with_the_library_and_brute_force(client, four):
     from test_duel import FOUR_BOXES
     from test_match import lookahead_brute
 
+    from dicelab.engine.advice.duel import Sheet
+    from dicelab.engine.objectives.match import match_advise
     from dicelab.rules import parse_rules
-    from dicelab.solve.duel_advice import Sheet
-    from dicelab.solve.match import match_advise
 
     rules = parse_rules(FOUR_BOXES)
     body = {"rules": four, "dice": [1, 3], "rerolls_left": 1, "mine": {},
@@ -857,7 +857,7 @@ def test_fuzz_rules_names(client, name):
 
 
 def test_uploads_write_no_tables_to_the_disk(client):
-    from dicelab.solve import cache as tables
+    from dicelab.engine.runtime import cache as tables
 
     toml = 'extends = "yazy"\nname = "yazy-2"\nrolls = 2\n'
     before = {t.path for t in tables.list_tables()}
@@ -944,7 +944,7 @@ def test_a_distribution_no_one_awaits_is_dropped_before_it_starts():
 def test_a_distribution_under_way_that_no_one_awaits_stops_at_its_next_layer(monkeypatch):
     # a chart the page left behind must not hold up the next one: the forward pass
     # checks between its layers whether anyone still awaits it
-    from dicelab.solve import distribution
+    from dicelab.engine.objectives import distribution
     from dicelab.web.worker import Cancelled
 
     gate = threading.Event()
@@ -1046,7 +1046,7 @@ def test_a_wrong_method_lists_every_method_of_the_path(client, method, path, all
 
 # -- a damaged memory-mapped table met by the server ---------------------------------------
 def _damage_every_block(path):
-    from dicelab.solve import cache
+    from dicelab.engine.runtime import cache
 
     header = cache.read_header(path)
     raw = bytearray(path.read_bytes())
@@ -1057,8 +1057,8 @@ def _damage_every_block(path):
 def test_a_damaged_mapped_table_is_solved_anew_by_the_server(tmp_path, monkeypatch):
     from fastapi.testclient import TestClient
 
-    from dicelab.solve import cache
-    from dicelab.solve.utility import reach_table
+    from dicelab.engine.objectives.utility import reach_table
+    from dicelab.engine.runtime import cache
 
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
     reach_table("yazy", 150)  # solved and cached, as `dicelab solve yazy --target 150` does
@@ -1361,8 +1361,8 @@ def test_bad_training_requests(client, path, body, words):
 
 
 def test_a_review_is_priced_in_the_chance_played_for(client):
+    from dicelab.engine.objectives.utility import reach_table
     from dicelab.play.game import Game, review_chance
-    from dicelab.solve.utility import reach_table
 
     table = expected_table("yazy")
     game = Game(table, seed=3)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from dicelab.engine.advice.single import Position, advise
+from dicelab.engine.objectives.expected import expected_table
 from dicelab.play.game import Game, review
-from dicelab.solve.advice import Position, advise
-from dicelab.solve.expected import expected_table
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -44,8 +44,8 @@ def free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server():
-    from dicelab.solve.explain import explain_table
-    from dicelab.solve.spread import spread_table
+    from dicelab.engine.objectives.explain import explain_table
+    from dicelab.engine.objectives.spread import spread_table
     from dicelab.web.app import create_app
 
     for name in ("yahtzee", "yazy", "generala", "yacht"):  # solved before any timed wait
@@ -53,10 +53,10 @@ def server():
         if not table.rules.has_served:  # and the spread the page shows beside each option
             spread_table(table.game, table)
     explain_table("yahtzee")  # the why of each option
-    from dicelab.solve.win import solve_win
+    from dicelab.engine.objectives.win import solve_win
 
     solve_win("yazy")  # playing yazy to beat a points player
-    from dicelab.solve.remaining import remaining_table
+    from dicelab.engine.objectives.remaining import remaining_table
 
     remaining_table("yacht")  # playing yacht at a table
     port = free_port()
@@ -418,9 +418,9 @@ def test_a_served_hand_scores_on_the_first_throw(page):
 
 
 def test_play_for_a_target_then_to_beat_a_points_player(page):
-    from dicelab.solve.advice import advise_target
-    from dicelab.solve.target import target_table
-    from dicelab.solve.win import solve_win
+    from dicelab.engine.advice.single import advise_target
+    from dicelab.engine.objectives.target import target_table
+    from dicelab.engine.objectives.win import solve_win
 
     pg = page
     pg.select_option("#rules-select", "yazy")
@@ -464,9 +464,9 @@ def test_a_whole_duel_against_the_computer(browser, server):
     from test_duel import FOUR_BOXES, duel_brute
     from test_duel_cli import FOUR_TOML
 
+    from dicelab.engine.objectives.duel import duel_table
     from dicelab.play.duel import review_duel
     from dicelab.rules import parse_rules
-    from dicelab.solve.duel import duel_table
 
     with open_page(browser, server + "/?seed=5&fast") as pg:
         expect(counter(pg)).to_have_text(re.compile("Turn 1 of 13"))
@@ -567,9 +567,9 @@ def test_a_whole_game_against_computer_players(browser, server):
 def test_a_game_with_friends_whose_boxes_are_typed(browser, server):
     # a friend's boxes typed as they fill them: the advice reads their sheet; a box
     # out of turn is one clear line, and taking it back clears it
-    from dicelab.solve.advice import Position
-    from dicelab.solve.duel_advice import Sheet
-    from dicelab.solve.match import match_advise
+    from dicelab.engine.advice.duel import Sheet
+    from dicelab.engine.advice.single import Position
+    from dicelab.engine.objectives.match import match_advise
 
     with open_page(browser, server + "/?seed=4&rules=yacht") as pg:
         expect(counter(pg)).to_have_text("Turn 1 of 12 · Roll 1 of 3")
@@ -986,7 +986,7 @@ def test_text_contrast_meets_wcag_aa(page):
 
 
 def test_the_why_of_an_option_unfolds_under_it(page):
-    from dicelab.solve.explain import explain_table
+    from dicelab.engine.objectives.explain import explain_table
 
     pg = page
     throw(pg, "3 3 6 5 6")

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import sys
-import types
 
 # The kernels' threads sleep between parallel regions instead of spinning: on a
 # machine busy with other work a spinning thread takes a core from the thread that
@@ -37,33 +35,34 @@ _PUBLIC = {
     "load_rules": "dicelab.rules",
     "builtin_names": "dicelab.rules",
     "Rules": "dicelab.rules.model",
-    "Position": "dicelab.solve.advice",
-    "Advice": "dicelab.solve.advice",
-    "Option": "dicelab.solve.advice",
-    "OptionValues": "dicelab.solve.query",
-    "Sheet": "dicelab.solve.duel_advice",
-    "SolvedTable": "dicelab.solve.table",
-    "ExpectedTable": "dicelab.solve.expected",
-    "SavedTable": "dicelab.solve.saved",
-    "OneTargetTable": "dicelab.solve.utility",
-    "TargetTable": "dicelab.solve.target",
-    "UtilityTable": "dicelab.solve.utility",
-    "SpreadTable": "dicelab.solve.spread",
-    "ExplainTable": "dicelab.solve.explain",
-    "Explanation": "dicelab.solve.explain",
-    "DuelTable": "dicelab.solve.duel",
-    "LeadTable": "dicelab.solve.duel_lead",
-    "match_advise": "dicelab.solve.match",
-    "MatchAdvice": "dicelab.solve.match",
-    "ScoreDistribution": "dicelab.solve.scores",
+    "Position": "dicelab.engine.advice.single",
+    "Advice": "dicelab.engine.advice.single",
+    "Option": "dicelab.engine.advice.single",
+    "OptionValues": "dicelab.engine.advice.query",
+    "Sheet": "dicelab.engine.advice.duel",
+    "SolvedTable": "dicelab.engine.table",
+    "ExpectedTable": "dicelab.engine.objectives.expected",
+    "SavedTable": "dicelab.engine.objectives.saved",
+    "OneTargetTable": "dicelab.engine.objectives.utility",
+    "TargetTable": "dicelab.engine.objectives.target",
+    "UtilityTable": "dicelab.engine.objectives.utility",
+    "SpreadTable": "dicelab.engine.objectives.spread",
+    "ExplainTable": "dicelab.engine.objectives.explain",
+    "Explanation": "dicelab.engine.objectives.explain",
+    "DuelTable": "dicelab.engine.objectives.duel",
+    "LeadTable": "dicelab.engine.objectives.duel_lead",
+    "match_advise": "dicelab.engine.objectives.match",
+    "MatchAdvice": "dicelab.engine.objectives.match",
+    "ScoreDistribution": "dicelab.engine.objectives.scores",
     "UserError": "dicelab.errors",
     "NotFound": "dicelab.errors",
     "TooLarge": "dicelab.errors",
     "DamagedTable": "dicelab.errors",
     "OBJECTIVES": "dicelab.api",
+    "solve": "dicelab.api",
 }
 
-__all__ = sorted([*_PUBLIC, "solve", "__version__"])
+__all__ = sorted([*_PUBLIC, "__version__"])
 
 
 def __getattr__(name: str):
@@ -77,22 +76,3 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
-
-
-class _Package(types.ModuleType):
-    """The ``dicelab`` module's type: ``dicelab.solve`` is the function
-    :func:`dicelab.api.solve`, although ``dicelab/solve/`` is also the package of the
-    solvers (importing one of those does not replace the function)."""
-
-    @property
-    def solve(self):
-        from dicelab.api import solve
-
-        return solve
-
-    @solve.setter
-    def solve(self, value) -> None:
-        pass  # the import system sets each subpackage on its parent; this name is taken
-
-
-sys.modules[__name__].__class__ = _Package

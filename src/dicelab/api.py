@@ -1,14 +1,14 @@
 """The library's front door: a rule set and an objective in, a solved table out.
 
 Each objective has its table: ``expected`` an
-:class:`~dicelab.solve.expected.ExpectedTable` (a
-:class:`~dicelab.solve.saved.SavedTable` for rules that save throws), ``target`` a
-:class:`~dicelab.solve.target.TargetTable`, ``win`` a
-:class:`~dicelab.solve.utility.UtilityTable`, ``spread`` a
-:class:`~dicelab.solve.spread.SpreadTable`, ``explain`` an
-:class:`~dicelab.solve.explain.ExplainTable` and ``duel`` a
-:class:`~dicelab.solve.duel.DuelTable`; all of them are
-:class:`~dicelab.solve.table.SolvedTable`.
+:class:`~dicelab.engine.objectives.expected.ExpectedTable` (a
+:class:`~dicelab.engine.objectives.saved.SavedTable` for rules that save throws), ``target`` a
+:class:`~dicelab.engine.objectives.target.TargetTable`, ``win`` a
+:class:`~dicelab.engine.objectives.utility.UtilityTable`, ``spread`` a
+:class:`~dicelab.engine.objectives.spread.SpreadTable`, ``explain`` an
+:class:`~dicelab.engine.objectives.explain.ExplainTable` and ``duel`` a
+:class:`~dicelab.engine.objectives.duel.DuelTable`; all of them are
+:class:`~dicelab.engine.table.SolvedTable`.
 
 :func:`solve` is what ``dicelab.solve`` names. It reads and compiles the rules once,
 takes the table from the disk cache when one matches (rules, objective, engine
@@ -29,10 +29,10 @@ from pathlib import Path
 
 import numpy as np
 
+from dicelab.engine.table import SolvedTable
 from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
-from dicelab.solve.table import SolvedTable
 
 #: The objectives :func:`solve` knows, in the order the docs present them.
 OBJECTIVES = ("expected", "target", "win", "spread", "explain", "duel", "duel-lead")
@@ -80,9 +80,9 @@ def solve(
     allow_large : bool
         Solve even what this machine is not expected to hold or finish within an
         hour (otherwise :class:`dicelab.TooLarge` is raised before any work).
-    runner : dicelab.solve.schedule.Runner, optional
+    runner : dicelab.engine.runtime.schedule.Runner, optional
         Where the layers run: this process by default, or a Dask cluster
-        (:func:`dicelab.solve.schedule.runner_for`).
+        (:func:`dicelab.engine.runtime.schedule.runner_for`).
     opponent : ndarray, str or Path, optional
         For ``"win"``: the opponent's final-score distribution (``pmf[score]``) or a
         file of it; by default the expected-score optimum's own.
@@ -126,11 +126,11 @@ def _companion(game: CompiledRules, objective: str, precision: str, common: dict
     """A table that goes with the expected-score table: its spread, or its split by box
     (which follows the double-precision table, so that its parts add up exactly)."""
     if objective == "spread":
-        from dicelab.solve.spread import spread_table
+        from dicelab.engine.objectives.spread import spread_table
 
         expected = _expected(game, precision, common)
         return spread_table(game, expected, use_cache=common["use_cache"])
-    from dicelab.solve.explain import explain_table
+    from dicelab.engine.objectives.explain import explain_table
 
     expected = _expected(game, "double", common)
     return explain_table(game, expected, common["use_cache"], common["progress"],
@@ -140,11 +140,11 @@ def _companion(game: CompiledRules, objective: str, precision: str, common: dict
 def _points(game: CompiledRules, objective: str, target, opponent, common: dict, store):
     """The tables over points: a target's (or every target's), or the win table."""
     if objective == "win":
-        from dicelab.solve.win import solve_win
+        from dicelab.engine.objectives.win import solve_win
 
         return solve_win(game, opponent, **common).table
-    from dicelab.solve.target import target_table
-    from dicelab.solve.utility import reach_table
+    from dicelab.engine.objectives.target import target_table
+    from dicelab.engine.objectives.utility import reach_table
 
     if target is not None:
         return reach_table(game, target, **common)
@@ -155,13 +155,13 @@ def _duel(game: CompiledRules, objective: str, common: dict) -> SolvedTable:
     """The two-player table, without the strategy comparisons (they are asked for apart),
     or its expected leads (worked out in this process)."""
     if objective == "duel-lead":
-        from dicelab.solve.duel_lead import lead_table
+        from dicelab.engine.objectives.duel_lead import lead_table
 
         if common["runner"] is not None:
             raise UserError("runner: the duel-lead table is worked out in this process")
         how = {k: common[k] for k in ("use_cache", "progress", "allow_large")}
         return lead_table(game, **how)
-    from dicelab.solve.duel import duel_table
+    from dicelab.engine.objectives.duel import duel_table
 
     return duel_table(game, compare=False, **common)
 
@@ -187,11 +187,11 @@ def _check_options(objective: str, precision: str, opponent, store, target) -> N
 def _expected(game: CompiledRules, precision: str, common: dict) -> SolvedTable:
     """The expected-score table, or the saved-throws table where the rules save throws."""
     if game.rules.save_unused_throws:  # throws in hand: their own table, not cached
-        from dicelab.solve.saved import solve_saved
+        from dicelab.engine.objectives.saved import solve_saved
 
         args = {k: v for k, v in common.items() if k != "use_cache"}
         return solve_saved(game, **args)
-    from dicelab.solve.expected import expected_table
+    from dicelab.engine.objectives.expected import expected_table
 
     return expected_table(game, precision=precision, **common)
 
@@ -218,11 +218,11 @@ def compile_kernels(progress: Progress | None = None) -> None:
     >>> import dicelab.api
     >>> dicelab.api.compile_kernels()  # doctest: +SKIP
     """
+    from dicelab.engine.objectives.distribution import COMPILE_FORWARD, score_distribution
+    from dicelab.engine.objectives.expected import COMPILE_DOUBLE
+    from dicelab.engine.objectives.utility import reach_table
+    from dicelab.engine.runtime import ahead
     from dicelab.play.simulate import COMPILE_GAMES, simulate
-    from dicelab.solve import ahead
-    from dicelab.solve.distribution import COMPILE_FORWARD, score_distribution
-    from dicelab.solve.expected import COMPILE_DOUBLE
-    from dicelab.solve.utility import reach_table
 
     tick = progress or (lambda done, total: None)
     # where each step ends, in seconds on 2 cores: this process's first compile

@@ -18,12 +18,12 @@ from rich.text import Text
 
 from dicelab.cli.output import Console, check_plot_path
 from dicelab.dice import parse_dice
+from dicelab.engine.advice.single import Advice, Position, advise, advise_target
+from dicelab.engine.objectives.expected import ExpectedTable, expected_table
 from dicelab.errors import UserError
 from dicelab.play.game import Review, load_record, review
 from dicelab.plot.scores import plot_scores
 from dicelab.rules import Rules, load_rules
-from dicelab.solve.advice import Advice, Position, advise, advise_target
-from dicelab.solve.expected import ExpectedTable, expected_table
 
 if TYPE_CHECKING:  # the simulator compiles kernels: imported only by the command using it
     from dicelab.play.simulate import Simulation
@@ -72,7 +72,7 @@ def load_any_table(rules: Rules, quiet: bool = False):
     if not rules.save_unused_throws:
         return load_table(rules, quiet)
     from dicelab.cli.output import progress_bar
-    from dicelab.solve.saved import solve_saved
+    from dicelab.engine.objectives.saved import solve_saved
 
     with progress_bar(f"solving {rules.name}", enabled=not quiet) as tick:
         return solve_saved(rules, progress=tick)
@@ -97,7 +97,7 @@ def run_advise(
 
     With ``target``, options are ranked by their chance of a final score of at
     least ``target`` (the target table, solved once and cached). With ``explain``,
-    each option also says why (see :mod:`dicelab.solve.explain`).
+    each option also says why (see :mod:`dicelab.engine.objectives.explain`).
     """
     console = console or Console()
     r = load_rules(rules)
@@ -114,10 +114,10 @@ def run_advise(
         advice = advise(load_any_table(r, quiet=as_json), position)
     else:
         from dicelab.cli.output import progress_bar
+        from dicelab.engine.objectives.target import check_target
+        from dicelab.engine.objectives.utility import reach_table
+        from dicelab.engine.runtime.cache import DamagedTable
         from dicelab.rules.compiled import compile_rules
-        from dicelab.solve.cache import DamagedTable
-        from dicelab.solve.target import check_target
-        from dicelab.solve.utility import reach_table
 
         game = compile_rules(r)
         check_target(game, target)  # before any solving
@@ -129,7 +129,7 @@ def run_advise(
                 ttable = reach_table(game, target, progress=tick)
                 advice = advise_target(ttable, position, target)
     if explain and not advice.explanations:
-        from dicelab.solve.explain import explain_chances
+        from dicelab.engine.objectives.explain import explain_chances
 
         advice = explain_chances(advice)
     if as_json:
@@ -144,8 +144,8 @@ def run_advise(
 def explained_advice(rules: Rules, position: Position, quiet: bool = False):
     """Advice with each option's why, from the split of the expected score by box
     (solved once with a progress bar, then read from the cache as it is needed)."""
-    from dicelab.solve.cache import DamagedTable
-    from dicelab.solve.explain import explain_advice
+    from dicelab.engine.objectives.explain import explain_advice
+    from dicelab.engine.runtime.cache import DamagedTable
 
     table = explain_split(rules, quiet, mapped=True)
     try:
@@ -155,11 +155,11 @@ def explained_advice(rules: Rules, position: Position, quiet: bool = False):
 
 
 def explain_split(rules: Rules, quiet: bool = False, mapped: bool = False):
-    """The split of the expected score by box (:mod:`dicelab.solve.explain`), solved
+    """The split of the expected score by box (:mod:`dicelab.engine.objectives.explain`), solved
     with a progress bar the first time."""
     from dicelab.cli.output import progress_bar
+    from dicelab.engine.objectives.explain import explain_table
     from dicelab.rules.compiled import compile_rules
-    from dicelab.solve.explain import explain_table
 
     what = f"splitting {rules.name}'s expected score by box"
     with progress_bar(what, enabled=not quiet, unit="layers") as tick:

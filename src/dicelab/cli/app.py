@@ -55,7 +55,7 @@ def version() -> None:
     typer.echo(__version__)
 
 
-#: Where a solve runs (see dicelab.solve.schedule and docs/cluster.md).
+#: Where a solve runs (see dicelab.engine.runtime.schedule and docs/cluster.md).
 CLUSTER_OPTION = typer.Option(
     None, "--cluster", help="Solve on a running Dask scheduler, tcp://HOST:8786 (cluster extra)."
 )

@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 from dicelab.errors import UserError, read_user_file
-from dicelab.solve.contest_format import format_json, format_lines, parse_games
-from dicelab.solve.hindsight import DEFAULT_RULES, assign, checked_game
+from dicelab.games.assign.contest_format import format_json, format_lines, parse_games
+from dicelab.games.assign.hindsight import DEFAULT_RULES, assign, checked_game
 
 
 def run_assign(

@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from rich.table import Table
 
 from dicelab.cli.output import Console, check_plot_path, progress_bar
+from dicelab.engine.advice.duel import DuelAdvice, Sheet, duel_advise
+from dicelab.engine.advice.single import Position, _check_turn
+from dicelab.engine.objectives.duel import DuelTable, duel_table
+from dicelab.engine.runtime.cost import big
 from dicelab.errors import UserError
 from dicelab.plot.duel import plot_leads
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import compile_rules
-from dicelab.solve.advice import Position, _check_turn
-from dicelab.solve.cost import big
-from dicelab.solve.duel import DuelTable, duel_table
-from dicelab.solve.duel_advice import DuelAdvice, Sheet, duel_advise
 from dicelab.text import plural
 
 
@@ -35,8 +35,8 @@ def load_duel(
 ) -> DuelTable:
     """The duel table, solving it (with a progress bar) if it is not cached, and with
     ``compare`` the strategy comparisons too (``runner``, ``store``: where the solve
-    runs, see :mod:`dicelab.solve.schedule`)."""
-    from dicelab.solve.cache import DamagedTable
+    runs, see :mod:`dicelab.engine.runtime.schedule`)."""
+    from dicelab.engine.runtime.cache import DamagedTable
 
     game = compile_rules(rules)
     with progress_bar(f"solving the {rules.name} duel", enabled=not quiet, unit="work") as tick:
@@ -61,8 +61,8 @@ def load_duel(
 def load_lead(rules: Rules, duel: DuelTable, quiet: bool = False):
     """The expected-lead table that goes with a duel table, worked out (with a
     progress bar) if it is not cached; memory-mapped, and read whole if damaged."""
-    from dicelab.solve.cache import DamagedTable
-    from dicelab.solve.duel_lead import lead_table
+    from dicelab.engine.objectives.duel_lead import lead_table
+    from dicelab.engine.runtime.cache import DamagedTable
 
     game = duel.game
     what = f"working out the {rules.name} duel's expected leads"
@@ -171,7 +171,7 @@ def show_verdicts(table: DuelTable, console: Console, seconds: float, typed: str
             "first player's final score before the last turn)."
         )
     if not v:
-        from dicelab.solve.duel import COMPARE_WEIGHT
+        from dicelab.engine.objectives.duel import COMPARE_WEIGHT
 
         solve = table.meta.get("solve_seconds") or table.seconds
         console.print(
@@ -244,7 +244,7 @@ def run_duel_advise(
     if explain:
         from dataclasses import replace
 
-        from dicelab.solve.explain import duel_texts
+        from dicelab.engine.objectives.explain import duel_texts
 
         advice = replace(advice, texts=tuple(duel_texts(advice)))
     if as_json:

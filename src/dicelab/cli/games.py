@@ -58,10 +58,10 @@ def run_door(
     import sys
 
     from dicelab.cli.output import Console
+    from dicelab.engine.runtime.cost import positions_cost
     from dicelab.games.door import DoorGame, parse_hand, summarize, write_csv
     from dicelab.games.twoplayer import solve
     from dicelab.plot.door import write_plot
-    from dicelab.solve.cost import positions_cost
 
     if plot_path is not None:
         check_plot_path(plot_path)
@@ -127,9 +127,9 @@ def run_tictactoe(
     import sys
 
     from dicelab.cli.output import Console
+    from dicelab.engine.runtime.cost import positions_cost
     from dicelab.games.tictactoe import TicTacToe, summarize
     from dicelab.games.twoplayer import solve
-    from dicelab.solve.cost import positions_cost
 
     game = TicTacToe(rows, columns, k)
     cost = positions_cost(f"tic-tac-toe on {rows} x {columns}", game.position_bound)

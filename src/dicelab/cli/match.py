@@ -11,10 +11,10 @@ from rich.table import Table
 from dicelab.cli.advice import load_table, parse_filled
 from dicelab.cli.output import progress_bar
 from dicelab.dice import parse_dice
+from dicelab.engine.advice.duel import Sheet
+from dicelab.engine.advice.single import Position
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
-from dicelab.solve.advice import Position
-from dicelab.solve.duel_advice import Sheet
 from dicelab.text import plural
 
 
@@ -35,11 +35,11 @@ def run_match_advise(
 ):
     """Run ``dicelab match advise``: my options by my chance to finish first against the
     sheets given (one ``--theirs`` each), by ``method`` (see
-    :data:`dicelab.solve.match.METHODS`)."""
+    :data:`dicelab.engine.objectives.match.METHODS`)."""
+    from dicelab.engine.objectives.match import check_table, match_advise
+    from dicelab.engine.objectives.remaining import OBJECTIVE_REMAINING, remaining_cost
+    from dicelab.engine.runtime import cache
     from dicelab.rules.compiled import compile_rules
-    from dicelab.solve import cache
-    from dicelab.solve.match import check_table, match_advise
-    from dicelab.solve.remaining import OBJECTIVE_REMAINING, remaining_cost
 
     console = console or Console()
     r = load_rules(rules)
@@ -114,9 +114,9 @@ def run_match_evaluate(
     """Run ``dicelab match evaluate``: the advice's chance against points players,
     exactly where the two-player game fits (beside the win-optimal player's), else
     (or with ``simulate``) in simulated games."""
+    from dicelab.engine.objectives.match import MAX_PLAYERS, MIN_PLAYERS, duel_fits
     from dicelab.play.match_eval import evaluate_two
     from dicelab.rules.compiled import compile_rules
-    from dicelab.solve.match import MAX_PLAYERS, MIN_PLAYERS, duel_fits
 
     console = console or Console()
     r = load_rules(rules)
@@ -161,10 +161,10 @@ def run_match_evaluate(
 def _evaluate_simulated(game, players, games, seed, allow_large, as_json, console) -> dict:
     """``match evaluate`` in simulated games: the table of points to come prepared
     (or read), then the games, each with its progress bar; printed."""
+    from dicelab.engine.objectives.expected import expected_table
+    from dicelab.engine.objectives.remaining import remaining_table
     from dicelab.play.match_eval import evaluate_simulated
     from dicelab.play.match_sim import MAX_GAMES
-    from dicelab.solve.expected import expected_table
-    from dicelab.solve.remaining import remaining_table
 
     games = 100_000 if games is None else games
     if not 1 <= games <= MAX_GAMES:

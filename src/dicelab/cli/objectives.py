@@ -60,11 +60,11 @@ def run_objective(
     """Solve for one objective and print the answer (see ``dicelab solve --help``).
 
     ``runner`` and ``store`` say where a solve runs and where its table lives (see
-    :mod:`dicelab.solve.schedule`); ``targets`` answers from the table of every target
+    :mod:`dicelab.engine.runtime.schedule`); ``targets`` answers from the table of every target
     rather than of the one asked.
     """
     check_options(objective, target, exact, opponent)
-    from dicelab.solve.schedule import LocalRunner
+    from dicelab.engine.runtime.schedule import LocalRunner
 
     on_cluster = runner is not None and not isinstance(runner, LocalRunner)
     if exact and (on_cluster or store is not None):
@@ -82,7 +82,7 @@ def run_objective(
 
 
 def _run_exact(r, objective: str, target: int | None, as_json: bool) -> None:
-    from dicelab.solve.exact import exact_expected, exact_target
+    from dicelab.engine.objectives.exact import exact_expected, exact_target
 
     if objective == "target":
         res = exact_target(r, int(target))
@@ -112,10 +112,10 @@ def _run_target(
     store=None,
     every: bool = False,
 ) -> None:
+    from dicelab.engine.objectives.distribution import compile_meanwhile, score_distribution
+    from dicelab.engine.objectives.target import check_target
+    from dicelab.engine.objectives.utility import OneTargetTable
     from dicelab.rules.compiled import compile_rules
-    from dicelab.solve.distribution import compile_meanwhile, score_distribution
-    from dicelab.solve.target import check_target
-    from dicelab.solve.utility import OneTargetTable
 
     game = compile_rules(r)  # once, for every table below
     check_target(game, target)
@@ -159,9 +159,9 @@ def _probability(game, target: int, every: bool, store, options: dict):
     A cached table is memory-mapped and only its start row read; a damaged file is
     read whole, so the damage is seen and the table solved anew.
     """
-    from dicelab.solve.cache import DamagedTable
-    from dicelab.solve.target import target_table
-    from dicelab.solve.utility import reach_table
+    from dicelab.engine.objectives.target import target_table
+    from dicelab.engine.objectives.utility import reach_table
+    from dicelab.engine.runtime.cache import DamagedTable
 
     def table_of(mapped: bool):
         if every:
@@ -179,7 +179,7 @@ def _probability(game, target: int, every: bool, store, options: dict):
 def _run_win(
     r, opponent: str | None, as_json: bool, use_cache: bool, allow_large: bool, runner=None
 ) -> None:
-    from dicelab.solve.win import solve_win
+    from dicelab.engine.objectives.win import solve_win
 
     with progress_bar(f"solving {r.name} to beat the opponent", enabled=not as_json) as tick:
         rep = solve_win(
@@ -226,9 +226,9 @@ def run_distribution(
 ) -> None:
     """Print the final-score distribution of the expected-score optimum."""
     from dicelab.cli.output import check_plot_path
+    from dicelab.engine.objectives.scores import cached_optimum
     from dicelab.plot.distribution import plot_distribution
     from dicelab.rules.compiled import compile_rules
-    from dicelab.solve.scores import cached_optimum
 
     if plot is not None:
         check_plot_path(plot)
@@ -236,7 +236,7 @@ def run_distribution(
     # kept in the cache from an earlier run: read without loading the compiler
     dist = cached_optimum(compile_rules(r)) if use_cache and not r.save_unused_throws else None
     if dist is None:
-        from dicelab.solve.distribution import score_distribution
+        from dicelab.engine.objectives.distribution import score_distribution
 
         with progress_bar(f"distribution of {r.name}", enabled=not as_json) as tick:
             dist = score_distribution(

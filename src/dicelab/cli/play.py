@@ -27,9 +27,9 @@ from dicelab.cli.advice import explain_split, load_table, show_advice, show_revi
 from dicelab.cli.history import keep_game
 from dicelab.cli.output import Console
 from dicelab.dice import parse_dice
+from dicelab.engine.advice.single import TIE, Advice, advise
 from dicelab.errors import UserError
 from dicelab.play.game import Game, find_box_option, load_record, review, save_record, why_of
-from dicelab.solve.advice import TIE, Advice, advise
 
 HELP = (
     "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "

@@ -9,8 +9,8 @@ from pathlib import Path
 from rich.table import Table
 
 from dicelab.cli.output import Console
+from dicelab.engine.advice.single import TIE, Option
 from dicelab.rules import Rules
-from dicelab.solve.advice import TIE, Option
 
 HELP = (
     "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "

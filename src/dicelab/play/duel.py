@@ -13,6 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
 
+from dicelab.engine.advice.single import TIE, Option, Position, _rank, scorecard_state
+from dicelab.engine.objectives.duel import DuelTable, duel_turn_values
+from dicelab.engine.objectives.expected import ExpectedTable
 from dicelab.errors import UserError
 from dicelab.play.game import (
     Game,
@@ -22,9 +25,6 @@ from dicelab.play.game import (
     load_record,
     record_header,
 )
-from dicelab.solve.advice import TIE, Option, Position, _rank, scorecard_state
-from dicelab.solve.duel import DuelTable, duel_turn_values
-from dicelab.solve.expected import ExpectedTable
 
 FORMAT = "dicelab-duel"
 FORMAT_VERSION = 1
@@ -363,7 +363,7 @@ def find_disagreements(
     Returns every decision where the expected-score choice loses win chance, the
     largest first; each position counts once.
     """
-    from dicelab.solve.advice import advise
+    from dicelab.engine.advice.single import advise
 
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= 100_000:
         raise UserError(f"games: got {games!r}, expected 1 to 100,000")

@@ -20,7 +20,7 @@ API
     Fill a box (id, number from 1 or name) with the dice showing; with rerolls
     left this keeps every die first. ``game.score`` is the points so far.
 ``game.position()`` / ``game.advice()``
-    The decision at hand as an :class:`~dicelab.solve.advice.Position`, and its advice.
+    The decision at hand as an :class:`~dicelab.engine.advice.single.Position`, and its advice.
 ``find_box_option(advice, text, rules)``
     The box option a player named (id, number, name or a unique start of one).
 ``game.record`` / ``save_record(record, path)`` / ``load_record(path)``
@@ -30,7 +30,7 @@ API
 ``review(table, record) -> Review``
     Every decision with the best option and its cost, the totals, the luck.
 
->>> from dicelab.solve.expected import expected_table
+>>> from dicelab.engine.objectives.expected import expected_table
 >>> game = Game(expected_table("yahtzee"), seed=1)
 >>> dice = game.roll()
 >>> game.phase
@@ -50,9 +50,9 @@ from pathlib import Path
 
 import numpy as np
 
+from dicelab.engine.advice.single import TIE, Advice, Option, Position, advise
+from dicelab.engine.objectives.expected import ExpectedTable
 from dicelab.errors import UserError, parse_nested, read_user_file
-from dicelab.solve.advice import TIE, Advice, Option, Position, advise
-from dicelab.solve.expected import ExpectedTable
 
 FORMAT = "dicelab-game"
 FORMAT_VERSION = 1
@@ -641,7 +641,7 @@ def _kind(option: Option, rules) -> str:
 def review(table: ExpectedTable, record: dict, explain=None, chance=None) -> Review:
     """Price every decision of a recorded game against the expected-score optimum.
 
-    ``explain``: an :class:`~dicelab.solve.explain.ExplainTable` of the rules; each
+    ``explain``: an :class:`~dicelab.engine.objectives.explain.ExplainTable` of the rules; each
     mistake then says why it costs what it does (``Decision.why``). ``chance``: price
     in a chance instead (see :func:`review_chance`): ``(rank, start, final)``, the
     advice of a position, the chance at the start, the chance of a final score.
@@ -694,9 +694,9 @@ def review(table: ExpectedTable, record: dict, explain=None, chance=None) -> Rev
 def review_chance(table: ExpectedTable, chances, record: dict, target: int | None = None):
     """Price every decision in the chance the game was played for: of ``target`` or
     more (``chances`` a target table, of every target or of that one), or to beat a
-    points player (``chances`` the win table of :func:`dicelab.solve.win.solve_win`).
+    points player (``chances`` the win table of :func:`dicelab.engine.objectives.win.solve_win`).
     """
-    from dicelab.solve.advice import advise_target, advise_win
+    from dicelab.engine.advice.single import advise_target, advise_win
 
     if target is not None:
         rank = lambda p: advise_target(chances, p, target)  # noqa: E731
@@ -712,7 +712,7 @@ def why_of(explain, position: Position, chosen: Option) -> str:
     expected score by box (``explain``: an ExplainTable, or ``None`` for none)."""
     if explain is None:
         return ""
-    from dicelab.solve.explain import explain_advice
+    from dicelab.engine.objectives.explain import explain_advice
 
     # a box chosen once the rolling stopped is priced among the boxes alone
     for where in (position, replace(position, rerolls=0)):

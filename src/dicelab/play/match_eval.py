@@ -4,7 +4,7 @@ Where the two-player game fits, exactly (:func:`evaluate_two`): the chance of th
 table at play's method (each turn played to finish first, the rest valued as
 played for points) in each seat, beside the win-optimal player's and, on request,
 the best reply's; and how often its choices are win-optimal in games played. The
-exact parts are :mod:`dicelab.solve.match_exact`; the games are played here, where
+exact parts are :mod:`dicelab.engine.objectives.match_exact`; the games are played here, where
 a game in progress lives (:mod:`dicelab.play.duel`). Elsewhere, and at tables of
 three or four, in simulated games with common random numbers
 (:func:`evaluate_simulated`, :mod:`dicelab.play.match_sim`).
@@ -15,10 +15,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from dicelab.engine.objectives.duel import DuelTable
+from dicelab.engine.objectives.match_exact import SEATS, Progress, reply_table
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
-from dicelab.solve.duel import DuelTable
-from dicelab.solve.match_exact import SEATS, Progress, reply_table
 
 #: A gain counts as shown when it is this many standard errors or more.
 SIGNIFICANT = 4.0
@@ -29,11 +29,11 @@ def agreement(
 ) -> tuple[int, int]:
     """Play ``games`` games of a strategy in ``seat`` against the points player and
     count its decisions, and those where its choice is as good to win as the
-    win-optimal one (within :data:`~dicelab.solve.advice.TIE` in the duel table).
+    win-optimal one (within :data:`~dicelab.engine.advice.single.TIE` in the duel table).
     ``choose(game)`` gives the key of the option the strategy takes in a
     :class:`~dicelab.play.duel.DuelGame`."""
+    from dicelab.engine.advice.single import TIE, advise
     from dicelab.play.duel import DuelGame
-    from dicelab.solve.advice import TIE, advise
 
     decisions = same = 0
     for n in range(games):
@@ -59,8 +59,8 @@ def agreement(
 
 def reply_choice(reply: DuelTable) -> Callable:
     """The best reply's choice in a game (:func:`agreement`)."""
-    from dicelab.solve.advice import _rank
-    from dicelab.solve.duel import duel_turn_values
+    from dicelab.engine.advice.single import _rank
+    from dicelab.engine.objectives.duel import duel_turn_values
 
     def choose(game) -> tuple:
         me, mine = game.state(game.mover)
@@ -76,8 +76,8 @@ def reply_choice(reply: DuelTable) -> Callable:
 def lookahead_choice(remaining, expected) -> Callable:
     """The table at play's choice in a game (:func:`agreement`): its turn worked out
     once, when the turn begins."""
-    from dicelab.solve.duel_advice import Sheet
-    from dicelab.solve.match import match_turn
+    from dicelab.engine.advice.duel import Sheet
+    from dicelab.engine.objectives.match import match_turn
 
     turns: dict = {}
 
@@ -103,20 +103,20 @@ def evaluate_two(
     best_reply: bool = False,
 ) -> dict:
     """Against a points player, where the duel fits: the exact chance of the table at
-    play's method (:func:`dicelab.solve.match_exact.lookahead_table`) in each seat,
+    play's method (:func:`dicelab.engine.objectives.match_exact.lookahead_table`) in each seat,
     beside the win-optimal player's (the duel's strategy comparisons, made once
     and kept with its cached table, as ``dicelab duel RULES --compare`` does); the
     share of the win-optimal player's edge over 1/2 it recovers; and how often its
     choice is a win-optimal one in ``games`` games of each seat (positions met in
     play). With ``best_reply``, the exact best reply's chances too
-    (:func:`~dicelab.solve.match_exact.reply_table`): the most any advice can make
+    (:func:`~dicelab.engine.objectives.match_exact.reply_table`): the most any advice can make
     against that player."""
-    from dicelab.solve.duel import duel_table
-    from dicelab.solve.duel_compare import expected_outcomes
-    from dicelab.solve.expected import expected_table
-    from dicelab.solve.match import METHOD_NAMES
-    from dicelab.solve.match_exact import lookahead_table
-    from dicelab.solve.remaining import remaining_table
+    from dicelab.engine.objectives.duel import duel_table
+    from dicelab.engine.objectives.duel_compare import expected_outcomes
+    from dicelab.engine.objectives.expected import expected_table
+    from dicelab.engine.objectives.match import METHOD_NAMES
+    from dicelab.engine.objectives.match_exact import lookahead_table
+    from dicelab.engine.objectives.remaining import remaining_table
 
     game = as_game(rules)
     start = time.perf_counter()
@@ -186,10 +186,10 @@ def evaluate_simulated(
     errors, overall and seat by seat (``seats``, the first to play first), and the
     mean final scores both ways. ``remaining`` is the rules' table of points to
     come (worked out or read from the cache when not given)."""
+    from dicelab.engine.objectives.expected import expected_table
+    from dicelab.engine.objectives.match import METHOD_NAMES
+    from dicelab.engine.objectives.remaining import remaining_table
     from dicelab.play.match_sim import play_table_games
-    from dicelab.solve.expected import expected_table
-    from dicelab.solve.match import METHOD_NAMES
-    from dicelab.solve.remaining import remaining_table
 
     game = as_game(rules)
     start = time.perf_counter()

@@ -2,7 +2,7 @@
 
 Where the two-player game is too large to evaluate exactly, the advice at a table
 (each turn played to finish first, the rest valued as played for points:
-:func:`dicelab.solve.match.lookahead_turn`) is measured in games against two or
+:func:`dicelab.engine.objectives.match.lookahead_turn`) is measured in games against two or
 three players who play for the expected score.
 
 Each game is played twice with the same dice, *common random numbers*: once with
@@ -21,9 +21,10 @@ The advised seat goes round the table from game to game.
 The turns are compiled. A points player's turn makes the choices, ties included,
 that the table of points to come assumes (:func:`points_turn`). The advised player values each
 box it may fill as ``E[U(t + R(s'))]``, one dot product of the row of points to
-come from the state ``s'`` it leads to (:class:`~dicelab.solve.remaining.RemainingTable`)
-with the utility ``U`` of the final score that the others' sheets give at that
-moment (:func:`dicelab.solve.match.table_utility`), then values the keeps back
+come from the state ``s'`` it leads to
+(:class:`~dicelab.engine.objectives.remaining.RemainingTable`) with the utility ``U``
+of the final score that the others' sheets give at that
+moment (:func:`dicelab.engine.objectives.match.table_utility`), then values the keeps back
 through the throws as any turn does (:func:`dicelab.play.simulate.turn_keeps`).
 """
 
@@ -36,12 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from dicelab.errors import UserError
-from dicelab.play.simulate import finish_sheet, turn_keeps, turn_throws, write_box
-from dicelab.rules.compiled import all_same_box
-from dicelab.solve.distribution import turn_choices, turn_scratch
-from dicelab.solve.kernels import dice_arrays, rule_arrays
-from dicelab.solve.kernels.turn import (
+from dicelab.engine.kernels import dice_arrays, rule_arrays
+from dicelab.engine.kernels.turn import (
     box_points,
     box_rule,
     cand_rows,
@@ -49,7 +46,11 @@ from dicelab.solve.kernels.turn import (
     n_distinct,
     placements,
 )
-from dicelab.solve.kernels.work import on_threads, take
+from dicelab.engine.kernels.work import on_threads, take
+from dicelab.engine.objectives.distribution import turn_choices, turn_scratch
+from dicelab.errors import UserError
+from dicelab.play.simulate import finish_sheet, turn_keeps, turn_throws, write_box
+from dicelab.rules.compiled import all_same_box
 
 #: Games per block of drawn dice; fixed, so that a seed always gives the same games.
 BLOCK = 4096
@@ -59,7 +60,7 @@ MAX_GAMES = 10_000_000
 @njit(cache=True)
 def table_utility_at(sheets, rem, U, ways):
     """The chance to finish first of each final score ``x`` (a tie shared), as
-    :func:`dicelab.solve.match.table_utility` gives it, against the players at
+    :func:`dicelab.engine.objectives.match.table_utility` gives it, against the players at
     ``sheets`` (rows ``(mask, flag, upper, points)``) who play for points from
     there: fills ``U[:top + 1]`` and returns ``top``, the score from which ``U`` is
     1. ``rem`` is the table of points to come ``(lo, hi, off, values)``;
@@ -193,7 +194,7 @@ def lookahead_finals(sheet, t, U, top, rem, A, scratch, play):
 @njit(cache=True)
 def lookahead_start(sheet, t, U, top, rem, scratch, play):
     """The value of a turn's start played by the lookahead: ``E[U(final score)]``
-    before its first throw (what :func:`dicelab.solve.match.lookahead_turn` calls
+    before its first throw (what :func:`dicelab.engine.objectives.match.lookahead_turn` calls
     ``start_value``)."""
     A, S, _, arg, stop, _, _ = scratch
     D, served = play[2], play[3]
@@ -207,9 +208,9 @@ def lookahead_start(sheet, t, U, top, rem, scratch, play):
 def points_turn(sheet, draws, V, tied, play):
     """One turn from ``sheet = (mask, y, u)`` played for the expected score (the
     table ``V``) with the choices, ties included, of the distribution of the points
-    to come (:func:`dicelab.solve.distribution.turn_choices`), its dice drawn from
+    to come (:func:`dicelab.engine.objectives.distribution.turn_choices`), its dice drawn from
     ``draws`` in order: ``(box, points, extra bonus)``. ``tied`` is the buffers of
-    :func:`~dicelab.solve.distribution.turn_scratch` for one lane and the lane's
+    :func:`~dicelab.engine.objectives.distribution.turn_scratch` for one lane and the lane's
     upper total."""
     keep_size, R, D, served, SR, _, _ = play
     scratch, ul = tied
@@ -329,7 +330,7 @@ def scratch_buffers(play, n_flag, top_points):
 @njit(cache=True, nogil=True)
 def _table_block(counter, w, draws, seats, V, rem, play, sizes, results):
     """Play the games of a block, taking them one at a time (a worker of
-    :func:`~dicelab.solve.kernels.work.on_threads`): ``results[g]`` is the advised
+    :func:`~dicelab.engine.kernels.work.on_threads`): ``results[g]`` is the advised
     seat's share of first place by the lookahead and playing for points, and its
     final score both ways. ``sizes`` is ``(n_flag, top_points)``."""
     n_flag, top_points = sizes
@@ -427,7 +428,7 @@ def play_table_games(
     the same games, on any number of threads); ``progress(done, total)`` is called
     after each block of games.
     """
-    from dicelab.solve.match import MAX_PLAYERS, MIN_PLAYERS
+    from dicelab.engine.objectives.match import MAX_PLAYERS, MIN_PLAYERS
 
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
         raise UserError(f"games: got {games!r}, expected a number from 1 to {MAX_GAMES:,}")
@@ -463,7 +464,7 @@ def _kernel_args(expected, remaining) -> tuple:
     """What the kernels read of a rule set: the table of points to come ``rem``
     (every block checked first, where it is a cached file), the rules ``play`` and
     the buffers' ``sizes``."""
-    from dicelab.solve.points import state_bounds
+    from dicelab.engine.objectives.points import state_bounds
 
     g = expected.game
     mapped = remaining.meta.get("mapped")
@@ -481,7 +482,7 @@ def turn_start_value(expected, remaining, state, others) -> float:
     """The compiled advice's ``E[U(final score)]`` at the start of a turn from
     ``state = (mask, flag, capped upper total, points)`` against players at the
     sheets ``others`` (rows of the same form) who play for points: what
-    :func:`dicelab.solve.match.lookahead_state_turn` calls ``start_value``."""
+    :func:`dicelab.engine.objectives.match.lookahead_state_turn` calls ``start_value``."""
     rem, play, (n_flag, top_points) = _kernel_args(expected, remaining)
     scratch = scratch_buffers(play, n_flag, top_points)
     others = np.asarray(others, np.int64).reshape(-1, 4)

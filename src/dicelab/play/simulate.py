@@ -8,7 +8,7 @@ per rerolled die). The games of a block are shared out over the cores, and a
 game's dice do not depend on which core plays it, so a seed gives the same games
 every time.
 
->>> from dicelab.solve.expected import expected_table
+>>> from dicelab.engine.objectives.expected import expected_table
 >>> sim = simulate(expected_table("yahtzee"), games=1000, seed=1)
 >>> 200 < sim.mean < 300
 True
@@ -23,18 +23,18 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from dicelab.errors import UserError
-from dicelab.rules.compiled import all_same_box
-from dicelab.solve.expected import ExpectedTable
-from dicelab.solve.kernels import dice_arrays, rule_arrays
-from dicelab.solve.kernels.turn import (
+from dicelab.engine.kernels import dice_arrays, rule_arrays
+from dicelab.engine.kernels.turn import (
     cand_rows,
     final_roll_values,
     keep_values,
     next_flag,
     placements,
 )
-from dicelab.solve.kernels.work import on_threads, take
+from dicelab.engine.kernels.work import on_threads, take
+from dicelab.engine.objectives.expected import ExpectedTable
+from dicelab.errors import UserError
+from dicelab.rules.compiled import all_same_box
 
 #: Games per block of drawn dice; fixed, so that a seed always gives the same games.
 BLOCK = 8192
@@ -199,7 +199,7 @@ def _play_game(draws, V, scratch, keep_size, R, D, served, SR, bonus_points, ali
 @njit(cache=True, nogil=True)
 def _play_block(counter, w, draws, V, keep_size, R, D, served, SR, bonus_points, alike, results):
     """Play the games of a block (one row of ``draws`` each), taking them one at a
-    time: a worker of :func:`dicelab.solve.kernels.work.on_threads`."""
+    time: a worker of :func:`dicelab.engine.kernels.work.on_threads`."""
     add, size_start, dice, rerolls = D.add, D.size_start, D.dice, D.rerolls
     n_keeps = add.shape[0]
     A = np.empty((n_keeps, 1))
@@ -273,10 +273,10 @@ COMPILE_GAMES = ("dicelab.play.simulate:compile_kernels", ["dicelab.play.simulat
 
 def compile_meanwhile() -> None:
     """Begin compiling the game kernel in another process when this one is about
-    to compile the expected-score turn (:mod:`dicelab.solve.ahead`): call it before
+    to compile the expected-score turn (:mod:`dicelab.engine.runtime.ahead`): call it before
     the table is solved or loaded."""
-    from dicelab.solve import ahead
-    from dicelab.solve.expected import turn_compiled
+    from dicelab.engine.objectives.expected import turn_compiled
+    from dicelab.engine.runtime import ahead
 
     if not turn_compiled():
         ahead.start(*COMPILE_GAMES)
@@ -385,7 +385,7 @@ def simulate(
 
     Parameters
     ----------
-    table : ExpectedTable or dicelab.solve.saved.SavedTable
+    table : ExpectedTable or dicelab.engine.objectives.saved.SavedTable
         The solved table of the rules played (a ``SavedTable`` for rules that save
         unused throws).
     games : int
@@ -399,7 +399,7 @@ def simulate(
         raise UserError(f"games: got {games!r}, expected a number from 1 to {MAX_GAMES:,}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(f"seed: got {seed!r}, expected a whole number 0 or more")
-    from dicelab.solve import ahead
+    from dicelab.engine.runtime import ahead
 
     g = table.game
     space = g.space

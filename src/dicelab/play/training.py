@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from dicelab.engine.advice.single import TIE, Advice, Option, Position, advise
 from dicelab.errors import UserError
 from dicelab.play.game import DECISION_KINDS, Game, find_box_option, record_header
-from dicelab.solve.advice import TIE, Advice, Option, Position, advise
 
 FORMAT = "dicelab-training"
 FORMAT_VERSION = 1

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from dicelab.engine.objectives.scores import ScoreDistribution
 from dicelab.errors import UserError
-from dicelab.solve.scores import ScoreDistribution
 
 
 def plot_distribution(dist: ScoreDistribution, path: str | Path) -> Path:

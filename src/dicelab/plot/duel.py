@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from dicelab.solve.duel import DuelTable
+from dicelab.engine.objectives.duel import DuelTable
 
 
 def plot_leads(table: DuelTable, path: Path, open_counts: Sequence[int] = (1, 2, 3, 5)) -> Path:

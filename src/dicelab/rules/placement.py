@@ -2,7 +2,7 @@
 that pay only once another holds points.
 
 Plain Python, so advice can use it without compiling anything; the solvers'
-kernels compile these same functions (:mod:`dicelab.solve.kernels.turn`). Every
+kernels compile these same functions (:mod:`dicelab.engine.kernels.turn`). Every
 solver and the advice place a final roll through :func:`placements`: the one place
 where the joker, the extra bonus and the flag are applied.
 
@@ -84,7 +84,7 @@ def next_flag(c, y, pts, yahtzee, n_flag):
 def placements(mask, y, r, R, moves):
     """Every box final roll ``r`` may go in, with its points there and the next flag.
 
-    ``R`` holds the rule arrays (:class:`dicelab.solve.kernels.RuleArrays`). Fills
+    ``R`` holds the rule arrays (:class:`dicelab.engine.kernels.RuleArrays`). Fills
     ``moves[0, :n]`` with the boxes, ``moves[1, :n]`` with the points and
     ``moves[2, :n]`` with the next flag, and returns ``(n, extra)``: ``extra`` is
     the extra all-same bonus the roll earns wherever it goes.

@@ -211,7 +211,7 @@ def run(
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, stop)
-    from dicelab.solve.cost import MEMORY_VARIABLE, SECONDS_VARIABLE, memory_budget
+    from dicelab.engine.runtime.cost import MEMORY_VARIABLE, SECONDS_VARIABLE, memory_budget
     from dicelab.web.worker import Limits
 
     if max_memory is not None:  # the sizes of solves, here and in the workers
@@ -230,7 +230,7 @@ def run(
     finally:
         store.close()  # a worker still solving is killed
     if store.busy():  # the interpreter would wait for the solve's thread at exit
-        from dicelab.solve import ahead
+        from dicelab.engine.runtime import ahead
 
         ahead.stop_children()
         sys.stdout.flush()

@@ -3,7 +3,7 @@
 The limits keep garbage cheap to refuse: every list, mapping and string has a
 bounded size, integers are strict (``true`` or ``3.5`` is not a die), and the
 meaning of a position (seven dice, a face of 9, an impossible upper total) is
-checked by :func:`dicelab.solve.advice.advise`, which names what is wrong.
+checked by :func:`dicelab.engine.advice.single.advise`, which names what is wrong.
 """
 
 from __future__ import annotations

@@ -32,14 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dicelab.dice import n_keeps
+from dicelab.engine.objectives.expected import OBJECTIVE
+from dicelab.engine.objectives.points import needed_layout
+from dicelab.engine.objectives.utility import target_paths
+from dicelab.engine.runtime import cache
+from dicelab.engine.runtime.cost import Cost, expected_cost, memory_budget, points_cost
 from dicelab.errors import UserError
 from dicelab.rules import Rules, builtin_names, load_rules, rules_from_text
 from dicelab.rules.compiled import as_game
-from dicelab.solve import cache
-from dicelab.solve.cost import Cost, expected_cost, memory_budget, points_cost
-from dicelab.solve.expected import OBJECTIVE
-from dicelab.solve.points import needed_layout
-from dicelab.solve.utility import target_paths
 from dicelab.text import plural
 from dicelab.web.tables import solve_objective, target_of
 from dicelab.web.worker import Cancelled, Limits, solve_in_child
@@ -476,7 +476,7 @@ class Store:
             self._distributions.pop(key, None)
 
     def _distribution(self, rules: Rules, start: tuple[int, int, int, int]):
-        from dicelab.solve.distribution import score_distribution
+        from dicelab.engine.objectives.distribution import score_distribution
 
         key = (rules.fingerprint(), *start)
 
@@ -554,29 +554,29 @@ def table_facts(rules: Rules, objective: str) -> Facts:
     if objective == "expected":
         return Facts(((path,),), expected)
     if objective == "explain":  # the double-precision table, then the split by box
-        from dicelab.solve.explain import OBJECTIVE_EXPLAIN, explain_cost
+        from dicelab.engine.objectives.explain import OBJECTIVE_EXPLAIN, explain_cost
 
         double = cache.table_path(rules, OBJECTIVE, {"precision": "double"})
         both = (double, cache.table_path(rules, OBJECTIVE_EXPLAIN))
         return Facts((both,), explain_cost(as_game(rules)))
     if objective == "spread":  # the turns again, after the expected-score table
-        from dicelab.solve.spread import OBJECTIVE_SPREAD
+        from dicelab.engine.objectives.spread import OBJECTIVE_SPREAD
 
         both = (path, cache.table_path(rules, OBJECTIVE_SPREAD))
         return Facts((both,), replace(expected, seconds=2 * expected.seconds))
     if objective == "match":  # the expected-score table, then the points to come
-        from dicelab.solve.remaining import OBJECTIVE_REMAINING, remaining_cost
+        from dicelab.engine.objectives.remaining import OBJECTIVE_REMAINING, remaining_cost
 
         both = (path, cache.table_path(rules, OBJECTIVE_REMAINING))
         rest = remaining_cost(as_game(rules))
         return Facts((both,), replace(rest, seconds=rest.seconds + expected.seconds))
     if objective == "duel":
-        from dicelab.solve import duel
+        from dicelab.engine.objectives import duel
 
         duel_path = cache.table_path(rules, duel.OBJECTIVE, {"layout": duel.LAYOUT})
         return Facts(((duel_path,),), duel.duel_cost(as_game(rules), compare=False))
     if objective == "duel-lead":  # the duel's table, then its expected leads
-        from dicelab.solve import duel, duel_lead
+        from dicelab.engine.objectives import duel, duel_lead
 
         params = {"layout": duel.LAYOUT}
         both = (
@@ -601,7 +601,7 @@ def objective_key(objective: str, target: int | None = None) -> str:
 def points_size(rules: Rules, objective: str) -> int:
     """Values of the points table a first solve of ``objective`` makes: the table
     of one target, or of every target (a win table has as many)."""
-    from dicelab.solve.utility import one_target_layout
+    from dicelab.engine.objectives.utility import one_target_layout
 
     game = as_game(rules)
     target = target_of(objective) if objective.startswith("target") else None

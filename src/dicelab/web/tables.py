@@ -8,12 +8,12 @@ the server reads is the one the worker wrote.
 
 from __future__ import annotations
 
+from dicelab.engine.objectives.expected import expected_table
+from dicelab.engine.objectives.target import target_table
+from dicelab.engine.objectives.utility import reach_table
+from dicelab.engine.objectives.win import solve_win
 from dicelab.rules import Rules
 from dicelab.rules.compiled import as_game
-from dicelab.solve.expected import expected_table
-from dicelab.solve.target import target_table
-from dicelab.solve.utility import reach_table
-from dicelab.solve.win import solve_win
 
 
 def target_of(objective: str) -> int | None:
@@ -38,27 +38,27 @@ def solve_objective(
     if objective == "expected":
         return expected_table(rules, use_cache=use_cache, progress=progress)
     if objective == "duel":
-        from dicelab.solve.duel import duel_table
+        from dicelab.engine.objectives.duel import duel_table
 
         game = as_game(rules)
         how = dict(use_cache=use_cache, progress=progress, mapped=mapped)
         return duel_table(game, compare=False, **how)
     if objective == "duel-lead":  # the duel's expected leads, beside its chances
-        from dicelab.solve.duel_lead import lead_table
+        from dicelab.engine.objectives.duel_lead import lead_table
 
         return lead_table(as_game(rules), use_cache=use_cache, progress=progress, mapped=mapped)
     if objective == "match":  # the points to come from every state, for a table at play
-        from dicelab.solve.remaining import remaining_table
+        from dicelab.engine.objectives.remaining import remaining_table
 
         return remaining_table(rules, use_cache=use_cache, progress=progress, mapped=mapped)
     if objective == "explain":  # from the double-precision table: the parts add up exactly
-        from dicelab.solve.explain import explain_table
+        from dicelab.engine.objectives.explain import explain_table
 
         game = as_game(rules)
         double = expected_table(game, use_cache=use_cache, precision="double")
         return explain_table(game, double, use_cache, progress=progress, mapped=mapped)
     if objective == "spread":
-        from dicelab.solve.spread import spread_table
+        from dicelab.engine.objectives.spread import spread_table
 
         expected = expected or expected_table(rules, use_cache=use_cache, progress=progress)
         return spread_table(expected.game, expected, use_cache, progress=progress)

@@ -18,7 +18,7 @@ def cache_list() -> None:
     from rich.table import Table
 
     from dicelab.cli.output import Console
-    from dicelab.solve.cache import cache_dir, list_tables, stray_files
+    from dicelab.engine.runtime.cache import cache_dir, list_tables, stray_files
 
     found = list_tables()
     stray = stray_files()
@@ -62,7 +62,7 @@ def cache_clear(
 
     The files that interrupted saves left behind are always deleted too.
     """
-    from dicelab.solve.cache import cache_dir, clear_tables, list_tables, stray_files
+    from dicelab.engine.runtime.cache import cache_dir, clear_tables, list_tables, stray_files
 
     found = [t for t in list_tables() if rules is None or t.rules == rules]
     stray = stray_files()

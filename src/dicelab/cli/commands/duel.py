@@ -50,7 +50,7 @@ def duel_solve(
 ) -> None:
     """Solve the two-player game (also: dicelab duel RULES); --compare pits the strategies."""
     from dicelab.cli.duel import run_duel
-    from dicelab.solve.schedule import runner_for
+    from dicelab.engine.runtime.schedule import runner_for
 
     with runner_for(cluster, workers) as runner:
         run_duel(
@@ -99,10 +99,10 @@ def _with_sheets(command):
 
 
 def _sheet(side: str, sheets: dict, rules):
-    """One side's :class:`~dicelab.solve.duel_advice.Sheet` from the options of
+    """One side's :class:`~dicelab.engine.advice.duel.Sheet` from the options of
     :func:`_with_sheets`."""
     from dicelab.cli.advice import parse_filled
-    from dicelab.solve.duel_advice import Sheet
+    from dicelab.engine.advice.duel import Sheet
 
     return Sheet(
         parse_filled(sheets[f"{side}_filled"], rules),

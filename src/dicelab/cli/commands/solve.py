@@ -37,14 +37,14 @@ def solve(
 ) -> None:
     """Solve a rule set: maximum expected score, best P(score >= S), or best chance to win."""
 
-    from dicelab.solve.schedule import runner_for
+    from dicelab.engine.runtime.schedule import runner_for
 
     if objective is None:
         objective = "target" if target is not None else "expected"
     plain = objective == "expected" and not exact and target is None and opponent is None
     if precision != "single":
+        from dicelab.engine.objectives.expected import turn_dtype
         from dicelab.errors import UserError
-        from dicelab.solve.expected import turn_dtype
 
         turn_dtype(precision)
         if not plain:
@@ -100,7 +100,7 @@ def distribution_command(
     if cluster is None and workers is None:  # this process: no scheduler to load
         run_distribution(rules, allow_large=allow_large, **how)
         return
-    from dicelab.solve.schedule import runner_for
+    from dicelab.engine.runtime.schedule import runner_for
 
     with runner_for(cluster, workers) as runner:
         run_distribution(rules, allow_large=allow_large, runner=runner, **how)

@@ -18,8 +18,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from dicelab.engine.advice.single import Position, scorecard_state
 from dicelab.errors import DamagedTable, TooLarge, UserError
-from dicelab.solve.advice import Position, scorecard_state
 from dicelab.web import models as m
 from dicelab.web.store import Store
 

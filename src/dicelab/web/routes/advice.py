@@ -7,9 +7,9 @@ import asyncio
 
 from fastapi import APIRouter, Depends
 
+from dicelab.engine.advice.single import TIE, Advice, Position, advise, advise_target, advise_win
+from dicelab.engine.objectives.spread import option_spreads
 from dicelab.errors import UserError
-from dicelab.solve.advice import TIE, Advice, Position, advise, advise_target, advise_win
-from dicelab.solve.spread import option_spreads
 from dicelab.web import models as m
 from dicelab.web.routes import (
     ClientGone,
@@ -27,13 +27,14 @@ from dicelab.web.store import Store, objective_key
 
 router = APIRouter(tags=["advice"])
 
-#: The key of an advice's values, by objective (see :meth:`dicelab.solve.advice.Advice.to_dict`).
+#: The key of an advice's values, by objective
+#: (see :meth:`dicelab.engine.advice.single.Advice.to_dict`).
 VALUE_KEYS = ("expected_final_score", "probability", "win_probability")
 
 
 def advice_json(advice: Advice) -> tuple[dict, str]:
     """An advice as the page reads it (every value under ``value``), and the key its
-    values had in :meth:`~dicelab.solve.advice.Advice.to_dict`."""
+    values had in :meth:`~dicelab.engine.advice.single.Advice.to_dict`."""
     out = advice.to_dict()
     key = next(k for k in VALUE_KEYS if k in out)
     for option, o in zip(out["options"], advice.options, strict=True):
@@ -102,7 +103,7 @@ async def explained(store: Store, rules, position: Position, advice: Advice) -> 
     (its own table, matched option by option), or the chance in words."""
     from dataclasses import replace
 
-    from dicelab.solve.explain import explain_advice, explain_chances
+    from dicelab.engine.objectives.explain import explain_advice, explain_chances
 
     if advice.target is not None or advice.win:
         return explain_chances(advice)

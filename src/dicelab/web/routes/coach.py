@@ -13,10 +13,10 @@ import datetime as dt
 from fastapi import APIRouter, Depends
 from starlette.concurrency import run_in_threadpool
 
+from dicelab.engine.advice.single import Position, advise
 from dicelab.errors import UserError
 from dicelab.play import history
 from dicelab.play.training import Training, kind_weights, option_for, questions_at
-from dicelab.solve.advice import Position, advise
 from dicelab.web import models as m
 from dicelab.web.routes import get_store, route, table_for
 from dicelab.web.store import Store

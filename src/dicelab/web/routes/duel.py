@@ -6,10 +6,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 from starlette.concurrency import run_in_threadpool
 
+from dicelab.engine.advice.duel import Sheet, duel_advise, sheet_state
+from dicelab.engine.advice.single import TIE, Option
+from dicelab.engine.objectives.explain import duel_texts
 from dicelab.errors import UserError
-from dicelab.solve.advice import TIE, Option
-from dicelab.solve.duel_advice import Sheet, duel_advise, sheet_state
-from dicelab.solve.explain import duel_texts
 from dicelab.web import models as m
 from dicelab.web.routes import FastJSON, get_store, route, table_for, with_table
 from dicelab.web.store import Store

@@ -1,0 +1,432 @@
+"""Two players: lanes over the lead (:mod:`dicelab.engine.objectives.duel`).
+
+A duel node is (mover's state i, other's state j); its row holds, for every lead
+``x`` of the other player (their points minus the mover's), the value for the
+player who just moved. The mover, on a lead ``-x``, scores ``g`` and hands over a
+node where their lead is ``g - x``: a lane reads the next row backwards. The last
+part evaluates pairs of strategies: the same turn, with the decisions of the
+win-optimal table and further quantities carried along each decision.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import get_thread_id, njit, prange
+
+from dicelab.engine.kernels import FAST, NEG, lanes
+from dicelab.engine.kernels.blocks import best_pair, keep_pair
+from dicelab.engine.kernels.turn import (
+    candidate_moves,
+    keep_values,
+    next_flag,
+    open_box_rows,
+    placements,
+    zeros,
+)
+from dicelab.engine.kernels.work import take
+
+
+# -- two players: lanes over the lead (:mod:`dicelab.engine.objectives.duel`) ---------------------
+# A duel node is (mover's state i, other's state j); its row holds, for every lead
+# ``x`` of the other player (their points minus the mover's), the value for the
+# player who just moved. The mover, on a lead ``-x``, scores ``g`` and hands over a
+# node where their lead is ``g - x``: a lane reads the next row backwards.
+@njit(cache=True)
+def duel_node(i, j, p_count, cstart, ncount, lbase):
+    """Index of the node where player state ``i`` moves and ``j`` waits."""
+    ki = p_count[i]
+    kj = p_count[j]
+    return lbase[ki + kj] + (i - cstart[ki]) * ncount[kj] + (j - cstart[kj])
+
+
+@njit(cache=True)
+def duel_next(i, j, c, pts, players, R):
+    """The node after state ``i`` scores ``pts`` in box ``c`` (``j`` moves next)."""
+    p_mask, p_y, p_u, p_count, pid, cstart, ncount, lbase = players
+    upper, threshold, yahtzee, n_flag = R.upper, R.threshold, R.yahtzee, R.n_flag
+    u2 = p_u[i]
+    if upper[c] and threshold > 0:
+        u2 = min(u2 + pts, threshold)
+    i2 = pid[p_mask[i] | (1 << c), next_flag(c, p_y[i], pts, yahtzee, n_flag), u2]
+    return duel_node(j, i2, p_count, cstart, ncount, lbase)
+
+
+@njit(cache=True, inline="always")
+def decided_lanes(nl, x0, gain, nn, leads):
+    """``(s1, s2)``: of the lanes of :func:`duel_read`, those below ``s1`` read a lead
+    above node ``nn``'s undecided range, those from ``s2`` one below it."""
+    s1 = min(max(gain - x0 - leads.uhi[nn], 0), nl)
+    s2 = min(max(gain - x0 - leads.ulo[nn] + 1, s1), nl)
+    return s1, s2
+
+
+@njit(cache=True)
+def duel_read(dst, nl, x0, gain, nn, T, tbase, leads, below, above):
+    """``dst[l]``: node ``nn``'s value at lead ``gain - (x0 + l)`` of its waiting player.
+
+    Leads above the node's undecided range are certain wins (``above``), below it
+    certain losses (``below``); inside it they lie in the node's row, which starts
+    at ``T[toff[nn] - tbase]`` with lead ``xlo[nn]``.
+    """
+    toff, xlo = leads.toff, leads.xlo
+    s1, s2 = decided_lanes(nl, x0, gain, nn, leads)
+    for lane in range(s1):
+        dst[lane] = above
+    base = toff[nn] - tbase + gain - x0 - xlo[nn]
+    for lane in range(s1, s2):
+        dst[lane] = T[base - lane]
+    for lane in range(s2, nl):
+        dst[lane] = below
+
+
+@njit(cache=True)
+def duel_throws(B, out, D):
+    """The rerolls and the first throw of two blocks of lanes, ``B[k, j]`` keep
+    ``k``'s lane vector in block ``j``: the steps of :func:`~.blocks.throws_pair`
+    (two independent chains of additions the core overlaps), with the first
+    throw's mean multiplied and then added as :func:`~.turn.first_throw_mean` does
+    (never fused), so the table is the row kernel's to the last bit."""
+    roll0 = D.size_start[D.dice]
+    for _ in range(D.rerolls):
+        keep_pair(B, D.add, D.size_start, D.dice, D.faces)
+        best_pair(B, D.sub_rows)
+    acc0 = lanes.splat(lanes.load_at(B, roll0, 0), 0.0)
+    acc1 = acc0
+    for r in range(D.roll_prob.shape[0]):
+        x0 = lanes.load_at(B, roll0 + r, 0)
+        x1 = lanes.load_at(B, roll0 + r, 1)
+        p = lanes.splat(x0, D.roll_prob[r])
+        acc0 = lanes.vadd(acc0, lanes.vmul(x0, p))
+        acc1 = lanes.vadd(acc1, lanes.vmul(x1, p))
+    lanes.store(out, 0, acc0)
+    lanes.store(out, 1, acc1)
+
+
+@njit(cache=True)
+def duel_candidates(i, j, x0, nl, T, leads, cand, picks, n_picks, tmp, players, R):
+    """The final throw of one batch as lists of rows: ``cand[k, :nl]`` the mover's
+    chance after each candidate move, and for each final roll ``r`` the rows
+    ``picks[r, :n_picks[r]]`` whose lane-wise maximum is that roll's value. An
+    all-alike roll, placed by rules of its own, gets one row of its own: the best
+    of its placements."""
+    p_mask, p_y = players.p_mask, players.p_y
+    n_cat = R.score.shape[0]
+    mask = p_mask[i]
+    y = p_y[i]
+    open_boxes, first_row, _, n_open, total = open_box_rows(mask, R.values)
+    box, gain, n_cand = candidate_moves(mask, R.values)
+    for k in range(n_cand):
+        nn = duel_next(i, j, box[k], gain[k], players, R)
+        duel_read(cand[k], nl, x0, gain[k], nn, T, 0, leads, 0.0, 1.0)
+    for r in range(R.roll_face.shape[0]):
+        for t in range(n_open):
+            picks[r, t] = first_row[t] + R.index[open_boxes[t], r]
+        n_picks[r] = n_open
+    moves = np.empty((3, n_cat), np.int64)
+    spare = total
+    for r in R.alike:
+        row = cand[spare]
+        for lane in range(nl):
+            row[lane] = NEG
+        n_moves, extra = placements(mask, y, r, R, moves)
+        for m in range(n_moves):
+            c, pts = moves[0, m], moves[1, m]
+            nn = duel_next(i, j, c, pts, players, R)
+            duel_read(tmp, nl, x0, pts + int(extra), nn, T, 0, leads, 0.0, 1.0)
+            for lane in range(nl):
+                if tmp[lane] > row[lane]:
+                    row[lane] = tmp[lane]
+        picks[r, 0] = spare
+        n_picks[r] = 1
+        spare += 1
+
+
+@njit(cache=True)
+def duel_final_pair(B, cand, picks, n_picks, lo, roll0):
+    """Each final roll's value for lanes ``lo .. lo + 2 * L`` into the two blocks of
+    ``B``: the maximum of its candidate rows, taken in registers."""
+    L = lanes.width(B)
+    for r in range(n_picks.shape[0]):
+        p = picks[r, 0]
+        m0 = lanes.load(cand[p], lo)
+        m1 = lanes.load(cand[p], lo + L)
+        for t in range(1, n_picks[r]):
+            p = picks[r, t]
+            m0 = lanes.vmax(m0, lanes.load(cand[p], lo))
+            m1 = lanes.vmax(m1, lanes.load(cand[p], lo + L))
+        lanes.store_at(B, roll0 + r, 0, m0)
+        lanes.store_at(B, roll0 + r, 1, m1)
+
+
+@njit(cache=True, nogil=True)
+def duel_blocks(counter, w, plan, T, leads, players, R, D, bufs):
+    """Solve a list of batches (a node and a run of its lanes) of one layer: a worker
+    of :func:`.work.on_threads` in thread ``w``'s buffers of :func:`duel_buffers`.
+
+    The candidates of the final throw are read once a batch, as wide as the batch
+    (:func:`duel_candidates`); the final rolls' maxima, the rerolls and the first
+    throw then run two lane vectors at a time, whose scratch stays in the
+    first-level cache. The mover maximises their own chance; the row stores the
+    complement, the chance of the player who waits.
+    """
+    b_i, b_j, b_node, b_x0, b_nl = plan
+    toff, xlo = leads.toff, leads.xlo
+    cand, tmp, B, out = bufs[0][w], bufs[1][w], bufs[2][w], bufs[3][w]
+    picks, n_picks = bufs[4][w], bufs[5][w]
+    L = lanes.width(B)
+    flat = out.reshape(2 * L)
+    roll0 = D.size_start[D.dice]
+    b = take(counter)
+    while b < b_i.shape[0]:
+        nl = b_nl[b]
+        x0 = b_x0[b]
+        duel_candidates(b_i[b], b_j[b], x0, nl, T, leads, cand, picks, n_picks, tmp, players, R)
+        node = b_node[b]
+        base = toff[node] + x0 - xlo[node]
+        for lo in range(0, nl, 2 * L):
+            duel_final_pair(B, cand, picks, n_picks, lo, roll0)
+            duel_throws(B, out, D)
+            for lane in range(min(2 * L, nl - lo)):
+                T[base + lo + lane] = 1.0 - flat[lane]
+        b = take(counter)
+
+
+def duel_buffers(n_workers, width, R, D):
+    """Each thread's scratch for :func:`duel_blocks`: the candidate rows (and one
+    for each all-alike roll), a spare row, two blocks of keeps, their turn-start
+    values, and each final roll's list of candidate rows."""
+    n_keeps = D.add.shape[0]
+    n_rolls = R.roll_face.shape[0]
+    L = lanes.lanes_of(8)
+    width = -(-width // (2 * L)) * 2 * L
+    zeros = lanes.aligned_zeros
+    return (
+        zeros((n_workers, R.values.size + R.alike.size, width), np.float64),
+        zeros((n_workers, width), np.float64),
+        zeros((n_workers, n_keeps, 2, L), np.float64),
+        zeros((n_workers, 2, L), np.float64),
+        np.zeros((n_workers, n_rolls, R.values.shape[0] + 1), np.int64),
+        np.zeros((n_workers, n_rolls), np.int64),
+    )
+
+
+# -- evaluating pairs of strategies -----------------------------------------------------
+# The same turn, with the decisions of the win-optimal table ``T`` and further
+# quantities carried along each decision: the mover's chances to win and to tie
+# under the pairs of strategies being evaluated. Each keep holds a block of rows,
+# row 0 the decision value and rows 1.. the quantities that follow it.
+@njit(cache=True, fastmath=FAST)
+def follow_all(d, p1, p2, p3, nq, nl):
+    """Block ``d`` takes, lane by lane, the rows of whichever of ``d``, ``p1``, ``p2``,
+    ``p3`` has the largest row 0 (the first of equal ones).
+
+    Every value is loaded before the choice, so the comparisons compile to vector
+    compares and blends; row 0 is updated last, after the others used it.
+    """
+    a = d[0]
+    a1 = p1[0]
+    a2 = p2[0]
+    a3 = p3[0]
+    for q in range(nq - 1, -1, -1):
+        dq = d[q]
+        f1 = p1[q]
+        f2 = p2[q]
+        f3 = p3[q]
+        for lane in range(nl):
+            m = a[lane]
+            v = dq[lane]
+            x1 = a1[lane]
+            x2 = a2[lane]
+            x3 = a3[lane]
+            g1 = f1[lane]
+            g2 = f2[lane]
+            g3 = f3[lane]
+            t = x1 > m
+            m = x1 if t else m
+            v = g1 if t else v
+            t = x2 > m
+            m = x2 if t else m
+            v = g2 if t else v
+            t = x3 > m
+            v = g3 if t else v
+            dq[lane] = v
+
+
+@njit(cache=True)
+def read_block(dst, nl, x0, gain, nn, T, follow, leads):
+    """Candidate block of a move: row 0 from the table ``T``, row ``q`` from the
+    next layer's ``N[rows[q - 1]]`` (outside the undecided leads: ``below[q]`` and
+    ``above[q]``)."""
+    N, nbase, rows, below, above = follow
+    duel_read(dst[0], nl, x0, gain, nn, T, 0, leads, 0.0, 1.0)
+    for q in range(rows.shape[0]):
+        duel_read(dst[q + 1], nl, x0, gain, nn, N[rows[q]], nbase, leads, below[q], above[q])
+
+
+@njit(cache=True)
+def duel_final_follow(i, j, x0, nl, E, cand, T, follow, leads, roll0, players, R):
+    """The final throw of :func:`duel_candidates` in blocks of rows: ``E[roll0 + r]``
+    is the block of roll ``r``'s chosen box."""
+    rows = follow[2]
+    p_mask, p_y = players.p_mask, players.p_y
+    n_cat, n_rolls = R.score.shape
+    nq = rows.shape[0] + 1
+    mask = p_mask[i]
+    y = p_y[i]
+    open_boxes, first_row, _, n_open, total = open_box_rows(mask, R.values)
+    box, gain, n_cand = candidate_moves(mask, R.values)
+    for k in range(n_cand):
+        nn = duel_next(i, j, box[k], gain[k], players, R)
+        read_block(cand[k], nl, x0, gain[k], nn, T, follow, leads)
+    picks = np.empty(n_open + 3, np.int64)
+    moves = np.empty((3, n_cat), np.int64)
+    for r in range(n_rolls):
+        face = R.roll_face[r]
+        e = E[roll0 + r]
+        if face < 0:
+            for t in range(n_open):
+                picks[t] = first_row[t] + R.index[open_boxes[t], r]
+            n = n_open
+            while n % 3 != 1:  # the first, then whole groups of three
+                picks[n] = picks[0]
+                n += 1
+            first = cand[picks[0]]
+            for q in range(nq):
+                for lane in range(nl):
+                    e[q, lane] = first[q, lane]
+            for g in range(1, n, 3):
+                follow_all(e, cand[picks[g]], cand[picks[g + 1]], cand[picks[g + 2]], nq, nl)
+            continue
+        for lane in range(nl):
+            e[0, lane] = NEG
+        for q in range(1, nq):
+            for lane in range(nl):
+                e[q, lane] = 0.0
+        n_moves, extra = placements(mask, y, r, R, moves)
+        for m in range(n_moves):
+            c, pts = moves[0, m], moves[1, m]
+            nn = duel_next(i, j, c, pts, players, R)
+            spare = cand[total]
+            read_block(spare, nl, x0, pts + int(extra), nn, T, follow, leads)
+            follow_all(e, spare, spare, spare, nq, nl)
+
+
+@njit(cache=True)
+def duel_expected_turn(i, j, x0, nl, N, nbase, pair, leads, outcomes, out, players, R):
+    """The mover plays for the expected score: their turn's outcomes are fixed, and
+    their chances to win and tie are the outcomes' average of ``N[rw]``, ``N[rz]``."""
+    rw, rz = pair
+    o_start, o_prob, o_box, o_pts, o_gain = outcomes
+    out_w, out_z, tmp_w, tmp_z = out[0], out[1], out[2], out[3]
+    for lane in range(nl):
+        out_w[lane] = 0.0
+        out_z[lane] = 0.0
+    for o in range(o_start[i], o_start[i + 1]):
+        nn = duel_next(i, j, o_box[o], o_pts[o], players, R)
+        duel_read(tmp_w, nl, x0, o_gain[o], nn, N[rw], nbase, leads, 0.0, 1.0)
+        duel_read(tmp_z, nl, x0, o_gain[o], nn, N[rz], nbase, leads, 0.0, 0.0)
+        p = o_prob[o]
+        for lane in range(nl):
+            out_w[lane] += p * tmp_w[lane]
+            out_z[lane] += p * tmp_z[lane]
+
+
+@njit(cache=True, parallel=True)
+def duel_eval_layer(plan, width, n_workers, rows, conv, T, leads, layers, outcomes, players, R, D):
+    """Win and tie chances of one layer under several pairs of strategies at once.
+
+    ``N`` holds the next layer's chances (from value ``nbase``), ``C`` receives this
+    layer's (from ``cbase``), each row for the player who waits; the turn itself is
+    computed in float64, whatever the layers are stored in. ``rows`` lists, in
+    (win, tie) pairs, the rows of the pairs where the mover plays the win-optimal
+    table ``T``: they follow its decisions. ``conv`` lists those where the mover
+    plays for the expected score: they average over the outcomes ``o_*``.
+    """
+    b_i, b_j, b_node, b_x0, b_nl = plan
+    N, nbase, C, cbase = layers
+    toff, xlo = leads.toff, leads.xlo
+    values = R.values
+    n_keeps = D.add.shape[0]
+    roll0 = D.size_start[D.dice]
+    nq = rows.shape[0] + 1
+    n_cand = values.shape[0] * values.shape[1] + 1
+    below = zeros((rows.shape[0],), np.float64)  # not a parallel loop of its own
+    above = zeros((rows.shape[0],), np.float64)
+    for q in range(0, rows.shape[0], 2):
+        above[q] = 1.0  # a certain lead is a certain win, never a tie
+    E_of = np.empty((n_workers, n_keeps * nq * width))
+    cand_of = np.empty((n_workers, n_cand * nq * width))
+    out_of = np.empty((n_workers, 4, width))
+    for b in prange(b_i.shape[0]):
+        w = get_thread_id()
+        out = out_of[w]
+        nl = b_nl[b]
+        x0 = b_x0[b]
+        i = b_i[b]
+        j = b_j[b]
+        node = b_node[b]
+        base = toff[node] - cbase + x0 - xlo[node]
+        if nq > 1:
+            E = E_of[w, : n_keeps * nq * nl].reshape((n_keeps, nq, nl))
+            flat = E_of[w, : n_keeps * nq * nl].reshape((n_keeps, nq * nl))
+            cand = cand_of[w, : n_cand * nq * nl].reshape((n_cand, nq, nl))
+            follow = (N, nbase, rows, below, above)
+            duel_final_follow(i, j, x0, nl, E, cand, T, follow, leads, roll0, players, R)
+            for _ in range(D.rerolls):
+                keep_values(flat, D.add, D.size_start, D.dice, D.faces, nq * nl)
+                for k in range(n_keeps):
+                    subs = D.sub_rows[k]
+                    for g in range(0, D.sub_rows.shape[1], 3):
+                        if subs[g] == k:
+                            break
+                        follow_all(E[k], E[subs[g]], E[subs[g + 1]], E[subs[g + 2]], nq, nl)
+            for q in range(0, rows.shape[0], 2):
+                for lane in range(nl):
+                    out[0, lane] = 0.0
+                    out[1, lane] = 0.0
+                for r in range(D.roll_prob.shape[0]):
+                    p = D.roll_prob[r]
+                    for lane in range(nl):
+                        out[0, lane] += p * E[roll0 + r, q + 1, lane]
+                        out[1, lane] += p * E[roll0 + r, q + 2, lane]
+                cw = C[rows[q]]
+                cz = C[rows[q + 1]]
+                for lane in range(nl):
+                    cw[base + lane] = 1.0 - out[0, lane] - out[1, lane]
+                    cz[base + lane] = out[1, lane]
+        for q in range(0, conv.shape[0], 2):
+            pair = (conv[q], conv[q + 1])
+            duel_expected_turn(i, j, x0, nl, N, nbase, pair, leads, outcomes, out, players, R)
+            cw = C[conv[q]]
+            cz = C[conv[q + 1]]
+            for lane in range(nl):
+                cw[base + lane] = 1.0 - out[0, lane] - out[1, lane]
+                cz[base + lane] = out[1, lane]
+
+
+# -- a mover who plays for points ---------------------------------------------------------
+@njit(cache=True, nogil=True)
+def duel_points_blocks(counter, w, plan, T, leads, outcomes, players, R, bufs):
+    """A layer whose mover plays for the expected score, in the solve's table: each
+    row is the average over the mover's fixed turn outcomes (those of
+    :func:`dicelab.engine.objectives.duel_compare.expected_outcomes`), stored, as the solve
+    stores it, for the player who waits. A worker of :func:`.work.on_threads` in
+    thread ``w``'s buffers (two rows as wide as a batch)."""
+    b_i, b_j, b_node, b_x0, b_nl = plan
+    o_start, o_prob, o_box, o_pts, o_gain = outcomes
+    tmp, out = bufs[0][w], bufs[1][w]
+    b = take(counter)
+    while b < b_i.shape[0]:
+        i, j, nl, x0 = b_i[b], b_j[b], b_nl[b], b_x0[b]
+        for lane in range(nl):
+            out[lane] = 0.0
+        for o in range(o_start[i], o_start[i + 1]):
+            nn = duel_next(i, j, o_box[o], o_pts[o], players, R)
+            duel_read(tmp, nl, x0, o_gain[o], nn, T, 0, leads, 0.0, 1.0)
+            p = o_prob[o]
+            for lane in range(nl):
+                out[lane] += p * tmp[lane]
+        base = leads.toff[b_node[b]] + x0 - leads.xlo[b_node[b]]
+        for lane in range(nl):
+            T[base + lane] = 1.0 - out[lane]
+        b = take(counter)

@@ -1,0 +1,147 @@
+"""The distribution of the points to come, one layer of states at a time.
+
+A state's points to come are the points of its turn plus those of the state the
+turn leads to, so its distribution is the mix of the next states' distributions,
+each shifted by what the turn scores and weighted by the chance of that outcome
+(the turn outcomes of :func:`dicelab.engine.objectives.distribution.layer_outcomes`). Each row
+holds the distribution from its lowest to its highest possible points; a layer's
+rows are first laid out (:func:`row_bounds`), then filled (:func:`fill_rows`),
+then cut where a tail holds less than a given mass (:func:`trimmed_bounds`).
+
+States are given as rows of ``states``: ``(mask, flag, capped upper total, lane)``,
+the lane indexing the state's upper totals in the turn outcomes. ``nxt`` bundles
+the next layer's rows: ``(lo, hi, off, values)``, ``lo``/``hi``/``off`` of shape
+``(2**boxes, n_flag, n_upper)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from dicelab.engine.kernels.work import take
+from dicelab.engine.objectives.distribution import slot_outcome
+
+
+@njit(cache=True, inline="always")
+def _block_width(X, box_slots, n_cat):
+    """Outcome slots of one lane of state ``X``: those of its open boxes."""
+    width = 0
+    for c in range(n_cat):
+        if (X >> c) & 1 == 0:
+            width += box_slots[c]
+    return width
+
+
+@njit(cache=True, nogil=True)
+def row_bounds(counter, w, states, Q, qoff, slots, R, nxt, lo, hi):
+    """``lo[j]``, ``hi[j]``: the lowest and highest points to come of state ``j``
+    with a positive chance (a worker of :func:`dicelab.engine.kernels.work.on_threads`)."""
+    _, box_slots, slot_pts, n_e = slots
+    nlo, nhi = nxt[0], nxt[1]
+    n_cat = R.upper.shape[0]
+    j = take(counter)
+    while j < states.shape[0]:
+        X, y, u, i = states[j, 0], states[j, 1], states[j, 2], states[j, 3]
+        width = _block_width(X, box_slots, n_cat)
+        q0 = qoff[X, y] + i * width
+        a, b = 1 << 40, -1
+        base = 0
+        for c in range(n_cat):
+            if (X >> c) & 1 == 1:
+                continue
+            Y = X | (1 << c)
+            for s in range(box_slots[c]):
+                if Q[q0 + base + s] == 0.0:
+                    continue
+                _, gain, y2, u2 = slot_outcome(c, s, y, u, slot_pts, n_e, R)
+                a = min(a, gain + nlo[Y, y2, u2])
+                b = max(b, gain + nhi[Y, y2, u2])
+            base += box_slots[c]
+        lo[j], hi[j] = a, b
+        j = take(counter)
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def fill_rows(counter, w, states, Q, qoff, slots, R, nxt, lo, off, P):
+    """Row ``j`` of ``P`` (from ``off[j]``, points from ``lo[j]``): the chance of each
+    number of points to come from state ``j`` (a worker, as :func:`row_bounds`)."""
+    _, box_slots, slot_pts, n_e = slots
+    nlo, nhi, noff, nP = nxt
+    n_cat = R.upper.shape[0]
+    j = take(counter)
+    while j < states.shape[0]:
+        X, y, u, i = states[j, 0], states[j, 1], states[j, 2], states[j, 3]
+        width = _block_width(X, box_slots, n_cat)
+        q0 = qoff[X, y] + i * width
+        base = 0
+        for c in range(n_cat):
+            if (X >> c) & 1 == 1:
+                continue
+            Y = X | (1 << c)
+            for s in range(box_slots[c]):
+                q = Q[q0 + base + s]
+                if q == 0.0:
+                    continue
+                _, gain, y2, u2 = slot_outcome(c, s, y, u, slot_pts, n_e, R)
+                src = noff[Y, y2, u2]
+                dst = off[j] + gain + nlo[Y, y2, u2] - lo[j]
+                for t in range(nhi[Y, y2, u2] - nlo[Y, y2, u2] + 1):
+                    P[dst + t] += q * nP[src + t]
+            base += box_slots[c]
+        j = take(counter)
+
+
+@njit(cache=True, nogil=True)
+def trimmed_bounds(counter, w, lo, hi, off, P, tail, new_lo, new_hi):
+    """The points of each row left once both tails holding less than ``tail`` of
+    the chance are cut (a worker, as :func:`row_bounds`)."""
+    j = take(counter)
+    while j < lo.shape[0]:
+        n = hi[j] - lo[j] + 1
+        a, mass = 0, 0.0
+        while a < n - 1 and mass + P[off[j] + a] < tail:
+            mass += P[off[j] + a]
+            a += 1
+        b, mass = n - 1, 0.0
+        while b > a and mass + P[off[j] + b] < tail:
+            mass += P[off[j] + b]
+            b -= 1
+        new_lo[j], new_hi[j] = lo[j] + a, lo[j] + b
+        j = take(counter)
+
+
+@njit(cache=True, nogil=True)
+def duel_chances(counter, w, nodes, sheets, rows, H, rem):
+    """Each duel node's row of chances for the player who waits, both sheets played
+    for points from here: ``P(x + R_w > R_m) + P(x + R_w = R_m) / 2`` at lead ``x``,
+    ``R_w`` and ``R_m`` the points to come of the waiting player's and the mover's
+    sheets (their rows of the table ``rem``: ``(lo, hi, off, values)``).
+
+    ``nodes`` lists the nodes, ``sheets`` their ``(mover, waiting)`` player states as
+    ``(mask, flag, upper)`` rows, ``rows`` each node's ``(start in H, lowest lead,
+    highest lead)`` (a worker, as :func:`row_bounds`)."""
+    lo, hi, off, values = rem
+    b = take(counter)
+    while b < nodes.shape[0]:
+        mm, my, mu, wm, wy, wu = sheets[b]
+        start, xlo, xhi = rows[b]
+        a_lo, a_n, a_off = lo[mm, my, mu], hi[mm, my, mu] - lo[mm, my, mu] + 1, off[mm, my, mu]
+        w_lo, w_n, w_off = lo[wm, wy, wu], hi[wm, wy, wu] - lo[wm, wy, wu] + 1, off[wm, wy, wu]
+        # F[z - a_lo]: the mover's chance of fewer than z points, plus half of exactly z
+        F = np.empty(a_n)
+        below = 0.0
+        for z in range(a_n):
+            p = float(values[a_off + z])
+            F[z] = below + 0.5 * p
+            below += p
+        for x in range(xlo, xhi + 1):
+            acc = 0.0
+            for r in range(w_n):
+                z = x + w_lo + r - a_lo
+                if z < 0:
+                    continue
+                f = F[z] if z < a_n else below
+                acc += float(values[w_off + r]) * f
+            H[start + x - xlo] = acc
+        b = take(counter)

@@ -1,0 +1,1 @@
+"""One module per objective: how each solves its table over the turn-start states."""

@@ -1,0 +1,284 @@
+"""The distribution of the points still to come from every state, playing for points.
+
+A player who plays for the expected score decides from their own sheet alone, so
+their final score is their points so far plus a distribution fixed by the state
+they are in. This table holds that distribution for every reachable turn-start
+state at once, under the expected-score optimum (ties broken as in
+:mod:`dicelab.engine.objectives.distribution`), the upper bonus and extra bonuses included. A
+table at play then reads any opponent's final-score distribution, and the
+distribution of its own points to come after any choice, without a solve.
+
+It is filled backwards, one layer of filled boxes at a time: a state's
+distribution mixes those of the states its turn leads to, each shifted by the
+points the turn scores, weighted by the chance of that outcome (the turn outcomes
+of :func:`dicelab.engine.objectives.distribution.layer_outcomes`, which the spread table
+also uses). Each row covers the points with a positive chance, less the tails
+that hold under :data:`TAIL` of it (a tenth-of-a-billionth of a per cent: the
+far end of runs of extra Yahtzees). The forward pass of
+:func:`~dicelab.engine.objectives.distribution.score_distribution` computes the same
+distributions another way; the tests compare them.
+
+Rows are computed in double precision and kept in single (about 7 digits).
+
+>>> from dicelab.engine.objectives.remaining import remaining_table
+>>> table = remaining_table("yazy")
+>>> round(float(table.final_pmf(0) @ range(table.final_pmf(0).size)), 4)
+165.7573
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from dicelab.engine.objectives.expected import ExpectedTable, expected_table
+from dicelab.engine.runtime.cost import Cost
+from dicelab.engine.table import SolvedTable
+from dicelab.errors import UserError
+from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
+
+Progress = Callable[[int, int], None]
+
+OBJECTIVE_REMAINING = "remaining"
+#: Each row drops the tails that hold less than this chance.
+TAIL = 1e-12
+#: Seconds per entry of the rows on 2 cores (Yahtzee's 284 million took 23 s, yacht's
+#: 27 million 3.4 s): a deliberately high figure, so estimates err towards longer.
+ENTRY_SECONDS = 1.2e-7
+
+
+def remaining_cost(game: CompiledRules) -> Cost:
+    """The size of the table before any work, from the bounds of every state's points
+    to come: the rows kept (single precision), and one layer's rows in double
+    precision twice over while they are worked out."""
+    from dicelab.engine.objectives.points import layers, state_bounds
+
+    bounds = state_bounds(game)
+    width = np.where(bounds.reachable, bounds.to_come + 1, 0).sum(axis=(1, 2))
+    entries = int(width.sum())
+    layer = max(int(width[masks].sum()) for masks in layers(game.n_categories))
+    what = f"{game.rules.name}'s distribution of the points to come from every state"
+    return Cost(what, entries, 4 * entries + 24 * layer, ENTRY_SECONDS * entries, "entries")
+
+
+@dataclass(repr=False)
+class RemainingTable(SolvedTable):
+    """``values`` holds, state by state, the chance of each number of points to come
+    from a turn start under the expected-score optimum.
+
+    ``lo[mask, flag, upper]`` and ``hi[...]`` are the fewest and most points a row
+    holds (``hi < lo`` for states a game cannot be in), ``off[...]`` where it starts
+    in ``values`` (which begins with every ``lo``, then every ``hi``, as the cached
+    file does).
+    """
+
+    expected: ExpectedTable
+    lo: np.ndarray
+    hi: np.ndarray
+    off: np.ndarray
+    values: np.ndarray
+    seconds: float = 0.0
+    meta: dict = field(default_factory=dict)
+
+    objective: ClassVar[str] = OBJECTIVE_REMAINING
+
+    @property
+    def game(self) -> CompiledRules:
+        return self.expected.game
+
+    def value(self) -> float:
+        """Expected final score of a whole game (the mean of the start's row)."""
+        return float(self.final_pmf(0) @ np.arange(self.hi[0, 0, 0] + 1))
+
+    @property
+    def summary(self) -> str:
+        return f"final-score distribution from every state, {self.values.size:,} entries"
+
+    def row(self, mask: int, flag: int, u: int) -> tuple[int, np.ndarray]:
+        """``(lo, chances)``: the points to come from state ``(mask, flag, capped upper
+        total u)``, ``chances[i]`` the chance of exactly ``lo + i`` (double precision)."""
+        lo, hi = int(self.lo[mask, flag, u]), int(self.hi[mask, flag, u])
+        if hi < lo:
+            raise UserError(f"no game reaches boxes {mask:#x} with upper total {u}, flag {flag}")
+        start = int(self.off[mask, flag, u])
+        mapped = self.meta.get("mapped")
+        if mapped is not None:  # a cached table: each block is checked when first read
+            mapped.check(start, start + hi - lo + 1)
+        return lo, np.asarray(self.values[start : start + hi - lo + 1], dtype=np.float64)
+
+    def final_pmf(self, mask: int, upper_total: int = 0, flag: int = 0, score: int = 0):
+        """The distribution of the final score from a turn start with ``score`` points
+        so far (``pmf[x]`` the chance of exactly ``x``)."""
+        u, y = self.game.turn_state(upper_total, flag)
+        lo, chances = self.row(mask, y, u)
+        pmf = np.zeros(score + lo + chances.size)
+        pmf[score + lo :] = chances
+        return pmf
+
+
+def solve_remaining(
+    rules, values: ExpectedTable | None = None, progress=None, allow_large: bool = False
+) -> RemainingTable:
+    """The distribution of the points to come from every state (see the module);
+    refused in one line where this machine cannot hold it (unless ``allow_large``)."""
+    from dicelab.engine.kernels import rule_arrays
+    from dicelab.engine.objectives.distribution import OutcomeLayout
+    from dicelab.engine.objectives.points import layers, state_bounds
+
+    game = as_game(rules)
+    refuse_variants(game, "the distribution from every state", served=False)
+    remaining_cost(game).check(allow_large)
+    values = values if values is not None else expected_table(game)
+    start = time.perf_counter()
+    n, shape = game.n_categories, values.values.shape
+    lo, hi = np.zeros(shape, np.int64), np.full(shape, -1, np.int64)
+    off = np.zeros(shape, np.int64)  # within the layer's rows while solving
+    out = OutcomeLayout.of(game)
+    bounds = state_bounds(game)
+    m, y, u, _ = _states(game, np.array([game.full_mask])).T
+    lo[m, y, u] = hi[m, y, u] = bounds.bonus_of(u)  # the upper bonus, paid at the end
+    off[m, y, u] = np.arange(m.size)
+    rows = np.ones(m.size)
+    kept = [rows.astype(np.float32)]
+    work = _layer_work(game)
+    for k in range(n - 1, -1, -1):
+        masks = layers(n)[k]
+        states = _states(game, masks)
+        Q, qoff = out.outcomes(game, values.values, masks)
+        args = (states, Q, qoff, (out.lanes, out.box_slots, out.slot_pts, out.n_e))
+        rows, first, last = _layer_rows(*args, rule_arrays(game), (lo, hi, off, rows))
+        m, y, u, _ = states.T
+        lo[m, y, u], hi[m, y, u] = first, last
+        off[m, y, u] = np.concatenate([[0], np.cumsum(last - first + 1)[:-1]])
+        kept.append(rows.astype(np.float32))
+        if progress is not None:  # in work done, so the time left holds from the start
+            progress(int(work[k:].sum()), int(work.sum()))
+    del rows, Q
+    size = lo.size  # the file starts with every row's bounds
+    kept.insert(0, np.concatenate([lo.ravel(), hi.ravel()]).astype(np.float32))
+    off = _offsets(game, lo, hi) + 2 * size
+    seconds = time.perf_counter() - start
+    return RemainingTable(values, lo, hi, off, np.concatenate(kept), seconds)
+
+
+def _layer_work(game: CompiledRules) -> np.ndarray:
+    """The work of each layer, in relative units: the bound of its rows' entries
+    times its open boxes (each entry sums a turn outcome per box and points), plus
+    its states' turns worked out for their outcomes (fitted on Yahtzee's layers:
+    one state's turn costs about as much as 11 units per keep of the dice)."""
+    from dicelab.engine.objectives.points import layers, state_bounds
+
+    bounds = state_bounds(game)
+    reach = bounds.reachable
+    width = np.where(reach, bounds.to_come + 1, 0).sum(axis=(1, 2))
+    states = reach.sum(axis=(1, 2))
+    per_state = 11 * game.space.n_keeps
+    n = game.n_categories
+    work = [
+        int(width[layers(n)[k]].sum()) * (n - k) + per_state * int(states[layers(n)[k]].sum())
+        for k in range(n)
+    ]
+    return np.array(work, np.int64)
+
+
+def _order(game: CompiledRules, masks: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``(mask, flag, capped upper total)`` of the reachable states of ``masks``, in
+    the order their rows are kept: masks as given, then flag, then upper total."""
+    from dicelab.engine.objectives.points import state_bounds
+
+    i, y, u = np.nonzero(state_bounds(game).reachable[masks])
+    return np.asarray(masks, np.int64)[i], y, u
+
+
+def _states(game: CompiledRules, masks: np.ndarray) -> np.ndarray:
+    """Rows ``(mask, flag, capped upper total, lane)`` of :func:`_order`; the lane is
+    the upper total's place among the mask's reachable ones, as the turn outcomes
+    count them."""
+    m, y, u = _order(game, masks)
+    lane = np.cumsum(game.upper_reach[masks], axis=1) - 1
+    at = np.searchsorted(masks, m)  # the masks of a layer are in increasing order
+    return np.stack([m, y, u, lane[at, u]], axis=1).astype(np.int64)
+
+
+def _offsets(game: CompiledRules, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Where each state's row starts in the rows: they lie end to end, the full
+    sheet's first, then the layers with fewer boxes filled, in :func:`_order`."""
+    from dicelab.engine.objectives.points import layers
+
+    n = game.n_categories
+    masks = [np.array([game.full_mask])] + [layers(n)[k] for k in range(n - 1, -1, -1)]
+    at = np.ravel_multi_index(_order(game, np.concatenate(masks)), lo.shape)
+    width = np.take(hi, at) - np.take(lo, at) + 1
+    off = np.full(lo.size, -1, np.int64)
+    off[at] = np.cumsum(width) - width
+    return off.reshape(lo.shape)
+
+
+def remaining_table(
+    rules,
+    values: ExpectedTable | None = None,
+    use_cache: bool = True,
+    progress=None,
+    mapped: bool = True,
+    allow_large: bool = False,
+) -> RemainingTable:
+    """The table of a rule set, from the cache when it holds one, else solved and
+    stored. The file holds every row's bounds, then the rows (single precision).
+
+    ``mapped``: the rows are memory-mapped and each block is checked when first
+    read (a damaged one raises :class:`~dicelab.errors.DamagedTable`); without it,
+    the file is read whole and checked, and a damaged one is solved anew.
+    """
+    from dicelab.engine.runtime import cache
+
+    game = as_game(rules)
+    refuse_variants(game, "the distribution from every state", served=False)
+    shape = (game.full_mask + 1, game.n_flag, game.n_upper)
+    size = int(np.prod(shape))
+    found = None
+    if use_cache:
+        found = cache.lookup(game.rules, OBJECTIVE_REMAINING, None, mapped=mapped)
+    if found is not None:
+        array, meta = found
+        try:
+            if mapped:
+                meta["mapped"].check(0, 2 * size)
+            lo = np.asarray(array[:size], np.int64).reshape(shape)
+            hi = np.asarray(array[size : 2 * size], np.int64).reshape(shape)
+        except cache.DamagedTable:
+            lo = hi = np.zeros(0)
+        if lo.size and np.maximum(hi - lo + 1, 0).sum() == array.size - 2 * size:
+            off = _offsets(game, lo, hi) + 2 * size
+            values = values if values is not None else expected_table(game, use_cache=use_cache)
+            return RemainingTable(values, lo, hi, off, array, meta=meta)
+    remaining_cost(game).check(allow_large)  # before the expected-score table's solve
+    values = values if values is not None else expected_table(game, use_cache=use_cache)
+    table = solve_remaining(game, values, progress, allow_large)
+    cache.remember(table, game.rules, OBJECTIVE_REMAINING, None, use_cache)
+    return table
+
+
+def _layer_rows(states, Q, qoff, slots, R, nxt):
+    """The trimmed rows of one layer's states from the next layer's ``nxt``:
+    ``(rows, lo, hi)``, rows laid end to end in the order of ``states``."""
+    from dicelab.engine.kernels import remaining as kr
+    from dicelab.engine.kernels.work import on_threads
+
+    count = states.shape[0]
+    lo, hi = np.empty(count, np.int64), np.empty(count, np.int64)
+    on_threads(kr.row_bounds, states, Q, qoff, slots, R, nxt, lo, hi)
+    width = hi - lo + 1
+    off = np.concatenate([[0], np.cumsum(width)[:-1]])
+    P = np.zeros(int(width.sum()))
+    on_threads(kr.fill_rows, states, Q, qoff, slots, R, nxt, lo, off, P)
+    first, last = np.empty(count, np.int64), np.empty(count, np.int64)
+    on_threads(kr.trimmed_bounds, lo, hi, off, P, TAIL, first, last)
+    kept = last - first + 1
+    starts = off + (first - lo)
+    new_off = np.concatenate([[0], np.cumsum(kept)[:-1]])
+    index = np.arange(int(kept.sum())) + np.repeat(starts - new_off, kept)
+    return P[index], first, last

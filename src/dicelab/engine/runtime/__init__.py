@@ -1,0 +1,1 @@
+"""What runs a solve: the disk cache, cost estimates, the layer scheduler, compiling ahead."""

@@ -1,0 +1,145 @@
+"""Compiling kernels in other processes while this one compiles its own.
+
+A first expected-score solve compiles two turns: single precision for most layers
+and double precision for the first three (8 s each on 2 cores). :func:`start`
+begins the second in a child process, :func:`finish` waits for it, and this
+process then loads it from Numba's cache instead of compiling it: the first solve
+takes the longer of the two compiles, not their sum. A command that solves a table
+and then runs other kernels on it (the distribution, the simulation) compiles those
+meanwhile the same way.
+
+The child writes to a cache folder of its own, and :func:`finish` moves the
+kernel's files beside this process's: two processes that write one cache folder
+at once can pair one's index entry with the other's machine code. A kernel
+compiled ahead is a top-level function of its own (its own cache file), such as
+:func:`dicelab.engine.kernels.blocks.solve_blocks_double`; the functions it calls
+stay in the child's folder.
+
+If anything goes wrong (one core, no cache, a child that fails), nothing is said:
+this process compiles the kernel itself, as it would have anyway.
+"""
+
+from __future__ import annotations
+
+import atexit
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+_pending: dict[str, tuple[subprocess.Popen, str, tuple[str, ...]]] = {}
+
+
+def _found(path: str):
+    """The object at ``"module:name"``."""
+    module, name = path.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def is_cached(dispatcher) -> bool:
+    """Whether Numba's cache holds ``dispatcher`` compiled for this source (any
+    signature), or caching is off (then there is nothing to gain ahead)."""
+    try:
+        return bool(dispatcher._cache._cache_file._load_index())
+    except AttributeError:  # no cache, or another Numba
+        return True
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def start(compile_with: str, kernels: Sequence[str]) -> None:
+    """Run ``compile_with`` (a function, as ``"module:name"``) in a child process to
+    compile ``kernels`` (top-level Numba functions, the same way), unless they are
+    cached, it is already running, or this machine has one core."""
+    if compile_with in _pending or _cores() < 2:
+        return
+    if all(is_cached(_found(k)) for k in kernels):
+        return
+    folder = tempfile.mkdtemp(prefix="dicelab-compile-")
+    env = dict(os.environ, NUMBA_CACHE_DIR=folder)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", __name__, compile_with, *kernels],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=_yield_to_parent if hasattr(os, "nice") else None,
+    )
+    _pending[compile_with] = (proc, folder, tuple(kernels))
+
+
+def _yield_to_parent() -> None:
+    """In the child, before it starts: a lower priority, so that the parent's own
+    compile (what the command waits for first) keeps a whole core however many
+    children compile beside it."""
+    os.nice(10)
+
+
+def finish(compile_with: str) -> None:
+    """Wait for ``compile_with`` if :func:`start` ran it, and put its kernels' cache
+    files where this process's Numba looks."""
+    if compile_with not in _pending:
+        return
+    proc, folder, kernels = _pending.pop(compile_with)
+    try:
+        out, _ = proc.communicate()
+        if proc.returncode == 0:
+            for made, kernel in zip(json.loads(out), kernels, strict=True):
+                _move_files(made, _found(kernel))
+    except (OSError, ValueError, KeyError, AttributeError):
+        pass  # this process compiles them instead
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _move_files(made: dict, dispatcher) -> None:
+    """The child's data files, then its index (so that no reader finds an index
+    without its data), each written under a temporary name and renamed."""
+    target = Path(dispatcher._cache._cache_path)
+    if made["index"] != Path(dispatcher._cache._cache_file._index_path).name:
+        return
+    target.mkdir(parents=True, exist_ok=True)
+    for file in [*made["data"], made["index"]]:
+        tmp = target / f".{file}.{os.getpid()}.tmp"
+        shutil.copyfile(Path(made["folder"]) / file, tmp)
+        os.replace(tmp, target / file)
+
+
+@atexit.register
+def stop_children() -> None:
+    """Kill the compiling children still running (at exit, or before one that skips
+    the exit handlers)."""
+    for proc, folder, _ in _pending.values():
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+    _pending.clear()
+
+
+def _compile_here(compile_with: str, kernels: Sequence[str]) -> list[dict]:
+    """In the child: run ``compile_with`` and list the cache files of ``kernels``."""
+    _found(compile_with)()
+    made = []
+    for kernel in kernels:
+        cache = _found(kernel)._cache
+        folder = Path(cache._cache_path)
+        index = Path(cache._cache_file._index_path).name
+        stem = index.removesuffix(".nbi")
+        data = sorted(p.name for p in folder.glob(f"{stem}.*.nbc"))
+        made.append({"folder": str(folder), "index": index, "data": data})
+    return made
+
+
+if __name__ == "__main__":
+    print(json.dumps(_compile_here(sys.argv[1], sys.argv[2:])))

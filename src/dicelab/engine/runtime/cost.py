@@ -1,0 +1,188 @@
+"""What a solve will cost, known before it starts.
+
+A rules file inside the documented limits (12 dice, 20 faces, 20 boxes) can still
+ask for more than any machine has. Every solve is sized here first, from the rules
+alone, and refused in one line naming its states, memory and time when this
+machine cannot finish it; ``--allow-large`` (``allow_large=True``) tries anyway.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+from dicelab.dice import check_keeps, n_keeps
+from dicelab.errors import TooLarge
+from dicelab.rules.model import Rules
+from dicelab.text import plural
+
+#: Element operations of the turn kernels per second on 2 cores, in single precision
+#: (``keeps x faces x passes`` per lane; double precision runs at half this rate).
+#: Measured: 1.1e11 for Yahtzee's expected-score table, 8.5e10 for Maxi Yatzy's,
+#: 6.1e10 for Yahtzee's table over points; a deliberately low figure, so estimates
+#: err towards longer.
+RATE = 4.0e10
+#: Longest solve started without ``--allow-large``.
+MAX_SECONDS = 3600.0
+#: Share of this machine's memory a solve may plan to use without ``--allow-large``.
+MEMORY_SHARE = 0.75
+#: Lanes of a kernel batch and threads that may each hold one (scratch per thread).
+LANES = 64
+
+
+#: Environment variables that lower both limits for a process and its children
+#: (``dicelab serve --max-memory`` and ``--max-solve-seconds`` set them): bytes, seconds.
+MEMORY_VARIABLE = "DICELAB_MAX_MEMORY"
+SECONDS_VARIABLE = "DICELAB_MAX_SECONDS"
+
+
+def memory_budget() -> int:
+    """Bytes a solve may plan to use: :data:`MEMORY_SHARE` of this machine's memory,
+    or what :data:`MEMORY_VARIABLE` says."""
+    given = os.environ.get(MEMORY_VARIABLE, "")
+    return int(given) if given.isdigit() else int(MEMORY_SHARE * machine_memory())
+
+
+def seconds_budget() -> float:
+    """Seconds a solve may plan to take: :data:`MAX_SECONDS`, or what
+    :data:`SECONDS_VARIABLE` says."""
+    given = os.environ.get(SECONDS_VARIABLE, "")
+    return float(given) if given.isdigit() else MAX_SECONDS
+
+
+def machine_memory() -> int:
+    """Bytes of memory of this machine (8 GiB if the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The size of one solve: its states, the memory it needs and the time it takes."""
+
+    what: str
+    states: int
+    bytes: int
+    seconds: float
+    unit: str = "states"
+
+    def describe(self) -> str:
+        time = f" and {human_seconds(self.seconds)}" if self.seconds > 0 else ""
+        return (
+            f"{self.what} has {big(self.states)} {self.unit}: {human_bytes(self.bytes)} of "
+            f"memory{time}"
+        )
+
+    def check(self, allow_large: bool = False) -> None:
+        """Refuse, in one line, what this machine cannot finish (unless allowed)."""
+        if allow_large:
+            return
+        budget, seconds = memory_budget(), seconds_budget()
+        if self.bytes > budget:
+            if os.environ.get(MEMORY_VARIABLE, "").isdigit():
+                why = f"more than the {human_bytes(budget)} allowed here"
+            else:
+                why = f"more than this machine's {human_bytes(machine_memory())} can hold"
+        elif self.seconds > seconds:
+            why = (
+                "longer than an hour"
+                if seconds == MAX_SECONDS
+                else (f"longer than the {human_seconds(seconds)} allowed here")
+            )
+        else:
+            return
+        raise TooLarge(
+            f"{self.describe()}, {why}",
+            what=self.what,
+            states=self.states,
+            bytes=self.bytes,
+            seconds=self.seconds,
+            reason=why,
+        )
+
+    def announce(self, longer_than: float = 30.0) -> None:
+        """Say on standard error, before it starts, that a solve will take a while."""
+        if self.seconds > longer_than:
+            print(f"note: {self.describe()}", file=sys.stderr)
+
+
+def turn_cost(rules: Rules, lanes: int, itemsize: int = 8) -> tuple[int, float]:
+    """Scratch bytes and seconds of solving ``lanes`` lanes of turns of these rules
+    (refusing dice with too many keeps first); ``itemsize`` is the bytes of a value
+    inside a turn (4 in single precision)."""
+    check_keeps(rules.dice, rules.faces, rules.name)
+    threads = os.cpu_count() or 1
+    scratch = threads * n_keeps(rules.dice, rules.faces) * LANES * itemsize * 2
+    return scratch, lanes * lane_seconds(rules, itemsize) / 2
+
+
+def lane_seconds(rules: Rules, itemsize: int = 8) -> float:
+    """Seconds of one lane's turn on one thread (half the two-core :data:`RATE`): what a
+    runner weighs a parallel region with
+    (see :func:`dicelab.engine.runtime.schedule.threads_for`)."""
+    keeps = n_keeps(rules.dice, rules.faces)
+    passes = 2 * (rules.rolls - 1) + 1
+    return keeps * rules.faces * passes / (RATE / 2 * 4 / max(itemsize, 4))
+
+
+def expected_cost(rules: Rules) -> Cost:
+    """The expected-score table: one value per (filled boxes, upper total, flag)."""
+    n_upper = rules.bonus_threshold + 1 if rules.bonus_threshold > 0 else 1
+    n_flag = (
+        2
+        if rules.extra_bonus > 0 or rules.joker == "free-if-fifty" or rules.required_index >= 0
+        else 1
+    )
+    states = (1 << rules.n_categories) * n_upper * n_flag
+    scratch, seconds = turn_cost(rules, states, itemsize=4)  # single-precision turns
+    what = f"{rules.name}'s expected-score table ({plural(rules.n_categories, 'box')})"
+    return Cost(what, states, 8 * states + scratch, seconds)
+
+
+def points_cost(rules: Rules, values: int, itemsize: int = 8) -> Cost:
+    """A table over (state, points): the target and utility tables."""
+    scratch, seconds = turn_cost(rules, values, itemsize)
+    what = f"{rules.name}'s table over states and points"
+    return Cost(what, values, values * itemsize + scratch, seconds, unit="(state, points) values")
+
+
+#: Positions the two-player solver explores and settles per second (the door game and
+#: tic-tac-toe run at 200,000 to 300,000), and the bytes each one holds at most.
+POSITIONS_PER_SECOND = 150_000
+BYTES_PER_POSITION = 250
+
+
+def positions_cost(what: str, positions: int) -> Cost:
+    """A game for :mod:`dicelab.games.twoplayer` with at most ``positions`` positions."""
+    return Cost(
+        what,
+        positions,
+        positions * BYTES_PER_POSITION,
+        positions / POSITIONS_PER_SECOND,
+        unit="positions at most",
+    )
+
+
+def big(n: float) -> str:
+    """A count with thousands separators, or in powers of ten past a trillion."""
+    return f"{n:,.0f}" if n < 1e12 else f"{n:.1e}"
+
+
+def human_bytes(n: float) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{big(n / size) if n / size >= 1e12 else f'{n / size:,.1f}'} {unit}"
+    return f"{int(n)} bytes"
+
+
+def human_seconds(s: float) -> str:
+    if s < 60:
+        return f"about {max(s, 0.1):.1f} s"
+    if s < 7200:
+        return f"about {s / 60:.0f} min"
+    if s < 86400 * 2:
+        return f"about {s / 3600:.0f} h"
+    return f"about {big(s / 86400)} days"

@@ -1,0 +1,91 @@
+"""What every solved table shares: its rules, its solve time, its cache record.
+
+Each objective solves into its own table class (expected score, saved throws,
+targets and utilities over points, the spread, the duel), because each holds its
+values over a different state space. They all derive from :class:`SolvedTable`, so
+every table answers the same questions the same way: :attr:`~SolvedTable.rules`,
+:meth:`~SolvedTable.value` (the value of a whole game; of a turn-start state where
+the table has one) and a short ``repr``; tables of one player's game also answer
+:meth:`~SolvedTable.advise` (every option of a position, ranked).
+
+>>> import dicelab
+>>> table = dicelab.solve("yacht")
+>>> table
+<ExpectedTable yacht: expected 191.774369, 178,816 states>
+>>> isinstance(table, dicelab.SolvedTable)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from dicelab.engine.advice.single import Advice, Position
+    from dicelab.rules import Rules
+    from dicelab.rules.compiled import CompiledRules
+
+
+class SolvedTable:
+    """The base of every solved table.
+
+    Subclasses hold ``game`` (the compiled rules), ``values`` (the solved array),
+    ``seconds`` (the solve's time, 0 when read from the cache) and ``meta`` (the cache
+    record: ``cached``, ``path``, ...), and say what their start value means in
+    :attr:`summary`.
+    """
+
+    #: The objective's name, as the cache, the command line and :func:`dicelab.solve` spell it.
+    objective: ClassVar[str] = ""
+
+    @property
+    def rules(self) -> Rules:
+        """The rule set this table solves."""
+        return self.game.rules
+
+    @property
+    def cached(self) -> bool:
+        """True when the table was read from the disk cache rather than solved now."""
+        return bool(self.meta.get("cached"))
+
+    def value(self) -> float:
+        """The value of a whole game from its start (what that is depends on the objective)."""
+        raise NotImplementedError
+
+    def advise(self, position: Position) -> Advice:
+        """Every option of a position, ranked best first by this table's objective."""
+        raise TypeError(f"{type(self).__name__} gives no advice on one player's position")
+
+    @property
+    def summary(self) -> str:
+        """The start value in words, for ``repr``."""
+        return f"{self.value():.6f}"
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.rules.name}: {self.summary}>"
+
+
+@dataclass(repr=False)
+class ExpectedScoreTable(SolvedTable):
+    """A table of the expected-score optimum (with or without throws saved): its
+    ``expected_score``, and advice ranked by expected final score."""
+
+    objective: ClassVar[str] = "expected"
+    game: CompiledRules
+    values: np.ndarray
+    seconds: float = 0.0
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def summary(self) -> str:
+        return f"expected {self.expected_score:.6f}, {self.n_states:,} states"
+
+    def advise(self, position: Position) -> Advice:
+        """Every option of a position ranked by expected final score (see
+        :func:`dicelab.engine.advice.single.advise`)."""
+        from dicelab.engine.advice.single import advise
+
+        return advise(self, position)

@@ -1,0 +1,1 @@
+"""Best scoring of known rolls (hindsight assignment) and the contest format around it."""

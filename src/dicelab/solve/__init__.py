@@ -1,1 +1,0 @@
-"""Solvers, one module per objective, sharing the compiled turn kernels."""
