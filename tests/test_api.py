@@ -5,7 +5,7 @@ import sys
 
 import numpy as np
 import pytest
-from test_duel import FOUR_BOXES, duel_brute_force
+from oracles.duel import FOUR_BOXES, duel_brute_force
 
 import dicelab
 

@@ -14,7 +14,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from test_duel import FOUR_BOXES, duel_brute_force  # noqa: E402
+from oracles.duel import FOUR_BOXES, duel_brute_force  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from dicelab.cli import app  # noqa: E402

@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from test_duel import FOUR_BOXES, duel_brute
+from oracles.duel import FOUR_BOXES, duel_brute
 from typer.testing import CliRunner
 
 from dicelab.cli import app

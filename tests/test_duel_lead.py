@@ -13,8 +13,9 @@ from itertools import product
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_bruteforce import box_choices, tiny_rules
-from test_duel import FOUR_BOXES
+from oracles.duel import FOUR_BOXES
+from oracles.expectimax import box_choices
+from oracles.rules import tiny_rules
 
 from dicelab.engine.advice.duel import Sheet, duel_advise
 from dicelab.engine.kernels.lead import EVEN

@@ -8,7 +8,8 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_target import BruteForce, small_rules
+from oracles.expectimax import BruteForce
+from oracles.rules import small_rules
 
 from dicelab.engine.objectives.exact import exact_expected, exact_target, from_limbs, to_limbs
 from dicelab.engine.objectives.expected import solve_expected

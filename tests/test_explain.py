@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_bruteforce import box_choices
-from test_target import small_rules
+from oracles.expectimax import box_choices
+from oracles.rules import small_rules
 
 from dicelab.engine.advice.single import Position
 from dicelab.engine.objectives.expected import solve_expected

@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_distribution import PolicyBrute
-from test_duel import FOUR_BOXES
-from test_target import BruteForce
+from oracles.duel import FOUR_BOXES
+from oracles.expectimax import BruteForce
+from oracles.policy import PolicyBrute
 
 from dicelab.engine.advice.duel import Sheet
 from dicelab.engine.advice.single import Position

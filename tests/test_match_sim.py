@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_bruteforce import tiny_rules
-from test_duel import FOUR_BOXES
+from oracles.duel import FOUR_BOXES
+from oracles.rules import tiny_rules
 from test_match import four_file, run_process  # noqa: F401 (a fixture)
 
 from dicelab.engine.objectives.expected import expected_table

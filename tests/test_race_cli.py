@@ -6,7 +6,7 @@ import sys
 from fractions import Fraction
 
 import pytest
-from test_race import plain_race
+from oracles.race import plain_race
 
 from dicelab.cli import main
 

@@ -6,7 +6,7 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 import pytest
-from test_race import plain_race
+from oracles.race import plain_race
 
 from dicelab.errors import UserError
 from dicelab.games.race.exact import Dice

@@ -1,7 +1,7 @@
 """The seeded simulation agrees with exact fractions computed by the plain recursion."""
 
 import pytest
-from test_race import plain_race
+from oracles.race import plain_race
 
 from dicelab.errors import UserError
 from dicelab.games.race.simulate import simulate

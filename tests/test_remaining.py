@@ -10,8 +10,8 @@
 import numpy as np
 import pytest
 from hypothesis import given
-from test_distribution import BRUTE, PolicyBrute
-from test_target import small_rules
+from oracles.policy import BRUTE, PolicyBrute
+from oracles.rules import small_rules
 
 from dicelab.engine.objectives.distribution import score_distribution
 from dicelab.engine.objectives.expected import solve_expected

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 from hypothesis import given, settings
-from test_bruteforce import tiny_rules
+from oracles.rules import tiny_rules
 
 from dicelab.errors import UserError
 from dicelab.rules import builtin_names, load_rules, parse_rules

@@ -8,7 +8,7 @@ and inside a turn against the table they come from.
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_target import small_rules
+from oracles.rules import small_rules
 
 from dicelab.engine.advice.turn import chosen_keeps
 from dicelab.engine.objectives.distribution import score_distribution

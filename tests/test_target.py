@@ -8,15 +8,13 @@ run answers every target at once.
 """
 
 import json
-from fractions import Fraction
-from functools import cache
-from itertools import product
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_bruteforce import tiny_rules
+from oracles.expectimax import BruteForce
+from oracles.rules import small_rules
 from typer.testing import CliRunner
 
 from dicelab.cli import app
@@ -49,144 +47,8 @@ from dicelab.rules.compiled import compile_rules
 runner = CliRunner()
 
 
-class BruteForce:
-    """Plain expectimax over ordered dice with values on a points axis.
-
-    ``mode``: ``"needed"`` (lane ``s``: the chance of at least ``s`` more points),
-    ``"so_far"`` (lane ``a``: expected utility with ``a`` points so far) or
-    ``"expected"`` (one lane: expected points to come). With ``exact`` the values
-    are fractions.
-    """
-
-    def __init__(self, rules, mode, lanes=1, utility=None, exact=False):
-        self.rules = rules
-        self.cats = rules.categories
-        self.n = len(self.cats)
-        self.faces = rules.faces
-        self.dice_n = rules.dice
-        self.upper = [c.counts_for_bonus for c in self.cats]
-        self.ybox = rules.yahtzee_index
-        self.joker = rules.joker
-        self.extra_pts = rules.extra_bonus
-        self.threshold = rules.upper_bonus.threshold if rules.upper_bonus else 0
-        self.bonus = rules.upper_bonus.points if rules.upper_bonus else 0
-        self.mode = mode
-        self.lanes = lanes
-        self.at = np.arange(lanes)
-        self.utility = utility
-        self.exact = exact
-        self.throw = cache(self._throw)
-        self.state = cache(self._state)
-
-    def counts(self, dice):
-        c = [0] * self.faces
-        for d in dice:
-            c[d - 1] += 1
-        return tuple(c)
-
-    def joker_points(self, c, dice):
-        cat = self.cats[c]
-        natural = cat.points(self.counts(dice))
-        if self.upper[c] or natural > 0 or cat.kind in ("face", "chance"):
-            return natural
-        fixed = getattr(cat, "score", "all")
-        return (fixed if isinstance(fixed, int) else sum(dice)) * cat.factor
-
-    def plain_points(self, c, dice, holds, first):
-        """Box ``c``'s points: 0 while a box it requires holds none; served points on
-        the first throw."""
-        cat = self.cats[c]
-        needs = getattr(cat, "requires", None)
-        if needs is not None and not holds >> [x.id for x in self.cats].index(needs) & 1:
-            return 0
-        pts = cat.points(self.counts(dice))
-        if first and getattr(cat, "served", 0) and cat.matches(self.counts(dice)):
-            pts += cat.served * cat.factor  # part of the box's points: multiplied too
-        return pts
-
-    def choices(self, filled, yflag, dice, holds=0, first=False):
-        n, cats = self.n, self.cats
-        open_boxes = [c for c in range(n) if not filled >> c & 1]
-        same = len(set(dice)) == 1
-        y_filled = self.ybox >= 0 and filled >> self.ybox & 1
-        normal = [(c, self.plain_points(c, dice, holds, first)) for c in open_boxes]
-        if not (same and y_filled):
-            return [(c, p, 0) for c, p in normal]
-        extra = self.extra_pts if yflag else 0
-        match = [c for c in range(n) if cats[c].kind == "face" and cats[c].face == dice[0]]
-        match_open = bool(match) and not filled >> match[0] & 1
-        if self.joker in ("free", "free-if-fifty"):
-            if match_open or (self.joker == "free-if-fifty" and not yflag):
-                return [(c, p, extra) for c, p in normal]
-            return [(c, self.joker_points(c, dice), extra) for c in open_boxes]
-        if self.joker == "forced":
-            if match_open:
-                return [(match[0], cats[match[0]].points(self.counts(dice)), extra)]
-            lower = [c for c in open_boxes if not self.upper[c]]
-            if lower:
-                return [(c, self.joker_points(c, dice), extra) for c in lower]
-        return [(c, p, extra) for c, p in normal]
-
-    def vector(self, values):
-        if self.exact:
-            return np.array([Fraction(v) for v in values], dtype=object)
-        return np.array(values, dtype=np.float64)
-
-    def terminal(self, up):
-        b = self.bonus if self.threshold and up >= self.threshold else 0
-        if self.mode == "needed":
-            return self.vector([1 if s <= b else 0 for s in range(self.lanes)])
-        if self.mode == "so_far":
-            u = self.utility
-            return self.vector([u[min(a + b, len(u) - 1)] for a in range(self.lanes)])
-        return self.vector([b])
-
-    def after(self, w, gain):
-        if self.mode == "needed":
-            return w[np.maximum(self.at - gain, 0)]
-        if self.mode == "so_far":
-            return w[np.minimum(self.at + gain, self.lanes - 1)]
-        return w + gain
-
-    def _state(self, filled, up, holds):
-        """Value of a turn start; ``holds``: the boxes holding points."""
-        if filled == (1 << self.n) - 1:
-            return self.terminal(up)
-        outcomes = list(product(range(1, self.faces + 1), repeat=self.dice_n))
-        total = sum(self.throw(filled, up, holds, tuple(sorted(d)), self.rules.rolls - 1)
-                    for d in outcomes)  # fmt: skip
-        return total / len(outcomes)
-
-    def _throw(self, filled, up, holds, dice, rerolls):
-        best = None
-        yflag = 1 if self.ybox >= 0 and holds >> self.ybox & 1 else 0
-        first = rerolls == self.rules.rolls - 1
-        for c, pts, extra in self.choices(filled, yflag, dice, holds, first):
-            up2 = up + (pts if self.upper[c] else 0)
-            v = self.after(self.state(filled | 1 << c, up2, holds | (1 << c if pts > 0 else 0)),
-                           pts + extra)  # fmt: skip
-            best = v if best is None else np.maximum(best, v)
-        if rerolls == 0:
-            return best
-        seen = set()
-        for bits in range(1 << self.dice_n):
-            kept = tuple(dice[i] for i in range(self.dice_n) if bits >> i & 1)
-            if kept in seen or len(kept) == self.dice_n:
-                continue
-            seen.add(kept)
-            outs = list(product(range(1, self.faces + 1), repeat=self.dice_n - len(kept)))
-            total = sum(self.throw(filled, up, holds, tuple(sorted(kept + new)), rerolls - 1)
-                        for new in outs)  # fmt: skip
-            best = np.maximum(best, total / len(outs))
-        return best
-
-    def start(self):
-        return self.state(0, 0, 0)
 
 
-def small_rules(variants=False):
-    """Tiny rules where the brute force runs in a fraction of a second."""
-    return tiny_rules(variants).filter(lambda r: r.faces**r.dice * r.rolls <= 54)
 
 
 def generous_top(rules) -> int:

@@ -29,13 +29,14 @@ from pathlib import Path
 
 import numpy as np
 
+from dicelab.engine import registry
 from dicelab.engine.table import SolvedTable
-from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 
-#: The objectives :func:`solve` knows, in the order the docs present them.
-OBJECTIVES = ("expected", "target", "win", "spread", "explain", "duel", "duel-lead")
+#: The objectives :func:`solve` knows, in the order the docs present them (declared
+#: once, in :mod:`dicelab.engine.registry`).
+OBJECTIVES = tuple(o.name for o in registry.front_door())
 
 Progress = Callable[[int, int], None]
 
@@ -45,6 +46,7 @@ def solve(
     *,
     objective: str = "expected",
     target: int | None = None,
+    theta: float | None = None,
     precision: str = "single",
     cache: bool = True,
     allow_large: bool = False,
@@ -63,14 +65,20 @@ def solve(
     objective : str
         ``"expected"`` (the maximum expected score, the default), ``"target"`` (the
         best chance of every final score), ``"win"`` (of beating an opponent's
-        distribution), ``"spread"`` (the final score's standard deviation under the
+        distribution), ``"risk"`` (the best expected utility
+        ``(1 - exp(-theta s)) / theta`` of the final score ``s``: play safe or risky),
+        ``"spread"`` (the final score's standard deviation under the
         expected-score optimum), ``"explain"`` (the expected score split by box and
         bonus: advice that says why), ``"duel"`` (the exact two-player game) or
         ``"duel-lead"`` (its expected final lead, both playing to win: pass the
-        table as ``leads`` to :meth:`DuelTable.advise`).
+        table as ``leads`` to :meth:`DuelTable.advise`). Every objective is declared
+        in :data:`dicelab.engine.registry.OBJECTIVES`.
     target : int, optional
         For ``"target"``: the one score to reach, whose table is a fraction of the
         table of every target (returned instead where cached, or without ``target``).
+    theta : float, optional
+        For ``"risk"``: the risk attitude, from -0.2 to 0.2 (> 0 plays safe, < 0 plays
+        risky, 0 plays for the average).
     precision : str
         ``"single"`` (the default: values inside a turn in single precision, within
         1e-6 of double) or ``"double"``; applies to ``expected``, ``target`` and
@@ -108,92 +116,23 @@ def solve(
     >>> table = dicelab.solve("yazy")
     >>> round(table.value(), 2)
     165.76
+    >>> safe = dicelab.solve("yazy", objective="risk", theta=0.05, cache=False)
+    >>> safe.value() < table.value()
+    True
     """
     game = as_game(rules)
-    _check_options(objective, precision, opponent, store, target)
-    common = dict(use_cache=cache, allow_large=allow_large, runner=runner, progress=progress)
-    if objective == "expected":
-        return _expected(game, precision, dict(common, store=store))
-    dtype = np.float32 if precision == "single" else np.float64
-    if objective in ("target", "win"):
-        return _points(game, objective, target, opponent, dict(common, dtype=dtype), store)
-    if objective in ("spread", "explain"):
-        return _companion(game, objective, precision, common)
-    return _duel(game, objective, dict(common, store=store))
-
-
-def _companion(game: CompiledRules, objective: str, precision: str, common: dict):
-    """A table that goes with the expected-score table: its spread, or its split by box
-    (which follows the double-precision table, so that its parts add up exactly)."""
-    if objective == "spread":
-        from dicelab.engine.objectives.spread import spread_table
-
-        expected = _expected(game, precision, common)
-        return spread_table(game, expected, use_cache=common["use_cache"])
-    from dicelab.engine.objectives.explain import explain_table
-
-    expected = _expected(game, "double", common)
-    return explain_table(game, expected, common["use_cache"], common["progress"],
-                         common["allow_large"])  # fmt: skip
-
-
-def _points(game: CompiledRules, objective: str, target, opponent, common: dict, store):
-    """The tables over points: a target's (or every target's), or the win table."""
-    if objective == "win":
-        from dicelab.engine.objectives.win import solve_win
-
-        return solve_win(game, opponent, **common).table
-    from dicelab.engine.objectives.target import target_table
-    from dicelab.engine.objectives.utility import reach_table
-
-    if target is not None:
-        return reach_table(game, target, **common)
-    return target_table(game, store=store, **common)
-
-
-def _duel(game: CompiledRules, objective: str, common: dict) -> SolvedTable:
-    """The two-player table, without the strategy comparisons (they are asked for apart),
-    or its expected leads (worked out in this process)."""
-    if objective == "duel-lead":
-        from dicelab.engine.objectives.duel_lead import lead_table
-
-        if common["runner"] is not None:
-            raise UserError("runner: the duel-lead table is worked out in this process")
-        how = {k: common[k] for k in ("use_cache", "progress", "allow_large")}
-        return lead_table(game, **how)
-    from dicelab.engine.objectives.duel import duel_table
-
-    return duel_table(game, compare=False, **common)
-
-
-def _check_options(objective: str, precision: str, opponent, store, target) -> None:
-    """One line for an option that is unknown or does not go with the objective."""
-    if objective not in OBJECTIVES:
-        raise UserError(f"objective: got {objective!r}, expected one of: {', '.join(OBJECTIVES)}")
-    if precision not in ("single", "double"):
-        raise UserError(f"precision: got {precision!r}, expected single or double")
-    if precision != "single" and objective not in ("expected", "target", "win"):
-        raise UserError(f"precision: for the expected, target and win objectives, not {objective}")
-    if target is not None and objective != "target":
-        raise UserError(f"target: only with objective target (got {objective})")
-    if target is not None and store is not None:
-        raise UserError("store: holds the table of every target; leave out target")
-    if opponent is not None and objective != "win":
-        raise UserError(f"opponent: only with objective win (got {objective})")
-    if store is not None and objective not in ("expected", "target", "duel"):
-        raise UserError(f"store: for the expected, target and duel objectives, not {objective}")
-
-
-def _expected(game: CompiledRules, precision: str, common: dict) -> SolvedTable:
-    """The expected-score table, or the saved-throws table where the rules save throws."""
-    if game.rules.save_unused_throws:  # throws in hand: their own table, not cached
-        from dicelab.engine.objectives.saved import solve_saved
-
-        args = {k: v for k, v in common.items() if k != "use_cache"}
-        return solve_saved(game, **args)
-    from dicelab.engine.objectives.expected import expected_table
-
-    return expected_table(game, precision=precision, **common)
+    spec = registry.spec(
+        objective, registry.front_door(), target=target, theta=theta, opponent=opponent
+    )
+    options = registry.SolveOptions(
+        cache=cache,
+        allow_large=allow_large,
+        runner=runner,
+        progress=progress,
+        store=store,
+        precision=precision,
+    )
+    return registry.solve(game, spec, options)
 
 
 def compile_kernels(progress: Progress | None = None) -> None:

@@ -119,6 +119,19 @@ class Advice:
     #: why each option is worth what it is, in option order, where asked for (see
     #: :mod:`dicelab.engine.objectives.explain`): each has ``text`` and ``to_dict()``
     explanations: tuple = ()
+    #: what the values are, as JSON names them; by default from ``target`` and ``win``
+    value_key: str | None = None
+
+    @property
+    def measure(self) -> str:
+        """What the values are, as :meth:`to_dict` names them:
+        ``expected_final_score``, ``probability`` (of the target), ``win_probability``
+        or another objective's own (``certainty_equivalent``)."""
+        if self.value_key is not None:
+            return self.value_key
+        if self.win:
+            return "win_probability"
+        return "expected_final_score" if self.target is None else "probability"
 
     @property
     def best(self) -> Option:
@@ -132,13 +145,7 @@ class Advice:
 
     def to_dict(self) -> dict:
         """Plain data for JSON output."""
-        key = (
-            "win_probability"
-            if self.win
-            else "expected_final_score"
-            if self.target is None
-            else "probability"
-        )
+        key = self.measure
         out = {
             "dice": list(self.position.dice),
             "rerolls_left": self.position.rerolls,

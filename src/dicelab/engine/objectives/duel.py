@@ -733,3 +733,26 @@ def duel_turn_values(table: DuelTable, mover: int, other: int, lead: int) -> Due
 
     K, start = turn.throws(g, turn.best_boxes(g, mask, y, value_of))
     return DuelTurnValues(table, mover, other, lead, K, start)
+
+def solve_objective(game: CompiledRules, spec, options) -> DuelTable:
+    """The registry's solve: the two-player table, without the strategy comparisons
+    (they are asked for apart)."""
+    return duel_table(
+        game,
+        use_cache=options.cache,
+        progress=options.progress,
+        allow_large=options.allow_large,
+        mapped=options.mapped,
+        compare=False,
+        runner=options.runner,
+        store=options.store,
+    )
+
+
+def objective_facts(rules, spec):
+    """The registry's facts: the duel table's file and its cost without comparisons."""
+    from dicelab.engine.runtime import cache
+    from dicelab.engine.runtime.cost import Facts
+
+    path = cache.table_path(rules, OBJECTIVE, {"layout": LAYOUT})
+    return Facts(((path,),), duel_cost(as_game(rules), compare=False))

@@ -49,6 +49,7 @@ from dicelab.engine.objectives.duel import (
 from dicelab.engine.objectives.expected import KeepLookups
 from dicelab.engine.runtime.cost import Cost, lane_seconds
 from dicelab.engine.table import SolvedTable
+from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 
@@ -307,3 +308,30 @@ def _check_rows(table: LeadTable, mover: int, other: int) -> None:
         row = s.rows(nodes)
         for start, length in zip(row.off, row.xhi - row.xlo + 1, strict=True):
             mapped.check(int(start), int(start) + max(int(length), 1))
+
+def solve_objective(game: CompiledRules, spec, options) -> LeadTable:
+    """The registry's solve: the expected leads, worked out in this process."""
+    if options.runner is not None:
+        raise UserError("runner: the duel-lead table is worked out in this process")
+    return lead_table(
+        game,
+        use_cache=options.cache,
+        progress=options.progress,
+        allow_large=options.allow_large,
+        mapped=options.mapped,
+    )
+
+
+def objective_facts(rules, spec):
+    """The registry's facts: the duel's file and the leads' (the duel solved first
+    where it is not on disk)."""
+    from dicelab.engine.objectives import duel
+    from dicelab.engine.runtime import cache
+    from dicelab.engine.runtime.cost import Facts
+
+    params = {"layout": duel.LAYOUT}
+    both = (
+        cache.table_path(rules, duel.OBJECTIVE, params),
+        cache.table_path(rules, OBJECTIVE_LEAD, params),
+    )
+    return Facts((both,), lead_cost(as_game(rules), solved=both[0].exists()))

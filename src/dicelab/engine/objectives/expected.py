@@ -548,3 +548,23 @@ def expected_table(
     )
     cache.remember(table, rules, OBJECTIVE, params, use_cache, expected_score=table.expected_score)
     return table
+
+def solve_objective(game: CompiledRules, spec, options) -> ExpectedScoreTable:
+    """The registry's solve (:mod:`dicelab.engine.registry`): the expected-score
+    table, or the saved-throws table where the rules save throws."""
+    how = dict(allow_large=options.allow_large, runner=options.runner, store=options.store)
+    if game.rules.save_unused_throws:  # throws in hand: their own table, not cached
+        from dicelab.engine.objectives.saved import solve_saved
+
+        return solve_saved(game, progress=options.progress, **how)
+    return expected_table(
+        game, use_cache=options.cache, progress=options.progress, precision=options.precision, **how
+    )
+
+
+def objective_facts(rules: Rules, spec):
+    """The registry's facts: the table's cache file and the cost of its solve."""
+    from dicelab.engine.runtime import cache
+    from dicelab.engine.runtime.cost import Facts
+
+    return Facts(((cache.table_path(rules, OBJECTIVE),),), expected_cost(rules))

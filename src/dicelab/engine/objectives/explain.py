@@ -592,3 +592,31 @@ def duel_texts(advice) -> list[str]:
         return f", {but} it expects {abs(d):.1f} points {'more' if d > 0 else 'fewer'}"
 
     return _chance_sentences(advice.options, "the chance to win", score)
+
+def solve_objective(game: CompiledRules, spec, options) -> ExplainTable:
+    """The registry's solve: from the double-precision expected-score table, so that
+    the parts add up exactly."""
+    from dicelab.engine.objectives.expected import expected_table
+
+    double = expected_table(
+        game,
+        use_cache=options.cache,
+        progress=options.progress,
+        allow_large=options.allow_large,
+        runner=options.runner,
+        precision="double",
+    )
+    return explain_table(
+        game, double, options.cache, options.progress, options.allow_large, mapped=options.mapped
+    )
+
+
+def objective_facts(rules, spec):
+    """The registry's facts: the double-precision table's file and the split's."""
+    from dicelab.engine.objectives.expected import OBJECTIVE
+    from dicelab.engine.runtime import cache
+    from dicelab.engine.runtime.cost import Facts
+
+    double = cache.table_path(rules, OBJECTIVE, {"precision": "double"})
+    both = (double, cache.table_path(rules, OBJECTIVE_EXPLAIN))
+    return Facts((both,), explain_cost(as_game(rules)))

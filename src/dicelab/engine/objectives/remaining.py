@@ -282,3 +282,28 @@ def _layer_rows(states, Q, qoff, slots, R, nxt):
     new_off = np.concatenate([[0], np.cumsum(kept)[:-1]])
     index = np.arange(int(kept.sum())) + np.repeat(starts - new_off, kept)
     return P[index], first, last
+
+def solve_objective(game, spec, options) -> RemainingTable:
+    """The registry's solve: the points to come from every state (for a table at
+    play), its rows memory-mapped where ``options.mapped``."""
+    return remaining_table(
+        game,
+        use_cache=options.cache,
+        progress=options.progress,
+        mapped=options.mapped,
+        allow_large=options.allow_large,
+    )
+
+
+def objective_facts(rules, spec):
+    """The registry's facts: the expected-score table, then the points to come."""
+    from dataclasses import replace
+
+    from dicelab.engine.objectives.expected import OBJECTIVE
+    from dicelab.engine.runtime import cache
+    from dicelab.engine.runtime.cost import Facts, expected_cost
+
+    both = (cache.table_path(rules, OBJECTIVE), cache.table_path(rules, OBJECTIVE_REMAINING))
+    rest = remaining_cost(as_game(rules))
+    seconds = rest.seconds + expected_cost(rules).seconds
+    return Facts((both,), replace(rest, seconds=seconds))

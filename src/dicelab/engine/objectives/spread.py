@@ -231,3 +231,30 @@ def option_spreads(spread: SpreadTable, position, options) -> list[float]:
         u2 = min(u + o.points, game.threshold) if game.upper[c] and game.threshold > 0 else u
         out.append(spread.sd(mask | (1 << c), u2, y2))
     return out
+
+def solve_objective(game: CompiledRules, spec, options) -> SpreadTable:
+    """The registry's solve: the expected-score table (in the precision asked), then
+    its spread."""
+    expected = expected_table(
+        game,
+        use_cache=options.cache,
+        progress=options.progress,
+        allow_large=options.allow_large,
+        runner=options.runner,
+        precision=options.precision,
+    )
+    return spread_table(game, expected, use_cache=options.cache, progress=options.progress)
+
+
+def objective_facts(rules, spec):
+    """The registry's facts: the expected-score table's file and the spread's; the
+    turns run twice."""
+    from dataclasses import replace
+
+    from dicelab.engine.objectives.expected import OBJECTIVE
+    from dicelab.engine.runtime import cache
+    from dicelab.engine.runtime.cost import Facts, expected_cost
+
+    expected = expected_cost(rules)
+    both = (cache.table_path(rules, OBJECTIVE), cache.table_path(rules, OBJECTIVE_SPREAD))
+    return Facts((both,), replace(expected, seconds=2 * expected.seconds))

@@ -506,3 +506,43 @@ def points_turn_values(
         first = turn.points_final_values(table, filled, u, y, points, True)
     K, s = turn.throws(g, turn.points_final_values(table, filled, u, y, points), first)
     return PointsTurnValues(table, filled, upper_total, y, points, K, s, first)
+
+def points_dtype(options) -> type:
+    """The values' type of a table over points: single precision unless asked."""
+    return np.float32 if options.precision == "single" else np.float64
+
+
+def solve_objective(game: CompiledRules, spec, options):
+    """The registry's solve: the quickest table that answers the target (see
+    :func:`~dicelab.engine.objectives.utility.reach_table`), or without one the table
+    of every target."""
+    from dicelab.engine.objectives.utility import reach_table
+
+    how = dict(
+        use_cache=options.cache,
+        progress=options.progress,
+        allow_large=options.allow_large,
+        runner=options.runner,
+        mapped=options.mapped,
+        dtype=points_dtype(options),
+    )
+    target = spec.params.get("target")
+    if target is not None:
+        return reach_table(game, target, **how)
+    return target_table(game, store=options.store, **how)
+
+
+def objective_facts(rules: Rules, spec):
+    """The registry's facts: the files that answer the target, and the cost of a
+    first solve (the expected-score table first, for the strategy's own chance)."""
+    from dataclasses import replace
+
+    from dicelab.engine.objectives.utility import one_target_layout, target_paths
+    from dicelab.engine.runtime.cost import Facts, expected_cost
+
+    game = as_game(rules)
+    target = spec.params.get("target")
+    size = needed_layout(game).size if target is None else one_target_layout(game, target).size
+    points = points_cost(rules, size, itemsize=4)
+    cost = replace(points, seconds=points.seconds + expected_cost(rules).seconds)
+    return Facts(tuple((p,) for p in target_paths(rules, target)), cost)

@@ -197,3 +197,31 @@ def solve_win(
         seconds=time.perf_counter() - start,
         table=table,
     )
+
+def solve_objective(game: CompiledRules, spec, options) -> UtilityTable:
+    """The registry's solve: the table that plays to beat the opponent (by default
+    the expected-score optimum's own distribution)."""
+    from dicelab.engine.objectives.target import points_dtype
+
+    return solve_win(
+        game,
+        spec.params.get("opponent"),
+        use_cache=options.cache,
+        progress=options.progress,
+        allow_large=options.allow_large,
+        runner=options.runner,
+        dtype=points_dtype(options),
+        mapped=options.mapped,
+    ).table
+
+
+def objective_facts(rules: Rules, spec):
+    """The registry's facts: no file known before the opponent's distribution is,
+    and the cost of a table over every points so far."""
+    from dataclasses import replace
+
+    from dicelab.engine.objectives.points import needed_layout
+    from dicelab.engine.runtime.cost import Facts, expected_cost, points_cost
+
+    points = points_cost(rules, needed_layout(as_game(rules)).size, itemsize=4)
+    return Facts((), replace(points, seconds=points.seconds + expected_cost(rules).seconds))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from dicelab.dice import check_keeps, n_keeps
 from dicelab.errors import TooLarge
@@ -186,3 +187,17 @@ def human_seconds(s: float) -> str:
     if s < 86400 * 2:
         return f"about {s / 3600:.0f} h"
     return f"about {big(s / 86400)} days"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the table of an objective is, before it is loaded or solved: the cache
+    files that hold it (it is cached when every file of one group exists) and the
+    cost of its first solve on this machine."""
+
+    groups: tuple[tuple[Path, ...], ...]
+    cost: Cost
+
+    def cached(self) -> bool:
+        """Whether every file of one group is on disk."""
+        return any(all(path.exists() for path in group) for group in self.groups)

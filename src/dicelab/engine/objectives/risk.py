@@ -1,0 +1,187 @@
+"""Play safe or risky: the best expected utility of the final score.
+
+A player who would rather be sure of a fair score than gamble for a high one (or
+the other way round) maximises the expected utility of the final score ``s``
+
+    u(s) = (1 - exp(-theta * s)) / theta
+
+with ``theta > 0`` for playing safe, ``theta < 0`` for playing risky, and
+``u(s) = s`` at ``theta = 0`` (the expected score). It is a utility of the final
+score, so its table is a :class:`~dicelab.engine.objectives.utility.UtilityTable`
+solved by the same points turn as the target and win tables, in double precision
+(the utility spans many orders of magnitude). Values are given as *certainty
+equivalents*: the sure score worth as much to the player as the gamble,
+``u^-1(E[u(s)]) = -ln(1 - theta * E[u(s)]) / theta``, in points, so that options
+compare in points at every ``theta`` (at ``theta = 0``, the expected final score).
+
+>>> from dicelab.engine.objectives.risk import risk_table
+>>> safe = risk_table("yazy", 0.05, use_cache=False)
+>>> bold = risk_table("yazy", -0.02, use_cache=False)
+>>> safe.value() < 165.7573 < bold.value()
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+from dicelab.engine.objectives.points import max_score
+from dicelab.engine.objectives.utility import Utility, UtilityTable, _cached_utility
+from dicelab.errors import UserError
+from dicelab.rules.compiled import CompiledRules, as_game
+
+if TYPE_CHECKING:
+    from dicelab.engine.advice.single import Advice, Position
+
+OBJECTIVE_RISK = "risk"
+
+#: The largest ``|theta| * score`` the utility may reach (``exp`` stays finite in
+#: double precision far beyond it, and sums of such values keep their digits).
+MOST_EXPONENT = 600.0
+
+
+def risk_utility(rules, theta: float) -> Utility:
+    """``u(s) = (1 - exp(-theta s)) / theta`` for every final score ``s`` the game can
+    reach (``u(s) = s`` at ``theta = 0``)."""
+    game = as_game(rules)
+    top = max_score(game)
+    if abs(theta) * top > MOST_EXPONENT:
+        most = MOST_EXPONENT / top
+        raise UserError(
+            f"theta: got {theta:g}; with final scores up to {top} it must lie within "
+            f"-{most:.3g} .. {most:.3g}"
+        )
+    s = np.arange(top + 1, dtype=np.float64)
+    values = s if theta == 0 else -np.expm1(-theta * s) / theta
+    return Utility(values, name=f"utility (theta {theta:g})")
+
+
+def certainty_equivalent(utility: float | np.ndarray, theta: float):
+    """The sure score whose utility is ``utility``: ``u^-1``."""
+    if theta == 0:
+        return utility
+    return -np.log1p(-theta * np.asarray(utility, dtype=np.float64)) / theta
+
+
+@dataclass(repr=False)
+class RiskTable(UtilityTable):
+    """The best expected utility of the final score for one ``theta``, over states
+    and points so far; :meth:`value` and the advice speak in certainty equivalents."""
+
+    theta: float = 0.0
+
+    objective: ClassVar[str] = OBJECTIVE_RISK
+
+    @property
+    def summary(self) -> str:
+        return f"certainty equivalent {self.value():.6f} (theta {self.theta:g})"
+
+    def value(self, filled: int = 0, upper_total: int = 0, flag: int = 0, points: int = 0) -> float:
+        """The certainty equivalent of the final score from a turn start with
+        ``points`` so far under the best play for ``theta`` (the whole game's by
+        default), in points.
+
+        Examples
+        --------
+        >>> from dicelab.engine.objectives.risk import risk_table
+        >>> round(risk_table("yazy", 0.0, use_cache=False).value(), 4)
+        165.7573
+        """
+        utility = super().value(filled, upper_total, flag, points)
+        return float(certainty_equivalent(utility, self.theta))
+
+    def utilities(self) -> UtilityTable:
+        """The same values read as expected utilities (no copy): what the turn's
+        values inside a position are worked out from."""
+        return UtilityTable(
+            self.game,
+            self.layout,
+            self.values,
+            self.sign,
+            self.below,
+            self.above,
+            self.seconds,
+            self.meta,
+            utility=self.utility,
+        )
+
+    def advise(self, position: Position) -> Advice:
+        """Every option of a position ranked by expected utility, each valued by its
+        certainty equivalent in points, and its cost in those points.
+
+        Examples
+        --------
+        >>> import dicelab
+        >>> table = dicelab.solve("yazy", objective="risk", theta=0.05, cache=False)
+        >>> advice = table.advise(dicelab.Position(dice=(6, 6, 6, 2, 1), rerolls=2))
+        >>> advice.best.label
+        'keep 6 6 6'
+        """
+        from dicelab.engine.advice.single import advise_win
+
+        advice = advise_win(self.utilities(), position)
+        values = certainty_equivalent(np.array([o.value for o in advice.options]), self.theta)
+        best = float(values.max())
+        options = [
+            replace(o, value=float(v), cost=max(0.0, best - float(v)))
+            for o, v in zip(advice.options, values, strict=True)
+        ]
+        return replace(advice, options=options, win=False, value_key="certainty_equivalent")
+
+
+def risk_table(
+    rules,
+    theta: float,
+    use_cache: bool = True,
+    progress=None,
+    allow_large: bool = False,
+    runner=None,
+    mapped: bool = False,
+) -> RiskTable:
+    """The risk table of a rule set for ``theta``, from the cache when it holds one."""
+    game = as_game(rules)
+    utility = risk_utility(game, theta)
+    how = dict(use_cache=use_cache, progress=progress, allow_large=allow_large, runner=runner)
+    name = (OBJECTIVE_RISK, {"theta": float(theta)})
+    fields = {"theta": float(theta)}
+    return _cached_utility(game, utility, name, RiskTable, fields, mapped, np.float64, how)
+
+
+def required_theta(spec) -> float:
+    """The spec's ``theta``; one line where it is missing."""
+    theta = spec.params.get("theta")
+    if theta is None:
+        raise UserError("objective risk: give theta (> 0 plays safe, < 0 plays risky)")
+    return float(theta)
+
+
+def solve_objective(game: CompiledRules, spec, options) -> RiskTable:
+    """The registry's solve (:mod:`dicelab.engine.registry`)."""
+    return risk_table(
+        game,
+        required_theta(spec),
+        use_cache=options.cache,
+        progress=options.progress,
+        allow_large=options.allow_large,
+        runner=options.runner,
+        mapped=options.mapped,
+    )
+
+
+def objective_facts(rules, spec):
+    """The registry's facts: the table's file and a double-precision table over
+    every points so far."""
+    from dicelab.engine.objectives.utility import _utility_params, utility_layout
+    from dicelab.engine.runtime import cache
+    from dicelab.engine.runtime.cost import Facts, points_cost
+
+    game = as_game(rules)
+    theta = required_theta(spec)
+    utility = risk_utility(game, theta)
+    layout = utility_layout(game, utility)
+    params = _utility_params({"theta": float(theta)}, layout, np.float64)
+    path = cache.table_path(rules, OBJECTIVE_RISK, params)
+    return Facts(((path,),), points_cost(rules, layout.size, itemsize=8))
