@@ -5,42 +5,11 @@ import subprocess
 import sys
 
 import pytest
-from oracles.duel import FOUR_BOXES, duel_brute
+from oracles.duel import FOUR_BOXES, FOUR_TOML, duel_brute
 from typer.testing import CliRunner
 
 from dicelab.cli import app
 from dicelab.rules import parse_rules
-
-FOUR_TOML = """
-name = "four"
-dice = 2
-faces = 3
-rolls = 2
-
-[upper_bonus]
-threshold = 4
-points = 5
-
-[[categories]]
-id = "ones"
-kind = "face"
-face = 1
-
-[[categories]]
-id = "threes"
-kind = "face"
-face = 3
-
-[[categories]]
-id = "pair"
-kind = "of_a_kind"
-count = 2
-score = 10
-
-[[categories]]
-id = "sum"
-kind = "chance"
-"""
 
 runner = CliRunner()
 
@@ -114,7 +83,7 @@ def test_advice_agrees_with_brute_force(four):
 
 def test_advice_explained_gives_each_option_its_expected_lead(four, tmp_path, monkeypatch):
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
-    from test_duel_lead import lead_brute
+    from oracles.duel import lead_brute
 
     args = ["duel", "advise", four, "--dice", "1", "3", "--rerolls", "0", "--mine", "ones=1",
             "--theirs", "ones=2,threes=3", "--explain"]  # fmt: skip

@@ -7,85 +7,20 @@ expected final lead. It takes the larger chance, and between chances within
 bounds, no settled leads).
 """
 
-from functools import cache
 from itertools import product
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
-from oracles.duel import FOUR_BOXES
-from oracles.expectimax import box_choices
+from oracles.duel import FOUR_BOXES, lead_brute
 from oracles.rules import tiny_rules
 
 from dicelab.engine.advice.duel import Sheet, duel_advise
-from dicelab.engine.kernels.lead import EVEN
 from dicelab.engine.objectives.duel import duel_table
 from dicelab.engine.objectives.duel_lead import lead_table
 from dicelab.engine.objectives.expected import expected_table
 from dicelab.errors import UserError
 from dicelab.rules import parse_rules
-
-
-def better(a, b) -> bool:
-    """Whether the (chance, lead) pair ``a`` beats ``b`` for the mover."""
-    return a[0] > b[0] + EVEN or (a[0] >= b[0] - EVEN and a[1] > b[1])
-
-
-def lead_brute(rules):
-    """``(value, throw)``: a turn start's and a throw's ``(chance, expected lead)`` for
-    the player to move, whose sheet is ``(filled, upper total, flag)``, leading by
-    ``lead``."""
-    cats = rules.categories
-    n = len(cats)
-    faces, dice_n = rules.faces, rules.dice
-    upper = [c.counts_for_bonus for c in cats]
-    ybox = rules.yahtzee_index
-    threshold = rules.upper_bonus.threshold if rules.upper_bonus else 0
-    bonus = rules.upper_bonus.points if rules.upper_bonus else 0
-    choices = box_choices(rules)
-    full = (1 << n) - 1
-    throws = [list(product(range(1, faces + 1), repeat=k)) for k in range(dice_n + 1)]
-
-    def paid(up):
-        return bonus if threshold and up >= threshold else 0
-
-    def mean(pairs):
-        pairs = list(pairs)
-        return sum(p[0] for p in pairs) / len(pairs), sum(p[1] for p in pairs) / len(pairs)
-
-    @cache
-    def value(me, other, lead):
-        if me[0] == full and other[0] == full:
-            final = lead + paid(me[1]) - paid(other[1])
-            return (1.0 if final > 0 else 0.5 if final == 0 else 0.0), float(final)
-        return mean(throw(me, other, lead, tuple(sorted(x)), rules.rolls - 1)
-                    for x in throws[dice_n])  # fmt: skip
-
-    @cache
-    def throw(me, other, lead, dice, rerolls):
-        filled, up, yflag = me
-        best = None
-        for c, pts, extra in choices(filled, yflag, dice):
-            mine = (filled | 1 << c, up + (pts if upper[c] else 0),
-                    (1 if pts > 0 else 0) if c == ybox else yflag)  # fmt: skip
-            w, d = value(other, mine, -(lead + pts + extra))
-            if best is None or better((1.0 - w, -d), best):
-                best = (1.0 - w, -d)
-        if rerolls == 0:
-            return best
-        keeps = {tuple(dice[i] for i in range(dice_n) if bits >> i & 1)
-                 for bits in range(1 << dice_n)}  # fmt: skip
-        for kept in keeps:
-            free = dice_n - len(kept)
-            if free == 0:
-                continue
-            option = mean(throw(me, other, lead, tuple(sorted(kept + x)), rerolls - 1)
-                          for x in throws[free])  # fmt: skip
-            if better(option, best):
-                best = option
-        return best
-
-    return value, throw
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

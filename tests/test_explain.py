@@ -372,7 +372,7 @@ def test_a_game_played_for_a_target_is_reviewed_in_that_chance():
             game.keep([])
         else:
             game.fill(game.advice().best.box)
-    result = review_chance(table, chances, game.record, 180)
+    result = review_chance(table, chances, game.record, {"target": 180})
     assert result.measure == "chance" and result.finished
     assert result.outcome == float(result.score >= 180)
     assert 0 < result.expected_score < 1

@@ -21,6 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles.duel import FOUR_BOXES
 from oracles.expectimax import BruteForce
+from oracles.match import lookahead_brute, share_by_enumeration
 from oracles.policy import PolicyBrute
 
 from dicelab.engine.advice.duel import Sheet
@@ -45,19 +46,6 @@ def rerolled(rules, dice):
             yield [tuple(sorted(kept + x)) for x in itertools.product(faces, repeat=free)]
 
 
-def share_by_enumeration(me: int, pmfs) -> float:
-    """My chance to finish first with ``me`` points: every tuple of the opponents'
-    scores, a tie for first shared."""
-    total = 0.0
-    supports = [np.flatnonzero(p) for p in pmfs]
-    for scores in itertools.product(*supports):
-        p = np.prod([pmf[s] for pmf, s in zip(pmfs, scores, strict=True)])
-        best = max(scores)
-        if me > best:
-            total += p
-        elif me == best:
-            total += p / (1 + sum(s == best for s in scores))
-    return total
 
 
 pmf_lists = st.lists(
@@ -130,38 +118,6 @@ def test_every_option_against_brute_force_at_a_table_of_three(four):
     assert 0 < start < 1
 
 
-def lookahead_brute(rules, pmfs, dice, rerolls):
-    """Each option of my first turn at a table, played to finish first this turn and
-    for points after it: a plain expectimax over ordered dice and every keep by
-    position, the points to come after each box from ``PolicyBrute``'s own play."""
-    policy = PolicyBrute(rules)
-    upper = [c.counts_for_bonus for c in rules.categories]
-
-    def counts(d):
-        return tuple(d.count(f) for f in range(1, rules.faces + 1))
-
-    def box(c, d):
-        pts = rules.categories[c].points(counts(d))
-        rest = policy.remaining(1 << c, pts if upper[c] else 0, 0)
-        return sum(p * share_by_enumeration(pts + x, pmfs) for (x, _, _), p in rest.items())
-
-    def throw(d, r):
-        best = max(box(c, d) for c in range(len(rules.categories)))
-        if r == 0:
-            return best
-        for bits in range(1 << len(d)):
-            best = max(best, keep(tuple(d[i] for i in range(len(d)) if bits >> i & 1), r))
-        return best
-
-    def keep(kept, r):
-        free = rules.dice - len(kept)
-        if free == 0:
-            return throw(kept, 0)
-        outs = [tuple(sorted(kept + x)) for x in
-                itertools.product(range(1, rules.faces + 1), repeat=free)]  # fmt: skip
-        return float(np.mean([throw(o, r - 1) for o in outs]))
-
-    return keep, box, throw
 
 
 def test_the_lookahead_against_brute_force_at_a_table_of_three(four):
@@ -226,7 +182,7 @@ def test_tables_that_cannot_be_are_one_line(four, theirs, message):
 
 @pytest.fixture(scope="module")
 def four_file(tmp_path_factory):
-    from test_duel_cli import FOUR_TOML
+    from oracles.duel import FOUR_TOML
 
     path = tmp_path_factory.mktemp("match") / "four.toml"
     path.write_text(FOUR_TOML)

@@ -46,7 +46,7 @@ def test_every_state_against_brute_force(rules):
 
 
 def test_unreachable_states_are_refused():
-    from test_duel import FOUR_BOXES
+    from oracles.duel import FOUR_BOXES
 
     from dicelab.errors import UserError
     from dicelab.rules import parse_rules

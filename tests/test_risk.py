@@ -94,7 +94,7 @@ def test_theta_near_zero_is_the_expected_score_play(yazy_near_zero):
         plain_values = {o.key: o.value for o in expected.options}
         assert {o.key for o in risky.options} == set(plain_values)
         for option in risky.options:
-            assert option.value == pytest.approx(plain_values[option.key], abs=1e-5), (position, option)
+            assert option.value == pytest.approx(plain_values[option.key], abs=1e-5)
         # the best play for the average is the best for theta -> 0 (up to near ties)
         assert plain_values[risky.best.key] >= expected.best.value - 1e-5
 

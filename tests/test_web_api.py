@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import dicelab.engine.objectives.expected as expected_module
 from dicelab.engine.advice.single import Position, advise
 from dicelab.engine.objectives.expected import expected_table
 from dicelab.play.game import Game, review
 from dicelab.rules import builtin_names, load_rules
 from dicelab.web import models as m
 from dicelab.web import store as store_module
-from dicelab.web import tables as web_tables
 from dicelab.web.app import create_app
 from dicelab.web.store import Store
 
@@ -376,13 +376,13 @@ def test_no_spread_for_served_rules(client):
 # -- the two-player game ---------------------------------------------------------------
 @pytest.fixture(scope="module")
 def four(client):
-    from test_duel_cli import FOUR_TOML
+    from oracles.duel import FOUR_TOML
 
     return client.post("/api/rules", json={"toml": FOUR_TOML}).json()["id"]
 
 
 def test_duel_outlook_and_advice_agree_with_brute_force(client, four):
-    from test_duel import FOUR_BOXES, duel_brute
+    from oracles.duel import FOUR_BOXES, duel_brute
 
     from dicelab.rules import parse_rules
 
@@ -411,7 +411,7 @@ def test_duel_outlook_and_advice_agree_with_brute_force(client, four):
     assert "the chance to win is" in texts[0] and "chance to win" in texts[-1]
     assert all(o["explain"]["expected_lead"] is None for o in got["options"])
     # with explain: each option's expected final lead (both playing to win)
-    from test_duel_lead import lead_brute
+    from oracles.duel import lead_brute
 
     led = client.post("/api/duel/advice", json={**body, "rerolls_left": 0, "explain": True})
     assert led.status_code == 200, led.text
@@ -446,8 +446,8 @@ def test_duel_mistakes_are_one_line(client, four):
 
 
 def test_match_advice_agrees_with_the_library_and_brute_force(client, four):
-    from test_duel import FOUR_BOXES
-    from test_match import lookahead_brute
+    from oracles.duel import FOUR_BOXES
+    from oracles.match import lookahead_brute
 
     from dicelab.engine.advice.duel import Sheet
     from dicelab.engine.objectives.match import match_advise
@@ -716,13 +716,13 @@ def test_serve_command_bad_options():
 # -- the table store -------------------------------------------------------------------
 def test_store_solves_each_rule_set_once(monkeypatch):
     calls = []
-    real = web_tables.expected_table
+    real = expected_module.expected_table
 
     def counting(rules, **kwargs):
-        calls.append(rules.name)
+        calls.append(rules.rules.name)  # the compiled game
         return real(rules, **kwargs)
 
-    monkeypatch.setattr(web_tables, "expected_table", counting)
+    monkeypatch.setattr(expected_module, "expected_table", counting)
     store = Store(processes=False)
     rules = store.get("yazy").rules
     threads = [threading.Thread(target=store.table, args=(rules,)) for _ in range(8)]
@@ -738,7 +738,7 @@ def test_a_solve_in_progress_holds_up_no_other_endpoint(monkeypatch):
     # has request threads; health, the rules list and the progress answer within a
     # second, and every waiting request gets its advice once the solve ends
     started, release = threading.Event(), threading.Event()
-    real = web_tables.expected_table
+    real = expected_module.expected_table
 
     def held(rules, **kwargs):
         kwargs["progress"](5, 10)
@@ -746,7 +746,7 @@ def test_a_solve_in_progress_holds_up_no_other_endpoint(monkeypatch):
         release.wait(60)
         return real(rules, **kwargs)
 
-    monkeypatch.setattr(web_tables, "expected_table", held)
+    monkeypatch.setattr(expected_module, "expected_table", held)
     body = {"rules": "yacht", "dice": [3, 3, 6, 5, 6], "rerolls_left": 2}
     codes = []
     with TestClient(create_app(Store(processes=False)), base_url=LOCAL) as client:
@@ -1375,7 +1375,7 @@ def test_a_review_is_priced_in_the_chance_played_for(client):
     body = {"rules": "yazy", "record": game.record, "objective": "target", "target": 170}
     data = client.post("/api/review", json=body).json()
     m.ReviewOut.model_validate(data)
-    lib = review_chance(table, reach_table("yazy", 170), game.record, 170)
+    lib = review_chance(table, reach_table("yazy", 170), game.record, {"target": 170})
     assert data["measure"] == "chance"
     assert data["total_cost"] == pytest.approx(lib.total_cost, abs=1e-6)
     assert data["expected_score"] == pytest.approx(lib.expected_score, abs=1e-6)

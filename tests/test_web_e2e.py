@@ -461,8 +461,7 @@ def test_play_for_a_target_then_to_beat_a_points_player(page):
 def test_a_whole_duel_against_the_computer(browser, server):
     # a four-box game whose duel solves at once: you (A) play the best options, the
     # computer answers each turn, the win chance is shown; the record is a duel record
-    from test_duel import FOUR_BOXES, duel_brute
-    from test_duel_cli import FOUR_TOML
+    from oracles.duel import FOUR_BOXES, FOUR_TOML, duel_brute
 
     from dicelab.engine.objectives.duel import duel_table
     from dicelab.play.duel import review_duel
@@ -599,7 +598,7 @@ def test_a_game_with_friends_whose_boxes_are_typed(browser, server):
 
 
 def test_a_computer_turn_cut_off_is_played_again(browser, server):
-    from test_duel_cli import FOUR_TOML
+    from oracles.duel import FOUR_TOML
 
     with open_page(browser, server + "/?seed=8&fast") as pg:
         expect(counter(pg)).to_have_text(re.compile("Turn 1 of 13"))

@@ -146,13 +146,20 @@ class Objective:
     large: bool = False
     #: parameters handed to ``table.advise`` (a table of every target answers any)
     advise_params: tuple[str, ...] = ()
+    #: ``module:function``: an advice of this objective with a sentence per option
+    #: (``None``: the expected score's split by box, from its own table)
+    explain: str | None = None
+    #: ``module:function``: ``report(table, options) -> dict`` for the command line,
+    #: and ``report_lines(dict) -> list[str]`` beside it (``None``: a command of its own)
+    report: str | None = None
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
 
-    def load(self, which: str) -> Callable:
+    def load(self, which: str, suffix: str = "") -> Callable:
+        """The function named by field ``which`` (with ``suffix`` added to its name)."""
         module, _, function = getattr(self, which).partition(":")
-        return getattr(importlib.import_module(module), function)
+        return getattr(importlib.import_module(module), function + suffix)
 
     def to_dict(self) -> dict:
         """Plain data for the page and the API."""
@@ -230,6 +237,7 @@ OBJECTIVES: dict[str, Objective] = {
             store=True,
             advise_params=("target",),
             large=True,
+            explain="dicelab.engine.objectives.explain:explain_chances",
         ),
         Objective(
             "win",
@@ -241,6 +249,7 @@ OBJECTIVES: dict[str, Objective] = {
             menu="beating a points player",
             precisions=("single", "double"),
             large=True,
+            explain="dicelab.engine.objectives.explain:explain_chances",
         ),
         Objective(
             "risk",
@@ -250,6 +259,8 @@ OBJECTIVES: dict[str, Objective] = {
             facts="dicelab.engine.objectives.risk:objective_facts",
             params=(_THETA,),
             menu="playing safe or risky",
+            explain="dicelab.engine.objectives.risk:explain_points",
+            report="dicelab.engine.objectives.risk:report",
             large=True,
         ),
         Objective(
@@ -303,6 +314,16 @@ def front_door() -> list[Objective]:
 def menu() -> list[Objective]:
     """The objectives a player picks on the page (*Play for*), in order."""
     return [o for o in OBJECTIVES.values() if o.menu is not None]
+
+
+def key_params() -> list[Param]:
+    """Every parameter that names a table, once each (the target score, theta)."""
+    seen: dict[str, Param] = {}
+    for o in OBJECTIVES.values():
+        for p in o.params:
+            if p.in_key:
+                seen.setdefault(p.name, p)
+    return list(seen.values())
 
 
 def get(name: str, among: list[Objective] | None = None) -> Objective:

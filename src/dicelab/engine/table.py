@@ -59,6 +59,16 @@ class SolvedTable:
         """Every option of a position, ranked best first by this table's objective."""
         raise TypeError(f"{type(self).__name__} gives no advice on one player's position")
 
+    def outlook(self, filled: int, upper_total: int, flag: int, score: int, **params) -> float:
+        """The value of a turn start with ``score`` points so far, in this table's own
+        measure (an expected final score, a chance, a sure score); ``params``: those
+        of :meth:`advise` (a target table's ``target``)."""
+        raise TypeError(f"{type(self).__name__} has no value of one player's turn start")
+
+    def final_value(self, score: int, **params) -> float:
+        """The value of a finished game with ``score`` points, in the same measure."""
+        raise TypeError(f"{type(self).__name__} has no value of one player's final score")
+
     @property
     def summary(self) -> str:
         """The start value in words, for ``repr``."""
@@ -89,3 +99,11 @@ class ExpectedScoreTable(SolvedTable):
         from dicelab.engine.advice.single import advise
 
         return advise(self, position)
+
+    def outlook(self, filled: int, upper_total: int, flag: int, score: int, **params) -> float:
+        """The expected final score from a turn start with ``score`` points so far."""
+        return score + self.value(filled, upper_total, flag)
+
+    def final_value(self, score: int, **params) -> float:
+        """A finished game's final score."""
+        return float(score)

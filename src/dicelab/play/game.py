@@ -691,20 +691,23 @@ def review(table: ExpectedTable, record: dict, explain=None, chance=None) -> Rev
     )
 
 
-def review_chance(table: ExpectedTable, chances, record: dict, target: int | None = None):
-    """Price every decision in the chance the game was played for: of ``target`` or
-    more (``chances`` a target table, of every target or of that one), or to beat a
-    points player (``chances`` the win table of :func:`dicelab.engine.objectives.win.solve_win`).
-    """
-    from dicelab.engine.advice.single import advise_target, advise_win
-
-    if target is not None:
-        rank = lambda p: advise_target(chances, p, target)  # noqa: E731
-        start = chances.value(0, 0, 0, chances.lane_points(0, target))
-        return review(table, record, chance=(rank, float(start), lambda s: float(s >= target)))
-    start = chances.value(0, 0, 0, 0)
-    final = lambda s: float(chances.utility.at(np.array(s)))  # noqa: E731
-    return review(table, record, chance=(lambda p: advise_win(chances, p), float(start), final))
+def review_chance(table: ExpectedTable, chances, record: dict, params: dict | None = None):
+    """Price every decision in what the game was played for, from that objective's
+    table ``chances``: the chance of a target (``params`` holds the ``target``; a
+    table of every target or of that one), the chance to beat a points player, or a
+    sure score (risk). Each table gives its advice, its start and a finished game's
+    value in its own measure."""
+    params = params or {}
+    start = chances.outlook(0, 0, 0, 0, **params)
+    return review(
+        table,
+        record,
+        chance=(
+            lambda p: chances.advise(p, **params),
+            float(start),
+            lambda s: chances.final_value(int(s), **params),
+        ),
+    )
 
 
 def why_of(explain, position: Position, chosen: Option) -> str:

@@ -10,13 +10,23 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StringConstraints
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    StringConstraints,
+    create_model,
+)
 
 from dicelab.dice import MAX_DICE
+from dicelab.engine import registry
 
-Objective = Literal["expected", "target", "win"]
-#: The tables the server solves: one per objective, and the two-player game.
-TableKind = Literal["expected", "target", "win", "duel", "match", "explain", "duel-lead"]
+#: What a player plays for (the registry's objectives of the page's *Play for* menu).
+Objective = Literal.__getitem__(tuple(o.name for o in registry.menu()))  # type: ignore[attr-defined]
+#: The tables the server solves: every objective of the registry.
+TableKind = Literal.__getitem__(tuple(registry.OBJECTIVES))  # type: ignore[attr-defined]
 RulesName = Annotated[str, StringConstraints(min_length=1, max_length=80)]
 BoxId = Annotated[str, StringConstraints(min_length=1, max_length=40)]
 Points = Annotated[StrictInt, Field(ge=0, le=1_000_000)]
@@ -26,7 +36,56 @@ class _Request(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class AdviceRequest(_Request):
+def _param_field(p: registry.Param, strict: bool = True):
+    """A request field of an objective's parameter (from the registry), null by default
+    (``strict``: a JSON number; else also the text of a query string)."""
+    owners = " or ".join(f"`{o.name}`" for o in registry.OBJECTIVES.values() if o.param(p.name))
+    if p.kind is int:
+        low = -1_000_000 if p.low is None else p.low
+        high = 1_000_000 if p.high is None else min(p.high, 1_000_000)
+        kind = Annotated[StrictInt if strict else int, Field(ge=low, le=high)]
+    else:
+        kind = Annotated[float, Field(ge=p.low, le=p.high, allow_inf_nan=False)]
+    return (kind | None, Field(None, description=f"{p.help[:1].upper()}{p.help[1:]} "
+                                                f"(objective {owners} only)."))  # fmt: skip
+
+
+#: The parameters of every objective (the target score, theta), as request fields.
+_ObjectiveParams = create_model(
+    "_ObjectiveParams",
+    __base__=_Request,
+    **{p.name: _param_field(p) for p in registry.key_params()},
+)
+
+
+#: The query of a table's progress: its objective and the parameters that name it.
+ProgressQuery = create_model(
+    "ProgressQuery",
+    objective=(TableKind, "expected"),
+    **{p.name: _param_field(p, strict=False) for p in registry.key_params()},
+)
+
+
+class ObjectiveParam(BaseModel):
+    name: str
+    kind: str = Field(description="`int` or `float`.")
+    help: str
+    low: float | None
+    high: float | None
+    default: float | None
+
+
+class ObjectiveInfo(BaseModel):
+    """An objective a player may play for (see the registry in the docs)."""
+
+    name: str
+    summary: str
+    unit: str = Field(description="How its values read: `points` or `chance`.")
+    menu: str | None = Field(description="Its words in the page's *Play for* menu.")
+    params: list[ObjectiveParam]
+
+
+class AdviceRequest(_ObjectiveParams):
     """A position: the rules, the scorecard, the dice showing and the rerolls left."""
 
     rules: RulesName = Field(
@@ -59,10 +118,9 @@ class AdviceRequest(_Request):
         "expected",
         description="What to play for: `expected` the highest average final score, "
         "`target` the best chance of a final score of at least `target`, `win` the best "
-        "chance to beat a player who plays for the highest average (a tie counts half).",
-    )
-    target: Annotated[StrictInt, Field(ge=0, le=1_000_000)] | None = Field(
-        None, description="The final score to reach (objective `target` only)."
+        "chance to beat a player who plays for the highest average (a tie counts half), "
+        "`risk` the best expected utility of the final score for a risk attitude `theta` "
+        "(valued as a sure score in points).",
     )
     explain: StrictBool = Field(
         False,
@@ -81,17 +139,17 @@ class DistributionRequest(_Request):
     extra_bonuses: Annotated[StrictInt, Field(ge=0, le=1000)] = 0
 
 
-class OutlookRequest(DistributionRequest):
+class OutlookRequest(_ObjectiveParams, DistributionRequest):
     """A scorecard at the start of a turn, and what the player plays for."""
 
     objective: Objective = "expected"
-    target: Annotated[StrictInt, Field(ge=0, le=1_000_000)] | None = None
 
 
 class OutlookOut(BaseModel):
     rules: str
     objective: Objective
     target: int | None
+    theta: float | None = None
     score_so_far: int = Field(description="Points scored so far, without the upper bonus.")
     value: float = Field(
         description="With the best play for the objective from here: the expected final "
@@ -243,7 +301,7 @@ class DuelReviewOut(BaseModel):
     mistakes: int
 
 
-class ReviewRequest(_Request):
+class ReviewRequest(_ObjectiveParams):
     """A game record, finished or not, as written by ``dicelab play`` or the page."""
 
     rules: RulesName | None = Field(
@@ -258,10 +316,7 @@ class ReviewRequest(_Request):
         "expected",
         description="What the game was played for: each decision is priced in expected "
         "points (`expected`), or in the chance of `target` or more, or the chance to beat "
-        "a points player (`win`).",
-    )
-    target: Annotated[StrictInt, Field(ge=0, le=1_000_000)] | None = Field(
-        None, description="The final score played for (objective `target`)."
+        "a points player (`win`), or in sure points (`risk`).",
     )
     explain: StrictBool = Field(
         False, description="Say why each mistake costs what it does (objective `expected`)."
@@ -423,6 +478,7 @@ class AdviceOut(BaseModel):
     upper_total: int
     objective: Objective
     target: int | None = Field(description="The score to reach (objective `target`).")
+    theta: float | None = Field(None, description="The risk attitude (objective `risk`).")
     value: float = Field(description="The best option's value: the position's value.")
     expected_final_score: float | None = Field(
         description="Objective `expected`: with optimal play from here."

@@ -8,7 +8,7 @@ concurrent requests for a table that is being solved wait for that one solve
 instead of starting their own, and they wait without holding a request thread, so
 the other endpoints keep answering during a solve of minutes. :meth:`Store.progress`
 tells how far a solve has come.
-Each rule set has one table per objective (:data:`OBJECTIVES`): the expected-score
+Each rule set has one table per objective (:mod:`dicelab.engine.registry`): the expected-score
 table, a target's table (named ``target:S``: the table of every target where the
 cache holds it, else of that target alone, a quarter of the size for Yahtzee) and
 the table that plays to beat a player who plays for points. The last two are large
@@ -32,16 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dicelab.dice import n_keeps
+from dicelab.engine import registry
 from dicelab.engine.objectives.expected import OBJECTIVE
-from dicelab.engine.objectives.points import needed_layout
-from dicelab.engine.objectives.utility import target_paths
 from dicelab.engine.runtime import cache
-from dicelab.engine.runtime.cost import Cost, expected_cost, memory_budget, points_cost
+from dicelab.engine.runtime.cost import Facts, memory_budget
 from dicelab.errors import UserError
 from dicelab.rules import Rules, builtin_names, load_rules, rules_from_text
-from dicelab.rules.compiled import as_game
 from dicelab.text import plural
-from dicelab.web.tables import solve_objective, target_of
+from dicelab.web.tables import solve_objective
 from dicelab.web.worker import Cancelled, Limits, solve_in_child
 
 #: Largest uploaded rules file, in characters.
@@ -56,12 +54,6 @@ MAX_STATES = 2**15 * 64 * 2
 MAX_WORK = 2_000_000_000
 #: Most distinct keeps (sub-multisets of the dice) of a rule set the server solves.
 MAX_KEEPS = 5005
-#: What a table is solved for: the most points on average, the best chance of
-#: reaching a target score (one table for every target), the best chance of
-#: beating a player who plays for points (whose score distribution is exact), or
-#: the two-player game against the computer, both playing to win, or finishing first
-#: at a table of two to four (the distribution of the points to come from every state).
-OBJECTIVES = ("expected", "target", "win", "duel", "match")
 #: Target, win and duel tables kept in memory at once (the largest are gigabytes).
 MAX_POINTS_TABLES = 2
 #: Score distributions from a position kept in memory (a page asks for each turn's).
@@ -225,7 +217,7 @@ class Store:
     def known_facts(self, rules: Rules, objective: str) -> Facts | None:
         """:meth:`facts` if they are known, else ``None``, and they are worked out
         meanwhile apart from the requests (seconds for the largest rule sets)."""
-        if objective in ("expected", "spread", "explain"):  # instant
+        if not registry.parse_key(objective).objective.large:  # instant
             return self.facts(rules, objective)
         key = (rules.fingerprint(), objective)
         with self._lock:
@@ -381,14 +373,7 @@ class Store:
             if job.state == "solving" and self.processes and not job.quick:
                 table = self._solve_apart(rules, objective, job, writes)
             else:
-                table = solve_objective(
-                    rules,
-                    objective,
-                    use_cache,
-                    job.tick,
-                    mapped=use_cache,
-                    expected=self.loaded(rules),
-                )
+                table = solve_objective(rules, objective, use_cache, job.tick, mapped=use_cache)
         except BaseException:
             with self._lock:
                 self._solving.pop(key, None)
@@ -495,7 +480,7 @@ class Store:
         """Drop the least recently used tables beyond the limits (lock held): their
         number, and the memory of those read whole (mapped ones are the system's
         file cache, which it gives back itself)."""
-        points = [k for k in self._tables if k[1].startswith(("target", "win", "duel", "match"))]
+        points = [k for k in self._tables if registry.parse_key(k[1]).objective.large]
         for k in points[: max(0, len(points) - MAX_POINTS_TABLES)]:
             del self._tables[k]
         while len(self._tables) > MAX_TABLES:
@@ -531,92 +516,16 @@ def held_bytes(table) -> int:
     return values.nbytes
 
 
-@dataclass(frozen=True)
-class Facts:
-    """What the table of an objective is, before it is loaded or solved: the cache
-    files that hold it (it is cached when every file of one group exists) and the
-    cost of its first solve on this machine."""
-
-    groups: tuple[tuple[Path, ...], ...]
-    cost: Cost
-
-    def cached(self) -> bool:
-        return any(all(path.exists() for path in group) for group in self.groups)
-
-
 def table_facts(rules: Rules, objective: str) -> Facts:
-    """The :class:`Facts` of a table: instant for the expected-score table, seconds
-    for the points and duel tables of the largest rule sets (their layouts)."""
-    from dataclasses import replace
-
-    expected = expected_cost(rules)
-    path = cache.table_path(rules, OBJECTIVE)
-    if objective == "expected":
-        return Facts(((path,),), expected)
-    if objective == "explain":  # the double-precision table, then the split by box
-        from dicelab.engine.objectives.explain import OBJECTIVE_EXPLAIN, explain_cost
-
-        double = cache.table_path(rules, OBJECTIVE, {"precision": "double"})
-        both = (double, cache.table_path(rules, OBJECTIVE_EXPLAIN))
-        return Facts((both,), explain_cost(as_game(rules)))
-    if objective == "spread":  # the turns again, after the expected-score table
-        from dicelab.engine.objectives.spread import OBJECTIVE_SPREAD
-
-        both = (path, cache.table_path(rules, OBJECTIVE_SPREAD))
-        return Facts((both,), replace(expected, seconds=2 * expected.seconds))
-    if objective == "match":  # the expected-score table, then the points to come
-        from dicelab.engine.objectives.remaining import OBJECTIVE_REMAINING, remaining_cost
-
-        both = (path, cache.table_path(rules, OBJECTIVE_REMAINING))
-        rest = remaining_cost(as_game(rules))
-        return Facts((both,), replace(rest, seconds=rest.seconds + expected.seconds))
-    if objective == "duel":
-        from dicelab.engine.objectives import duel
-
-        duel_path = cache.table_path(rules, duel.OBJECTIVE, {"layout": duel.LAYOUT})
-        return Facts(((duel_path,),), duel.duel_cost(as_game(rules), compare=False))
-    if objective == "duel-lead":  # the duel's table, then its expected leads
-        from dicelab.engine.objectives import duel, duel_lead
-
-        params = {"layout": duel.LAYOUT}
-        both = (
-            cache.table_path(rules, duel.OBJECTIVE, params),
-            cache.table_path(rules, duel_lead.OBJECTIVE_LEAD, params),
-        )
-        solved = both[0].exists()
-        return Facts((both,), duel_lead.lead_cost(as_game(rules), solved=solved))
-    points = points_cost(rules, points_size(rules, objective), itemsize=4)
-    cost = replace(points, seconds=points.seconds + expected.seconds)
-    if objective == "win":  # named by the opponent's distribution: known once solved
-        return Facts((), cost)
-    return Facts(tuple((p,) for p in target_paths(rules, target_of(objective))), cost)
-
-
-def objective_key(objective: str, target: int | None = None) -> str:
-    """The store's name of a table: the objective, and for ``target`` the score
-    (``target:250``; plain ``target`` is the table of every target)."""
-    return f"target:{int(target)}" if objective == "target" and target is not None else objective
-
-
-def points_size(rules: Rules, objective: str) -> int:
-    """Values of the points table a first solve of ``objective`` makes: the table
-    of one target, or of every target (a win table has as many)."""
-    from dicelab.engine.objectives.utility import one_target_layout
-
-    game = as_game(rules)
-    target = target_of(objective) if objective.startswith("target") else None
-    if target is None:
-        return needed_layout(game).size
-    return one_target_layout(game, target).size
+    """The :class:`~dicelab.engine.runtime.cost.Facts` of a table (a registry key):
+    instant for the expected-score table, seconds for the points and duel tables of
+    the largest rule sets (their layouts)."""
+    return registry.facts(rules, registry.parse_key(objective))
 
 
 def check_objective(objective: str) -> None:
-    name, _, score = objective.partition(":")
-    extra = name in ("spread", "explain", "duel-lead")  # companions of other tables
-    if name not in OBJECTIVES and not extra or (score and name != "target"):
-        raise UserError(f"objective: got {objective!r}, expected one of {', '.join(OBJECTIVES)}")
-    if score and not score.isdigit():
-        raise UserError(f"target: got {score!r}, expected a whole number of points")
+    """One line for a table name the registry does not know."""
+    registry.parse_key(objective)
 
 
 @dataclass

@@ -93,6 +93,10 @@ class RiskTable(UtilityTable):
         utility = super().value(filled, upper_total, flag, points)
         return float(certainty_equivalent(utility, self.theta))
 
+    def final_value(self, score: int, **params) -> float:
+        """A finished game's score: a sure score is its own certainty equivalent."""
+        return float(score)
+
     def utilities(self) -> UtilityTable:
         """The same values read as expected utilities (no copy): what the turn's
         values inside a position are worked out from."""
@@ -130,6 +134,71 @@ class RiskTable(UtilityTable):
             for o, v in zip(advice.options, values, strict=True)
         ]
         return replace(advice, options=options, win=False, value_key="certainty_equivalent")
+
+
+def explain_points(advice: Advice) -> Advice:
+    """Each option of a risk advice with a sentence: what it is worth as a sure score,
+    against the best option (the best against the second)."""
+    from dicelab.engine.advice.single import TIE
+    from dicelab.engine.objectives.explain import ChanceExplanation, _capital, _doing, _instead
+
+    texts = []
+    options = advice.options
+    for i, o in enumerate(options):
+        if len(options) == 1:
+            texts.append(f"{_capital(_doing(o))} is the only choice.")
+            continue
+        other = options[1] if i == 0 else options[0]
+        if abs(o.value - other.value) <= TIE:
+            texts.append(f"{_capital(_doing(o))} is as good as {_doing(other)}.")
+        elif i == 0:
+            texts.append(
+                f"{_capital(_doing(o))} is best: worth a sure {o.value:.2f} points to you, "
+                f"against {other.value:.2f} for {_doing(other)}."
+            )
+        else:
+            texts.append(f"{_instead(o, other)} costs {o.cost:.2f} points of sure score.")
+    whys = (ChanceExplanation(o.value, t) for o, t in zip(options, texts, strict=True))
+    return replace(advice, explanations=tuple(whys))
+
+
+def report(table: RiskTable, options) -> dict:
+    """What ``dicelab solve --objective risk`` prints: the certainty equivalent of the
+    best play for ``theta``, beside that of the expected-score optimum (from its exact
+    distribution), whose mean it is also given with."""
+    from dicelab.engine.objectives.distribution import score_distribution
+
+    dist = score_distribution(table.game, use_cache=options.cache, runner=options.runner)
+    scores = np.arange(dist.pmf.size, dtype=np.float64)
+    plain = float(certainty_equivalent(np.dot(dist.pmf, table.utility.at(scores)), table.theta))
+    return {
+        "rules": table.rules.name,
+        "objective": OBJECTIVE_RISK,
+        "theta": table.theta,
+        "certainty_equivalent": table.value(),
+        "expected_strategy_certainty_equivalent": plain,
+        "expected_score": dist.mean,
+        "values": table.n_values,
+        "cached": table.cached,
+        "solve_seconds": None if table.cached else round(table.seconds, 4),
+        "table": table.meta.get("path"),
+    }
+
+
+def report_lines(out: dict) -> list[str]:
+    """The report in words, a line each."""
+    theta = out["theta"]
+    how = "playing for the average"
+    if theta != 0:
+        how = "playing safe" if theta > 0 else "playing risky"
+    took = "from the cache" if out["cached"] else f"solved in {out['solve_seconds']:.1f} s"
+    return [
+        f"{out['rules']}, {how} (theta {theta:g}): certainty equivalent "
+        f"{out['certainty_equivalent']:.4f} points",
+        f"  the expected-score strategy (mean {out['expected_score']:.4f}): certainty equivalent "
+        f"{out['expected_strategy_certainty_equivalent']:.4f}",
+        f"  (table of {out['values']:,} values, {took})",
+    ]
 
 
 def risk_table(

@@ -113,6 +113,15 @@ class PointsTable(SolvedTable):
         self.check_rows(i, i + 1)
         return float(self.values[i])
 
+    def outlook(self, filled: int, upper_total: int, flag: int, score: int, **params) -> float:
+        """The value of a turn start with ``score`` points so far (a utility table's
+        expected utility; a target table's answers in :class:`TargetTable`)."""
+        return self.value(filled, upper_total, flag, score)
+
+    def final_value(self, score: int, **params) -> float:
+        """The utility of a finished game's score."""
+        return float(self.utility.at(np.array(score)))
+
     def check_rows(self, lo: int, hi: int) -> None:
         """Verify the checksums of values ``lo .. hi - 1`` before a read, when the
         table is memory-mapped from the cache (a loaded table was checked whole)."""
@@ -327,6 +336,16 @@ class TargetTable(PointsTable):
         """Best probability of a final score of at least ``target``."""
         check_target(self.game, target)
         return self.value(0, 0, 0, target)
+
+    def outlook(
+        self, filled: int, upper_total: int, flag: int, score: int, *, target: int
+    ) -> float:
+        """The best chance of ``target`` or more from a turn start with ``score`` so far."""
+        return self.value(filled, upper_total, flag, self.lane_points(score, target))
+
+    def final_value(self, score: int, *, target: int) -> float:
+        """1 where a finished game reached ``target``, else 0."""
+        return float(score >= target)
 
     def lane_points(self, score: int, target: int) -> int:
         """The row point of a position with ``score`` so far: the points still needed."""

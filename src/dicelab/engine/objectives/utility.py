@@ -268,6 +268,17 @@ class OneTargetTable(UtilityTable):
         self.check(target)
         return score
 
+    def outlook(
+        self, filled: int, upper_total: int, flag: int, score: int, target: int | None = None
+    ) -> float:
+        """The best chance of the target from a turn start with ``score`` so far."""
+        target = self.target if target is None else target
+        return self.value(filled, upper_total, flag, self.lane_points(score, target))
+
+    def final_value(self, score: int, target: int | None = None) -> float:
+        """1 where a finished game reached the target, else 0."""
+        return float(score >= (self.target if target is None else target))
+
     def advise(self, position: Position, *, target: int | None = None) -> Advice:
         """Every option of a position ranked by its chance of reaching the target."""
         from dicelab.engine.advice.single import advise_target

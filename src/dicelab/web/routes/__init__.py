@@ -18,6 +18,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from dicelab.engine import registry
 from dicelab.engine.advice.single import Position, scorecard_state
 from dicelab.errors import DamagedTable, TooLarge, UserError
 from dicelab.web import models as m
@@ -150,9 +151,12 @@ def turn_start(table, body) -> tuple[int, int, int, int]:
     return scorecard_state(table, position, allow_full=True)
 
 
-def check_target(body) -> None:
-    """A target score is given exactly when the objective is ``target``."""
-    if body.objective == "target" and body.target is None:
-        raise UserError("objective target: give the final score to reach (`target`)")
-    if body.objective != "target" and body.target is not None:
-        raise UserError(f"target: only with objective target (got {body.objective})")
+def spec_of(body) -> registry.Spec:
+    """The objective of a request with its parameters (:mod:`dicelab.engine.registry`),
+    checked: each parameter of the objective given, none of another objective's."""
+    params = {p.name: getattr(body, p.name, None) for p in registry.key_params()}
+    spec = registry.spec(body.objective, registry.menu(), **params)
+    for p in spec.objective.params:
+        if p.in_key and spec.params.get(p.name) is None:
+            raise UserError(f"objective {spec.name}: give {p.help} (`{p.name}`)")
+    return spec

@@ -7,7 +7,9 @@ import asyncio
 
 from fastapi import APIRouter, Depends
 
-from dicelab.engine.advice.single import TIE, Advice, Position, advise, advise_target, advise_win
+from dicelab.engine import registry
+from dicelab.engine.advice.single import TIE, Advice, Position
+from dicelab.engine.objectives.expected import OBJECTIVE as EXPECTED_OBJECTIVE
 from dicelab.engine.objectives.spread import option_spreads
 from dicelab.errors import UserError
 from dicelab.web import models as m
@@ -15,35 +17,34 @@ from dicelab.web.routes import (
     ClientGone,
     FastJSON,
     awaited_while_there,
-    check_target,
     get_store,
     route,
+    spec_of,
     stopping_ends,
     table_for,
     turn_start,
     with_table,
 )
-from dicelab.web.store import Store, objective_key
+from dicelab.web.store import Store
 
 router = APIRouter(tags=["advice"])
 
-#: The key of an advice's values, by objective
-#: (see :meth:`dicelab.engine.advice.single.Advice.to_dict`).
-VALUE_KEYS = ("expected_final_score", "probability", "win_probability")
+#: The key of the values of an advice in expected points.
+EXPECTED_KEY = "expected_final_score"
 
 
 def advice_json(advice: Advice) -> tuple[dict, str]:
     """An advice as the page reads it (every value under ``value``), and the key its
     values had in :meth:`~dicelab.engine.advice.single.Advice.to_dict`."""
     out = advice.to_dict()
-    key = next(k for k in VALUE_KEYS if k in out)
+    key = advice.measure
     for option, o in zip(out["options"], advice.options, strict=True):
         option["box_name"] = o.box_name
         option["best"] = o.cost <= TIE
         option["value"] = option.pop(key)
         option["sd"] = None
         option.setdefault("explain", None)
-        option["expected_final_score"] = option["value"] if key == VALUE_KEYS[0] else None
+        option[EXPECTED_KEY] = option["value"] if key == EXPECTED_KEY else None
     out["value"] = out.pop(key)
     return out, key
 
@@ -59,7 +60,7 @@ async def post_advice(body: m.AdviceRequest, store: Store = Depends(get_store)) 
     """
     entry = store.get(body.rules)
     rules = entry.rules
-    check_target(body)
+    spec = spec_of(body)
     position = Position(
         dice=tuple(body.dice),
         rerolls=body.rerolls_left,
@@ -69,18 +70,14 @@ async def post_advice(body: m.AdviceRequest, store: Store = Depends(get_store)) 
     )
 
     def rank(table) -> Advice:
-        if body.objective == "target":
-            return advise_target(table, position, body.target)
-        if body.objective == "win":
-            return advise_win(table, position)
-        return advise(table, position)
+        return table.advise(position, **spec.advise_args())
 
-    advice = await with_table(store, rules, objective_key(body.objective, body.target), rank)
+    advice = await with_table(store, rules, spec.key, rank)
     if body.explain:
-        advice = await explained(store, rules, position, advice)
+        advice = await explained(store, rules, position, advice, spec)
     out, key = advice_json(advice)
     # every option's spread: not for served hands or saved throws
-    if body.objective == "expected" and not (rules.has_served or rules.save_unused_throws):
+    if key == EXPECTED_KEY and not (rules.has_served or rules.save_unused_throws):
         spread = await table_for(store, rules, "spread")
         sds = option_spreads(spread, position, advice.options)
         for option, sd in zip(out["options"], sds, strict=True):
@@ -89,7 +86,8 @@ async def post_advice(body: m.AdviceRequest, store: Store = Depends(get_store)) 
         rules=entry.id,
         objective=body.objective,
         target=body.target,
-        expected_final_score=out["value"] if key == VALUE_KEYS[0] else None,
+        theta=body.theta,
+        expected_final_score=out["value"] if key == EXPECTED_KEY else None,
         turn=len(body.filled) + 1,
         turns=rules.n_categories,
         roll=rules.rolls - body.rerolls_left,
@@ -98,16 +96,16 @@ async def post_advice(body: m.AdviceRequest, store: Store = Depends(get_store)) 
     return FastJSON(out)
 
 
-async def explained(store: Store, rules, position: Position, advice: Advice) -> Advice:
+async def explained(store: Store, rules, position: Position, advice: Advice, spec) -> Advice:
     """The advice with why for each option: from the split of the expected score by box
-    (its own table, matched option by option), or the chance in words."""
+    (its own table, matched option by option), or in the objective's own words."""
     from dataclasses import replace
 
-    from dicelab.engine.objectives.explain import explain_advice, explain_chances
+    from dicelab.engine.objectives.explain import OBJECTIVE_EXPLAIN, explain_advice
 
-    if advice.target is not None or advice.win:
-        return explain_chances(advice)
-    split = explain_advice(await table_for(store, rules, "explain"), position)
+    if spec.objective.explain is not None:
+        return spec.objective.load("explain")(advice)
+    split = explain_advice(await table_for(store, rules, OBJECTIVE_EXPLAIN), position)
     why = {o.key: w for o, w in zip(split.options, split.explanations, strict=True)}
     return replace(advice, explanations=tuple(why[o.key] for o in advice.options))
 
@@ -125,26 +123,23 @@ async def post_outlook(body: m.OutlookRequest, store: Store = Depends(get_store)
     reaching the target, or the chance to win."""
     entry = store.get(body.rules)
     rules = entry.rules
-    check_target(body)
+    spec = spec_of(body)
 
     def look(table) -> tuple[tuple[int, int, int, int], float]:
-        mask, upper, flag, score = start = turn_start(table, body)
-        if body.objective == "target":
-            return start, table.value(mask, upper, flag, table.lane_points(score, body.target))
-        if body.objective == "win":
-            return start, table.value(mask, upper, flag, score)
-        return start, score + table.value(mask, upper, flag)
+        start = turn_start(table, body)
+        return start, table.outlook(*start, **spec.advise_args())
 
-    key = objective_key(body.objective, body.target)
-    (mask, upper, flag, score), value = await with_table(store, rules, key, look)
-    expected = value if body.objective == "expected" else None
+    (mask, upper, flag, score), value = await with_table(store, rules, spec.key, look)
+    plain = spec.key == registry.spec(EXPECTED_OBJECTIVE).key
+    expected = value if plain else None
     sd = None
-    if body.objective == "expected" and not rules.save_unused_throws:
+    if plain and not rules.save_unused_throws:
         sd = (await table_for(store, rules, "spread")).sd(mask, upper, flag)
     return {
         "rules": entry.id,
         "objective": body.objective,
         "target": body.target,
+        "theta": body.theta,
         "score_so_far": score,
         "value": value,
         "expected_final_score": expected,

@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends
 from starlette.concurrency import run_in_threadpool
 
 from dicelab.engine.advice.single import Position, advise
+from dicelab.engine.objectives.explain import OBJECTIVE_EXPLAIN
 from dicelab.errors import UserError
 from dicelab.play import history
 from dicelab.play.training import Training, kind_weights, option_for, questions_at
@@ -41,7 +42,7 @@ async def _why_table(store: Store, rules):
     """The split of the expected score by box, where the rules have one."""
     if rules.save_unused_throws:
         return None
-    return await table_for(store, rules, "explain")
+    return await table_for(store, rules, OBJECTIVE_EXPLAIN)
 
 
 @route(router, "POST", "/api/training", m.TrainingOut, "A training session's questions")

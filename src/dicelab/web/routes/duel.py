@@ -8,6 +8,7 @@ from starlette.concurrency import run_in_threadpool
 
 from dicelab.engine.advice.duel import Sheet, duel_advise, sheet_state
 from dicelab.engine.advice.single import TIE, Option
+from dicelab.engine.objectives.duel_lead import OBJECTIVE_LEAD
 from dicelab.engine.objectives.explain import duel_texts
 from dicelab.errors import UserError
 from dicelab.web import models as m
@@ -59,7 +60,7 @@ async def post_duel_advice(
     `explain`, its table of expected leads."""
     entry = store.get(body.rules)
     await table_for(store, entry.rules, "duel")  # first: a duel too large is refused at once
-    leads = await table_for(store, entry.rules, "duel-lead") if body.explain else None
+    leads = await table_for(store, entry.rules, OBJECTIVE_LEAD) if body.explain else None
     expected = await table_for(store, entry.rules)
     mine, theirs = sheet_of(body.mine), sheet_of(body.theirs)
     dice, rerolls = tuple(body.dice), body.rerolls_left

@@ -7,10 +7,12 @@ import asyncio
 from fastapi import APIRouter, Depends
 from starlette.concurrency import run_in_threadpool
 
+from dicelab.engine.objectives.expected import OBJECTIVE as EXPECTED_OBJECTIVE
+from dicelab.engine.objectives.explain import OBJECTIVE_EXPLAIN
 from dicelab.errors import UserError
 from dicelab.web import models as m
-from dicelab.web.routes import check_target, get_store, route, table_for
-from dicelab.web.store import Store, objective_key
+from dicelab.web.routes import get_store, route, spec_of, table_for
+from dicelab.web.store import Store
 
 router = APIRouter(tags=["advice"])
 
@@ -28,14 +30,14 @@ async def post_review(body: m.ReviewRequest, store: Store = Depends(get_store)) 
         raise UserError("review: name the rules played (`rules`, or the record's `rules`)")
     entry = store.get(name[:80])
     table = await asyncio.wrap_future(store.table_future(entry.rules))
-    if body.objective == "expected":
+    spec = spec_of(body)
+    if spec.key == EXPECTED_OBJECTIVE:  # priced in expected points
         split = None
         if body.explain and not entry.rules.save_unused_throws:
-            split = await table_for(store, entry.rules, "explain")
+            split = await table_for(store, entry.rules, OBJECTIVE_EXPLAIN)
         done = await run_in_threadpool(review, table, body.record, split)
-    else:  # priced in the chance played for, from that objective's table
-        check_target(body)
-        key = objective_key(body.objective, body.target)
-        chances = await table_for(store, entry.rules, key)
-        done = await run_in_threadpool(review_chance, table, chances, body.record, body.target)
+    else:  # priced in what the game was played for, from that objective's table
+        chances = await table_for(store, entry.rules, spec.key)
+        args = spec.advise_args()
+        done = await run_in_threadpool(review_chance, table, chances, body.record, args)
     return {**done.to_dict(), "rules": entry.id}

@@ -7,10 +7,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
 
+from dicelab.engine import registry
 from dicelab.rules.model import JOKER_TEXT
 from dicelab.web import models as m
 from dicelab.web.routes import get_store, route
-from dicelab.web.store import Entry, Store, objective_key
+from dicelab.web.store import Entry, Store
 
 router = APIRouter(tags=["rules"])
 
@@ -90,18 +91,27 @@ def get_rules(rules_id: str, store: Store = Depends(get_store)) -> dict:
 )
 def get_progress(
     rules_id: str,
-    objective: m.TableKind = "expected",
-    target: Annotated[int | None, Query(ge=0, le=1_000_000)] = None,
+    query: Annotated[m.ProgressQuery, Query()],
     store: Store = Depends(get_store),
 ) -> dict:
     """Answers at once, also while the rule set is being solved: the page polls it
     to show a progress bar, and it gives the time a first solve takes. `objective`
-    names the table: `expected` (the default), `target`, `win`, `duel`, `match` (the
-    points to come from every state, for a table of two to four), `explain` (the
-    split of the expected score by box, for the why of each option) or `duel-lead`; with
-    `target`, the table that answers that score (without, the table of every target)."""
+    names the table: `expected` (the default), `target`, `win`, `risk`, `duel`,
+    `match` (the points to come from every state, for a table of two to four),
+    `explain` (the split of the expected score by box, for the why of each option) or
+    `duel-lead`; with `target`, the table that answers that score (without, the table
+    of every target); with `theta`, the risk table of that attitude."""
     entry = store.get(rules_id)
-    return {"id": entry.id, **store.progress(entry.rules, objective_key(objective, target))}
+    params = {p.name: getattr(query, p.name) for p in registry.key_params()}
+    spec = registry.spec(query.objective, **params)
+    return {"id": entry.id, **store.progress(entry.rules, spec.key)}
+
+
+@route(router, "GET", "/api/objectives", list[m.ObjectiveInfo], "What a player may play for")
+def get_objectives() -> list[dict]:
+    """The objectives of the *Play for* menu, in order, with their parameters (name,
+    kind, range, default) and how their values read (`points` or `chance`)."""
+    return [o.to_dict() for o in registry.menu()]
 
 
 @route(
