@@ -323,6 +323,7 @@ def test_full_card_is_an_error(yahtzee):
         advise(yahtzee, Position((1, 2, 3, 4, 5), 0, filled))
 
 
+@pytest.mark.slow
 def test_play_to_reach_a_target():
     # "play to reach S": the best option's chance averaged over every first roll is
     # the target table's chance at the start; a box after the last throw is worth

@@ -14,6 +14,7 @@ YACHT_SD = 37.86
 PERFECT_325 = 3.610891364602e-15  # SPEC, Part A, objective 2
 
 
+@pytest.mark.slow
 def test_the_readme_contract():
     rules = dicelab.load_rules("yacht")
     table = dicelab.solve(rules)
@@ -67,6 +68,7 @@ def test_rules_from_a_path_and_from_toml_text(tmp_path):
     assert dicelab.load_rules(rules) is rules
 
 
+@pytest.mark.slow
 def test_duel_of_a_tiny_game_against_brute_force():
     rules = dicelab.load_rules(FOUR_BOXES_TOML)
     duel = dicelab.solve(rules, objective="duel", cache=False)

@@ -8,6 +8,7 @@ bonuses on the first throw and boxes that pay only once another holds points.
 """
 
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracles.expectimax import brute_force
@@ -48,6 +49,7 @@ def saving_rules(draw):
     return parse_rules(data)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(saving_rules())
 def test_saved_throws_agree_with_brute_force(rules):

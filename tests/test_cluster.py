@@ -59,6 +59,7 @@ def same(a: np.ndarray, b: np.ndarray) -> bool:
     return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["yazy", "yacht", "small"])
 def test_expected_is_bit_identical(cluster, name):
     game = compile_rules(parse_rules(SMALL) if name == "small" else load_rules(name))
@@ -76,6 +77,7 @@ def test_target_and_utility_are_bit_identical(cluster):
     assert same(solve_utility(game, u).values, solve_utility(game, u, runner=cluster).values)
 
 
+@pytest.mark.slow
 def test_duel_is_bit_identical_and_right(cluster):
     rules = parse_rules(FOUR_BOXES)
     there = solve_duel(rules, runner=cluster)
@@ -83,6 +85,7 @@ def test_duel_is_bit_identical_and_right(cluster):
     assert abs(there.start_value - duel_brute_force(rules)) < 1e-9
 
 
+@pytest.mark.slow
 def test_duel_comparisons_are_bit_identical(cluster):
     table = solve_duel(parse_rules(FOUR_BOXES))
     pairs = [(WIN, WIN), (WIN, EXPECTED), (EXPECTED, WIN), (EXPECTED, EXPECTED)]
@@ -93,6 +96,7 @@ def test_duel_comparisons_are_bit_identical(cluster):
     assert len(cluster.traffic) > 0 and max(t.tasks for t in cluster.traffic) > 1
 
 
+@pytest.mark.slow
 def test_rows_to_each_task_give_the_same_tables(cluster):
     rows = DaskRunner(cluster.start().client, send="rows")
     game = compile_rules(parse_rules(SMALL))
@@ -135,6 +139,7 @@ def test_progress_comes_from_finished_tasks(cluster):
     assert all(a[0] <= b[0] for a, b in zip(seen, seen[1:], strict=False))
 
 
+@pytest.mark.slow
 def test_a_killed_worker_does_not_change_the_answer(cluster):
     game = compile_rules(load_rules("yatzy"))
     here = solve_expected(game).values
@@ -190,12 +195,14 @@ def dicelab(*args, without_dask=False):
                           timeout=300)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_cli_workers():
     res = CliRunner().invoke(app, ["solve", "yazy", "--workers", "2", "--no-cache"])
     assert res.exit_code == 0, res.output
     assert "165.7573" in res.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, message",
     [

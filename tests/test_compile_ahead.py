@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from numba import njit, set_num_threads
 
 from dicelab.engine.kernels.work import on_threads, take
@@ -52,6 +53,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow
 def test_a_first_solve_compiles_the_double_turn_in_another_process(tmp_path):
     """In an empty compile cache, the first solve leaves both turns cached (the
     double-precision one compiled by the child) and no temporary folder; the next

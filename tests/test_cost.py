@@ -111,6 +111,7 @@ def test_target_tables_are_sized_before_they_are_solved(monkeypatch):
         solve_target("yazy")
 
 
+@pytest.mark.slow
 def test_a_distribution_beyond_memory_is_refused_before_work():
     out = cli("distribution", "maxi-yatzy", timeout=60)
     assert out.returncode == 2 and out.stderr.count("\n") == 1

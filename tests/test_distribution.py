@@ -77,6 +77,7 @@ def published(request):
     return name, table, score_distribution(name, table)
 
 
+@pytest.mark.slow
 def test_published_figures(published):
     name, table, dist = published
     sd, digits = PUBLISHED_SD[name]
@@ -88,6 +89,7 @@ def test_published_figures(published):
     assert at_least[0] == pytest.approx(1.0, abs=1e-12) and np.all(np.diff(at_least) <= 1e-15)
 
 
+@pytest.mark.slow
 def test_yahtzee_against_simulated_games():
     # 100,000 games played by the simulator (its own turn code, its own dice):
     # every figure within 4 standard errors of the exact one
@@ -147,6 +149,7 @@ def test_cli_text():
     assert "P(Five of a kind scored)" in res.output
 
 
+@pytest.mark.slow
 def test_the_optimums_distribution_is_kept_and_read_back(tmp_path, monkeypatch):
     """The expected-score optimum's distribution is kept beside its table: read back
     equal, not when another strategy or a turn start is asked for, and worked out

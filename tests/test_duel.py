@@ -21,6 +21,7 @@ from dicelab.rules import load_rules, parse_rules
 from dicelab.rules.compiled import compile_rules
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_rules())
 def test_duel_agrees_with_brute_force(rules):

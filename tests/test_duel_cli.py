@@ -31,6 +31,7 @@ def run_process(*args):
                           text=True, timeout=300)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_duel_verdicts(four, tmp_path, monkeypatch):
     # the solve alone first; the comparisons when asked, once, then kept with the table
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
@@ -81,6 +82,7 @@ def test_advice_agrees_with_brute_force(four):
     assert {o["expected_rank"] for o in out["options"]} == set(range(1, len(chances) + 1))
 
 
+@pytest.mark.slow
 def test_advice_explained_gives_each_option_its_expected_lead(four, tmp_path, monkeypatch):
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
     from oracles.duel import lead_brute

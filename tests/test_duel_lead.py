@@ -23,6 +23,7 @@ from dicelab.errors import UserError
 from dicelab.rules import parse_rules
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_rules())
 def test_the_start_agrees_with_brute_force(rules):
@@ -101,6 +102,7 @@ def test_the_table_is_cached(tmp_path, monkeypatch):
     assert again.value() == first.value()
 
 
+@pytest.mark.slow
 def test_the_library_gives_the_table_and_the_leads_of_each_option(four):
     import dicelab
 

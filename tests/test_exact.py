@@ -25,6 +25,7 @@ PERFECT_325 = Fraction(
 )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_yacht_perfect_score_is_specs_fraction():
     res = exact_target("yacht", 325)
     assert res.value == PERFECT_325
@@ -32,6 +33,7 @@ def test_yacht_perfect_score_is_specs_fraction():
     assert res.values_solved == 2**12
 
 
+@pytest.mark.slow
 def test_exact_expected_agrees_with_floats():
     for name in ("yazy", "yacht"):
         exact = exact_expected(name).value
@@ -61,6 +63,7 @@ def test_exact_expected_equals_brute_force_fractions(rules):
     assert exact_expected(rules).value == brute[0]
 
 
+@pytest.mark.slow
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_rules(variants=True), st.data())
 def test_exact_fractions_on_variants_equal_brute_force(rules, data):

@@ -27,6 +27,7 @@ TIE = 1e-9
 
 
 # -- the parts add up -----------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["yazy", "generala", "yacht", "yahtzee"])
 def test_the_parts_of_every_state_add_up_to_its_expected_points(name):
     table = solve_explain(name, solve_expected(name, precision="double"))
@@ -65,6 +66,7 @@ def positions(table, rng, count):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["yahtzee", "generala"])
 def test_every_option_splits_into_its_expected_final_score(name):
     table = explain_table(name)
@@ -207,6 +209,7 @@ def test_every_figure_agrees_with_a_plain_expectimax(rules, seed):
 
 
 # -- simulation ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_simulation_from_a_position_lands_within_four_standard_errors():
     from dicelab.engine.advice import turn
 

@@ -120,6 +120,7 @@ def milp_optimum(game) -> int:
 # -- the contest --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_sample_totals_and_valid_lines():
     parsed = parse_games(SAMPLE_TEXT)
     assert parsed.error is None
@@ -296,12 +297,14 @@ def test_brute_force_any_rules(case):
     check_result(*case)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(short_games(extra=True))
 def test_brute_force_extra_bonus_and_joker(case):
     check_result(*case)
 
 
+@pytest.mark.slow
 def test_brute_force_across_lane_blocks():
     rules = parse_rules(
         {
@@ -437,6 +440,7 @@ def run_cli(*args, stdin=""):
     )
 
 
+@pytest.mark.slow
 def test_cli_sample_and_error_exit_code():
     out = run_cli(stdin=SAMPLE_TEXT)
     assert out.returncode == 0, out.stderr

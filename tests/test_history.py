@@ -162,6 +162,7 @@ def run(*args, data: Path, stdin: str = ""):
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_play_keeps_the_game_and_history_lists_draws_exports_and_imports(tmp_path):
     data = tmp_path / "data"
     out = run("play", "yazy", "--seed", "5", "--record", str(tmp_path / "g.json"),

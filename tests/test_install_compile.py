@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from dicelab.cli import app
@@ -26,6 +27,7 @@ def _backend():
     return module
 
 
+@pytest.mark.slow
 def test_after_the_install_compile_no_main_command_compiles(tmp_path):
     """In an empty compile cache, the compile of the install leaves every kernel that
     the expected-score, target, win, distribution and simulation commands run: with

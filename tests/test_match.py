@@ -272,6 +272,7 @@ def test_the_best_reply_reacts_to_the_opponents_turns_and_does_better(four):
             assert (gap > more) if more else gap < 1e-9, (seat, dice, gap)
 
 
+@pytest.mark.slow
 def test_the_evaluation_of_two_players(four):
     from dicelab.engine.objectives.duel import duel_table
     from dicelab.engine.objectives.duel_compare import EXPECTED, WIN, evaluate_pair
@@ -297,6 +298,7 @@ def test_the_evaluation_of_two_players(four):
     assert 0.9 <= out["agreement"]["share"] <= 1 and out["agreement"]["decisions"] > 100
 
 
+@pytest.mark.slow
 def test_the_evaluate_command(four, four_file):
     res = run_process("match", "evaluate", four_file, "--games", "5", "--json")
     assert res.returncode == 0, res.stderr

@@ -40,6 +40,7 @@ def four():
     return game, expected, remaining_table(game, expected, use_cache=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny_rules(variants=True), st.randoms(use_true_random=False))
 def test_the_compiled_turn_values_as_the_library_does(data, rng):
@@ -66,6 +67,7 @@ def test_the_compiled_turn_values_as_the_library_does(data, rng):
         assert got == pytest.approx(want, abs=1e-12), (mine, others)
 
 
+@pytest.mark.slow
 def test_the_points_players_score_as_the_table_of_points_to_come_says(four):
     game, expected, remaining = four
     played = play_table_games(expected, remaining, 2, 20_000, seed=4)
@@ -78,6 +80,7 @@ def test_the_points_players_score_as_the_table_of_points_to_come_says(four):
     assert abs(played.points.mean() - 0.5) < 4.5 * 0.5 / np.sqrt(scores.size)
 
 
+@pytest.mark.slow
 def test_simulated_chances_agree_with_the_exact_evaluation(four):
     from dicelab.engine.objectives.match_exact import lookahead_table
 
@@ -91,6 +94,7 @@ def test_simulated_chances_agree_with_the_exact_evaluation(four):
         assert got["z"] > 4.5  # the gain over an even game shows
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_games_on_any_threads(four):
     from numba import get_num_threads, set_num_threads
 
@@ -109,6 +113,7 @@ def test_the_same_seed_gives_the_same_games_on_any_threads(four):
     assert np.array_equal(one.seats, np.arange(3000) % 4)
 
 
+@pytest.mark.slow
 def test_the_evaluate_command_simulates_tables_of_three_and_four(four_file):  # noqa: F811
     res = run_process("match", "evaluate", four_file, "--players", "3", "--games", "3000",
                       "--json")  # fmt: skip

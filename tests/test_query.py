@@ -39,6 +39,7 @@ def _key(ask, code, roll_faces):
     return ("keep", faces, faces == roll_faces, None)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["yahtzee", "yatzy", "yacht"])
 def test_every_option_and_value_as_advise_gives_them(name):
     table = expected_table(name)

@@ -28,6 +28,7 @@ def test_head_to_head_json_is_exact():
     assert data["win"]["float"] == pytest.approx(float(win))
 
 
+@pytest.mark.slow
 def test_head_to_head_table_with_simulation_and_plot(tmp_path):
     plot = tmp_path / "race.png"
     out = run("7", "2", "--simulate", "--seed", "5", "--max-games", "5000", "--plot", str(plot))
@@ -43,6 +44,7 @@ def test_simulation_in_json():
     assert data["simulation"]["games"] == 800
 
 
+@pytest.mark.slow
 def test_best_list_small_json_and_plot(tmp_path):
     plot = tmp_path / "best.svg"
     out = run("best", "--dice", "2", "--faces", "6", "--picks", "3", "--json", "--plot", str(plot))

@@ -9,6 +9,8 @@ points axis with the table at all.
 
 import json
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -130,8 +132,27 @@ def test_solve_command_prints_the_certainty_equivalent():
     assert out["expected_strategy_certainty_equivalent"] < out["expected_score"]  # plays safe
     text = runner.invoke(app, ["solve", "yazy", "--objective", "risk", "--theta", "0.02"])
     assert "certainty equivalent" in text.output
-    bad = runner.invoke(app, ["solve", "yazy", "--objective", "risk", "--theta", "3"])
-    assert bad.exit_code == 2 and "theta: got 3" in bad.output
+
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["solve", "yazy", "--theta", "3"], "theta: got 3.0, expected a number from -0.2 to 0.2"),
+        (["solve", "yazy", "--objective", "risk"], "objective risk: give theta"),
+        (["solve", "yazy", "--theta", "0.1", "--exact"], "--exact"),
+        (["advise", "yazy", "--dice", "1", "2", "3", "4", "5", "--theta", "x"], "theta"),
+    ],
+)
+def test_mistakes_are_one_line_exit_2(args, message):
+    out = subprocess.run(
+        [sys.executable, "-c", "from dicelab.cli import main; main()", *args],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], lines
 
 
 def test_advise_command_ranks_by_certainty_equivalent():

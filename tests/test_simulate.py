@@ -30,6 +30,7 @@ def runs():
     return {name: simulate(expected_table(name), GAMES[name], seed=2024) for name in REFERENCE}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(REFERENCE))
 def test_mean_within_four_standard_errors(runs, name):
     sim = runs[name]
@@ -40,6 +41,7 @@ def test_mean_within_four_standard_errors(runs, name):
     assert abs(sim.z) < 4
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n, (_, sd) in REFERENCE.items() if sd is not None])
 def test_sd_matches_the_published_one(runs, name):
     sim = runs[name]

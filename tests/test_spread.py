@@ -20,6 +20,7 @@ from dicelab.rules.compiled import compile_rules
 PUBLISHED_SD = {"yahtzee": (59.6117, 4), "yacht": (37.86, 2)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PUBLISHED_SD))
 def test_published_standard_deviations(name):
     sd, digits = PUBLISHED_SD[name]
@@ -50,6 +51,7 @@ def first_throw_moments(spread, mask, u, y):
     return space.roll_prob @ A[roll0:], space.roll_prob @ B[roll0:]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["yazy", "yahtzee"])
 def test_every_turn_gives_back_its_table_entry(name):
     # double-precision turns, so the table's entries are those of a double turn

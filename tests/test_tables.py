@@ -84,6 +84,7 @@ def test_failed_write_leaves_nothing(cache, monkeypatch):
     assert list(cache.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_solve_and_cache_commands(tmp_path):
     folder = tmp_path / "c"
     out = cli("solve", "yazy", "--json", env_dir=folder)

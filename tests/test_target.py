@@ -158,6 +158,7 @@ def test_yacht_perfect_score_in_floats():
     assert p == pytest.approx(3.610891364602e-15, rel=1e-11)
 
 
+@pytest.mark.slow
 def test_yacht_targets_beat_expected_strategy():
     plain = score_distribution("yacht", solve_expected("yacht")).p_at_least
     best = {s: solve_utility("yacht", step_utility("yacht", s)).start_value for s in (300, 310)}
@@ -389,6 +390,7 @@ def test_one_target_table_agrees_with_the_table_of_every_target(yazy_target, tmp
         advise_target(exact, position, 150)
 
 
+@pytest.mark.slow
 def test_reach_table_takes_the_table_of_every_target_once_cached(tmp_path, monkeypatch):
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
     assert not reach_cached("yacht", 150)

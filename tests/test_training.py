@@ -86,6 +86,7 @@ def run(*args, stdin="", **env):
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_the_daily_set_is_the_same_on_two_machines(tmp_path):
     args = ("train", "yazy", "--date", "2026-11-26", "-n", "6", "--json", "--no-why")
     answers = "none\n" * 6

@@ -139,6 +139,7 @@ def test_kniffel_joker_without_extra_bonus():
 
 
 # -- every objective on a new built-in --------------------------------------------------
+@pytest.mark.slow
 def test_generala_distribution_and_simulation_agree(generala):
     dist = score_distribution(generala.game, generala)
     assert dist.mean == pytest.approx(generala.expected_score, abs=1e-9)
@@ -303,6 +304,7 @@ def test_saving_throws_is_worth_it_and_sized_before_work():
     assert "3,476,029,440 states" in done.stderr and "--allow-large" in done.stderr
 
 
+@pytest.mark.slow
 def test_commands_that_do_not_save_throws_refuse_in_one_line():
     for args, says in (
         (["solve", "maxi-yatzy-saved", "--target", "300"], "saved for later turns"),
@@ -319,6 +321,7 @@ def test_commands_that_do_not_save_throws_refuse_in_one_line():
         assert done.stderr.count("\n") == 1 and says in done.stderr, (args, done.stderr)
 
 
+@pytest.mark.slow
 def test_simulated_games_with_throws_in_hand():
     from dicelab.engine.objectives.saved import solve_saved
 
@@ -350,6 +353,7 @@ def test_columns_multiply_and_play_each_box_once_per_column():
         parse_rules(one)).expected_score  # fmt: skip
 
 
+@pytest.mark.slow
 def test_six_dice_game_against_simulated_games():
     # a rule set with more dice than boxes' patterns need: the solver's value and the
     # mean of games played by the simulator (its own turn code and dice) agree

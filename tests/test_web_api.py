@@ -117,6 +117,7 @@ def test_advice_first_roll_keeps_the_sixes(client):
         assert o["best"] == (o["cost"] <= 1e-9)
 
 
+@pytest.mark.slow
 def test_advice_explains_every_option_when_asked(client):
     plain = advice(client, dice=[3, 3, 6, 5, 6], rerolls_left=2).json()
     assert all(o["explain"] is None for o in plain["options"])
@@ -381,6 +382,7 @@ def four(client):
     return client.post("/api/rules", json={"toml": FOUR_TOML}).json()["id"]
 
 
+@pytest.mark.slow
 def test_duel_outlook_and_advice_agree_with_brute_force(client, four):
     from oracles.duel import FOUR_BOXES, duel_brute
 
@@ -524,6 +526,7 @@ def test_duel_review_matches_the_library(client, four):
 
 
 # -- uploads ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_upload_then_advise(client):
     r = client.post("/api/rules", json={"toml": UPLOAD})
     assert r.status_code == 201, r.text
@@ -699,6 +702,7 @@ def test_serve_command_starts_and_answers():
         proc.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_serve_command_bad_options():
     for args in (
         ["--port", "70000"],
@@ -902,6 +906,7 @@ def _estimated(client, url):
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_progress_of_one_target(tmp_path, monkeypatch):
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
     with TestClient(create_app(Store()), base_url=LOCAL) as client:
@@ -1090,6 +1095,7 @@ def _http(port, method, path, body=None, timeout=5):
     return r.status, json.loads(r.read())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
 def test_a_stop_during_a_solve_takes_seconds(tmp_path, sig):
     import signal
@@ -1205,6 +1211,7 @@ def test_a_solve_in_a_worker_holds_up_nothing_that_needs_no_solve(tmp_path, monk
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".tmp-")] == []
 
 
+@pytest.mark.slow
 def test_a_worker_killed_midway_costs_one_answer(tmp_path, monkeypatch):
     import signal
 

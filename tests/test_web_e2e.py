@@ -9,6 +9,7 @@ import json
 import os
 import re
 import socket
+import tempfile
 import threading
 import time
 import urllib.request
@@ -27,10 +28,19 @@ ARGS = [
 ]  # fmt: skip
 
 pytestmark = [
+    pytest.mark.slow,  # a browser per test: the full run (.ci/run) takes them
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"no browser at {CHROMIUM}"),
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
 ]
 sync_api = pytest.importorskip("playwright.sync_api")
+
+
+def shot(name: str) -> str:
+    """Where a screenshot for the docs goes: the folder ``DICELAB_SCREENSHOTS`` names
+    (``docs/img`` to renew the docs' pictures), else a temporary one; a test run
+    never writes into the work tree unasked."""
+    folder = os.environ.get("DICELAB_SCREENSHOTS") or tempfile.mkdtemp(prefix="dicelab-shots-")
+    return str(Path(folder) / name)
 uvicorn = pytest.importorskip("uvicorn")
 
 TIMEOUT = 20_000  # milliseconds for any one wait
@@ -1003,7 +1013,7 @@ def test_the_why_of_an_option_unfolds_under_it(page):
     expect(pg.locator("tr.why-row .why-parts")).to_contain_text(f"upper bonus {100 * p:.0f}%")
     sixes = lib.explanations[0].box_points["sixes"]
     expect(pg.locator("tr.why-row .why-parts")).to_contain_text(f"Sixes {sixes:.1f}")
-    pg.screenshot(path=str(Path(__file__).parent.parent / "docs/img/web-why.png"))
+    pg.screenshot(path=shot("web-why.png"))
     # a second option's why, from the same answer; folding hides it again
     second = pg.locator("tr.option").nth(1)
     second.locator("button.why-toggle").click()
@@ -1055,7 +1065,7 @@ def test_training_view_grades_each_answer_and_keeps_the_session(page):
             expect(pg.locator(".train-options button.best")).to_have_count(1)
             expect(pg.locator("#train-result .why-text")).not_to_be_empty()
             if n == 0:
-                pg.screenshot(path=str(Path(__file__).parent.parent / "docs/img/web-training.png"))
+                pg.screenshot(path=shot("web-training.png"))
         pg.click("#train-next")
     expect(pg.locator("#train-score")).to_contain_text("3 answered")
     expect(pg.locator("#train-summary")).to_contain_text("Kept in your history")
@@ -1096,7 +1106,7 @@ def test_history_view_lists_the_games_and_draws_the_trend(browser, server):
         expect(pg.locator("#history-chart")).to_be_visible()
         expect(pg.locator("#history-score circle")).not_to_have_count(0)
         expect(pg.locator("#history-summary")).to_contain_text("points lost per decision")
-        pg.screenshot(path=str(Path(__file__).parent.parent / "docs/img/web-history.png"))
+        pg.screenshot(path=shot("web-history.png"))
 
 
 def test_the_first_why_of_a_rule_set_waits_for_its_split_and_shows_it(browser, server):

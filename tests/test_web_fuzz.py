@@ -150,6 +150,7 @@ def _check(response) -> None:
         assert isinstance(detail, str) and detail and "Traceback" not in detail
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method, path", _operations())
 def test_every_endpoint_survives_its_schema_bent(fuzz_client, method, path):
     client, spec = fuzz_client

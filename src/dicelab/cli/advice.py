@@ -92,15 +92,20 @@ def run_advise(
     console: Console | None = None,
     target: int | None = None,
     explain: bool = False,
+    params: dict | None = None,
 ) -> Advice:
     """Run ``dicelab advise`` and print the ranked options.
 
     With ``target``, options are ranked by their chance of a final score of at
-    least ``target`` (the target table, solved once and cached). With ``explain``,
-    each option also says why (see :mod:`dicelab.engine.objectives.explain`).
+    least ``target`` (the target table, solved once and cached); with ``params`` of
+    another objective of the registry (``theta``), by that objective's table. With
+    ``explain``, each option also says why (see :mod:`dicelab.engine.objectives.explain`).
     """
+    from dicelab.engine import registry
+
     console = console or Console()
     r = load_rules(rules)
+    params = {k: v for k, v in (params or {}).items() if v is not None}
     position = Position(
         dice=tuple(parse_dice(dice, r.faces)),
         rerolls=r.rolls - 1 if rerolls is None else rerolls,
@@ -108,7 +113,12 @@ def run_advise(
         upper_total=upper,
         extra_bonuses=bonuses,
     )
-    if target is None and explain:
+    if params:
+        spec = registry.spec(registry.implied(params, ""), target=target, **params)
+        advice = registered_advice(r, spec, position, quiet=as_json)
+        if explain:
+            advice = spec.objective.load("explain")(advice)
+    elif target is None and explain:
         advice = explained_advice(r, position, quiet=as_json)
     elif target is None:
         advice = advise(load_any_table(r, quiet=as_json), position)
@@ -133,12 +143,37 @@ def run_advise(
 
         advice = explain_chances(advice)
     if as_json:
-        console.print_json(json.dumps({"rules": r.name, **advice.to_dict()}))
+        console.print_json(json.dumps({"rules": r.name, **params, **advice.to_dict()}))
     else:
         show_advice(advice, r, console, top=top)
         if advice.explanations:
             show_why(advice, r, console, top)
     return advice
+
+
+def registered_advice(rules: Rules, spec, position: Position, quiet: bool = False) -> Advice:
+    """Advice from the table of an objective of the registry, solved once with a
+    progress bar (a damaged cached table is solved anew)."""
+    from dicelab.cli.output import progress_bar
+    from dicelab.engine import registry
+    from dicelab.rules.compiled import compile_rules
+
+    game = compile_rules(rules)
+    with progress_bar(f"solving {rules.name} for {spec.key}", enabled=not quiet) as tick:
+        options = registry.SolveOptions(progress=tick)
+
+        def table(mapped: bool):
+            return registry.solve(game, spec, registry.with_options(options, mapped=mapped))
+
+        return registry.using(table, lambda t: t.advise(position, **spec.advise_args()))
+
+
+#: How an advice's values are headed and shown, by what they are.
+MEASURES = {
+    "expected_final_score": ("expected final score", 3),
+    "win_probability": ("chance to win", 6),
+    "certainty_equivalent": ("sure score (certainty equivalent)", 3),
+}
 
 
 def explained_advice(rules: Rules, position: Position, quiet: bool = False):
@@ -213,7 +248,7 @@ def show_advice(advice: Advice, rules: Rules, console: Console, top: int = 12) -
     table.add_column("#", justify="right")
     table.add_column("option")
     table.add_column("points now", justify="right")
-    measure = "expected final score" if advice.target is None else f"P(score >= {advice.target})"
+    measure, digits = MEASURES.get(advice.measure, (f"P(score >= {advice.target})", 6))
     table.add_column(measure, justify="right")
     table.add_column("cost", justify="right")
     shown = advice.options if top <= 0 else advice.options[:top]
@@ -225,8 +260,7 @@ def show_advice(advice: Advice, rules: Rules, console: Console, top: int = 12) -
             now = ""
             what = o.label
         style = "bold green" if o.cost <= 1e-9 else None
-        shown_value = f"{o.value:.3f}" if advice.target is None else f"{o.value:.6f}"
-        shown_cost = f"{o.cost:.3f}" if advice.target is None else f"{o.cost:.6f}"
+        shown_value, shown_cost = f"{o.value:.{digits}f}", f"{o.cost:.{digits}f}"
         table.add_row(str(i), what, now, shown_value, shown_cost, style=style)
     console.print(table)
     hidden = len(advice.options) - len(shown)

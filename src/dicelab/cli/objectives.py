@@ -15,10 +15,15 @@ from pathlib import Path
 import typer
 
 from dicelab.cli.output import progress_bar
+from dicelab.engine import registry
 from dicelab.errors import UserError
 from dicelab.rules import load_rules
 
-OBJECTIVES = ("expected", "target", "targets", "win")
+#: The objectives of ``dicelab solve``: those with a report of their own here, then
+#: every other objective of the registry that has a report (:func:`run_registered`).
+OBJECTIVES = ("expected", "target", "targets", "win") + tuple(
+    o.name for o in registry.front_door() if o.report is not None
+)
 
 
 def _odds(p: float) -> str:
@@ -79,6 +84,46 @@ def run_objective(
         _run_win(r, opponent, as_json, use_cache, allow_large, runner)
     else:  # pragma: no cover - the plain objective is handled by the solve command
         raise UserError("the expected objective needs no report here")
+
+
+def run_registered(
+    rules: str,
+    objective: str,
+    params: dict,
+    *,
+    as_json: bool = False,
+    use_cache: bool = True,
+    allow_large: bool = False,
+    runner=None,
+    store=None,
+    exact: bool = False,
+) -> None:
+    """Solve for an objective of the registry and print its report (one JSON object
+    with ``--json``): any objective that declares ``report``, such as risk."""
+    if objective not in OBJECTIVES:
+        raise UserError(f"objective: got {objective!r}, expected one of: {', '.join(OBJECTIVES)}")
+    if exact:
+        raise UserError("--exact is available for the expected and target objectives")
+    from dicelab.rules.compiled import compile_rules
+
+    spec = registry.spec(objective, **params)
+    r = load_rules(rules)
+    game = compile_rules(r)
+    report = spec.objective.load("report")
+    with progress_bar(f"solving {r.name} for {objective}", enabled=not as_json) as tick:
+        options = registry.SolveOptions(
+            cache=use_cache, allow_large=allow_large, runner=runner, progress=tick, store=store
+        )
+
+        def table(mapped: bool):
+            return registry.solve(game, spec, registry.with_options(options, mapped=mapped))
+
+        out = registry.using(table, lambda t: report(t, options))
+    if as_json:
+        typer.echo(json.dumps(out))
+        return
+    for line in spec.objective.load("report", "_lines")(out):
+        typer.echo(line)
 
 
 def _run_exact(r, objective: str, target: int | None, as_json: bool) -> None:

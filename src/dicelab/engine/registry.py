@@ -326,6 +326,14 @@ def key_params() -> list[Param]:
     return list(seen.values())
 
 
+def implied(params: dict, default: str) -> str:
+    """The objective whose parameter is given (``--theta`` means risk), else ``default``."""
+    for name, value in params.items():
+        if value is not None:
+            return next(o.name for o in OBJECTIVES.values() if o.param(name))
+    return default
+
+
 def get(name: str, among: list[Objective] | None = None) -> Objective:
     """The objective of a name; one line listing the known ones otherwise."""
     known = among if among is not None else list(OBJECTIVES.values())

@@ -5,9 +5,11 @@ from __future__ import annotations
 import typer
 
 from dicelab.cli.app import app
+from dicelab.cli.objective_options import with_objective_params
 
 
 @app.command("advise", context_settings={"allow_extra_args": True})
+@with_objective_params
 def advise_command(
     ctx: typer.Context,
     rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
@@ -32,9 +34,10 @@ def advise_command(
     explain: bool = typer.Option(
         False, "--explain", help="Say why: each box's expected points, the bonuses' chances."
     ),
+    params: dict | None = None,
 ) -> None:
     """Rank every option of a position by its expected final score (or its chance of
-    reaching a target score)."""
+    reaching a target score, or its sure-score worth for a risk attitude)."""
     from dicelab.cli.advice import run_advise
 
     run_advise(
@@ -48,6 +51,7 @@ def advise_command(
         as_json=as_json,
         target=target,
         explain=explain,
+        params=params,
     )
 
 

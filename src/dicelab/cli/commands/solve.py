@@ -5,9 +5,11 @@ from __future__ import annotations
 import typer
 
 from dicelab.cli.app import CLUSTER_OPTION, STORE_OPTION, WORKERS_OPTION, app
+from dicelab.cli.objective_options import with_objective_params
 
 
 @app.command()
+@with_objective_params
 def solve(
     rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
@@ -16,7 +18,7 @@ def solve(
         None,
         "--objective",
         help="expected (default), target (best P(score >= S)), targets (the same from the "
-        "table of every S, about 4x longer once) or win.",
+        "table of every S, about 4x longer once), win, or risk (--theta: play safe or risky).",
     ),
     target: int | None = typer.Option(None, "--target", help="The score S to reach."),
     exact: bool = typer.Option(False, "--exact", help="An exact fraction (small state spaces)."),
@@ -34,14 +36,19 @@ def solve(
         "--precision",
         help="Values inside a turn: single (faster, within 1e-6) or double; expected score only.",
     ),
+    params: dict | None = None,
 ) -> None:
-    """Solve a rule set: maximum expected score, best P(score >= S), or best chance to win."""
+    """Solve a rule set: maximum expected score, best P(score >= S), best chance to win,
+    or the best play for a risk attitude."""
 
+    from dicelab.engine import registry
     from dicelab.engine.runtime.schedule import runner_for
 
+    params = {k: v for k, v in (params or {}).items() if v is not None}
     if objective is None:
-        objective = "target" if target is not None else "expected"
+        objective = registry.implied(params, "target" if target is not None else "expected")
     plain = objective == "expected" and not exact and target is None and opponent is None
+    plain = plain and not params
     if precision != "single":
         from dicelab.engine.objectives.expected import turn_dtype
         from dicelab.errors import UserError
@@ -50,6 +57,21 @@ def solve(
         if not plain:
             raise UserError("--precision: applies to the expected-score solve only")
     with runner_for(cluster, workers) as runner:
+        if not plain and objective not in ("expected", "target", "targets", "win"):
+            from dicelab.cli.objectives import run_registered
+
+            run_registered(
+                rules,
+                objective,
+                params,
+                as_json=json_out,
+                use_cache=not no_cache,
+                allow_large=allow_large,
+                runner=runner,
+                store=store,
+                exact=exact,
+            )
+            return
         if not plain:
             from dicelab.cli.objectives import run_objective
 

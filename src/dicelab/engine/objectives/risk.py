@@ -169,7 +169,7 @@ def report(table: RiskTable, options) -> dict:
     from dicelab.engine.objectives.distribution import score_distribution
 
     dist = score_distribution(table.game, use_cache=options.cache, runner=options.runner)
-    scores = np.arange(dist.pmf.size, dtype=np.float64)
+    scores = np.arange(dist.pmf.size)
     plain = float(certainty_equivalent(np.dot(dist.pmf, table.utility.at(scores)), table.theta))
     return {
         "rules": table.rules.name,
