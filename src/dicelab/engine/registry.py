@@ -135,6 +135,9 @@ class Objective:
     solve: str
     facts: str
     unit: str = "points"
+    #: what a value is, in words, with the parameters in braces (``chance of {target}
+    #: or more``): the page's column and chart say it
+    value_name: str = "expected final score"
     params: tuple[Param, ...] = ()
     menu: str | None = None
     precisions: tuple[str, ...] = ("single",)
@@ -167,6 +170,7 @@ class Objective:
             "name": self.name,
             "summary": self.summary,
             "unit": self.unit,
+            "value_name": self.value_name,
             "menu": self.menu,
             "params": [
                 {"name": p.name, "kind": p.kind.__name__, "help": p.help, "low": p.low,
@@ -231,6 +235,7 @@ OBJECTIVES: dict[str, Objective] = {
             solve="dicelab.engine.objectives.target:solve_objective",
             facts="dicelab.engine.objectives.target:objective_facts",
             unit="chance",
+            value_name="chance of {target} or more",
             params=(Param("target", int, "the final score to reach", low=0, default=250),),
             menu="a target score",
             precisions=("single", "double"),
@@ -245,6 +250,7 @@ OBJECTIVES: dict[str, Objective] = {
             solve="dicelab.engine.objectives.win:solve_objective",
             facts="dicelab.engine.objectives.win:objective_facts",
             unit="chance",
+            value_name="chance to beat a points player",
             params=(Param("opponent", object, "the opponent's distribution", in_key=False),),
             menu="beating a points player",
             precisions=("single", "double"),
@@ -257,6 +263,7 @@ OBJECTIVES: dict[str, Objective] = {
             "given as its certainty equivalent in points",
             solve="dicelab.engine.objectives.risk:solve_objective",
             facts="dicelab.engine.objectives.risk:objective_facts",
+            value_name="sure score, theta {theta}",
             params=(_THETA,),
             menu="playing safe or risky",
             explain="dicelab.engine.objectives.risk:explain_points",

@@ -81,6 +81,7 @@ class ObjectiveInfo(BaseModel):
     name: str
     summary: str
     unit: str = Field(description="How its values read: `points` or `chance`.")
+    value_name: str = Field(description="What a value is, the parameters in braces.")
     menu: str | None = Field(description="Its words in the page's *Play for* menu.")
     params: list[ObjectiveParam]
 

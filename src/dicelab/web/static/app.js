@@ -16,8 +16,8 @@ const state = {
   dice: [],            // faces showing, in the places they are drawn
   held: [],            // per die: kept for the next roll
   advice: null,        // the last advice, for the position shown
-  objective: "expected", // what the advice plays for: expected, target or win
-  target: null,        // the final score to reach (objective target)
+  objective: "expected", // what the advice plays for (see OBJECTIVES), duel, match, friends
+  params: {},          // the values of the objective's parameters: {target: 250}, {theta: 0.02}
   outlook: null,       // the value of the scorecard before this turn's first throw
   distribution: null,  // the final score's distribution from this turn's start
   duel: null,          // a game against the computer: {record (dicelab-duel), log}
@@ -54,6 +54,62 @@ function random() {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 }
 const rollDie = () => 1 + Math.floor(random() * state.info.faces);
+
+// -- what a player may play for: the server's registry of objectives (GET /api/objectives)
+const OBJECTIVES = {};  // name -> {name, unit, value_name, menu, params: [{name, kind, ...}]}
+
+// The registry's objectives in the "Play for" menu (before the duel and the tables),
+// and an input for each parameter (the target score, theta), shown with its objective.
+async function loadObjectives() {
+  const list = await api("/api/objectives");
+  const menu = $("objective");
+  const after = menu.querySelector('option[value="duel"]');
+  const inputs = new Map();
+  for (const o of list) {
+    OBJECTIVES[o.name] = o;
+    const opt = document.createElement("option");
+    opt.value = o.name;
+    opt.textContent = o.menu;
+    menu.insertBefore(opt, after);
+    for (const p of o.params) {
+      if (inputs.has(p.name)) continue;
+      const input = document.createElement("input");
+      Object.assign(input, { id: p.name, type: "number", hidden: true, title: p.help });
+      input.step = p.kind === "int" ? "1" : "0.005";
+      if (p.low !== null) input.min = String(p.low);
+      if (p.high !== null) input.max = String(p.high);
+      if (p.default !== null) input.value = String(p.default);
+      input.setAttribute("aria-label", p.help);
+      input.addEventListener("change", setObjective);
+      if (p.kind !== "int") {  // a number without a unit: named beside its box
+        const label = Object.assign(document.createElement("label"), { htmlFor: p.name });
+        label.textContent = p.name;
+        label.id = `${p.name}-label`;
+        label.hidden = true;
+        $("new-game").before(label);
+      }
+      $("new-game").before(input);
+      inputs.set(p.name, input);
+    }
+  }
+  menu.value = "expected";
+}
+
+const paramsOf = (objective) => (OBJECTIVES[objective] ? OBJECTIVES[objective].params : []);
+const paramNames = () => [...new Set(Object.values(OBJECTIVES).flatMap((o) => o.params)
+  .map((p) => p.name))];
+
+// A parameter typed in, or the line that says what is wrong with it.
+function paramValue(p) {
+  const x = Number($(p.name).value);
+  const whole = p.kind === "int";
+  const ok = $(p.name).value.trim() !== "" && Number.isFinite(x) && (!whole || Number.isInteger(x))
+    && (p.low === null || x >= p.low) && (p.high === null || x <= p.high);
+  if (ok) return { value: x };
+  const range = p.low !== null && p.high !== null ? ` from ${p.low} to ${p.high}`
+    : p.low !== null ? `, ${p.low} or more` : "";
+  return { error: `${p.name}: type ${whole ? "a whole number of points" : "a number"}${range}` };
+}
 
 // -- server --------------------------------------------------------------------------
 async function api(path, body, signal) {
@@ -196,8 +252,7 @@ async function watchSolve(id) {
   while (state.rulesId === id && state.solving) {
     try {
       const which = state.objective === "expected" ? ""
-        : state.objective === "target" ? `?objective=target&target=${state.target}`
-          : `?objective=${storeObjective()}`;
+        : `?${new URLSearchParams({ objective: storeObjective(), ...state.params })}`;
       const p = await api(`/api/rules/${encodeURIComponent(id)}/progress${which}`);
       if (state.rulesId !== id || !state.solving || p.state === "ready") return;
       state.solving = p;
@@ -446,7 +501,8 @@ function undo() {
 function adviceIsCurrent() {
   const a = state.advice;
   return a && sameFaces(a.dice, state.dice) && a.rerolls_left === rerollsLeft()
-    && a.objective === state.objective && a.target === state.target;
+    && a.objective === state.objective
+    && Object.entries(state.params).every(([k, v]) => a[k] === v);
 }
 
 function followKeep(option) {
@@ -653,7 +709,7 @@ async function computerTurn() {
 async function duelOutlookSoon() {
   if (!inDuel() || throwsMade() > 0 || state.computerBusy) return;
   const sheets = { mine: sheetOf(state.record), theirs: sheetOf(computerRecord()) };
-  const key = `duel:null|${JSON.stringify(sheets)}`;
+  const key = `${objectiveKey()}|${JSON.stringify(sheets)}`;
   if (state.outlook && state.outlook.key === key) return;
   const duel = state.duel;
   try {
@@ -734,7 +790,7 @@ function otherTotals(o) {
 
 // A request's body turned into a position at the table.
 function matchBody(body) {
-  for (const key of ["filled", "extra_bonuses", "objective", "target", "explain"]) {
+  for (const key of ["filled", "extra_bonuses", "objective", "explain", ...paramNames()]) {
     delete body[key];
   }
   body.mine = sheetOf(state.record);
@@ -830,47 +886,58 @@ function typedBox(e) {
 
 // -- what the advice plays for --------------------------------------------------------
 function objectiveBody() {
-  return state.objective === "target"
-    ? { objective: "target", target: state.target } : { objective: state.objective };
+  return { objective: state.objective, ...state.params };
 }
 
-// A value of the objective: an expected score, or a chance in per cent.
+// Whether the objective's values are points (an expected score, a sure score), not chances.
+const inPoints = () => (OBJECTIVES[state.objective] || { unit: "chance" }).unit === "points";
+
+// A value of the objective: points, or a chance in per cent.
 function valueText(x) {
-  return state.objective === "expected" ? fmt(x) : `${fmt(100 * x)}%`;
+  return inPoints() ? fmt(x) : `${fmt(100 * x)}%`;
 }
 
 function costText(c) {
-  return state.objective === "expected" ? `−${fmt(c)}` : `−${fmt(100 * c)}%`;
+  return inPoints() ? `−${fmt(c)}` : `−${fmt(100 * c)}%`;
 }
 
 function valueName() {
   if (state.objective === "duel") return "chance to win the duel";
   if (atTable()) return "chance to finish first";
-  if (state.objective === "target") return `chance of ${state.target} or more`;
-  if (state.objective === "win") return "chance to beat a points player";
-  return "expected final score";
+  const o = OBJECTIVES[state.objective];
+  if (!o) return "expected final score";
+  return o.value_name.replace(/\{(\w+)\}/g, (_, name) => String(state.params[name]));
 }
 
 function objectiveKey() {
-  return `${state.objective}:${state.target}`;
+  return `${state.objective}:${JSON.stringify(state.params)}`;
 }
 
 // Change what the advice plays for (the game goes on): its table may need a solve.
 function setObjective() {
   const objective = $("objective").value;
-  const target = Number($("target").value);
-  $("target").hidden = objective !== "target";
-  if (objective === "target" && !(Number.isInteger(target) && target >= 0)) {
-    showError("target: type a whole number of points, 0 or more");
-    return;
+  const own = paramsOf(objective);
+  for (const name of paramNames()) {
+    const hide = !own.some((p) => p.name === name);
+    $(name).hidden = hide;
+    if ($(`${name}-label`)) $(`${name}-label`).hidden = hide;
+  }
+  const params = {};
+  for (const p of own) {
+    const got = paramValue(p);
+    if (got.error) {
+      showError(got.error);
+      return;
+    }
+    params[p.name] = got.value;
   }
   showError("");
   // a game alone, a duel, against computer players or with friends: different games
-  const family = (o) => (["expected", "target", "win"].includes(o) ? "alone" : o);
+  const family = (o) => (o in OBJECTIVES ? "alone" : o);
   const otherGame = family(objective) !== family(state.objective);
   $("opponents").hidden = !["match", "friends"].includes(objective);
   state.objective = objective;
-  state.target = objective === "target" ? target : null;
+  state.params = params;
   state.advice = null;
   state.outlook = null;
   if (otherGame) newGame();
@@ -1060,7 +1127,7 @@ function saveGame() {
   if (!state.record || !state.rulesId) return;
   const saved = {
     rulesId: state.rulesId, record: state.record, dice: state.dice, held: state.held,
-    objective: state.objective, target: state.target, duel: state.duel, match: state.match,
+    objective: state.objective, params: state.params, duel: state.duel, match: state.match,
   };
   try {
     localStorage.setItem(SAVE_KEY, JSON.stringify(saved));
@@ -1085,12 +1152,16 @@ function savedGame() {
 // The game of the last visit, if its rules are still on the server (and the address
 // does not ask for other rules): the same turn, dice and held dice as it was left.
 async function restoreGame(saved) {
-  if (["expected", "target", "win", "duel", "match", "friends"].includes(saved.objective)) {
+  if (saved.objective in OBJECTIVES || ["duel", "match", "friends"].includes(saved.objective)) {
     $("objective").value = saved.objective;
-    if (saved.objective === "target") $("target").value = String(saved.target);
-    $("target").hidden = saved.objective !== "target";
+    const params = saved.params || (saved.target != null ? { target: saved.target } : {});
+    for (const name of paramNames()) {
+      $(name).hidden = !(name in params);
+      if ($(`${name}-label`)) $(`${name}-label`).hidden = !(name in params);
+      if (name in params) $(name).value = String(params[name]);
+    }
     state.objective = saved.objective;
-    state.target = saved.objective === "target" ? saved.target : null;
+    state.params = params;
   }
   const table = ["match", "friends"].includes(saved.objective) && saved.match;
   $("opponents").hidden = !table;
@@ -2021,7 +2092,6 @@ function wire() {
   });
   $("show-advice").addEventListener("change", render);
   $("objective").addEventListener("change", setObjective);
-  $("target").addEventListener("change", setObjective);
   $("opponents").addEventListener("change", () => {
     if (inMatch()) newGame();  // another table: a new game
   });
@@ -2039,6 +2109,7 @@ async function start() {
   const asked = new URLSearchParams(location.search).get("rules");
   let wanted = asked || "yahtzee";
   try {
+    await loadObjectives();
     await loadRulesList("yahtzee");
     const saved = savedGame();
     if (saved && (asked === null || asked === saved.rulesId)
