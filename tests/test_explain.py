@@ -211,7 +211,7 @@ def test_every_figure_agrees_with_a_plain_expectimax(rules, seed):
 # -- simulation ---------------------------------------------------------------------------
 @pytest.mark.slow
 def test_a_simulation_from_a_position_lands_within_four_standard_errors():
-    from dicelab.engine.advice import turn
+    from dicelab.engine import turn
 
     table = explain_table("yahtzee")
     game, V = table.game, table.expected.values

@@ -25,9 +25,9 @@ from oracles.match import lookahead_brute, share_by_enumeration
 from oracles.policy import PolicyBrute
 
 from dicelab.engine.advice.duel import Sheet
+from dicelab.engine.advice.match import final_pmf, match_advise, table_utility
 from dicelab.engine.advice.single import Position
 from dicelab.engine.objectives.expected import expected_table
-from dicelab.engine.objectives.match import final_pmf, match_advise, table_utility
 from dicelab.engine.objectives.remaining import remaining_table
 from dicelab.engine.objectives.win import solve_win
 from dicelab.errors import UserError

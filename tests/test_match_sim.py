@@ -1,7 +1,7 @@
 """Simulated games at a table, against independent checks.
 
 - The compiled advice values the start of a turn exactly as the library's
-  lookahead (:func:`dicelab.engine.objectives.match.lookahead_state_turn`, itself checked
+  lookahead (:func:`dicelab.engine.advice.match.lookahead_state_turn`, itself checked
   against a plain expectimax in ``test_match``), on random tiny rule sets, sheets
   and tables of two to four.
 - The points players' final scores follow the distribution of the points to come
@@ -23,8 +23,8 @@ from oracles.duel import FOUR_BOXES
 from oracles.rules import tiny_rules
 from test_match import four_file, run_process  # noqa: F401 (a fixture)
 
+from dicelab.engine.advice.match import lookahead_state_turn, table_utility
 from dicelab.engine.objectives.expected import expected_table
-from dicelab.engine.objectives.match import lookahead_state_turn, table_utility
 from dicelab.engine.objectives.points import state_bounds
 from dicelab.engine.objectives.remaining import remaining_table
 from dicelab.errors import UserError

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from oracles.rules import small_rules
 
-from dicelab.engine.advice.turn import chosen_keeps
 from dicelab.engine.objectives.distribution import score_distribution
 from dicelab.engine.objectives.expected import solve_expected
 from dicelab.engine.objectives.spread import solve_spread, spread_of, turn_moments
+from dicelab.engine.turn import chosen_keeps
 from dicelab.errors import UserError
 from dicelab.rules.compiled import compile_rules
 

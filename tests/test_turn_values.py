@@ -56,7 +56,7 @@ def test_numpy_turn_start_is_the_solver_value(name, yahtzee):
     throw with fused multiply-adds)."""
     import numpy as np
 
-    from dicelab.engine.advice import turn
+    from dicelab.engine import turn
 
     table = yahtzee if name == "yahtzee" else solve_expected(name, precision="double")
     g = table.game

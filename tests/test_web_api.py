@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import dicelab.engine.objectives.expected as expected_module
+import dicelab.engine.objectives.saved as expected_module  # the expected objective's solve
 from dicelab.engine.advice.single import Position, advise
 from dicelab.engine.objectives.expected import expected_table
 from dicelab.play.game import Game, review
@@ -452,7 +452,7 @@ def test_match_advice_agrees_with_the_library_and_brute_force(client, four):
     from oracles.match import lookahead_brute
 
     from dicelab.engine.advice.duel import Sheet
-    from dicelab.engine.objectives.match import match_advise
+    from dicelab.engine.advice.match import match_advise
     from dicelab.rules import parse_rules
 
     rules = parse_rules(FOUR_BOXES)
@@ -670,7 +670,7 @@ def test_openapi_documents_the_api(client):
 def test_page_and_static_files(client):
     page = client.get("/")
     assert page.status_code == 200 and 'id="roll-counter"' in page.text
-    for name in ("app.js", "style.css"):
+    for name in ("js/main.js", "js/state.js", "js/playfor.js", "style.css"):
         assert client.get(f"/static/{name}").status_code == 200
     error(client.get("/static/nothing.js"), 404)
     error(client.get("/api/nothing"), 404)

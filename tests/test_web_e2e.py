@@ -577,8 +577,8 @@ def test_a_game_with_friends_whose_boxes_are_typed(browser, server):
     # a friend's boxes typed as they fill them: the advice reads their sheet; a box
     # out of turn is one clear line, and taking it back clears it
     from dicelab.engine.advice.duel import Sheet
+    from dicelab.engine.advice.match import match_advise
     from dicelab.engine.advice.single import Position
-    from dicelab.engine.objectives.match import match_advise
 
     with open_page(browser, server + "/?seed=4&rules=yacht") as pg:
         expect(counter(pg)).to_have_text("Turn 1 of 12 · Roll 1 of 3")

@@ -13,8 +13,8 @@ from rich.table import Table
 
 from dicelab.cli.output import Console, check_plot_path, progress_bar
 from dicelab.engine.advice.duel import DuelAdvice, Sheet, duel_advise
-from dicelab.engine.advice.single import Position, _check_turn
 from dicelab.engine.objectives.duel import DuelTable, duel_table
+from dicelab.engine.position import Position, check_turn
 from dicelab.engine.runtime.cost import big
 from dicelab.errors import UserError
 from dicelab.plot.duel import plot_leads
@@ -236,7 +236,7 @@ def run_duel_advise(
     r = load_rules(rules)
     parsed = parse_dice(dice, r.faces)
     rerolls = r.rolls - 1 if rerolls is None else rerolls
-    _check_turn(r, Position(tuple(parsed), rerolls))
+    check_turn(r, Position(tuple(parsed), rerolls))
     table = load_duel(r, quiet=as_json, mapped=True)
     leads = load_lead(r, table, quiet=as_json) if explain else None
     expected = load_table(r, quiet=as_json)

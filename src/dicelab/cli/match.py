@@ -35,8 +35,8 @@ def run_match_advise(
 ):
     """Run ``dicelab match advise``: my options by my chance to finish first against the
     sheets given (one ``--theirs`` each), by ``method`` (see
-    :data:`dicelab.engine.objectives.match.METHODS`)."""
-    from dicelab.engine.objectives.match import check_table, match_advise
+    :data:`dicelab.engine.advice.match.METHODS`)."""
+    from dicelab.engine.advice.match import check_table, match_advise
     from dicelab.engine.objectives.remaining import OBJECTIVE_REMAINING, remaining_cost
     from dicelab.engine.runtime import cache
     from dicelab.rules.compiled import compile_rules
@@ -114,7 +114,7 @@ def run_match_evaluate(
     """Run ``dicelab match evaluate``: the advice's chance against points players,
     exactly where the two-player game fits (beside the win-optimal player's), else
     (or with ``simulate``) in simulated games."""
-    from dicelab.engine.objectives.match import MAX_PLAYERS, MIN_PLAYERS, duel_fits
+    from dicelab.engine.advice.match import MAX_PLAYERS, MIN_PLAYERS, duel_fits
     from dicelab.play.match_eval import evaluate_two
     from dicelab.rules.compiled import compile_rules
 

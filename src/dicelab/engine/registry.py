@@ -223,7 +223,7 @@ OBJECTIVES: dict[str, Objective] = {
         Objective(
             "expected",
             "the maximum expected final score",
-            solve="dicelab.engine.objectives.expected:solve_objective",
+            solve="dicelab.engine.objectives.saved:expected_objective",
             facts="dicelab.engine.objectives.expected:objective_facts",
             menu="the highest average",
             precisions=("single", "double"),
@@ -232,8 +232,8 @@ OBJECTIVES: dict[str, Objective] = {
         Objective(
             "target",
             "the best chance of a final score of at least S",
-            solve="dicelab.engine.objectives.target:solve_objective",
-            facts="dicelab.engine.objectives.target:objective_facts",
+            solve="dicelab.engine.objectives.utility:target_objective",
+            facts="dicelab.engine.objectives.utility:target_facts",
             unit="chance",
             value_name="chance of {target} or more",
             params=(Param("target", int, "the final score to reach", low=0, default=250),),
@@ -311,6 +311,21 @@ OBJECTIVES: dict[str, Objective] = {
         ),
     )
 }
+
+
+#: What a table offers beyond its own values, worked out by a module above it:
+#: named here so that a table's convenience method reaches it without importing it.
+ANALYSES = {
+    "distribution": "dicelab.engine.objectives.distribution:score_distribution",
+    "verdicts": "dicelab.engine.objectives.duel_compare:verdicts",
+    "duel-advice": "dicelab.engine.advice.duel:advise_table",
+}
+
+
+def analysis(name: str) -> Callable:
+    """The function of an analysis (:data:`ANALYSES`), imported on first use."""
+    module, _, function = ANALYSES[name].partition(":")
+    return getattr(importlib.import_module(module), function)
 
 
 def front_door() -> list[Objective]:

@@ -19,12 +19,13 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from dicelab.engine.position import Advice, Position, check_turn, rank, scorecard_state
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from dicelab.engine.advice.single import Advice, Position
     from dicelab.rules import Rules
     from dicelab.rules.compiled import CompiledRules
 
@@ -55,9 +56,46 @@ class SolvedTable:
         """The value of a whole game from its start (what that is depends on the objective)."""
         raise NotImplementedError
 
-    def advise(self, position: Position) -> Advice:
-        """Every option of a position, ranked best first by this table's objective."""
+    def advise(self, position: Position, **params) -> Advice:
+        """Every option of a position, ranked best first by this table's objective.
+
+        One template for every table of one player's game: the position's state
+        (:func:`~dicelab.engine.position.scorecard_state`), the values inside its
+        turn (:meth:`turn_values`, the table's own), one ranking
+        (:func:`~dicelab.engine.position.rank`). ``params``: the objective's own (a
+        table of every target is asked with ``target=S``).
+
+        Examples
+        --------
+        >>> import dicelab
+        >>> table = dicelab.solve("yacht")
+        >>> table.advise(dicelab.Position(dice=(3, 3, 6, 5, 6), rerolls=2)).best.label
+        'keep 6 6'
+        """
+        g = self.game
+        rerolls = check_turn(g.rules, position)
+        roll = g.space.index(tuple(position.dice))
+        mask, upper, flag, score = scorecard_state(self, position)
+        turn, offset = self.turn_values(mask, upper, flag, score, rerolls, **params)
+        return Advice(
+            position=position,
+            score_so_far=score,
+            upper_total=upper,
+            options=rank(g, turn, roll, rerolls, offset),
+            **self.advice_fields(**params),
+        )
+
+    def turn_values(
+        self, filled: int, upper_total: int, flag: int, score: int, rerolls: int, **params
+    ) -> tuple[Any, float]:
+        """The values inside a turn from a turn start with ``score`` so far, and what
+        to add to each (the score, where values are points to come): an object with
+        ``keep_value``, ``roll_value`` and ``box_options``."""
         raise TypeError(f"{type(self).__name__} gives no advice on one player's position")
+
+    def advice_fields(self, **params) -> dict:
+        """What an advice of this table says its values are (``target``, ``win``)."""
+        return {}
 
     def outlook(self, filled: int, upper_total: int, flag: int, score: int, **params) -> float:
         """The value of a turn start with ``score`` points so far, in this table's own
@@ -92,13 +130,6 @@ class ExpectedScoreTable(SolvedTable):
     @property
     def summary(self) -> str:
         return f"expected {self.expected_score:.6f}, {self.n_states:,} states"
-
-    def advise(self, position: Position) -> Advice:
-        """Every option of a position ranked by expected final score (see
-        :func:`dicelab.engine.advice.single.advise`)."""
-        from dicelab.engine.advice.single import advise
-
-        return advise(self, position)
 
     def outlook(self, filled: int, upper_total: int, flag: int, score: int, **params) -> float:
         """The expected final score from a turn start with ``score`` points so far."""

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from dicelab.engine.advice.single import TIE, Option, Position, _rank, scorecard_state
 from dicelab.engine.objectives.duel import DuelTable, duel_turn_values
 from dicelab.engine.objectives.expected import ExpectedTable
+from dicelab.engine.position import TIE, Option, Position, rank, scorecard_state
 from dicelab.errors import UserError
 from dicelab.play.game import (
     Game,
@@ -101,7 +101,7 @@ class DuelGame:
         space = self.table.game.space
         roll = space.index(tuple(g.dice))
         left = g.rerolls_left if rerolls is None else rerolls
-        return _rank(self.table.game, turn, roll, left, 0.0)
+        return rank(self.table.game, turn, roll, left, 0.0)
 
     def apply(self, option: Option) -> None:
         """Carry out an option of :meth:`options` for the mover."""

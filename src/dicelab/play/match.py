@@ -3,7 +3,7 @@ by the chance to finish first.
 
 A :class:`MatchGame` is one one-player game (:class:`dicelab.play.game.Game`) per
 seat, played in turn, seat 1 first. The advice of each turn is worked out once, from
-the sheets as they stand when it begins (:func:`dicelab.engine.objectives.match.match_turn`),
+the sheets as they stand when it begins (:func:`dicelab.engine.advice.match.match_turn`),
 for the person playing and for the computer players alike, who play to win by it.
 Its record holds every seat's game record, so a game can be saved after every move
 and reviewed later: :func:`review_match` replays it and prices every decision of
@@ -16,9 +16,9 @@ import secrets
 from collections.abc import Iterator
 
 from dicelab.engine.advice.duel import Sheet
+from dicelab.engine.advice.match import MAX_PLAYERS, METHODS, MIN_PLAYERS, MatchTurn, match_turn
 from dicelab.engine.advice.single import Option
 from dicelab.engine.objectives.expected import ExpectedTable
-from dicelab.engine.objectives.match import MAX_PLAYERS, METHODS, MIN_PLAYERS, MatchTurn, match_turn
 from dicelab.errors import UserError
 from dicelab.play.duel import DuelDecision, find_typed, replay_turn
 from dicelab.play.game import Game, check_header, check_seed, load_record, record_header

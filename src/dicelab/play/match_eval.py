@@ -59,8 +59,8 @@ def agreement(
 
 def reply_choice(reply: DuelTable) -> Callable:
     """The best reply's choice in a game (:func:`agreement`)."""
-    from dicelab.engine.advice.single import _rank
     from dicelab.engine.objectives.duel import duel_turn_values
+    from dicelab.engine.position import rank
 
     def choose(game) -> tuple:
         me, mine = game.state(game.mover)
@@ -68,7 +68,7 @@ def reply_choice(reply: DuelTable) -> Callable:
         turn = duel_turn_values(reply, me, them, mine - theirs)
         g = game.games[game.mover]
         roll = reply.game.space.index(tuple(g.dice))
-        return _rank(reply.game, turn, roll, g.rerolls_left, 0.0)[0].key
+        return rank(reply.game, turn, roll, g.rerolls_left, 0.0)[0].key
 
     return choose
 
@@ -77,7 +77,7 @@ def lookahead_choice(remaining, expected) -> Callable:
     """The table at play's choice in a game (:func:`agreement`): its turn worked out
     once, when the turn begins."""
     from dicelab.engine.advice.duel import Sheet
-    from dicelab.engine.objectives.match import match_turn
+    from dicelab.engine.advice.match import match_turn
 
     turns: dict = {}
 
@@ -111,10 +111,10 @@ def evaluate_two(
     play). With ``best_reply``, the exact best reply's chances too
     (:func:`~dicelab.engine.objectives.match_exact.reply_table`): the most any advice can make
     against that player."""
+    from dicelab.engine.advice.match import METHOD_NAMES
     from dicelab.engine.objectives.duel import duel_table
     from dicelab.engine.objectives.duel_compare import expected_outcomes
     from dicelab.engine.objectives.expected import expected_table
-    from dicelab.engine.objectives.match import METHOD_NAMES
     from dicelab.engine.objectives.match_exact import lookahead_table
     from dicelab.engine.objectives.remaining import remaining_table
 
@@ -186,8 +186,8 @@ def evaluate_simulated(
     errors, overall and seat by seat (``seats``, the first to play first), and the
     mean final scores both ways. ``remaining`` is the rules' table of points to
     come (worked out or read from the cache when not given)."""
+    from dicelab.engine.advice.match import METHOD_NAMES
     from dicelab.engine.objectives.expected import expected_table
-    from dicelab.engine.objectives.match import METHOD_NAMES
     from dicelab.engine.objectives.remaining import remaining_table
     from dicelab.play.match_sim import play_table_games
 

@@ -2,7 +2,7 @@
 
 Where the two-player game is too large to evaluate exactly, the advice at a table
 (each turn played to finish first, the rest valued as played for points:
-:func:`dicelab.engine.objectives.match.lookahead_turn`) is measured in games against two or
+:func:`dicelab.engine.advice.match.lookahead_turn`) is measured in games against two or
 three players who play for the expected score.
 
 Each game is played twice with the same dice, *common random numbers*: once with
@@ -24,7 +24,7 @@ box it may fill as ``E[U(t + R(s'))]``, one dot product of the row of points to
 come from the state ``s'`` it leads to
 (:class:`~dicelab.engine.objectives.remaining.RemainingTable`) with the utility ``U``
 of the final score that the others' sheets give at that
-moment (:func:`dicelab.engine.objectives.match.table_utility`), then values the keeps back
+moment (:func:`dicelab.engine.advice.match.table_utility`), then values the keeps back
 through the throws as any turn does (:func:`dicelab.play.simulate.turn_keeps`).
 """
 
@@ -60,7 +60,7 @@ MAX_GAMES = 10_000_000
 @njit(cache=True)
 def table_utility_at(sheets, rem, U, ways):
     """The chance to finish first of each final score ``x`` (a tie shared), as
-    :func:`dicelab.engine.objectives.match.table_utility` gives it, against the players at
+    :func:`dicelab.engine.advice.match.table_utility` gives it, against the players at
     ``sheets`` (rows ``(mask, flag, upper, points)``) who play for points from
     there: fills ``U[:top + 1]`` and returns ``top``, the score from which ``U`` is
     1. ``rem`` is the table of points to come ``(lo, hi, off, values)``;
@@ -194,7 +194,7 @@ def lookahead_finals(sheet, t, U, top, rem, A, scratch, play):
 @njit(cache=True)
 def lookahead_start(sheet, t, U, top, rem, scratch, play):
     """The value of a turn's start played by the lookahead: ``E[U(final score)]``
-    before its first throw (what :func:`dicelab.engine.objectives.match.lookahead_turn` calls
+    before its first throw (what :func:`dicelab.engine.advice.match.lookahead_turn` calls
     ``start_value``)."""
     A, S, _, arg, stop, _, _ = scratch
     D, served = play[2], play[3]
@@ -428,7 +428,7 @@ def play_table_games(
     the same games, on any number of threads); ``progress(done, total)`` is called
     after each block of games.
     """
-    from dicelab.engine.objectives.match import MAX_PLAYERS, MIN_PLAYERS
+    from dicelab.engine.advice.match import MAX_PLAYERS, MIN_PLAYERS
 
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= MAX_GAMES:
         raise UserError(f"games: got {games!r}, expected a number from 1 to {MAX_GAMES:,}")
@@ -482,7 +482,7 @@ def turn_start_value(expected, remaining, state, others) -> float:
     """The compiled advice's ``E[U(final score)]`` at the start of a turn from
     ``state = (mask, flag, capped upper total, points)`` against players at the
     sheets ``others`` (rows of the same form) who play for points: what
-    :func:`dicelab.engine.objectives.match.lookahead_state_turn` calls ``start_value``."""
+    :func:`dicelab.engine.advice.match.lookahead_state_turn` calls ``start_value``."""
     rem, play, (n_flag, top_points) = _kernel_args(expected, remaining)
     scratch = scratch_buffers(play, n_flag, top_points)
     others = np.asarray(others, np.int64).reshape(-1, 4)

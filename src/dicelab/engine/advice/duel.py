@@ -11,17 +11,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dicelab.engine.advice.single import (
+from dicelab.engine.objectives.duel import DuelTable, duel_turn_values
+from dicelab.engine.position import (
     Option,
     Position,
-    _check_turn,
     _possible_points,
-    _rank,
     _sums,
+    check_turn,
+    rank,
     scorecard_state,
 )
-from dicelab.engine.advice.single import advise as advise_expected
-from dicelab.engine.objectives.duel import DuelTable, duel_turn_values
 from dicelab.errors import UserError
 from dicelab.text import plural
 
@@ -150,7 +149,7 @@ def duel_advise(
     rules), each option's expected final lead comes too (``advice.leads``).
     """
     g = table.game
-    rerolls = _check_turn(g.rules, Position(tuple(dice), rerolls))
+    rerolls = check_turn(g.rules, Position(tuple(dice), rerolls))
     me, my_score = sheet_state(table, mine, "my")
     them, their_score = sheet_state(table, theirs, "their")
     s = table.space
@@ -168,9 +167,9 @@ def duel_advise(
         )
     roll = g.space.index(tuple(dice))
     turn = duel_turn_values(table, me, them, my_score - their_score)
-    options = _rank(g, turn, roll, rerolls, 0.0)
-    plain = advise_expected(
-        expected, Position(tuple(dice), rerolls, mine.filled, mine.upper, mine.bonuses)
+    options = rank(g, turn, roll, rerolls, 0.0)
+    plain = expected.advise(
+        Position(tuple(dice), rerolls, mine.filled, mine.upper, mine.bonuses)
     )
     ranks = {
         o.key: (n, o.value - plain.score_so_far + my_score)
@@ -181,5 +180,23 @@ def duel_advise(
         from dicelab.engine.objectives.duel_lead import lead_turn_values
 
         lead_turn = lead_turn_values(leads, me, them, my_score - their_score)
-        by_lead = {o.key: o.value for o in _rank(g, lead_turn, roll, rerolls, 0.0)}
+        by_lead = {o.key: o.value for o in rank(g, lead_turn, roll, rerolls, 0.0)}
     return DuelAdvice(seat, my_score, their_score, options, ranks, leads=by_lead)
+
+
+def advise_table(table: DuelTable, position, *, theirs, my_score: int | None = None, leads=None):
+    """:meth:`DuelTable.advise <dicelab.engine.objectives.duel.DuelTable.advise>`: the
+    mover's position and score, the other's sheet (a :class:`Sheet` or the filled boxes
+    as a mapping), ranked by :func:`duel_advise` beside the expected-score table."""
+    from dicelab.engine.objectives.expected import expected_table
+
+    mine = Sheet(
+        dict(position.filled),
+        upper=position.upper_total,
+        bonuses=position.extra_bonuses,
+        score=my_score,
+    )
+    if not isinstance(theirs, Sheet):
+        theirs = Sheet(dict(theirs))
+    expected = expected_table(table.game)
+    return duel_advise(table, expected, position.dice, position.rerolls, mine, theirs, leads=leads)

@@ -26,7 +26,7 @@ points still to come at the start of a turn. The last section runs the same turn
 with lanes over points (the target and utility tables of :mod:`dicelab.engine.objectives.target`).
 
 Importing this module imports Numba; modules that answer one position (advice,
-:mod:`dicelab.engine.advice.turn`) do not, and the solvers import it when they solve.
+:mod:`dicelab.engine.turn`) do not, and the solvers import it when they solve.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from numba import njit, prange
 
-from dicelab.engine.objectives.distribution import slot_outcome
+from dicelab.engine.kernels.turn import slot_outcome
 
 
 @njit(cache=True, parallel=True)

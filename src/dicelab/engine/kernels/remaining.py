@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from dicelab.engine.kernels.turn import slot_outcome
 from dicelab.engine.kernels.work import take
-from dicelab.engine.objectives.distribution import slot_outcome
 
 
 @njit(cache=True, inline="always")

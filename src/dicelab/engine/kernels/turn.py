@@ -280,7 +280,7 @@ def position_options(V, state, roll, rerolls, R, D, sub, scratch, codes, out):
     inside ``roll`` (a keep index), ``sub[roll - roll0]`` padded with -1, and the
     roll itself means scoring at once; after the last throw they are the boxes the
     placement rules allow, coded ``-1 - box``. The turn is the solvers' on one lane,
-    the values those of :func:`dicelab.engine.advice.turn.turn_detail` to the last bit.
+    the values those of :func:`dicelab.engine.turn.turn_detail` to the last bit.
     Rules with served points or saved throws are not covered.
     """
     mask, u, y = state
@@ -487,3 +487,17 @@ def zeros(shape, dtype):
     """``np.zeros`` outside a parallel region: inside one, Numba fills the array in a
     parallel loop of its own, scheduled element by element under a chunk size of 1."""
     return np.zeros(shape, dtype)
+
+
+@njit(cache=True, inline="always")
+def slot_outcome(c, s, y, u, slot_pts, n_e, R):
+    """Where outcome slot ``s`` of box ``c`` leads from flag ``y`` and upper total
+    ``u``: ``(pts, gain, y2, u2)``, the box's points, the points gained with the extra
+    bonuses the slot stands for, the next flag and the next (capped) upper total."""
+    pts = slot_pts[c, s // n_e]
+    gain = pts + (s % n_e) * int(R.extra_bonus)
+    y2 = next_flag(c, y, pts, R.yahtzee, R.n_flag)
+    u2 = u
+    if R.upper[c] and R.threshold > 0:
+        u2 = min(u + pts, R.threshold)
+    return pts, gain, y2, u2

@@ -47,6 +47,7 @@ from dicelab.engine.kernels.turn import (
     next_flag,
     open_box_rows,
     placements,
+    slot_outcome,
 )
 from dicelab.engine.kernels.work import on_threads, take
 from dicelab.engine.objectives.expected import (
@@ -322,20 +323,6 @@ def layer_outcomes(counter, w, masks, V, found, lanes, n_lanes, slots, R, D, ser
 
 
 # -- the points so far, carried to the next layer ----------------------------------------
-@njit(cache=True, inline="always")
-def slot_outcome(c, s, y, u, slot_pts, n_e, R):
-    """Where outcome slot ``s`` of box ``c`` leads from flag ``y`` and upper total
-    ``u``: ``(pts, gain, y2, u2)``, the box's points, the points gained with the extra
-    bonuses the slot stands for, the next flag and the next (capped) upper total."""
-    pts = slot_pts[c, s // n_e]
-    gain = pts + (s % n_e) * int(R.extra_bonus)
-    y2 = next_flag(c, y, pts, R.yahtzee, R.n_flag)
-    u2 = u
-    if R.upper[c] and R.threshold > 0:
-        u2 = min(u + pts, R.threshold)
-    return pts, gain, y2, u2
-
-
 @njit(cache=True, nogil=True, fastmath=True)
 def carry_layer(counter, w, mode, next_masks, rows, next_rows, outcomes, R, all_same, scored_same):
     """Carry the points-so-far rows of a layer to the next one, pulled by each next

@@ -51,7 +51,7 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
-from dicelab.engine.advice import turn
+from dicelab.engine import registry, turn
 from dicelab.engine.kernels import Leads, Players, dice_arrays, rule_arrays
 from dicelab.engine.objectives.expected import KeepLookups
 from dicelab.engine.objectives.points import state_bounds
@@ -418,20 +418,8 @@ class DuelTable(SolvedTable):
         rules) each option's expected final lead comes too. See
         :func:`dicelab.engine.advice.duel.duel_advise`.
         """
-        from dicelab.engine.advice.duel import Sheet, duel_advise
-        from dicelab.engine.objectives.expected import expected_table
-
-        mine = Sheet(
-            dict(position.filled),
-            upper=position.upper_total,
-            bonuses=position.extra_bonuses,
-            score=my_score,
-        )
-        if not isinstance(theirs, Sheet):
-            theirs = Sheet(dict(theirs))
-        expected = expected_table(self.game)
-        dice, rerolls = position.dice, position.rerolls
-        return duel_advise(self, expected, dice, rerolls, mine, theirs, leads=leads)
+        advise = registry.analysis("duel-advice")
+        return advise(self, position, theirs=theirs, my_score=my_score, leads=leads)
 
     def waiting_value(self, node: int, lead: int) -> float:
         """Chance of the player who waits at ``node``, leading by ``lead``."""
@@ -655,9 +643,7 @@ def duel_table(
         )
         table.meta = {"cached": False, "path": None, "start_value": table.start_value}
     if compare:
-        from dicelab.engine.objectives.duel_compare import verdicts
-
-        table.meta["verdicts"] = verdicts(table, compare_part, runner)
+        table.meta["verdicts"] = registry.analysis("verdicts")(table, compare_part, runner)
     else:
         table.meta["verdicts"] = None
     if use_cache:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from dicelab.engine.advice import turn
+from dicelab.engine import registry, turn
 from dicelab.engine.kernels import Segments, dice_arrays, rule_arrays
 from dicelab.engine.objectives.points import layers
 from dicelab.engine.runtime.cost import expected_cost, lane_seconds
@@ -74,12 +74,14 @@ class ExpectedTable(ExpectedScoreTable):
         """Optimal expected final score of a whole game."""
         return float(self.values[0, 0, 0])
 
+    def turn_values(self, filled, upper_total, flag, score, rerolls, **params):
+        """The values inside the turn (:func:`turn_values`), plus the score so far."""
+        return turn_values(self, filled, upper_total, flag), float(score)
+
     def distribution(self, *, strategy: str | None = None) -> ScoreDistribution:
         """The exact distribution of the final score of a whole game played by this
         table (see :func:`dicelab.engine.objectives.distribution.score_distribution`)."""
-        from dicelab.engine.objectives.distribution import score_distribution
-
-        return score_distribution(self.game, self, strategy=strategy)
+        return registry.analysis("distribution")(self.game, self, strategy=strategy)
 
     @property
     def n_states(self) -> int:
@@ -548,19 +550,6 @@ def expected_table(
     )
     cache.remember(table, rules, OBJECTIVE, params, use_cache, expected_score=table.expected_score)
     return table
-
-def solve_objective(game: CompiledRules, spec, options) -> ExpectedScoreTable:
-    """The registry's solve (:mod:`dicelab.engine.registry`): the expected-score
-    table, or the saved-throws table where the rules save throws."""
-    how = dict(allow_large=options.allow_large, runner=options.runner, store=options.store)
-    if game.rules.save_unused_throws:  # throws in hand: their own table, not cached
-        from dicelab.engine.objectives.saved import solve_saved
-
-        return solve_saved(game, progress=options.progress, **how)
-    return expected_table(
-        game, use_cache=options.cache, progress=options.progress, precision=options.precision, **how
-    )
-
 
 def objective_facts(rules: Rules, spec):
     """The registry's facts: the table's cache file and the cost of its solve."""

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from dicelab.engine.advice import turn
+from dicelab.engine import turn
 from dicelab.engine.runtime.cost import Cost, expected_cost
 from dicelab.engine.table import SolvedTable
 from dicelab.errors import UserError
@@ -44,8 +44,8 @@ from dicelab.rules.compiled import (
 from dicelab.rules.placement import next_flag
 
 if TYPE_CHECKING:
-    from dicelab.engine.advice.single import Advice, Option, Position
     from dicelab.engine.objectives.expected import ExpectedTable
+    from dicelab.engine.position import Advice, Option, Position
 
 OBJECTIVE_EXPLAIN = "explain"
 #: The parts after the boxes in a row: upper bonus, extra bonuses, all-alike box scored.
@@ -241,7 +241,7 @@ def _after_boxes(table: ExplainTable, mask: int, u: int, y: int, boxes) -> np.nd
     """The parts (columns of ``mask``'s row) after putting points in boxes.
 
     ``boxes`` is ``(box, points, extra, y2, u2)``, arrays of one length, as
-    :func:`dicelab.engine.advice.turn.strategy_boxes` gives them.
+    :func:`dicelab.engine.turn.strategy_boxes` gives them.
     """
     box, pts, extra, y2, u2 = boxes
     game = table.game
@@ -358,7 +358,7 @@ def explain(table: ExplainTable, advice: Advice) -> list[Explanation]:
     UserError
         For rules that save unused throws (the table refuses them).
     """
-    from dicelab.engine.advice.single import scorecard_state
+    from dicelab.engine.position import scorecard_state
 
     game = table.game
     space = game.space
@@ -463,7 +463,7 @@ def _with_text(game, options, plain: list[Explanation], i: int) -> Explanation:
     one, against the second."""
     from dataclasses import replace
 
-    from dicelab.engine.advice.single import TIE
+    from dicelab.engine.position import TIE
 
     o = options[i]
     if len(options) == 1:
@@ -490,11 +490,9 @@ def explain_advice(table: ExplainTable, position: Position) -> Advice:
     (``advice.explanations``)."""
     from dataclasses import replace
 
-    from dicelab.engine.advice.single import advise
-
     if table.game.rules.save_unused_throws:
         raise UserError("the why of each option: not for rules that save unused throws")
-    advice = advise(table.expected, position)
+    advice = table.expected.advise(position)
     return replace(advice, explanations=tuple(explain(table, advice)))
 
 
@@ -536,7 +534,7 @@ def chance_texts(advice: Advice) -> list[str]:
 def _chance_sentences(options, what: str, clause=None) -> list[str]:
     """The sentence of each option valued in a chance called ``what``, against the best
     option (the best against the second); ``clause(option, other)`` may add words."""
-    from dicelab.engine.advice.single import TIE
+    from dicelab.engine.position import TIE
 
     out = []
     for i, o in enumerate(options):

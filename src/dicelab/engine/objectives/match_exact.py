@@ -6,7 +6,7 @@ following their fixed play. Where the two-player game fits
 (:mod:`dicelab.engine.objectives.duel`), it is a backward pass over the duel's nodes and
 leads in which my turns take the best option (the duel's own turn kernel) and
 theirs average over their fixed turn outcomes. Unlike this turn's table of
-:mod:`dicelab.engine.objectives.match`, the best reply reacts to each of their turns as it
+:mod:`dicelab.engine.advice.match`, the best reply reacts to each of their turns as it
 comes, so it bounds from above what any advice achieves against a points player;
 its start value, set beside the win-optimal player's (the duel's strategy
 comparisons), says how much playing to win can gain against them.
@@ -146,7 +146,7 @@ def lookahead_table(
     allow_large: bool = False,
 ) -> DuelTable:
     """The exact chances of ``seat`` playing by the table at play's method
-    (:func:`dicelab.engine.objectives.match.lookahead_turn`: each turn played to finish first,
+    (:func:`dicelab.engine.advice.match.lookahead_turn`: each turn played to finish first,
     the rest valued as played for points) against a player who plays for points,
     every node's row as the duel table holds them.
 

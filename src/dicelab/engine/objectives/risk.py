@@ -34,7 +34,7 @@ from dicelab.errors import UserError
 from dicelab.rules.compiled import CompiledRules, as_game
 
 if TYPE_CHECKING:
-    from dicelab.engine.advice.single import Advice, Position
+    from dicelab.engine.position import Advice, Position
 
 OBJECTIVE_RISK = "risk"
 
@@ -124,9 +124,7 @@ class RiskTable(UtilityTable):
         >>> advice.best.label
         'keep 6 6 6'
         """
-        from dicelab.engine.advice.single import advise_win
-
-        advice = advise_win(self.utilities(), position)
+        advice = self.utilities().advise(position)
         values = certainty_equivalent(np.array([o.value for o in advice.options]), self.theta)
         best = float(values.max())
         options = [
@@ -139,8 +137,8 @@ class RiskTable(UtilityTable):
 def explain_points(advice: Advice) -> Advice:
     """Each option of a risk advice with a sentence: what it is worth as a sure score,
     against the best option (the best against the second)."""
-    from dicelab.engine.advice.single import TIE
     from dicelab.engine.objectives.explain import ChanceExplanation, _capital, _doing, _instead
+    from dicelab.engine.position import TIE
 
     texts = []
     options = advice.options

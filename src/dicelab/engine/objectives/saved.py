@@ -31,11 +31,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dicelab.engine.advice import turn
+from dicelab.engine import turn
 from dicelab.engine.kernels import Segments, dice_arrays, rule_arrays
 from dicelab.engine.objectives.expected import (
     ExpectedLayers,
     KeepLookups,
+    expected_table,
     mark_unreachable,
 )
 from dicelab.engine.runtime.cost import Cost, expected_cost
@@ -72,6 +73,10 @@ def saved_cost(rules: Rules) -> Cost:
 @dataclass(repr=False)
 class SavedTable(ExpectedScoreTable):
     """Turn-start values when unused throws are saved (see the module docstring)."""
+
+    def turn_values(self, filled, upper_total, flag, score, rerolls, **params):
+        """The turn seen from a throw with ``rerolls`` left (:func:`saved_turn_values`)."""
+        return saved_turn_values(self, filled, upper_total, flag, rerolls), float(score)
 
     @property
     def expected_score(self) -> float:
@@ -246,3 +251,14 @@ def saved_turn_values(
             turn.best_keeps(space, A)
     start = float(np.dot(space.roll_prob, A[roll0:]))
     return SavedTurnValues(table, filled, upper_total, y, rerolls, K, start)
+
+
+def expected_objective(game: CompiledRules, spec, options):
+    """The registry's solve (:mod:`dicelab.engine.registry`): the expected-score
+    table, or the saved-throws table where the rules save throws."""
+    how = dict(allow_large=options.allow_large, runner=options.runner, store=options.store)
+    if game.rules.save_unused_throws:  # throws in hand: their own table, not cached
+        return solve_saved(game, progress=options.progress, **how)
+    return expected_table(
+        game, use_cache=options.cache, progress=options.progress, precision=options.precision, **how
+    )

@@ -31,9 +31,10 @@ from typing import ClassVar
 import numpy as np
 from numba import njit, prange
 
-from dicelab.engine.advice import turn
+from dicelab.engine import turn
 from dicelab.engine.kernels import rule_arrays
-from dicelab.engine.objectives.distribution import OutcomeLayout, slot_outcome
+from dicelab.engine.kernels.turn import slot_outcome
+from dicelab.engine.objectives.distribution import OutcomeLayout
 from dicelab.engine.objectives.expected import ExpectedTable, expected_table
 from dicelab.engine.objectives.points import layers
 from dicelab.engine.table import SolvedTable
@@ -172,7 +173,7 @@ def spread_table(
 # -- one turn, in NumPy ---------------------------------------------------------------------
 def _final_moments(game: CompiledRules, V, M2, mask: int, u: int, y: int):
     """Each final roll's mean and second moment in the box the strategy picks
-    (:func:`dicelab.engine.advice.turn.strategy_boxes`)."""
+    (:func:`dicelab.engine.turn.strategy_boxes`)."""
     box, pts, extra, y2, u2 = turn.strategy_boxes(game, V, mask, u, y)
     nxt = mask | (1 << box)
     g = (pts + extra).astype(np.float64)
@@ -209,7 +210,7 @@ def option_spreads(spread: SpreadTable, position, options) -> list[float]:
     keep is followed by the strategy's play of the rerolls, a box leads to the next
     turn's state.
     """
-    from dicelab.engine.advice.single import scorecard_state
+    from dicelab.engine.position import scorecard_state
 
     game = spread.game
     space = game.space

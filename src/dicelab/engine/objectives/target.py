@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from dicelab.engine.advice import turn
+from dicelab.engine import turn
 from dicelab.engine.kernels import PointsRows, dice_arrays, rule_arrays
 from dicelab.engine.objectives.expected import (
     KeepLookups,
@@ -57,7 +57,7 @@ from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 
 if TYPE_CHECKING:
-    from dicelab.engine.advice.single import Advice, Position
+    from dicelab.engine.position import Advice, Position
 
 Progress = Callable[[int, int], None]
 
@@ -327,10 +327,19 @@ class TargetTable(PointsTable):
 
     def advise(self, position: Position, *, target: int) -> Advice:
         """Every option of a position ranked by its chance of a final score of at
-        least ``target`` (see :func:`dicelab.engine.advice.single.advise_target`)."""
-        from dicelab.engine.advice.single import advise_target
+        least ``target``: the values of the options are the best chances of reaching
+        it after taking them, and costs are lost chance."""
+        return super().advise(position, target=target)
 
-        return advise_target(self, position, target)
+    def turn_values(self, filled, upper_total, flag, score, rerolls, *, target: int):
+        """The turn's chances of ``target`` from ``score`` so far."""
+        check_target(self.game, target)
+        self.lane_points(0, target)  # a one-target table answers its own target only
+        lane = self.lane_points(score, target)
+        return points_turn_values(self, filled, upper_total, flag, lane), 0.0
+
+    def advice_fields(self, *, target: int) -> dict:
+        return {"target": target}
 
     def probability(self, target: int) -> float:
         """Best probability of a final score of at least ``target``."""
@@ -529,39 +538,3 @@ def points_turn_values(
 def points_dtype(options) -> type:
     """The values' type of a table over points: single precision unless asked."""
     return np.float32 if options.precision == "single" else np.float64
-
-
-def solve_objective(game: CompiledRules, spec, options):
-    """The registry's solve: the quickest table that answers the target (see
-    :func:`~dicelab.engine.objectives.utility.reach_table`), or without one the table
-    of every target."""
-    from dicelab.engine.objectives.utility import reach_table
-
-    how = dict(
-        use_cache=options.cache,
-        progress=options.progress,
-        allow_large=options.allow_large,
-        runner=options.runner,
-        mapped=options.mapped,
-        dtype=points_dtype(options),
-    )
-    target = spec.params.get("target")
-    if target is not None:
-        return reach_table(game, target, **how)
-    return target_table(game, store=options.store, **how)
-
-
-def objective_facts(rules: Rules, spec):
-    """The registry's facts: the files that answer the target, and the cost of a
-    first solve (the expected-score table first, for the strategy's own chance)."""
-    from dataclasses import replace
-
-    from dicelab.engine.objectives.utility import one_target_layout, target_paths
-    from dicelab.engine.runtime.cost import Facts, expected_cost
-
-    game = as_game(rules)
-    target = spec.params.get("target")
-    size = needed_layout(game).size if target is None else one_target_layout(game, target).size
-    points = points_cost(rules, size, itemsize=4)
-    cost = replace(points, seconds=points.seconds + expected_cost(rules).seconds)
-    return Facts(tuple((p,) for p in target_paths(rules, target)), cost)

@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
-from dicelab.engine.objectives.points import PointsLayout, so_far_layout, state_bounds
+from dicelab.engine.objectives.points import (
+    PointsLayout,
+    needed_layout,
+    so_far_layout,
+    state_bounds,
+)
 from dicelab.engine.objectives.target import (
     OBJECTIVE_TARGET,
     POINTS_WIDTH,
@@ -33,15 +38,18 @@ from dicelab.engine.objectives.target import (
     TargetTable,
     _target_params,
     check_target,
+    points_dtype,
+    points_turn_values,
     solve_points,
     target_table,
 )
+from dicelab.engine.runtime.cost import points_cost
 from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 
 if TYPE_CHECKING:
-    from dicelab.engine.advice.single import Advice, Position
+    from dicelab.engine.position import Advice, Position
 
 
 @dataclass
@@ -112,12 +120,13 @@ class UtilityTable(PointsTable):
         name = self.utility.name if self.utility is not None else "utility"
         return f"best expected {name} {self.start_value:.6f}"
 
-    def advise(self, position: Position) -> Advice:
-        """Every option of a position ranked by expected utility: for a win table the
-        chance to beat the opponent (see :func:`dicelab.engine.advice.single.advise_win`)."""
-        from dicelab.engine.advice.single import advise_win
+    def turn_values(self, filled, upper_total, flag, score, rerolls, **params):
+        """The turn's expected utilities with ``score`` so far: for a win table the
+        chance to beat the opponent (a tie counting half)."""
+        return points_turn_values(self, filled, upper_total, flag, score), 0.0
 
-        return advise_win(self, position)
+    def advice_fields(self, **params) -> dict:
+        return {"win": True}
 
 
 def solve_utility(
@@ -281,9 +290,16 @@ class OneTargetTable(UtilityTable):
 
     def advise(self, position: Position, *, target: int | None = None) -> Advice:
         """Every option of a position ranked by its chance of reaching the target."""
-        from dicelab.engine.advice.single import advise_target
+        return super().advise(position, target=self.target if target is None else target)
 
-        return advise_target(self, position, self.target if target is None else target)
+    def turn_values(self, filled, upper_total, flag, score, rerolls, *, target: int):
+        """The turn's chances of the target from ``score`` so far."""
+        return TargetTable.turn_values(
+            self, filled, upper_total, flag, score, rerolls, target=target
+        )
+
+    def advice_fields(self, *, target: int) -> dict:
+        return {"target": target}
 
 
 def one_target_table(
@@ -372,3 +388,36 @@ def utility_layout(game: CompiledRules, utility: Utility, start=None) -> PointsL
     :func:`~dicelab.engine.objectives.points.so_far_layout`)."""
     low = utility.flat_below
     return so_far_layout(game, low, max(utility.flat_from, low + 1), start=start)
+
+
+def target_objective(game: CompiledRules, spec, options):
+    """The registry's solve: the quickest table that answers the target (see
+    :func:`~dicelab.engine.objectives.utility.reach_table`), or without one the table
+    of every target."""
+    how = dict(
+        use_cache=options.cache,
+        progress=options.progress,
+        allow_large=options.allow_large,
+        runner=options.runner,
+        mapped=options.mapped,
+        dtype=points_dtype(options),
+    )
+    target = spec.params.get("target")
+    if target is not None:
+        return reach_table(game, target, **how)
+    return target_table(game, store=options.store, **how)
+
+
+def target_facts(rules: Rules, spec):
+    """The registry's facts: the files that answer the target, and the cost of a
+    first solve (the expected-score table first, for the strategy's own chance)."""
+    from dataclasses import replace
+
+    from dicelab.engine.runtime.cost import Facts, expected_cost
+
+    game = as_game(rules)
+    target = spec.params.get("target")
+    size = needed_layout(game).size if target is None else one_target_layout(game, target).size
+    points = points_cost(rules, size, itemsize=4)
+    cost = replace(points, seconds=points.seconds + expected_cost(rules).seconds)
+    return Facts(tuple((p,) for p in target_paths(rules, target)), cost)

@@ -5,14 +5,14 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 from starlette.concurrency import run_in_threadpool
 
-from dicelab.engine.advice.single import Position
-from dicelab.engine.objectives.match import (
+from dicelab.engine.advice.match import (
     MatchTurn,
     check_table,
     duel_fits,
     final_pmf,
     table_utility,
 )
+from dicelab.engine.advice.single import Position
 from dicelab.web import models as m
 from dicelab.web.routes import FastJSON, get_store, route, table_for, with_table
 from dicelab.web.routes.duel import option_json, sheet_of

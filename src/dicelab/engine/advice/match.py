@@ -28,7 +28,7 @@ where the two-player game fits, :mod:`dicelab.engine.objectives.match_exact` eva
 lookahead exactly and gives the best reply to a points player, which reacts to
 every turn.
 
->>> from dicelab.engine.objectives.match import table_utility
+>>> from dicelab.engine.advice.match import table_utility
 >>> import numpy as np
 >>> coin = np.array([0.0, 0.5, 0.5])      # an opponent who scores 1 or 2
 >>> table_utility([coin, coin]).values[:4]   # my final score 0, 1, 2, 3
@@ -44,10 +44,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dicelab.engine.advice.duel import Sheet, sheet_scorecard
-from dicelab.engine.advice.single import Advice, Position, scorecard_state
 from dicelab.engine.objectives.expected import KeepLookups
 from dicelab.engine.objectives.remaining import RemainingTable
 from dicelab.engine.objectives.utility import Utility
+from dicelab.engine.position import Advice, Position, check_turn, rank, scorecard_state
 from dicelab.errors import DamagedTable, UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
@@ -162,7 +162,7 @@ def lookahead_state_turn(
 ) -> LookaheadTurn:
     """:func:`lookahead_turn` from a sheet ``state = (mask, upper total, flag,
     points)``, as :func:`~dicelab.engine.advice.single.scorecard_state` gives it."""
-    from dicelab.engine.advice import turn
+    from dicelab.engine import turn
 
     g = remaining.game
     mask, upper, flag, score = state
@@ -272,15 +272,13 @@ class MatchTurn:
 
     def advise(self, position: Position) -> Advice:
         """Every option of a position of this turn, by the chance to finish first."""
-        from dicelab.engine.advice.single import _check_turn, _rank, advise_win
-
         if self.kind == "table":
-            return advise_win(self.table, position)
+            return self.table.advise(position)
         if self.kind == "lookahead":
             from dicelab.engine.objectives.remaining import remaining_table
 
             g = self.game
-            rerolls = _check_turn(g.rules, position)
+            rerolls = check_turn(g.rules, position)
             sheet = (tuple(sorted(position.filled.items())), position.upper_total,
                      position.extra_bonuses)  # fmt: skip
             turn = self._turns.get(sheet)  # a turn's values serve each of its decisions
@@ -291,7 +289,7 @@ class MatchTurn:
                     self.table = remaining_table(g, self.expected, mapped=False)
                     turn = lookahead_turn(self.table, position, self.utility)
                 self._turns = {sheet: turn}
-            options = _rank(g, turn, g.space.index(tuple(position.dice)), rerolls, 0.0)
+            options = rank(g, turn, g.space.index(tuple(position.dice)), rerolls, 0.0)
             return Advice(position, turn.points, turn.upper_total, options, win=True)
         from dicelab.engine.advice.duel import duel_advise
 

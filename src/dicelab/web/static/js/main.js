@@ -1,0 +1,90 @@
+// dicelab play-along page: the game is kept here, the server ranks the options.
+// This module wires the page's controls and starts it; each view is a module of its own.
+import { showError } from "./api.js";
+import { render } from "./draw.js";
+import { doThrow, enterThrow, newGame, scoreNow, undo } from "./game.js";
+import { downloadRecord } from "./history.js";
+import { onKey } from "./keys.js";
+import { loadObjectives } from "./objectives.js";
+import { openRecord, setObjective } from "./playfor.js";
+import { chooseRules, loadRulesList, uploadRules } from "./rules.js";
+import { $, state } from "./state.js";
+import { restoreGame, savedGame } from "./storage.js";
+import { inMatch } from "./table.js";
+import { startTraining } from "./training.js";
+import { showView } from "./views.js";
+
+// -- wiring --------------------------------------------------------------------------
+function wire() {
+  $("rules-select").addEventListener("change", (e) => chooseRules(e.target.value)
+    .catch((err) => showError(err.message)));
+  $("rules-file").addEventListener("change", (e) => {
+    const file = e.target.files[0];
+    e.target.value = "";
+    if (file) uploadRules(file);
+  });
+  $("record-file").addEventListener("change", (e) => {
+    const file = e.target.files[0];
+    e.target.value = "";
+    if (file) openRecord(file);
+  });
+  $("new-game").addEventListener("click", newGame);
+  for (const label of document.querySelectorAll("label.file-button")) {
+    label.addEventListener("keydown", (e) => {  // a label is no button: Enter and Space open
+      if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        $(label.htmlFor).click();
+      }
+    });
+  }
+  $("roll").addEventListener("click", () => doThrow(null));
+  $("score-now").addEventListener("click", scoreNow);
+  $("undo").addEventListener("click", undo);
+  $("enter-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    enterThrow($("enter-dice").value);
+  });
+  $("show-advice").addEventListener("change", render);
+  $("objective").addEventListener("change", setObjective);
+  $("opponents").addEventListener("change", () => {
+    if (inMatch()) newGame();  // another table: a new game
+  });
+  $("download").addEventListener("click", downloadRecord);
+  document.addEventListener("keydown", onKey);
+  for (const b of document.querySelectorAll("nav.views button")) {
+    b.addEventListener("click", () => showView(b.dataset.view));
+  }
+  $("train-start").addEventListener("click", () => startTraining(false));
+  $("train-daily").addEventListener("click", () => startTraining(true));
+}
+
+async function start() {
+  wire();
+  const asked = new URLSearchParams(location.search).get("rules");
+  let wanted = asked || "yahtzee";
+  try {
+    await loadObjectives();
+    await loadRulesList("yahtzee");
+    const saved = savedGame();
+    if (saved && (asked === null || asked === saved.rulesId)
+        && state.rulesList.some((r) => r.id === saved.rulesId)) {
+      await restoreGame(saved);
+      return;
+    }
+    let unknown = null;
+    if (!state.rulesList.some((r) => r.id === wanted)) {
+      unknown = wanted;
+      wanted = "yahtzee";
+    }
+    $("rules-select").value = wanted;
+    await chooseRules(wanted);
+    if (unknown !== null) {
+      showError(`The address asks for rules "${unknown}", which this server does not have: ` +
+        "showing Yahtzee. Choose rules from the list, or upload a rules file.");
+    }
+  } catch (err) {
+    showError(err.message);
+  }
+}
+
+start();

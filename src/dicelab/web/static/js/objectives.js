@@ -1,0 +1,60 @@
+// What a player may play for: the server's registry of objectives, its menu and boxes.
+import { api } from "./api.js";
+import { setObjective } from "./playfor.js";
+import { $ } from "./state.js";
+
+// -- what a player may play for: the server's registry of objectives (GET /api/objectives)
+export const OBJECTIVES = {};  // name -> {name, unit, value_name, menu, params: [{name, kind, ...}]}
+
+// The registry's objectives in the "Play for" menu (before the duel and the tables),
+// and an input for each parameter (the target score, theta), shown with its objective.
+export async function loadObjectives() {
+  const list = await api("/api/objectives");
+  const menu = $("objective");
+  const after = menu.querySelector('option[value="duel"]');
+  const inputs = new Map();
+  for (const o of list) {
+    OBJECTIVES[o.name] = o;
+    const opt = document.createElement("option");
+    opt.value = o.name;
+    opt.textContent = o.menu;
+    menu.insertBefore(opt, after);
+    for (const p of o.params) {
+      if (inputs.has(p.name)) continue;
+      const input = document.createElement("input");
+      Object.assign(input, { id: p.name, type: "number", hidden: true, title: p.help });
+      input.step = p.kind === "int" ? "1" : "0.005";
+      if (p.low !== null) input.min = String(p.low);
+      if (p.high !== null) input.max = String(p.high);
+      if (p.default !== null) input.value = String(p.default);
+      input.setAttribute("aria-label", p.help);
+      input.addEventListener("change", setObjective);
+      if (p.kind !== "int") {  // a number without a unit: named beside its box
+        const label = Object.assign(document.createElement("label"), { htmlFor: p.name });
+        label.textContent = p.name;
+        label.id = `${p.name}-label`;
+        label.hidden = true;
+        $("new-game").before(label);
+      }
+      $("new-game").before(input);
+      inputs.set(p.name, input);
+    }
+  }
+  menu.value = "expected";
+}
+
+export const paramsOf = (objective) => (OBJECTIVES[objective] ? OBJECTIVES[objective].params : []);
+export const paramNames = () => [...new Set(Object.values(OBJECTIVES).flatMap((o) => o.params)
+  .map((p) => p.name))];
+
+// A parameter typed in, or the line that says what is wrong with it.
+export function paramValue(p) {
+  const x = Number($(p.name).value);
+  const whole = p.kind === "int";
+  const ok = $(p.name).value.trim() !== "" && Number.isFinite(x) && (!whole || Number.isInteger(x))
+    && (p.low === null || x >= p.low) && (p.high === null || x <= p.high);
+  if (ok) return { value: x };
+  const range = p.low !== null && p.high !== null ? ` from ${p.low} to ${p.high}`
+    : p.low !== null ? `, ${p.low} or more` : "";
+  return { error: `${p.name}: type ${whole ? "a whole number of points" : "a number"}${range}` };
+}

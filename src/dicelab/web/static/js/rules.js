@@ -1,0 +1,138 @@
+// Rule sets: the list, the scorecard of the chosen one, uploads, the first solve.
+import { api, showError } from "./api.js";
+import { render } from "./draw.js";
+import { newGame } from "./game.js";
+import { outlookSoon } from "./playfor.js";
+import { boxes } from "./record.js";
+import { $, state } from "./state.js";
+import { storeObjective } from "./table.js";
+import { renderTraining, training } from "./training.js";
+
+// -- rules ---------------------------------------------------------------------------
+export async function loadRulesList(selectId) {
+  const data = await api("/api/rules");
+  state.rulesList = data.rules;
+  const select = $("rules-select");
+  select.innerHTML = "";
+  for (const source of ["builtin", "upload"]) {
+    const group = document.createElement("optgroup");
+    group.label = source === "builtin" ? "Built-in" : "Uploaded";
+    for (const r of data.rules.filter((x) => x.source === source)) {
+      const opt = document.createElement("option");
+      opt.value = r.id;
+      opt.textContent = r.title;  // the sizes in a tooltip: the list stays narrow
+      opt.title = `${r.boxes} boxes, ${r.dice} dice with ${r.faces} faces`;
+      group.appendChild(opt);
+    }
+    if (group.children.length) select.appendChild(group);
+  }
+  select.value = selectId;
+}
+
+// Switch to a rule set (and a new game), and have its table solved or loaded.
+export async function chooseRules(id) {
+  showError("");
+  const info = await api(`/api/rules/${encodeURIComponent(id)}`);
+  Object.assign(state, { info, rulesId: id, expected: null });
+  Object.assign(training, { session: null, summary: null, graded: null });  // other rules
+  renderTraining();
+  $("rules-select").value = id;
+  rememberRulesInAddress(id);
+  newGame();
+  renderRulesText();
+  state.solving = { state: "idle", estimate_seconds: 0 };
+  render();
+  watchSolve(id);
+  try {
+    const ex = await api(`/api/rules/${encodeURIComponent(id)}/expected`);
+    if (state.rulesId === id) state.expected = ex.expected_score;
+  } catch (err) {
+    showError(err.message);
+  }
+  if (state.rulesId === id && state.objective === "expected") state.solving = null;
+  render();
+  if (state.objective !== "expected") watchSolve(id);
+  outlookSoon();
+}
+
+// While a rule set is being loaded or solved, show how far it has come (the server
+// answers this at once, also during a solve of minutes).
+export async function watchSolve(id) {
+  while (state.rulesId === id && state.solving) {
+    try {
+      const which = state.objective === "expected" ? ""
+        : `?${new URLSearchParams({ objective: storeObjective(), ...state.params })}`;
+      const p = await api(`/api/rules/${encodeURIComponent(id)}/progress${which}`);
+      if (state.rulesId !== id || !state.solving || p.state === "ready") return;
+      state.solving = p;
+      render();
+    } catch (err) {
+      return; // the solve's own request says what went wrong
+    }
+    await new Promise((done) => setTimeout(done, 500));
+  }
+}
+
+export function solvingText(p) {
+  if (p.state === "solving" && p.total > 0 && p.left_seconds != null) {
+    const part = p.done / p.total;
+    const left = Math.max(1, Math.round(p.left_seconds));
+    return `(solving the rules: ${Math.floor(100 * part)}%, about ${left} s left)`;
+  }
+  if (p.state === "cached") return "(loading the solved rules…)";
+  if (p.state === "queued") {
+    return `(waiting for another solve to end: ${p.position === 1 ? "next" : `${p.position} in line`})`;
+  }
+  if (p.estimate_seconds >= 5) {
+    return `(solving the rules the first time: at most about ${Math.round(p.estimate_seconds)} s)`;
+  }
+  return "(solving the rules…)";
+}
+
+// The address names the rule set on the page, so a reload or a shared link opens it.
+export function rememberRulesInAddress(id) {
+  const params = new URLSearchParams(location.search);
+  if (params.get("rules") === id) return;
+  params.set("rules", id);
+  history.replaceState(null, "", `${location.pathname}?${params}`);
+}
+
+export async function uploadRules(file) {
+  showError("");
+  if (file.size > 64000) {
+    showError(`${file.name}: the file is too large (at most 64000 characters)`);
+    return;
+  }
+  const text = await file.text();
+  try {
+    const info = await api("/api/rules", { toml: text });
+    await loadRulesList(info.id);
+    await chooseRules(info.id);
+  } catch (err) {
+    showError(`${file.name}: ${err.message}`);
+  }
+}
+
+export function renderRulesText() {
+  const info = state.info;
+  const parts = [];
+  if (info.description) parts.push(`<p>${escapeHtml(info.description)}</p>`);
+  parts.push(`<p>${info.dice} dice with ${info.faces} faces, ${info.rolls} throws per turn, `
+    + `${info.boxes} boxes.</p>`);
+  if (info.upper_bonus) {
+    parts.push(`<p>Upper bonus: ${info.upper_bonus.points} points for `
+      + `${info.upper_bonus.threshold} or more in the upper boxes.</p>`);
+  }
+  if (info.extra_bonus) {
+    parts.push(`<p>Extra bonus: ${info.extra_bonus.points} for each further all-same roll; `
+      + `${escapeHtml(info.extra_bonus.text)}.</p>`);
+  }
+  $("rules-text").innerHTML = parts.join("");
+  $("rules-title").textContent = info.title;
+}
+
+export function escapeHtml(text) {
+  const div = document.createElement("div");
+  div.textContent = text;
+  return div.innerHTML;
+}

@@ -1,0 +1,31 @@
+// Views: play, training, history.
+import { api, showError } from "./api.js";
+import { computerFilled, computerToMove, inDuel } from "./duel.js";
+import { loadHistory } from "./history.js";
+import { boxes } from "./record.js";
+import { $, state } from "./state.js";
+import { renderTraining } from "./training.js";
+
+// -- views: play, training, history --------------------------------------------------
+export function showView(name) {
+  state.view = name;
+  for (const v of ["play", "train", "history"]) {
+    $(`${v}-view`).hidden = v !== name;
+    $(`view-${v}`).setAttribute("aria-pressed", String(v === name));
+  }
+  if (name === "history") loadHistory();
+  if (name === "train") renderTraining();
+}
+
+// A finished game goes to the history of the server's user (kept once).
+export const computerBusyOrToMove = () => state.computerBusy || computerToMove()
+  || computerFilled() < boxes().length;
+
+export async function keepFinishedGame() {
+  state.keptFor = state.record;
+  try {
+    await api("/api/history", { record: inDuel() ? state.duel.record : state.record });
+  } catch (err) {
+    showError(`The game was not kept in the history: ${err.message}`);
+  }
+}
