@@ -63,16 +63,11 @@ def solve(
         A built-in name (``"yahtzee"``), a path to a rules file, TOML text, or rules
         already loaded with :func:`dicelab.load_rules`.
     objective : str
-        ``"expected"`` (the maximum expected score, the default), ``"target"`` (the
-        best chance of every final score), ``"win"`` (of beating an opponent's
-        distribution), ``"risk"`` (the best expected utility
-        ``(1 - exp(-theta s)) / theta`` of the final score ``s``: play safe or risky),
-        ``"spread"`` (the final score's standard deviation under the
-        expected-score optimum), ``"explain"`` (the expected score split by box and
-        bonus: advice that says why), ``"duel"`` (the exact two-player game) or
-        ``"duel-lead"`` (its expected final lead, both playing to win: pass the
-        table as ``leads`` to :meth:`DuelTable.advise`). Every objective is declared
-        in :data:`dicelab.engine.registry.OBJECTIVES`.
+        An objective of :data:`dicelab.OBJECTIVES` (declared, with what each plays
+        for, in :data:`dicelab.engine.registry.OBJECTIVES`): ``"expected"`` (the
+        default), ``"target"``, ``"win"``, ``"risk"`` (play safe or risky),
+        ``"spread"``, ``"explain"`` (advice that says why), ``"duel"`` or
+        ``"duel-lead"`` (pass it as ``leads`` to :meth:`DuelTable.advise`).
     target : int, optional
         For ``"target"``: the one score to reach, whose table is a fraction of the
         table of every target (returned instead where cached, or without ``target``).
@@ -89,8 +84,7 @@ def solve(
         Solve even what this machine is not expected to hold or finish within an
         hour (otherwise :class:`dicelab.TooLarge` is raised before any work).
     runner : dicelab.engine.runtime.schedule.Runner, optional
-        Where the layers run: this process by default, or a Dask cluster
-        (:func:`dicelab.engine.runtime.schedule.runner_for`).
+        Where the layers run: this process, or a Dask cluster (``runner_for``).
     opponent : ndarray, str or Path, optional
         For ``"win"``: the opponent's final-score distribution (``pmf[score]``) or a
         file of it; by default the expected-score optimum's own.
@@ -120,19 +114,11 @@ def solve(
     >>> safe.value() < table.value()
     True
     """
-    game = as_game(rules)
-    spec = registry.spec(
-        objective, registry.front_door(), target=target, theta=theta, opponent=opponent
-    )
-    options = registry.SolveOptions(
-        cache=cache,
-        allow_large=allow_large,
-        runner=runner,
-        progress=progress,
-        store=store,
-        precision=precision,
-    )
-    return registry.solve(game, spec, options)
+    params = dict(target=target, theta=theta, opponent=opponent)
+    spec = registry.spec(objective, registry.front_door(), **params)
+    how = dict(cache=cache, allow_large=allow_large, runner=runner, progress=progress)
+    options = registry.SolveOptions(store=store, precision=precision, **how)
+    return registry.solve(as_game(rules), spec, options)
 
 
 def compile_kernels(progress: Progress | None = None) -> None:

@@ -10,6 +10,7 @@ touching it.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import inspect
 from collections.abc import Callable
@@ -33,12 +34,22 @@ def _option(p: registry.Param):
                                                   f"(objective {owners}).")  # fmt: skip
 
 
+#: The values of the registry's options given to the command now running.
+_GIVEN: contextvars.ContextVar[dict | None] = contextvars.ContextVar("given", default=None)
+
+
+def given_params() -> dict:
+    """The registry's parameters given on the command line (``--theta``), by name:
+    those the running command does not declare itself, and only those given."""
+    return dict(_GIVEN.get() or {})
+
+
 def with_objective_params(command: Callable) -> Callable:
     """Add an option for each registry parameter that ``command`` does not declare;
-    their values reach it as the mapping ``params`` (name to value or ``None``)."""
+    their values reach it through :func:`given_params`."""
     signature = inspect.signature(command)
     extra = [p for p in registry.key_params() if p.name not in signature.parameters]
-    shown = [q for name, q in signature.parameters.items() if name != "params"]
+    shown = list(signature.parameters.values())
     for p in extra:
         kind = int if p.kind is int else float
         shown.append(
@@ -52,11 +63,15 @@ def with_objective_params(command: Callable) -> Callable:
 
     @functools.wraps(command)
     def run(*args, **kwargs):
-        params = {p.name: kwargs.pop(p.name, None) for p in extra}
-        return command(*args, params=params, **kwargs)
+        values = {p.name: kwargs.pop(p.name, None) for p in extra}
+        token = _GIVEN.set({k: v for k, v in values.items() if v is not None})
+        try:
+            return command(*args, **kwargs)
+        finally:
+            _GIVEN.reset(token)
 
     run.__signature__ = signature.replace(parameters=shown)  # type: ignore[attr-defined]
-    hints = {k: v for k, v in command.__annotations__.items() if k != "params"}
-    run.__annotations__ = {**hints, **{p.name: (int if p.kind is int else float) | None
-                                       for p in extra}}  # fmt: skip
+    run.__annotations__ = {**command.__annotations__,
+                           **{p.name: (int if p.kind is int else float) | None
+                              for p in extra}}  # fmt: skip
     return run

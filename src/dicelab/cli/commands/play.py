@@ -34,11 +34,11 @@ def advise_command(
     explain: bool = typer.Option(
         False, "--explain", help="Say why: each box's expected points, the bonuses' chances."
     ),
-    params: dict | None = None,
 ) -> None:
     """Rank every option of a position by its expected final score (or its chance of
     reaching a target score, or its sure-score worth for a risk attitude)."""
     from dicelab.cli.advice import run_advise
+    from dicelab.cli.objective_options import given_params
 
     run_advise(
         rules,
@@ -51,7 +51,7 @@ def advise_command(
         as_json=as_json,
         target=target,
         explain=explain,
-        params=params,
+        params=given_params(),
     )
 
 

@@ -36,15 +36,15 @@ def solve(
         "--precision",
         help="Values inside a turn: single (faster, within 1e-6) or double; expected score only.",
     ),
-    params: dict | None = None,
 ) -> None:
     """Solve a rule set: maximum expected score, best P(score >= S), best chance to win,
     or the best play for a risk attitude."""
 
+    from dicelab.cli.objective_options import given_params
     from dicelab.engine import registry
     from dicelab.engine.runtime.schedule import runner_for
 
-    params = {k: v for k, v in (params or {}).items() if v is not None}
+    params = given_params()
     if objective is None:
         objective = registry.implied(params, "target" if target is not None else "expected")
     plain = objective == "expected" and not exact and target is None and opponent is None
@@ -56,49 +56,22 @@ def solve(
         turn_dtype(precision)
         if not plain:
             raise UserError("--precision: applies to the expected-score solve only")
+    how = dict(as_json=json_out, use_cache=not no_cache, allow_large=allow_large, store=store)
     with runner_for(cluster, workers) as runner:
         if not plain and objective not in ("expected", "target", "targets", "win"):
             from dicelab.cli.objectives import run_registered
 
-            run_registered(
-                rules,
-                objective,
-                params,
-                as_json=json_out,
-                use_cache=not no_cache,
-                allow_large=allow_large,
-                runner=runner,
-                store=store,
-                exact=exact,
-            )
+            run_registered(rules, objective, params, runner=runner, exact=exact, **how)
             return
         if not plain:
             from dicelab.cli.objectives import run_objective
 
-            run_objective(
-                rules,
-                objective,
-                target=target,
-                exact=exact,
-                opponent=opponent,
-                as_json=json_out,
-                use_cache=not no_cache,
-                allow_large=allow_large,
-                runner=runner,
-                store=store,
-            )
+            what = dict(target=target, exact=exact, opponent=opponent)
+            run_objective(rules, objective, runner=runner, **what, **how)
             return
         from dicelab.cli.objectives import run_expected
 
-        run_expected(
-            rules,
-            as_json=json_out,
-            use_cache=not no_cache,
-            allow_large=allow_large,
-            runner=runner,
-            store=store,
-            precision=precision,
-        )
+        run_expected(rules, runner=runner, precision=precision, **how)
 
 
 @app.command("distribution")

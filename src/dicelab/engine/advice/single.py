@@ -1,10 +1,10 @@
 """Advice: a position in, every option out, ranked by expected final score.
 
-A :class:`Position` is what a player sees: the scorecard (which boxes are filled,
-with what), the dice showing and how many rerolls are left. :func:`advise` lists
-every distinct option, the keeps before a reroll or the open boxes after the last
-throw, with its expected final score under optimal play from then on and its cost
-against the best option.
+Each table ranks the options of a position itself (``table.advise(position)``);
+the functions here are the names advice has always had: :func:`advise` lists every
+distinct option, the keeps before a reroll or the open boxes after the last throw,
+with its expected final score under optimal play from then on and its cost against
+the best option.
 
 >>> from dicelab.engine.advice.single import Position, advise
 >>> from dicelab.engine.objectives.expected import expected_table
@@ -13,23 +13,7 @@ against the best option.
 >>> advice.best.keep
 (6, 6)
 
-Keeping every die
------------------
-Before a reroll, keeping all the dice means rolling no more: its value is that of
-the best box for the dice showing. (Keeping all and rerolling nothing would only
-postpone the same choice; the best option's value is the same either way.)
-
-Served hands
-------------
-Where the rules pay extra for a hand made on the first throw (Generala's served
-hands), scoring the first throw at once is a choice of box: the options after the
-first throw are the keeps that reroll and the boxes with their served points.
-
-Ordering
---------
-Options are sorted by value, best first. Options whose values agree within
-``1e-9`` keep a fixed order: keeps with more dice first, then by their faces in
-ascending order; then boxes in scorecard order.
+How options are listed and ordered: :mod:`dicelab.engine.position`.
 """
 
 from __future__ import annotations
