@@ -144,7 +144,7 @@ def compile_kernels(progress: Progress | None = None) -> None:
     >>> dicelab.api.compile_kernels()  # doctest: +SKIP
     """
     from dicelab.engine.objectives.distribution import COMPILE_FORWARD, score_distribution
-    from dicelab.engine.objectives.expected import COMPILE_DOUBLE
+    from dicelab.engine.objectives.expected import COMPILE_DOUBLE, expected_table
     from dicelab.engine.objectives.utility import reach_table
     from dicelab.engine.runtime import ahead
     from dicelab.play.simulate import COMPILE_GAMES, simulate
@@ -158,7 +158,7 @@ def compile_kernels(progress: Progress | None = None) -> None:
     for how, kernels in jobs:
         ahead.start(how, kernels)
     game = as_game("yazy")  # the smallest built-in game: its solves take milliseconds
-    table = solve(game, cache=False)  # the expected-score turn, in this process
+    table = expected_table(game, use_cache=False)  # the expected-score turn, in this process
     tick(ends[0], ends[-1])
     reach_table(game, 150, use_cache=False, dtype=np.float32)  # the turn over points
     tick(ends[1], ends[-1])

@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from typing import Any
 
 from dicelab.errors import UserError
 from dicelab.text import plural
@@ -96,7 +97,7 @@ class Option:
         (score now) or ``Full house (25)``."""
         if self.kind == "keep":
             if self.stops:
-                return "keep all: " + " ".join(map(str, self.keep))
+                return "keep all: " + " ".join(map(str, self.keep or ()))
             return "keep " + (" ".join(map(str, self.keep)) if self.keep else "nothing")
         bonus = f" +{self.extra} bonus" if self.extra else ""
         return f"{self.box_name} ({self.points}{bonus})"
@@ -142,7 +143,7 @@ class Advice:
     def to_dict(self) -> dict:
         """Plain data for JSON output."""
         key = self.measure
-        out = {
+        out: dict[str, Any] = {
             "dice": list(self.position.dice),
             "rerolls_left": self.position.rerolls,
             "score_so_far": self.score_so_far,
@@ -165,7 +166,8 @@ class Advice:
             }
             for o in self.options
         ]
-        for option, why in zip(out["options"], self.explanations, strict=False):
+        options: list[dict] = out["options"]
+        for option, why in zip(options, self.explanations, strict=False):
             option["explain"] = why.to_dict()
         return out
 

@@ -366,7 +366,7 @@ def get(name: str, among: list[Objective] | None = None) -> Objective:
     raise UserError(f"objective: got {name!r}, expected one of: {names}")
 
 
-def spec(name: str, among: list[Objective] | None = None, **params) -> Spec:
+def spec(name: str, among: list[Objective] | None = None, /, **params: Any) -> Spec:
     """An objective with its parameters, checked: a parameter of another objective,
     or a value out of range, is one line."""
     objective = get(name, among)

@@ -41,6 +41,14 @@ class SolvedTable:
 
     #: The objective's name, as the cache, the command line and :func:`dicelab.solve` spell it.
     objective: ClassVar[str] = ""
+    values: Any
+    seconds: float
+    meta: dict
+
+    if TYPE_CHECKING:  # a field of each subclass (a property of some)
+
+        @property
+        def game(self) -> CompiledRules: ...
 
     @property
     def rules(self) -> Rules:
@@ -52,11 +60,12 @@ class SolvedTable:
         """True when the table was read from the disk cache rather than solved now."""
         return bool(self.meta.get("cached"))
 
-    def value(self) -> float:
-        """The value of a whole game from its start (what that is depends on the objective)."""
+    def value(self, *args: Any, **kwargs: Any) -> float:
+        """The value of a whole game from its start (what that is depends on the objective;
+        a table with values per state takes the state)."""
         raise NotImplementedError
 
-    def advise(self, position: Position, **params) -> Advice:
+    def advise(self, position: Position, *args: Any, **params: Any) -> Advice:
         """Every option of a position, ranked best first by this table's objective.
 
         One template for every table of one player's game: the position's state
@@ -85,25 +94,25 @@ class SolvedTable:
             **self.advice_fields(**params),
         )
 
-    def turn_values(
-        self, filled: int, upper_total: int, flag: int, score: int, rerolls: int, **params
-    ) -> tuple[Any, float]:
+    def turn_values(self, *args: Any, **params: Any) -> tuple[Any, float]:
         """The values inside a turn from a turn start with ``score`` so far, and what
         to add to each (the score, where values are points to come): an object with
-        ``keep_value``, ``roll_value`` and ``box_options``."""
+        ``keep_value``, ``roll_value`` and ``box_options``. Called with ``(filled,
+        upper_total, flag, score, rerolls)`` and the objective's ``params``."""
         raise TypeError(f"{type(self).__name__} gives no advice on one player's position")
 
-    def advice_fields(self, **params) -> dict:
+    def advice_fields(self, *args: Any, **params: Any) -> dict:
         """What an advice of this table says its values are (``target``, ``win``)."""
         return {}
 
-    def outlook(self, filled: int, upper_total: int, flag: int, score: int, **params) -> float:
-        """The value of a turn start with ``score`` points so far, in this table's own
-        measure (an expected final score, a chance, a sure score); ``params``: those
-        of :meth:`advise` (a target table's ``target``)."""
+    def outlook(self, *args: Any, **params: Any) -> float:
+        """The value of a turn start ``(filled, upper_total, flag, score)`` with
+        ``score`` points so far, in this table's own measure (an expected final score,
+        a chance, a sure score); ``params``: those of :meth:`advise` (a target table's
+        ``target``)."""
         raise TypeError(f"{type(self).__name__} has no value of one player's turn start")
 
-    def final_value(self, score: int, **params) -> float:
+    def final_value(self, *args: Any, **params: Any) -> float:
         """The value of a finished game with ``score`` points, in the same measure."""
         raise TypeError(f"{type(self).__name__} has no value of one player's final score")
 
@@ -126,6 +135,14 @@ class ExpectedScoreTable(SolvedTable):
     values: np.ndarray
     seconds: float = 0.0
     meta: dict = field(default_factory=dict)
+
+    if TYPE_CHECKING:  # each subclass has them
+
+        @property
+        def expected_score(self) -> float: ...
+
+        @property
+        def n_states(self) -> int: ...
 
     @property
     def summary(self) -> str:

@@ -185,10 +185,10 @@ def strategy_boxes(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int
     for r in np.flatnonzero(~ordinary):
         moves, bonus = placed(mask, y, int(r), rules)
         for c, p, yc in moves:  # a few boxes: scalar arithmetic beats NumPy calls here
-            uc = min(u + p, cap) if (game.upper[c] and cap > 0) else u
-            a = float(p + bonus) + float(V[mask | (1 << c), yc, uc])
+            u_next = min(u + p, cap) if (game.upper[c] and cap > 0) else u
+            a = float(p + bonus) + float(V[mask | (1 << c), yc, u_next])
             if a > best[r] + TIE:
-                best[r], box[r], pts[r], extra[r], y2[r], u2[r] = a, c, p, bonus, yc, uc
+                best[r], box[r], pts[r], extra[r], y2[r], u2[r] = a, c, p, bonus, yc, u_next
     return box, pts, extra, y2, u2
 
 

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -133,6 +133,14 @@ class KeepLookups:
     #: Each first-throw roll scored at once, served points included; ``None`` for
     #: rules without served bonuses.
     first: np.ndarray | None = None
+    #: the table, and the turn start whose turn this is (each subclass holds them)
+    table: Any
+    filled: int
+    flag: int
+
+    def box_value(self, *args: Any) -> float:
+        """The value of scoring a box (each subclass's own)."""
+        raise NotImplementedError
 
     def keep_value(self, rerolls_left: int, keep: int) -> float:
         """Value of keeping ``keep`` (a keep index) and rerolling the rest."""
@@ -268,7 +276,7 @@ class ExpectedLayers:
         # value has no average over many states to cancel its own rounding
         self.double_layers = 3 if self.turn_dtype != np.float64 else 0
         self.unit_seconds = lane_seconds(game.rules, self.turn_dtype.itemsize)
-        self.shape = (1 << game.n_categories, game.n_flag, game.n_upper)
+        self.shape: tuple[int, ...] = (1 << game.n_categories, game.n_flag, game.n_upper)
         self.size = int(np.prod(self.shape))
         self.dtype = np.dtype(np.float64)
         self.row = game.n_flag * game.n_upper  # values of one mask
@@ -529,6 +537,7 @@ def expected_table(
         refuse_variants(compile_rules(rules), "this command", served=False)
     game = rules if isinstance(rules, CompiledRules) else None
     rules = game.rules if game is not None else rules
+    assert isinstance(rules, Rules)
     cost = expected_cost(rules)
     if not (use_cache and cache.table_path(rules, OBJECTIVE, params).exists()):
         cost.check(allow_large)  # before compiling: the rules alone tell the size

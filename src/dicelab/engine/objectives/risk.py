@@ -167,6 +167,7 @@ def report(table: RiskTable, options) -> dict:
     from dicelab.engine.objectives.distribution import score_distribution
 
     dist = score_distribution(table.game, use_cache=options.cache, runner=options.runner)
+    assert table.utility is not None
     scores = np.arange(dist.pmf.size)
     plain = float(certainty_equivalent(np.dot(dist.pmf, table.utility.at(scores)), table.theta))
     return {

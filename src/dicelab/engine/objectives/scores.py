@@ -130,7 +130,7 @@ def keep_optimum(found: ScoreDistribution, peak_values: int) -> None:
     from dicelab.engine.runtime import cache
 
     rules, (objective, params) = found.rules, CACHED_AS
-    header = {"rules": rules.normalised(), "objective": objective, "params": params}
+    header: dict = {"rules": rules.normalised(), "objective": objective, "params": params}
     header.update({k: getattr(found, k) for k in _KEPT}, peak_values=int(peak_values))
     found.meta["path"] = cache.store_table(cache.table_path(rules, *CACHED_AS), found.pmf, header)
 

@@ -218,7 +218,7 @@ def option_spreads(spread: SpreadTable, position, options) -> list[float]:
     u, y = game.turn_state(upper, flag)
     # the rolls and keeps of the turn, only where a keep is among the options
     keeps = any(o.kind == "keep" for o in options)
-    K, KB = turn_moments(spread, mask, u, y) if keeps else (None, None)
+    K, KB = turn_moments(spread, mask, u, y) if keeps else (np.empty(0), np.empty(0))
     roll = space.index(tuple(position.dice))
     ids = [c.id for c in game.rules.categories]
     out = []

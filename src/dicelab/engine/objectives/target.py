@@ -33,7 +33,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -113,14 +113,12 @@ class PointsTable(SolvedTable):
         self.check_rows(i, i + 1)
         return float(self.values[i])
 
-    def outlook(self, filled: int, upper_total: int, flag: int, score: int, **params) -> float:
+    def outlook(
+        self, filled: int, upper_total: int, flag: int, score: int, *args: Any, **params: Any
+    ) -> float:
         """The value of a turn start with ``score`` points so far (a utility table's
         expected utility; a target table's answers in :class:`TargetTable`)."""
         return self.value(filled, upper_total, flag, score)
-
-    def final_value(self, score: int, **params) -> float:
-        """The utility of a finished game's score."""
-        return float(self.utility.at(np.array(score)))
 
     def check_rows(self, lo: int, hi: int) -> None:
         """Verify the checksums of values ``lo .. hi - 1`` before a read, when the
@@ -333,10 +331,7 @@ class TargetTable(PointsTable):
 
     def turn_values(self, filled, upper_total, flag, score, rerolls, *, target: int):
         """The turn's chances of ``target`` from ``score`` so far."""
-        check_target(self.game, target)
-        self.lane_points(0, target)  # a one-target table answers its own target only
-        lane = self.lane_points(score, target)
-        return points_turn_values(self, filled, upper_total, flag, lane), 0.0
+        return target_turn(self, filled, upper_total, flag, score, target), 0.0
 
     def advice_fields(self, *, target: int) -> dict:
         return {"target": target}
@@ -368,6 +363,15 @@ class TargetTable(PointsTable):
         """Best ``P(score >= S)`` for ``S = 0 .. best score``."""
         top = self.best_score
         return np.array([1.0] + [self.value(0, 0, 0, s) for s in range(1, top + 1)])
+
+
+def target_turn(table, filled: int, upper_total: int, flag: int, score: int, target: int):
+    """The values inside a turn of a table that answers ``target`` (of every target, or
+    of that one), from ``score`` so far."""
+    check_target(table.game, target)
+    table.lane_points(0, target)  # a one-target table answers its own target only
+    lane = table.lane_points(score, target)
+    return points_turn_values(table, filled, upper_total, flag, lane)
 
 
 def check_target(game: CompiledRules, target: int) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from dicelab.engine.objectives.target import (
     points_turn_values,
     solve_points,
     target_table,
+    target_turn,
 )
 from dicelab.engine.runtime.cost import points_cost
 from dicelab.errors import UserError
@@ -120,12 +121,17 @@ class UtilityTable(PointsTable):
         name = self.utility.name if self.utility is not None else "utility"
         return f"best expected {name} {self.start_value:.6f}"
 
-    def turn_values(self, filled, upper_total, flag, score, rerolls, **params):
+    def final_value(self, score: int, *args: Any, **params: Any) -> float:
+        """The utility of a finished game's score."""
+        assert self.utility is not None
+        return float(self.utility.at(np.array(score)))
+
+    def turn_values(self, filled, upper_total, flag, score, rerolls, *args: Any, **params: Any):
         """The turn's expected utilities with ``score`` so far: for a win table the
         chance to beat the opponent (a tie counting half)."""
         return points_turn_values(self, filled, upper_total, flag, score), 0.0
 
-    def advice_fields(self, **params) -> dict:
+    def advice_fields(self, *args: Any, **params: Any) -> dict:
         return {"win": True}
 
 
@@ -153,7 +159,7 @@ def solve_utility(
     bounds = state_bounds(game)
     below = float(utility.at(np.array([low]))[0])
     above = float(utility.at(np.array([high]))[0])
-    start = time.perf_counter()
+    began = time.perf_counter()
 
     def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:
         return utility.at(points + bounds.bonus_of(u))
@@ -172,7 +178,7 @@ def solve_utility(
         runner=runner,
         store=store,
     )
-    seconds = time.perf_counter() - start
+    seconds = time.perf_counter() - began
     return UtilityTable(game, layout, T, SO_FAR, below, above, seconds=seconds, utility=utility)
 
 
@@ -294,9 +300,7 @@ class OneTargetTable(UtilityTable):
 
     def turn_values(self, filled, upper_total, flag, score, rerolls, *, target: int):
         """The turn's chances of the target from ``score`` so far."""
-        return TargetTable.turn_values(
-            self, filled, upper_total, flag, score, rerolls, target=target
-        )
+        return target_turn(self, filled, upper_total, flag, score, target), 0.0
 
     def advice_fields(self, *, target: int) -> dict:
         return {"target": target}

@@ -110,7 +110,7 @@ def save_table(path: Path, array: np.ndarray, meta: dict) -> None:
     import numpy as np
 
     data = np.ascontiguousarray(array)
-    view = memoryview(data).cast("B")
+    view = memoryview(data).cast("B")  # type: ignore[arg-type]  # arrays are buffers
     blob = json.dumps(_header(meta, data, view), sort_keys=True).encode()
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stray(path.parent)
@@ -258,7 +258,7 @@ class TableFile:
     def commit(self, meta: dict) -> None:
         """Checksum the array, write the header and move the file into place."""
         self.values.flush()
-        view = memoryview(self.values).cast("B")
+        view = memoryview(self.values).cast("B")  # type: ignore[arg-type]  # arrays are buffers
         blob = json.dumps(_header(meta, self.values, view), sort_keys=True).encode()
         # metadata larger than foreseen, or the file taken for a leftover by another
         # process's save (a solve of over an hour): the plain way, from the mapping
@@ -362,7 +362,7 @@ def load_table(path: Path, expect: dict) -> tuple[np.ndarray, dict] | None:
         return None
     try:
         array = np.empty(header["_shape"], dtype=header["_dtype"])
-        view = memoryview(array).cast("B")
+        view = memoryview(array).cast("B")  # type: ignore[arg-type]  # arrays are buffers
         with open(path, "rb") as fh:
             fh.seek(header["_offset"])
             got = fh.readinto(view)
@@ -410,7 +410,7 @@ class MappedTable:
             if b in self._checked:
                 continue
             chunk = self._raw[b * self._block : (b + 1) * self._block]
-            if hashlib.sha256(chunk).hexdigest() != self.header["block_sha256"][b]:
+            if hashlib.sha256(chunk).hexdigest() != self.header["block_sha256"][b]:  # type: ignore[arg-type]  # arrays are buffers
                 raise DamagedTable(
                     f"the cached table {self.path} is damaged (block {b} fails its "
                     "checksum); run the command again to solve it anew",
@@ -486,6 +486,7 @@ def remember(
         if not solved_into:
             table.meta["path"] = store_table(path, table.values, meta)
             return
+        assert into is not None  # solved into its file
         try:
             into.commit(meta)
         except OSError as exc:
