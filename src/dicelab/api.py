@@ -64,15 +64,15 @@ def solve(
         already loaded with :func:`dicelab.load_rules`.
     objective : str
         An objective of :data:`dicelab.OBJECTIVES` (declared, with what each plays
-        for, in :data:`dicelab.engine.registry.OBJECTIVES`): ``"expected"`` (the
-        default), ``"target"``, ``"win"``, ``"risk"`` (play safe or risky),
-        ``"spread"``, ``"explain"`` (advice that says why), ``"duel"`` or
-        ``"duel-lead"`` (pass it as ``leads`` to :meth:`DuelTable.advise`).
+        for, in :data:`dicelab.engine.registry.OBJECTIVES`): ``expected`` (the
+        default), ``target``, ``win``, ``risk`` (play safe or risky),
+        ``spread``, ``explain`` (advice that says why), ``duel`` or
+        ``duel-lead`` (pass it as ``leads`` to :meth:`DuelTable.advise`).
     target : int, optional
-        For ``"target"``: the one score to reach, whose table is a fraction of the
+        For ``target``: the one score to reach, whose table is a fraction of the
         table of every target (returned instead where cached, or without ``target``).
     theta : float, optional
-        For ``"risk"``: the risk attitude, from -0.2 to 0.2 (> 0 plays safe, < 0 plays
+        For ``risk``: the risk attitude, from -0.2 to 0.2 (> 0 plays safe, < 0 plays
         risky, 0 plays for the average).
     precision : str
         ``"single"`` (the default: values inside a turn in single precision, within
@@ -86,7 +86,7 @@ def solve(
     runner : dicelab.engine.runtime.schedule.Runner, optional
         Where the layers run: this process, or a Dask cluster (``runner_for``).
     opponent : ndarray, str or Path, optional
-        For ``"win"``: the opponent's final-score distribution (``pmf[score]``) or a
+        For ``win``: the opponent's final-score distribution (``pmf[score]``) or a
         file of it; by default the expected-score optimum's own.
     progress : callable, optional
         ``progress(done, total)``, called as the solve advances.

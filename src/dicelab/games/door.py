@@ -211,7 +211,8 @@ class PositionTable:
 
 def position_table(solution: Solution) -> PositionTable:
     """Lay out a solved door game as the write-up did: played cards by played cards."""
-    game: DoorGame = solution.game
+    game = solution.game
+    assert isinstance(game, DoorGame)
     valued = {}
     for position in solution.positions():
         valued[game.played(position)] = _for_second(solution, position)
@@ -281,7 +282,8 @@ def _ending(game: DoorGame, position: int) -> str:
 
 def summarize(solution: Solution) -> dict:
     """Verdict, winning first moves and the main line after each first move."""
-    game: DoorGame = solution.game
+    game = solution.game
+    assert isinstance(game, DoorGame)
     start = game.start()
     value = solution.value(start)
     openings = []
@@ -294,7 +296,7 @@ def summarize(solution: Solution) -> dict:
             {
                 "card": judged.move,
                 "value_for_first_player": judged.value.value,
-                "moves_to_end": judged.remoteness + 1,
+                "moves_to_end": None if judged.remoteness is None else judged.remoteness + 1,
                 "winning_replies": solution.winning_moves(judged.position),
                 "main_line": line,
                 "end": _ending(game, end),

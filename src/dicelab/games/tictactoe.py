@@ -113,7 +113,8 @@ class TicTacToe:
 
 def summarize(solution: Solution) -> dict:
     """The verdict, position count and value of every first move, as plain data."""
-    game: TicTacToe = solution.game
+    game = solution.game
+    assert isinstance(game, TicTacToe)
     start = game.start()
     value = solution.value(start)
     verdict = {

@@ -32,7 +32,7 @@ def write_plot(solution: Solution, path) -> None:
         )
     table = position_table(solution)
     shown = [value for value in _COLOURS if any(value in row for row in table.cells)]
-    codes = {value: i for i, value in enumerate(shown)}
+    codes: dict = {value: i for i, value in enumerate(shown)}
     grid = [[codes.get(cell, -1) for cell in row] for row in table.cells]
     import numpy as np
 
@@ -53,7 +53,8 @@ def write_plot(solution: Solution, path) -> None:
     if len(table.rows) <= 200:
         axes.set_yticks(range(len(table.rows)), map(cards_label, table.rows))
     axes.tick_params(labelsize=7)
-    game: DoorGame = solution.game
+    game = solution.game
+    assert isinstance(game, DoorGame)
     axes.set_title(
         f"Door game: {cards_label(game.first_hand)} vs {cards_label(game.second_hand)}, "
         f"target {game.target}, bust {game.bust}",

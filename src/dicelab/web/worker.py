@@ -64,12 +64,14 @@ class Child:
         self.progress = progress
         self.end: dict | None = None
         self.stopped = False
+        assert self.proc.stdin is not None and self.proc.stdout is not None  # PIPE
         self.proc.stdin.write(pickle.dumps((rules, objective)))
         self.proc.stdin.close()
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
+        assert self.proc.stdout is not None  # PIPE
         for line in self.proc.stdout:
             try:
                 message = json.loads(line)

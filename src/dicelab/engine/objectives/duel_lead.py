@@ -73,7 +73,9 @@ def settled_leads(game: CompiledRules, space: DuelSpace) -> np.ndarray:
     for n in range(space.n_layers):
         k, k2 = n // 2, n // 2 + n % 2
         i = W[space.cstart[k] : space.cstart[k] + space.ncount[k]]
-        j = W[space.cstart[k2] : space.cstart[k2] + space.ncount[k2]] if k2 <= n_cat else []
+        j: np.ndarray | list = (
+            W[space.cstart[k2] : space.cstart[k2] + space.ncount[k2]] if k2 <= n_cat else []
+        )
         out[space.lbase[n] : space.lbase[n + 1]] = np.subtract.outer(j, i).T.ravel()
     return out
 

@@ -247,10 +247,10 @@ def remaining_table(
         try:
             if mapped:
                 meta["mapped"].check(0, 2 * size)
-            lo = np.asarray(array[:size], np.int64).reshape(shape)
-            hi = np.asarray(array[size : 2 * size], np.int64).reshape(shape)
+            lo: np.ndarray = np.asarray(array[:size], np.int64).reshape(shape)
+            hi: np.ndarray = np.asarray(array[size : 2 * size], np.int64).reshape(shape)
         except cache.DamagedTable:
-            lo = hi = np.zeros(0)
+            lo = hi = np.zeros(0, dtype=np.int64)
         if lo.size and np.maximum(hi - lo + 1, 0).sum() == array.size - 2 * size:
             off = _offsets(game, lo, hi) + 2 * size
             values = values if values is not None else expected_table(game, use_cache=use_cache)
