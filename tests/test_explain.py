@@ -423,3 +423,48 @@ def test_the_library_solves_the_split_and_advises_with_why():
     assert len(advice.explanations) == len(advice.options)
     assert isinstance(advice.explanations[0], dicelab.Explanation)
     assert advice.to_dict()["options"][0]["explain"]["text"].startswith("Keeping 6 6 is best")
+
+
+#: The words of a difference that makes an option worse, and of one that makes it better.
+LOSS_WORDS, GAIN_WORDS = (" lower on average", " falls from ", " fall from "), (
+    " higher on average",
+    " rises from ",
+    " rise from ",
+)
+
+
+def _first_reason(text: str) -> str:
+    """The first difference a sentence names (after its colon), or ''."""
+    _, _, why = text.partition(": ")
+    return why.split(" and ")[0].split(", though ")[0]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_a_cost_is_explained_by_what_the_option_loses(data):
+    # every option that costs more than 0.02 names first a way it is worse; the best
+    # option names first a way it is better (a gain may follow, after "though")
+    rules = data.draw(st.sampled_from(["yahtzee", "yacht", "yatzy"]))
+    table = explain_table(rules)
+    ids = [c.id for c in table.game.rules.categories]
+    filled_ids = data.draw(st.lists(st.sampled_from(ids), unique=True, max_size=len(ids) - 1))
+    # each box with points it can hold: the least (a scratch where there is one)
+    filled = {b: min(table.game.possible_points[ids.index(b)]) for b in filled_ids}
+    dice = tuple(data.draw(st.lists(st.integers(1, 6), min_size=5, max_size=5)))
+    rerolls = data.draw(st.integers(0, 2))
+    advice = explain_advice(table, Position(dice, rerolls, filled))
+    for i, (o, why) in enumerate(zip(advice.options, advice.explanations, strict=True)):
+        first = _first_reason(why.text)
+        if i > 0 and o.cost > 0.02:
+            assert first.endswith(LOSS_WORDS) or any(w in first for w in LOSS_WORDS), why.text
+        if i == 0 and first and len(advice.options) > 1:
+            assert any(w in first for w in GAIN_WORDS), why.text
+
+
+def test_the_sentence_of_the_issue_names_what_is_lost():
+    table = explain_table("yahtzee")
+    advice = explain_advice(table, Position((1, 1, 4, 5, 6), 2))
+    texts = {o.label: w.text for o, w in zip(advice.options, advice.explanations, strict=True)}
+    assert texts["keep 4 5"].startswith("Keeping 4 5 instead of 5 costs 0.05 points: Fives ends")
+    assert "lower on average" in _first_reason(texts["keep 4 5"])
+    assert ", though Large straight ends 0.2 higher on average." in texts["keep 4 5"]

@@ -110,8 +110,7 @@ def solve(
     >>> table = dicelab.solve("yazy")
     >>> round(table.value(), 2)
     165.76
-    >>> safe = dicelab.solve("yazy", objective="risk", theta=0.05, cache=False)
-    >>> safe.value() < table.value()
+    >>> dicelab.solve("yazy", objective="risk", theta=0.05).value() < table.value()
     True
     """
     params = dict(target=target, theta=theta, opponent=opponent)
@@ -129,9 +128,10 @@ def compile_kernels(progress: Progress | None = None) -> None:
     for the ones it needs. ``pip install -e .`` calls this once, so that none of
     them does; ``dicelab cache compile`` calls it again (after an upgrade of Numba,
     or after an install that skipped it). Compiled here: the expected-score turn
-    in both precisions, the turn over points (targets, the win), the distribution's
-    forward pass and the simulation's game, three of them in other processes at
-    once. Kernels already in the cache are loaded, not compiled; no table is kept.
+    in both precisions, the turn over points in both precisions (targets, the win,
+    risk), the exact fractions, the distribution's forward pass and the simulation's
+    game, three of them in other processes at once. Kernels already in the cache are
+    loaded, not compiled; no table is kept.
 
     Parameters
     ----------
@@ -144,7 +144,9 @@ def compile_kernels(progress: Progress | None = None) -> None:
     >>> dicelab.api.compile_kernels()  # doctest: +SKIP
     """
     from dicelab.engine.objectives.distribution import COMPILE_FORWARD, score_distribution
+    from dicelab.engine.objectives.exact import exact_expected
     from dicelab.engine.objectives.expected import COMPILE_DOUBLE, expected_table
+    from dicelab.engine.objectives.risk import risk_table
     from dicelab.engine.objectives.utility import reach_table
     from dicelab.engine.runtime import ahead
     from dicelab.play.simulate import COMPILE_GAMES, simulate
@@ -152,7 +154,7 @@ def compile_kernels(progress: Progress | None = None) -> None:
     tick = progress or (lambda done, total: None)
     # where each step ends, in seconds on 2 cores: this process's first compile
     # shares them with the three others, the second has a core of its own
-    ends = [18, 22, 23, 24]
+    ends = [18, 30, 31, 32]
     tick(0, ends[-1])
     jobs = [COMPILE_DOUBLE, COMPILE_FORWARD, COMPILE_GAMES]  # in other processes
     for how, kernels in jobs:
@@ -161,6 +163,8 @@ def compile_kernels(progress: Progress | None = None) -> None:
     table = expected_table(game, use_cache=False)  # the expected-score turn, in this process
     tick(ends[0], ends[-1])
     reach_table(game, 150, use_cache=False, dtype=np.float32)  # the turn over points
+    risk_table(game, 0.02, use_cache=False)  # the same turn in double precision
+    exact_expected(game)  # the exact fractions' layers
     tick(ends[1], ends[-1])
     for how, _ in jobs:
         ahead.finish(how)

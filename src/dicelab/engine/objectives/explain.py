@@ -440,7 +440,7 @@ def differences(game: CompiledRules, ref: Explanation, new: Explanation) -> list
             continue
         d = b - a
         way = "higher" if d > 0 else "lower"
-        out.append((d, f"{cat.label} ends {abs(d):.1f} {way} on average"))
+        out.append((d, f"{cat.label} ends {_amount(abs(d))} {way} on average"))
     if ref.p_upper_bonus is not None:
         d = new.upper_bonus - ref.upper_bonus
         was, now = _percent(ref.p_upper_bonus, new.p_upper_bonus)
@@ -450,8 +450,31 @@ def differences(game: CompiledRules, ref: Explanation, new: Explanation) -> list
         was, now = _counts(ref.expected_extra_bonuses, new.expected_extra_bonuses)
         way = "rise" if d > 0 else "fall"
         out.append((d, f"extra bonuses {way} from {was} to {now} on average"))
-    out = [(d, s) for d, s in out if abs(d) >= NOTABLE]
     return sorted(out, key=lambda t: -abs(t[0]))
+
+
+def _amount(x: float) -> str:
+    """Points in a sentence: one decimal, or two below a tenth."""
+    return f"{x:.1f}" if x >= 0.1 else f"{x:.2f}"
+
+
+def reasons(diffs: list[tuple[float, str]], better: bool) -> str:
+    """The words that explain a gap: the two largest differences on the side of the gap
+    (what the better option gains, or what the worse one loses), those worth a word;
+    the largest difference the other way added with "though". Where no difference of
+    the gap's side is worth a word, its largest is named all the same, so a cost is
+    never explained by gains alone."""
+    side = [s for d, s in diffs if (d > 0) == better and d != 0]
+    other = [(d, s) for d, s in diffs if (d > 0) != better and d != 0]
+    notable = [s for d, s in diffs if (d > 0) == better and abs(d) >= NOTABLE]
+    named = notable[:2] or side[:1]
+    if not named:
+        return ""
+    text = " and ".join(named)
+    against = [s for d, s in other if abs(d) >= NOTABLE]
+    if against:
+        text += f", though {against[0]}"
+    return text
 
 
 def _points(x: float) -> str:
@@ -480,8 +503,10 @@ def _with_text(game, options, plain: list[Explanation], i: int) -> Explanation:
         ref, new = plain[0], plain[i]
         text = _instead(o, options[0])
         text += " costs nothing" if o.cost <= TIE else f" costs {_points(o.cost)}"
-    why = [s for _, s in differences(game, ref, new)[:2]]
-    text += (": " + " and ".join(why) + ".") if why else "."
+    # new against ref: the best against the second (its gains), or an option against the
+    # best (its losses)
+    why = reasons(differences(game, ref, new), better=i == 0)
+    text += f": {why}." if why else "."
     return replace(plain[i], text=text)
 
 
