@@ -18,11 +18,31 @@ from __future__ import annotations
 
 
 class UserError(ValueError):
-    """Bad input from a user: the message is shown as is, without a traceback."""
+    """Bad input from a user: the message is shown as is, without a traceback.
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> try:
+    ...     dicelab.solve("yazy", objective="best")
+    ... except dicelab.UserError as error:
+    ...     print(error)  # doctest: +ELLIPSIS
+    objective: got 'best', expected one of: expected, target, win, ...
+    """
 
 
 class NotFound(UserError):
-    """A name that refers to nothing: an unknown rule set, box or file."""
+    """A name that refers to nothing: an unknown rule set, box or file.
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> try:
+    ...     dicelab.load_rules("yahtze")
+    ... except dicelab.NotFound as error:
+    ...     print(error)  # doctest: +ELLIPSIS
+    unknown rules 'yahtze': expected a built-in name (...) or a path to a .toml file
+    """
 
 
 class TooLarge(UserError):
@@ -42,6 +62,12 @@ class TooLarge(UserError):
         Why it is refused, in words (``"longer than an hour"``).
     summary : str
         The message without the command line's way out (``--allow-large``).
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> issubclass(dicelab.TooLarge, dicelab.UserError)  # a size refused, said in one line
+    True
     """
 
     def __init__(
@@ -63,6 +89,12 @@ class DamagedTable(UserError):
     ----------
     path : pathlib.Path
         The damaged file (the server never shows it).
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> issubclass(dicelab.DamagedTable, dicelab.UserError)
+    True
     """
 
     def __init__(self, message: str, path=None) -> None:

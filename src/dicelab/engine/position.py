@@ -63,6 +63,13 @@ class Position:
         Upper-section points so far; derived from ``filled`` when omitted.
     extra_bonuses : int
         Extra all-same bonuses already earned (each worth the rules' bonus).
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> position = dicelab.Position(dice=(3, 3, 6, 5, 6), rerolls=2, filled={"ones": 3})
+    >>> dicelab.solve("yacht").advise(position).best.label
+    'keep 6 6'
     """
 
     dice: tuple[int, ...]
@@ -74,7 +81,15 @@ class Position:
 
 @dataclass(frozen=True)
 class Option:
-    """One choice: a keep (before a reroll) or a box (after the last throw)."""
+    """One choice: a keep (before a reroll) or a box (after the last throw).
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> dicelab.Option(kind="box", value=30.0, cost=0.0, box="full_house",
+    ...                box_name="Full house", points=25).label
+    'Full house (25)'
+    """
 
     kind: str  # "keep" or "box"
     value: float
@@ -105,7 +120,15 @@ class Option:
 
 @dataclass(frozen=True)
 class Advice:
-    """Every option of a position, best first."""
+    """Every option of a position, best first.
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> advice = dicelab.solve("yacht").advise(dicelab.Position(dice=(3, 3, 6, 5, 6), rerolls=2))
+    >>> advice.best.label, advice.measure, advice.options[1].cost > 0
+    ('keep 6 6', 'expected_final_score', True)
+    """
 
     position: Position
     score_so_far: int

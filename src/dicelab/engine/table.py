@@ -37,6 +37,12 @@ class SolvedTable:
     ``seconds`` (the solve's time, 0 when read from the cache) and ``meta`` (the cache
     record: ``cached``, ``path``, ...), and say what their start value means in
     :attr:`summary`.
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> isinstance(dicelab.solve("yazy"), dicelab.SolvedTable)
+    True
     """
 
     #: The objective's name, as the cache, the command line and :func:`dicelab.solve` spell it.

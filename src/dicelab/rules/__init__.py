@@ -23,7 +23,14 @@ __all__ = ["Rules", "builtin_names", "load_rules", "parse_rules", "rules_from_te
 
 
 def builtin_names() -> list[str]:
-    """Names of the rule sets shipped with dicelab, sorted."""
+    """Names of the rule sets shipped with dicelab, sorted.
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> "yahtzee" in dicelab.builtin_names()
+    True
+    """
     return list(_builtin_names())
 
 

@@ -422,7 +422,15 @@ def expand_columns(data):
 
 @_model
 class Rules:
-    """A complete rule set of a category dice game."""
+    """A complete rule set of a category dice game.
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> rules = dicelab.load_rules("yacht")
+    >>> rules.dice, rules.faces, rules.n_categories
+    (5, 6, 12)
+    """
 
     __pydantic_config__: ClassVar = {"extra": "forbid"}
 

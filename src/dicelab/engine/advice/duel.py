@@ -27,7 +27,14 @@ from dicelab.text import plural
 
 @dataclass(frozen=True)
 class Sheet:
-    """One player's sheet as the command line gives it."""
+    """One player's sheet as the command line gives it.
+
+    Examples
+    --------
+    >>> from dicelab import Sheet
+    >>> Sheet({"ones": 3, "full_house": 25}, score=28).score
+    28
+    """
 
     filled: dict
     upper: int | None = None

@@ -33,6 +33,14 @@ class OptionValues:
     before a reroll, ``-1 - box`` after the last throw; ``value`` is the expected
     number of points still to come after taking the option, bonuses included (add
     the score so far for the expected final score). :meth:`label` names a code.
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> ask = dicelab.OptionValues(dicelab.solve("yacht"))
+    >>> values = ask(filled=0, upper_total=0, flag=0, dice=(3, 3, 6, 5, 6), rerolls=2)
+    >>> len(values) > 1
+    True
     """
 
     def __init__(self, table: ExpectedTable) -> None:

@@ -67,6 +67,13 @@ class ExpectedTable(ExpectedScoreTable):
     boxes of ``mask`` filled, upper total ``u`` (capped at the threshold) and flag
     ``y`` (1 when the all-same box holds its points). Entries of unreachable
     states are NaN.
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> table = dicelab.solve("yazy")
+    >>> type(table).__name__, round(table.expected_score, 4)
+    ('ExpectedTable', 165.7573)
     """
 
     @property

@@ -121,7 +121,16 @@ def explain_cost(game: CompiledRules) -> Cost:
 class ExplainTable(SolvedTable):
     """``values[layout.rows(mask, y, u) + j]``: part ``j`` of the points to come from a
     turn start (see :class:`PartsLayout`); ``expected`` is the double-precision
-    expected-score table whose strategy they follow."""
+    expected-score table whose strategy they follow.
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> table = dicelab.solve("yazy", objective="explain")
+    >>> why = table.advise(dicelab.Position(dice=(6, 6, 6, 2, 1), rerolls=2))
+    >>> why.explanations[0].text.startswith("Keeping 6 6 6 is best")
+    True
+    """
 
     expected: ExpectedTable
     values: np.ndarray
@@ -290,6 +299,15 @@ class Explanation:
     expected count, ``p_all_same`` the chance that the all-alike box ends with points
     (each ``None`` where the rules have no such thing). Boxes and bonuses add up to
     ``expected_final_score``.
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> why = dicelab.solve("yazy", objective="explain").advise(
+    ...     dicelab.Position(dice=(6, 6, 6, 2, 1), rerolls=2))
+    >>> first = why.explanations[0]
+    >>> abs(sum(first.box_points.values()) - first.expected_final_score) < 1e-9
+    True
     """
 
     expected_final_score: float

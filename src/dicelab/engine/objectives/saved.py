@@ -72,7 +72,14 @@ def saved_cost(rules: Rules) -> Cost:
 
 @dataclass(repr=False)
 class SavedTable(ExpectedScoreTable):
-    """Turn-start values when unused throws are saved (see the module docstring)."""
+    """Turn-start values when unused throws are saved (see the module docstring).
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> issubclass(dicelab.SavedTable, dicelab.SolvedTable)  # solve("maxi-yatzy-saved") gives one
+    True
+    """
 
     def turn_values(self, filled, upper_total, flag, score, rerolls, **params):
         """The turn seen from a throw with ``rerolls`` left (:func:`saved_turn_values`)."""

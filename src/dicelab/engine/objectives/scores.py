@@ -33,6 +33,13 @@ class ScoreDistribution:
     p_all_same : float or None
         Probability that the all-dice-alike box (Yahtzee, Yatzy, Yacht) ends with
         points (``None`` if the rules have no such box).
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> dist = dicelab.solve("yazy").distribution()
+    >>> round(dist.mean, 4), dist.probability_at_least(0)
+    (165.7573, 1.0)
     """
 
     rules: Rules

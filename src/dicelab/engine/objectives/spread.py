@@ -50,7 +50,14 @@ TURNS_KEPT = 64
 @dataclass(repr=False)
 class SpreadTable(SolvedTable):
     """``values[mask, flag, upper] = E[R**2]``, ``R`` the points still to come from a
-    turn start under the expected-score optimum (``expected`` holds ``E[R]``)."""
+    turn start under the expected-score optimum (``expected`` holds ``E[R]``).
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> round(dicelab.solve("yacht", objective="spread").value(), 2)  # the final score's sd
+    37.86
+    """
 
     expected: ExpectedTable
     values: np.ndarray

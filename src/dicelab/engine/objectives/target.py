@@ -315,6 +315,13 @@ class TargetTable(PointsTable):
 
     Row points are the points still needed (``1 .. most to come``); none needed is
     certain success, more than can come is certain failure.
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> table = dicelab.solve("yazy", objective="target")
+    >>> table.probability(0), 0 < table.probability(200) < 1
+    (1.0, True)
     """
 
     objective: ClassVar[str] = "target"

@@ -110,7 +110,15 @@ def win_utility(opponent_pmf: np.ndarray) -> Utility:
 
 @dataclass(repr=False)
 class UtilityTable(PointsTable):
-    """Best expected utility of the final score, over states and points so far."""
+    """Best expected utility of the final score, over states and points so far.
+
+    Examples
+    --------
+    >>> import dicelab
+    >>> table = dicelab.solve("yazy", objective="win")  # against the optimum's own scores
+    >>> 0.5 < table.value() < 0.51
+    True
+    """
 
     utility: Utility | None = None
 
@@ -255,6 +263,13 @@ class OneTargetTable(UtilityTable):
     or out of reach, so it holds a fraction of the table of every target (a quarter
     for Yahtzee at 250) and solves in as much less time. It answers its own target
     only; :class:`TargetTable` answers all of them.
+
+    Examples
+    --------
+    >>> from dicelab.engine.objectives.utility import one_target_table
+    >>> table = one_target_table("yazy", 200)
+    >>> 0 < table.probability(200) < 1
+    True
     """
 
     target: int = 0
