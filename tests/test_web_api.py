@@ -1393,3 +1393,25 @@ def test_a_review_is_priced_in_the_chance_played_for(client):
                                            "explain": True}).json()  # fmt: skip
     costly = [d for d in why["decisions"] if d["cost"] > 1e-9]
     assert costly and all(d["why"].startswith("Rerolling every die instead of") for d in costly)
+
+
+def test_a_review_played_for_a_risk_attitude_is_priced_in_sure_points(client):
+    from dicelab.engine.objectives.risk import risk_table
+    from dicelab.play.game import Game, review_chance
+
+    table = expected_table("yazy")
+    game = Game(table, seed=5)
+    for _ in range(2):  # two turns, keeping nothing
+        game.roll()
+        while game.phase == "keep":
+            game.keep([])
+            game.roll()
+        game.fill(game.advice().best.box)
+    body = {"rules": "yazy", "record": game.record, "objective": "risk", "theta": 0.05}
+    data = client.post("/api/review", json=body).json()
+    m.ReviewOut.model_validate(data)
+    risk = risk_table("yazy", 0.05)
+    lib = review_chance(table, risk, game.record, {}, "points")
+    assert data["measure"] == "points"
+    assert data["expected_score"] == pytest.approx(risk.value(), abs=1e-6)  # a sure score
+    assert data["total_cost"] == pytest.approx(lib.total_cost, abs=1e-6) and lib.total_cost > 1

@@ -113,8 +113,11 @@ def run_advise(
         upper_total=upper,
         extra_bonuses=bonuses,
     )
+    if params and target is not None:
+        names = " and ".join(f"--{n}" for n in params)
+        raise UserError(f"{names} and --target play for different objectives: give one of them")
     if params:
-        spec = registry.spec(registry.implied(params, ""), target=target, **params)
+        spec = registry.spec(registry.implied(params, ""), **params)
         advice = registered_advice(r, spec, position, quiet=as_json)
         if explain:
             advice = spec.objective.load("explain")(advice)

@@ -638,13 +638,17 @@ def _kind(option: Option, rules) -> str:
     return "upper box" if box.counts_for_bonus else "lower box"
 
 
-def review(table: ExpectedTable, record: dict, explain=None, chance=None) -> Review:
+def review(
+    table: ExpectedTable, record: dict, explain=None, chance=None, measure: str = "chance"
+) -> Review:
     """Price every decision of a recorded game against the expected-score optimum.
 
     ``explain``: an :class:`~dicelab.engine.objectives.explain.ExplainTable` of the rules; each
     mistake then says why it costs what it does (``Decision.why``). ``chance``: price
     in a chance instead (see :func:`review_chance`): ``(rank, start, final)``, the
-    advice of a position, the chance at the start, the chance of a final score.
+    advice of a position, the chance at the start, the chance of a final score;
+    ``measure`` names what those figures are (``chance``, or ``points`` for a sure
+    score).
     """
     rank, start, final = chance if chance else (lambda p: advise(table, p), None, float)
     game = Game(table, dice="real")
@@ -687,16 +691,18 @@ def review(table: ExpectedTable, record: dict, explain=None, chance=None) -> Rev
         score=game.score,
         expected_score=table.expected_score if start is None else start,
         outcome=outcome,
-        measure="points" if chance is None else "chance",
+        measure="points" if chance is None else measure,
     )
 
 
-def review_chance(table: ExpectedTable, chances, record: dict, params: dict | None = None):
+def review_chance(
+    table: ExpectedTable, chances, record: dict, params: dict | None = None, measure="chance"
+):
     """Price every decision in what the game was played for, from that objective's
     table ``chances``: the chance of a target (``params`` holds the ``target``; a
     table of every target or of that one), the chance to beat a points player, or a
     sure score (risk). Each table gives its advice, its start and a finished game's
-    value in its own measure."""
+    value in its own measure (``measure``: ``chance``, or ``points`` for a sure score)."""
     params = params or {}
     start = chances.outlook(0, 0, 0, 0, **params)
     return review(
@@ -707,6 +713,7 @@ def review_chance(table: ExpectedTable, chances, record: dict, params: dict | No
             float(start),
             lambda s: chances.final_value(int(s), **params),
         ),
+        measure=measure,
     )
 
 

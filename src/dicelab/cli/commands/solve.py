@@ -37,21 +37,30 @@ def solve(
         help="Values inside a turn: single (faster, within 1e-6) or double; expected score only.",
     ),
 ) -> None:
-    """Solve a rule set: maximum expected score, best P(score >= S), best chance to win,
-    or the best play for a risk attitude."""
+    """Solve a rule set for the average, a target score, a win, or a risk attitude.
+
+    The maximum expected score by default; with --target S the best P(score >= S); with
+    --objective win the best chance to beat an opponent; with --theta T the best play
+    for a player who plays safe (T > 0) or risky (T < 0)."""
 
     from dicelab.cli.objective_options import given_params
     from dicelab.engine import registry
     from dicelab.engine.runtime.schedule import runner_for
+    from dicelab.errors import UserError
 
     params = given_params()
     if objective is None:
         objective = registry.implied(params, "target" if target is not None else "expected")
+    for name in params:  # a parameter of another objective is a mistake, not ignored
+        owner = registry.implied({name: params[name]}, "")
+        if owner != objective or target is not None:
+            what = f"--{name} goes with --objective {owner}"
+            raise UserError(f"{what}, not with {objective}" if target is None else
+                            f"{what}; --target with --objective target: give one of them")
     plain = objective == "expected" and not exact and target is None and opponent is None
     plain = plain and not params
     if precision != "single":
         from dicelab.engine.objectives.expected import turn_dtype
-        from dicelab.errors import UserError
 
         turn_dtype(precision)
         if not plain:

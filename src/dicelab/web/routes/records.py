@@ -39,5 +39,6 @@ async def post_review(body: m.ReviewRequest, store: Store = Depends(get_store)) 
     else:  # priced in what the game was played for, from that objective's table
         chances = await table_for(store, entry.rules, spec.key)
         args = spec.advise_args()
-        done = await run_in_threadpool(review_chance, table, chances, body.record, args)
+        unit = spec.objective.unit  # chances, or points (a sure score)
+        done = await run_in_threadpool(review_chance, table, chances, body.record, args, unit)
     return {**done.to_dict(), "rules": entry.id}

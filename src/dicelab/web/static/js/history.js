@@ -191,10 +191,13 @@ export function renderReview() {
   const ds = r ? r.decisions : [];
   const duel = Boolean(r && r.duel);
   const chance = duel || Boolean(r && r.measure === "chance");
+  // priced in points of another measure than the average (a sure score, for risk)
+  const sure = !chance && !duel && state.objective !== "expected" && !inMatch();
   const costOf = (c) => (chance ? `${fmt(100 * c)}%` : fmt(c));
   $("review-total").textContent = ds.length
     ? `${ds.length} decision${ds.length > 1 ? "s" : ""}, total cost ${costOf(r.total_cost)}`
-      + (duel ? " of win chance" : chance ? ` of the ${valueName()}` : " expected points")
+      + (duel ? " of win chance" : chance ? ` of the ${valueName()}`
+        : sure ? ` points of the ${valueName()}` : " expected points")
     : inMatch() ? "At a table, each option shows its cost in chance to finish first as you "
       + "play; the command dicelab match play also reviews a whole game at the end."
       : "Each decision and what it cost against the best one appear here.";
@@ -228,6 +231,12 @@ export function renderReview() {
     summary.innerHTML = `<strong>Final score: <span id="final-score">${r.score}</span></strong>`
       + `<br>At the start the ${valueName()} was ${fmt(100 * r.expected_score)}% with the best `
       + `play. Your decisions cost ${fmt(100 * r.total_cost)}% of it in all `
+      + `(${r.mistakes} of ${ds.length} were not the best).`;
+    summary.hidden = false;
+  } else if (gameOver() && r && r.finished && sure) {
+    summary.innerHTML = `<strong>Final score: <span id="final-score">${r.score}</span></strong>`
+      + `<br>At the start the ${valueName()} was ${fmt(r.expected_score)} points with the `
+      + `best play. Your decisions cost ${fmt(r.total_cost)} points of it in all `
       + `(${r.mistakes} of ${ds.length} were not the best).`;
     summary.hidden = false;
   } else if (gameOver() && r && r.finished) {
