@@ -167,3 +167,20 @@ def test_advise_command_ranks_by_certainty_equivalent():
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert out["theta"] == 0.05 and "certainty_equivalent" in out["options"][0]
+
+
+def test_the_why_of_a_risk_option_gives_its_sure_worth_and_its_average():
+    table = risk_table("yazy", 0.05)
+    position = dicelab.Position(dice=(6, 6, 6, 2, 1), rerolls=2)
+    from dicelab.engine.objectives.risk import explain_points
+
+    advice = explain_points(table.advise(position), table)
+    plain = {o.key: o.value for o in dicelab.solve("yazy").advise(position).options}
+    best, second = advice.options[:2]
+    assert advice.explanations[0].text.startswith(
+        f"Keeping 6 6 6 is best: worth a sure {best.value:.2f} points to you, against "
+        f"{second.value:.2f} for keeping 1 6 6 6"
+    )
+    # the average beside it, from the expected-score table of the same rules
+    assert f"({plain[best.key]:.2f})" in advice.explanations[0].text
+    assert all("costs" in w.text for w in advice.explanations[1:])

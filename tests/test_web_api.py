@@ -1415,3 +1415,17 @@ def test_a_review_played_for_a_risk_attitude_is_priced_in_sure_points(client):
     assert data["measure"] == "points"
     assert data["expected_score"] == pytest.approx(risk.value(), abs=1e-6)  # a sure score
     assert data["total_cost"] == pytest.approx(lib.total_cost, abs=1e-6) and lib.total_cost > 1
+
+
+def test_advice_for_a_risk_attitude_in_sure_points_with_why(client):
+    body = {"rules": "yazy", "dice": [6, 6, 6, 2, 1], "rerolls_left": 2, "objective": "risk",
+            "theta": 0.05, "explain": True}  # fmt: skip
+    data = client.post("/api/advice", json=body).json()
+    m.AdviceOut.model_validate(data)
+    assert data["objective"] == "risk" and data["theta"] == 0.05
+    best = data["options"][0]
+    assert best["label"] == "keep 6 6 6" and best["expected_final_score"] is None
+    assert best["explain"]["text"].startswith("Keeping 6 6 6 is best: worth a sure")
+    assert "theta" in error(client.post("/api/advice", json={**body, "theta": 1.0}), 422)
+    assert "objective risk: give the risk attitude" in error(client.post("/api/advice", json={
+        k: v for k, v in body.items() if k != "theta"}), 400)  # fmt: skip

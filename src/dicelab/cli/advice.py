@@ -118,9 +118,7 @@ def run_advise(
         raise UserError(f"{names} and --target play for different objectives: give one of them")
     if params:
         spec = registry.spec(registry.implied(params, ""), **params)
-        advice = registered_advice(r, spec, position, quiet=as_json)
-        if explain:
-            advice = spec.objective.load("explain")(advice)
+        advice = registered_advice(r, spec, position, quiet=as_json, explain=explain)
     elif target is None and explain:
         advice = explained_advice(r, position, quiet=as_json)
     elif target is None:
@@ -154,9 +152,12 @@ def run_advise(
     return advice
 
 
-def registered_advice(rules: Rules, spec, position: Position, quiet: bool = False) -> Advice:
+def registered_advice(
+    rules: Rules, spec, position: Position, quiet: bool = False, explain: bool = False
+) -> Advice:
     """Advice from the table of an objective of the registry, solved once with a
-    progress bar (a damaged cached table is solved anew)."""
+    progress bar (a damaged cached table is solved anew); with ``explain``, each
+    option with its sentence (the objective's own)."""
     from dicelab.cli.output import progress_bar
     from dicelab.engine import registry
     from dicelab.rules.compiled import compile_rules
@@ -168,7 +169,11 @@ def registered_advice(rules: Rules, spec, position: Position, quiet: bool = Fals
         def table(mapped: bool):
             return registry.solve(game, spec, registry.with_options(options, mapped=mapped))
 
-        return registry.using(table, lambda t: t.advise(position, **spec.advise_args()))
+        def advise(t):
+            advice = t.advise(position, **spec.advise_args())
+            return spec.objective.load("explain")(advice, t) if explain else advice
+
+        return registry.using(table, advise)
 
 
 #: How an advice's values are headed and shown, by what they are.

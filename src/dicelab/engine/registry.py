@@ -149,8 +149,9 @@ class Objective:
     large: bool = False
     #: parameters handed to ``table.advise`` (a table of every target answers any)
     advise_params: tuple[str, ...] = ()
-    #: ``module:function``: an advice of this objective with a sentence per option
-    #: (``None``: the expected score's split by box, from its own table)
+    #: ``module:function``: ``explain(advice, table)``, the advice of this objective's
+    #: table with a sentence per option (``None``: the expected score's split by box,
+    #: from a table of its own)
     explain: str | None = None
     #: ``module:function``: ``report(table, options) -> dict`` for the command line,
     #: and ``report_lines(dict) -> list[str]`` beside it (``None``: a command of its own)
@@ -210,7 +211,7 @@ def _key_text(value) -> str:
 _THETA = Param(
     "theta",
     float,
-    "risk attitude: > 0 plays safe, < 0 plays risky, 0 for the average",
+    "the risk attitude, > 0 to play safe, < 0 to play risky, 0 for the average",
     low=-0.2,
     high=0.2,
     default=0.02,

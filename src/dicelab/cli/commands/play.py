@@ -35,10 +35,10 @@ def advise_command(
         False, "--explain", help="Say why: each box's expected points, the bonuses' chances."
     ),
 ) -> None:
-    """Rank every option of a position by its expected final score, or by another aim.
+    """Rank every option of a position by expected final score, or by another aim.
 
-    With --target S, by the chance of reaching S; with --theta T, by what each option
-    is worth as a sure score to a player of that risk attitude."""
+    With --target S, by the chance of reaching S; with --theta T, by what
+    each option is worth as a sure score to a player of that risk attitude."""
     from dicelab.cli.advice import run_advise
     from dicelab.cli.objective_options import given_params
 

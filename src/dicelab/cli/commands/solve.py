@@ -39,9 +39,10 @@ def solve(
 ) -> None:
     """Solve a rule set for the average, a target score, a win, or a risk attitude.
 
-    The maximum expected score by default; with --target S the best P(score >= S); with
-    --objective win the best chance to beat an opponent; with --theta T the best play
-    for a player who plays safe (T > 0) or risky (T < 0)."""
+    The maximum expected score by default; with --target S the best
+    P(score >= S); with --objective win the best chance to beat an
+    opponent; with --theta T the best play for a player who plays safe
+    (T > 0) or risky (T < 0)."""
 
     from dicelab.cli.objective_options import given_params
     from dicelab.engine import registry

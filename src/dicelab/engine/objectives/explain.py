@@ -552,8 +552,9 @@ class ChanceExplanation:
         return {"probability": self.probability, "text": self.text}
 
 
-def explain_chances(advice: Advice) -> Advice:
-    """An advice valued in a chance, each option explained (``advice.explanations``)."""
+def explain_chances(advice: Advice, table=None) -> Advice:
+    """An advice valued in a chance, each option explained (``advice.explanations``);
+    ``table``, the one the advice came from, is not needed."""
     from dataclasses import replace
 
     texts = chance_texts(advice)

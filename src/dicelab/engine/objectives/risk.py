@@ -133,12 +133,16 @@ class RiskTable(UtilityTable):
         return replace(advice, options=options, win=False, value_key="certainty_equivalent")
 
 
-def explain_points(advice: Advice) -> Advice:
-    """Each option of a risk advice with a sentence: what it is worth as a sure score,
-    against the best option (the best against the second)."""
+def explain_points(advice: Advice, table: RiskTable) -> Advice:
+    """Each option of a risk advice with a sentence: what it is worth as a sure score
+    against the best option (the best against the second), and what it scores on
+    average beside it: the price of the safety (or of the gamble) in expected points,
+    from the expected-score table of the same rules."""
+    from dicelab.engine.objectives.expected import expected_table
     from dicelab.engine.objectives.explain import ChanceExplanation, _capital, _doing, _instead
     from dicelab.engine.position import TIE
 
+    mean = {o.key: o.value for o in expected_table(table.game).advise(advice.position).options}
     texts = []
     options = advice.options
     for i, o in enumerate(options):
@@ -147,14 +151,19 @@ def explain_points(advice: Advice) -> Advice:
             continue
         other = options[1] if i == 0 else options[0]
         if abs(o.value - other.value) <= TIE:
-            texts.append(f"{_capital(_doing(o))} is as good as {_doing(other)}.")
+            text = f"{_capital(_doing(o))} is as good as {_doing(other)}"
         elif i == 0:
-            texts.append(
+            text = (
                 f"{_capital(_doing(o))} is best: worth a sure {o.value:.2f} points to you, "
-                f"against {other.value:.2f} for {_doing(other)}."
+                f"against {other.value:.2f} for {_doing(other)}"
             )
         else:
-            texts.append(f"{_instead(o, other)} costs {o.cost:.2f} points of sure score.")
+            text = f"{_instead(o, other)} costs {o.cost:.2f} points of sure score"
+        gap = mean[o.key] - mean[other.key]
+        if abs(gap) >= 0.005:
+            way = "more" if gap > 0 else "less"
+            text += f", and scores {abs(gap):.2f} {way} on average ({mean[o.key]:.2f})"
+        texts.append(text + ".")
     whys = (ChanceExplanation(o.value, t) for o, t in zip(options, texts, strict=True))
     return replace(advice, explanations=tuple(whys))
 

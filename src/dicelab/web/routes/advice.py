@@ -104,7 +104,7 @@ async def explained(store: Store, rules, position: Position, advice: Advice, spe
     from dicelab.engine.objectives.explain import OBJECTIVE_EXPLAIN, explain_advice
 
     if spec.objective.explain is not None:
-        return spec.objective.load("explain")(advice)
+        return spec.objective.load("explain")(advice, await table_for(store, rules, spec.key))
     split = explain_advice(await table_for(store, rules, OBJECTIVE_EXPLAIN), position)
     why = {o.key: w for o, w in zip(split.options, split.explanations, strict=True)}
     return replace(advice, explanations=tuple(why[o.key] for o in advice.options))
