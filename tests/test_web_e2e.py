@@ -1118,3 +1118,40 @@ def test_the_first_why_of_a_rule_set_waits_for_its_split_and_shows_it(browser, s
         best.locator("button.why-toggle").click()
         expect(pg.locator("tr.why-row .why-text")).to_have_text(re.compile(" is best, "))
         expect(pg.locator("tr.why-row .why-parts")).to_contain_text("upper bonus")
+
+
+#: What lies beyond the right edge of the screen (elements shown, and the page itself).
+BEYOND = """() => ({
+    page: document.documentElement.scrollWidth,
+    out: [...document.querySelectorAll('body *')].filter(e => e.offsetParent !== null
+        && !e.closest('.review-scroll') && e.getBoundingClientRect().right > innerWidth + 1)
+        .map(e => e.tagName + '#' + e.id + '.' + e.className),
+})"""
+
+
+@pytest.mark.parametrize("width", [360, 390, 414])
+def test_on_a_phone_nothing_lies_beyond_the_screen(browser, server, width):
+    # after the first roll, with every why unfolded, and with the boxes to choose from
+    with open_page(browser, server + "/?seed=3&rules=yahtzee", width=width, height=800) as pg:
+        pg.click("#roll")
+        expect(pg.locator("#options tbody tr").first).to_be_visible()
+        pg.locator("button.why-toggle").first.click()
+        expect(pg.locator("tr.why-row .why-text").first).to_be_visible()
+        seen = pg.evaluate(BEYOND)
+        assert seen["page"] <= width and not seen["out"], seen
+        pg.click("#score-now")  # the boxes the dice may go in
+        expect(pg.locator("#options tbody tr.option").first).not_to_contain_text("keep")
+        seen = pg.evaluate(BEYOND)
+        assert seen["page"] <= width and not seen["out"], seen
+        if width == 390:
+            pg.screenshot(path=shot("web-phone.png"), full_page=False)
+
+
+def test_on_a_desktop_nothing_lies_beyond_the_screen(browser, server):
+    with open_page(browser, server + "/?seed=3&rules=yazy", width=1280, height=800) as pg:
+        pg.click("#roll")
+        expect(pg.locator("#options tbody tr").first).to_be_visible()
+        pg.select_option("#objective", "risk")
+        expect(pg.locator("#theta")).to_be_visible()
+        seen = pg.evaluate(BEYOND)
+        assert seen["page"] <= 1280 and not seen["out"], seen

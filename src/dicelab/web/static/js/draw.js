@@ -221,7 +221,7 @@ export function renderOptions() {
   // the duel's come with it; at a table there is none
   const why = (!inDuel() && !inMatch()) || a.options.some((o) => o.explain);
   table.innerHTML = `<thead><tr><th>option</th><th class="num">${valueName()}</th>`
-    + (spread ? '<th class="num" title="standard deviation of the final score">± sd</th>' : "")
+    + (spread ? '<th class="num sd" title="standard deviation of the final score">± sd</th>' : "")
     + '<th class="num">cost</th>' + (why ? '<th><span class="sr-only">why</span></th>' : "")
     + "</tr></thead>";
   const body = document.createElement("tbody");
