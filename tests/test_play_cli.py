@@ -195,3 +195,64 @@ def test_play_and_review_served_hands_in_the_terminal(capsys, monkeypatch, tmp_p
     assert code == 0
     got = json.loads(out)
     assert got["total_cost"] == 0 and len(got["decisions"]) == 2
+
+
+# -- terminal play that cannot be misread -------------------------------------------------
+def _play(capsys, monkeypatch, tmp_path, stdin, *extra):
+    path = tmp_path / "game.json"
+    code, out, err = cli(capsys, monkeypatch, "play", "yazy", "--seed", "7", "--record",
+                         str(path), "--top", "3", *extra, stdin=stdin)  # fmt: skip
+    return code, out, err, json.loads(path.read_text())
+
+
+def test_a_letter_picks_the_option_shown_with_it(capsys, monkeypatch, tmp_path):
+    # seed 7, turn 1: 4 4 5 6 6, where a = keep 6 6 and b = keep 5 6 6
+    code, out, _, record = _play(capsys, monkeypatch, tmp_path, "b\nq\n")
+    assert code == 0 and "│ a │ keep 6 6 " in out and "│ b │ keep 5 6 6 " in out
+    assert record["turns"][0]["keeps"] == [[5, 6, 6]]
+
+
+def test_a_number_never_names_a_box(capsys, monkeypatch, tmp_path):
+    # after the last throw "2" is not Twos: numbers are dice, boxes are named
+    code, out, _, record = _play(capsys, monkeypatch, tmp_path, "\n\n2\nsixes\nq\n")
+    assert "2: a box is named, not numbered" in out
+    assert record["turns"][0]["box"] == "sixes"
+
+
+def test_a_box_named_with_rerolls_left_is_scored_only_when_confirmed(capsys, monkeypatch,
+                                                                     tmp_path):  # fmt: skip
+    code, out, _, record = _play(capsys, monkeypatch, tmp_path, "sixes\nn\nsixes\ny\nq\n")
+    assert out.count("score 'sixes' now, with 2 rerolls left? (y/n)") == 2
+    assert record["turns"][0]["box"] == "sixes" and record["turns"][0]["points"] == 12
+
+
+def test_undo_takes_back_the_last_decision_and_the_dice_fall_as_they_did(capsys, monkeypatch,
+                                                                         tmp_path):  # fmt: skip
+    # keep 5 6 6, take it back, keep 6 6: the next throw is the one keeping 6 6 gives
+    _, _, _, straight = _play(capsys, monkeypatch, tmp_path, "a\nq\n")
+    (tmp_path / "game.json").unlink()
+    code, out, _, record = _play(capsys, monkeypatch, tmp_path, "b\nu\na\nq\n")
+    assert "took back keep 5 6 6" in out
+    assert record["turns"][0]["keeps"] == [[6, 6]]
+    assert record["turns"][0]["throws"] == straight["turns"][0]["throws"]
+    # a box taken back: the turn's keep decision comes back, rerolls and all
+    (tmp_path / "game.json").unlink()
+    code, out, _, record = _play(capsys, monkeypatch, tmp_path, "sixes\ny\nu\na\nq\n")
+    assert "took back sixes (12)" in out and "box" not in record["turns"][0]
+    assert record["turns"][0]["keeps"] == [[6, 6]]
+
+
+def test_every_turn_opens_with_the_scorecard(capsys, monkeypatch, tmp_path):
+    code, out, _, _ = _play(capsys, monkeypatch, tmp_path, "\n\n\n\n\n\nq\n")
+    assert "no box filled yet (score 0)" in out
+    assert "Sixes 18 (score 18)" in out and "Ones 1; Sixes 18 (score 19)" in out
+
+
+def test_two_games_started_in_the_same_second_get_two_records(tmp_path, monkeypatch):
+    from dicelab.cli.play import default_record_path
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("time.strftime", lambda fmt: fmt.replace("%Y%m%d-%H%M%S", "20261127-1"))
+    first, second = default_record_path(), default_record_path()
+    assert first != second and first.exists() and second.exists()
+    assert second.name == "dicelab-game-20261127-1-2.json"

@@ -239,8 +239,15 @@ def show_why(advice: Advice, rules: Rules, console: Console, top: int) -> None:
     console.print(table)
 
 
-def show_advice(advice: Advice, rules: Rules, console: Console, top: int = 12) -> None:
-    """The ranked options as a table, best first."""
+#: The letters that name the options shown in terminal play (a letter picks one).
+LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def show_advice(
+    advice: Advice, rules: Rules, console: Console, top: int = 12, letters: bool = False
+) -> None:
+    """The ranked options as a table, best first; with ``letters`` (terminal play) each
+    named by a letter that picks it, so that no number on screen means two things."""
     p = advice.position
     when = (
         f"{p.rerolls} reroll{'s' if p.rerolls != 1 else ''} left"
@@ -260,6 +267,8 @@ def show_advice(advice: Advice, rules: Rules, console: Console, top: int = 12) -
     table.add_column(measure, justify="right")
     table.add_column("cost", justify="right")
     shown = advice.options if top <= 0 else advice.options[:top]
+    if letters:
+        shown = shown[: len(LETTERS)]
     for i, o in enumerate(shown, start=1):
         if o.kind == "box":
             now = str(o.points + o.extra)
@@ -269,7 +278,8 @@ def show_advice(advice: Advice, rules: Rules, console: Console, top: int = 12) -
             what = o.label
         style = "bold green" if o.cost <= 1e-9 else None
         shown_value, shown_cost = f"{o.value:.{digits}f}", f"{o.cost:.{digits}f}"
-        table.add_row(str(i), what, now, shown_value, shown_cost, style=style)
+        name = LETTERS[i - 1] if letters else str(i)
+        table.add_row(name, what, now, shown_value, shown_cost, style=style)
     console.print(table)
     hidden = len(advice.options) - len(shown)
     if hidden > 0:

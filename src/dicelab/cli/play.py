@@ -7,14 +7,20 @@ loop usable from a script: ``printf '\\n\\n...' | dicelab play yahtzee --seed 1`
 
 What the player types:
 
+* the letter of an option shown (``a`` is the best): that option;
 * before a reroll: the dice to keep (``6 6`` or ``66``), ``all`` to stop rolling,
-  ``none`` to reroll everything, or a box (id, number or name) to score now;
-* after the last throw: a box;
-* an empty line takes the best option; ``q`` saves and quits.
+  ``none`` to reroll everything, or a box by its name or id to score now (asked to
+  confirm: rerolls are left);
+* after the last throw: a box by its name or id (not by a number: numbers are dice);
+* an empty line takes the best option; ``u`` takes back the last decision (virtual
+  dice then fall as they did); ``q`` saves and quits.
+
+A compact scorecard opens every turn.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -32,8 +38,9 @@ from dicelab.errors import UserError
 from dicelab.play.game import Game, find_box_option, load_record, review, save_record, why_of
 
 HELP = (
-    "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "
-    "a box to score now, Enter for the best option, q to save and quit"
+    "type an option's letter (a is the best), the dice to keep (e.g. 6 6), 'all' to stop "
+    "rolling, 'none' to reroll all, a box's name to score it, Enter for the best option, "
+    "u to take back the last decision, q to save and quit"
 )
 
 
@@ -45,9 +52,18 @@ class _Quit(Exception):
         self.reason = reason
 
 
-def default_record_path() -> Path:
-    """A new file in the current folder named with the date and time."""
-    return Path(time.strftime("dicelab-game-%Y%m%d-%H%M%S.json"))
+def default_record_path(stem: str = "dicelab-game") -> Path:
+    """A new file in the current folder named with the date and time, claimed at once
+    (created empty): two games started in the same second get two names."""
+    base = time.strftime(f"{stem}-%Y%m%d-%H%M%S")
+    for n in range(1, 1000):
+        path = Path(f"{base}.json" if n == 1 else f"{base}-{n}.json")
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+        except FileExistsError:
+            continue
+        return path
+    raise UserError(f"no free record name like {base}.json in this folder; give --record")
 
 
 def run_play(
@@ -148,6 +164,7 @@ def _step(game: Game, console: Console, read, how: tuple) -> None:
                 f"\n[bold]turn {len(game.filled) + 1} of {rules.n_categories}[/bold], "
                 f"score {game.score}"
             )
+            console.print(compact_scorecard(game), style="dim")
         if game.record["dice"] != "real":
             game.roll()
         else:
@@ -164,17 +181,64 @@ def _step(game: Game, console: Console, read, how: tuple) -> None:
         return
     advice = game.advice()
     if show:
-        show_advice(advice, rules, console, top=top)
+        show_advice(advice, rules, console, top=top, letters=True)
     while True:
         prompt = "keep? " if game.phase == "keep" else "box? "
         text = _ask(read, prompt)
+        if text.lower() in ("u", "undo"):
+            console.print(game.undo())
+            return
         try:
+            text = _option_named(text, advice, top if show else 0)
+            if _scores_early(game, advice, text) and not _confirm(read, game, text):
+                continue
             _apply(game, advice, text, console, (show, split))
             return
         except UserError as exc:
             console.print(f"[red]{escape(str(exc))}[/red]")
             if text == "?":
                 console.print(HELP, style="dim")
+
+
+def _option_named(text: str, advice: Advice, shown: int) -> str:
+    """What a letter of an option shown stands for (its dice, or its box), else the text."""
+    from dicelab.cli.advice import LETTERS
+
+    word = text.strip().lower()
+    if len(word) != 1 or word not in LETTERS or shown <= 0:  # hidden advice: no letters
+        return text
+    i = LETTERS.index(word)
+    if i >= min(shown, len(advice.options)):
+        raise UserError(f"{word}: no option has that letter (options a to "
+                        f"{LETTERS[min(shown, len(advice.options)) - 1]} are shown)")  # fmt: skip
+    o = advice.options[i]
+    if o.kind == "box":
+        return str(o.box)
+    return "all" if o.stops else (" ".join(map(str, o.keep)) or "none")
+
+
+def _scores_early(game: Game, advice: Advice, text: str) -> bool:
+    """Whether the text names a box while rerolls are left (not dice, not a word, not
+    a served first throw scored now, which is among the options already)."""
+    word = text.strip().lower()
+    if game.phase != "keep" or game.served_now or word in ("", "all", "none", "nothing", "-"):
+        return False
+    if all(ch.isdigit() or ch in ", " for ch in word) or word == "?":
+        return False
+    try:
+        find_box_option(advise(game.table, replace(game.position(), rerolls=0)), text,
+                        game.rules)  # fmt: skip
+    except UserError:
+        return False  # not a box: _apply says what is wrong with it
+    return True
+
+
+def _confirm(read, game: Game, text: str) -> bool:
+    """Ask before a box is scored with rerolls left."""
+    left = game.rerolls_left
+    answer = _ask(read, f"score {text!r} now, with {left} reroll{'s' if left != 1 else ''} "
+                        "left? (y/n) ")  # fmt: skip
+    return answer.lower() in ("y", "yes")
 
 
 def _apply(game: Game, advice: Advice, text: str, console: Console, how=(True, None)) -> None:
@@ -213,6 +277,9 @@ def _apply(game: Game, advice: Advice, text: str, console: Console, how=(True, N
     final = advice
     if game.phase == "keep" and not game.served_now:
         final = advise(game.table, replace(game.position(), rerolls=0))
+    if text.strip().isdigit():
+        raise UserError(f"{text.strip()}: a box is named, not numbered (numbers are dice): "
+                        "type its name, or an option's letter")  # fmt: skip
     option = find_box_option(final, text, rules)
     points = game.fill(option.box)
     console.print(
@@ -234,6 +301,17 @@ def _cost_text(cost: float, advice) -> str:
     if cost <= TIE:
         return " [green](best)[/green]"
     return f" [yellow](costs {cost:.2f} against {advice.best.label})[/yellow]"
+
+
+def compact_scorecard(game: Game) -> str:
+    """The scorecard in one line: each box filled with its points, the upper total
+    against the bonus threshold, the score."""
+    rules = game.rules
+    filled = game.filled
+    parts = [f"{c.label} {filled[c.id]}" for c in rules.categories if c.id in filled]
+    upper = sum(filled.get(c.id, 0) for c in rules.categories if c.counts_for_bonus)
+    tail = f"upper {upper}/{rules.bonus_threshold}, " if rules.bonus_threshold > 0 else ""
+    return ("; ".join(parts) or "no box filled yet") + f" ({tail}score {game.score})"
 
 
 def _scorecard(game: Game) -> Table:

@@ -265,6 +265,35 @@ class Game:
             self.record["final_score"] = self.score
         return option.points
 
+    def undo(self) -> str:
+        """Take back the last decision (a keep, or a box) and say what it was: the dice
+        shown before it come back, and virtual dice then fall as they did (no new luck
+        is drawn by taking a decision back)."""
+        turns = self.turns
+        if turns and not turns[-1]["keeps"] and "box" not in turns[-1]:
+            turns.pop()  # a turn thrown but not played: its decision is the last box
+        if not turns:
+            raise UserError("nothing to take back: no decision yet")
+        t = turns[-1]
+        if "box" in t:
+            what = f"took back {t['box']} ({t['points']})"
+            for key in ("box", "points", "extra_bonus"):
+                t.pop(key, None)
+            self.record["finished"], self.record["final_score"] = False, None
+            if t["keeps"] and len(t["keeps"]) == len(t["throws"]):  # the rolling stopped
+                t["keeps"].pop()  # with the box: the keep decision comes back
+        else:
+            what = f"took back keep {' '.join(map(str, t['keeps'][-1])) or 'nothing'}"
+            t["keeps"].pop()
+            del t["throws"][len(t["keeps"]) + 1 :]
+        if self._rng is not None:  # the draws so far, drawn again from the seed
+            self._rng = np.random.default_rng(self.record["seed"])
+            for turn in self.turns:
+                for i, throw in enumerate(turn["throws"]):
+                    kept = turn["keeps"][i - 1] if i > 0 else []
+                    self._rng.integers(1, self.rules.faces + 1, size=len(throw) - len(kept))
+        return what
+
     def _expect(self) -> str:
         return {
             "roll": "the dice must be thrown",
