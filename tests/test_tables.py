@@ -295,3 +295,65 @@ def test_a_table_file_taken_for_a_leftover_is_still_cached(cache):
     pending.commit({"objective": "t"})
     values, _ = tables.load_table(path, {"objective": "t"})
     assert np.all(values == 7.0)
+
+
+# -- the disk budget ------------------------------------------------------------------------
+def test_the_cache_keeps_to_its_limit_least_recently_used_first(tmp_path, monkeypatch, capsys):
+    import os
+    import time
+
+    import dicelab
+    from dicelab.engine.runtime import budget
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("DICELAB_CACHE_LIMIT", "0")  # no limit while the tables are made
+    for theta in (0.01, 0.02, 0.03):
+        dicelab.solve("yazy", objective="risk", theta=theta)
+    files = budget.table_files(tmp_path, ".dlt")
+    sizes = {p: p.stat().st_size for p in files}
+    assert len(files) == 3 and budget.folder_bytes(tmp_path) == sum(sizes.values())
+    # the 0.01 table is read again: the 0.02 one is now the least recently used
+    old = time.time() - 100
+    for i, p in enumerate(sorted(files)):
+        os.utime(p, (old + i, old + i))
+    again = dicelab.solve("yazy", objective="risk", theta=0.01)
+    assert again.cached
+    capsys.readouterr()
+    one = max(sizes.values())
+    monkeypatch.setenv("DICELAB_CACHE_LIMIT", str(3 * one))  # room for three
+    dicelab.solve("yazy", objective="risk", theta=0.04)  # the fourth
+    err = capsys.readouterr().err
+    assert "1 least recently used table removed" in err and "DICELAB_CACHE_LIMIT" in err
+    kept = {p.name for p in budget.table_files(tmp_path, ".dlt")}
+    assert len(kept) == 3 and budget.folder_bytes(tmp_path) <= 3 * one
+    from dicelab.engine.runtime.cache import list_tables
+
+    left = sorted(t.params for t in list_tables())
+    assert left == ["theta 0.01", "theta 0.03", "theta 0.04"]  # 0.02 was used least lately
+
+
+def test_a_limit_that_is_no_size_takes_the_default_in_one_line(tmp_path, monkeypatch, capsys):
+    from dicelab.engine.runtime import budget
+
+    monkeypatch.setenv("DICELAB_CACHE_LIMIT", "lots")
+    assert budget.cache_limit(tmp_path) >= budget.LEAST_LIMIT
+    err = capsys.readouterr().err
+    assert err.startswith("warning: DICELAB_CACHE_LIMIT: got 'lots'") and err.count("\n") == 1
+    assert budget.parse_size("1.5G") == 3 << 29
+
+
+def test_cache_list_names_each_table_on_one_line_with_a_total(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    import dicelab
+    from dicelab.cli import app
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    dicelab.solve("yazy", objective="risk", theta=0.02)
+    dicelab.solve("yazy", objective="target", target=150)
+    out = CliRunner().invoke(app, ["cache", "list"], env={"COLUMNS": "80"}).output
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    assert any("risk (theta 0.02)" in r for r in rows)
+    assert any("target (target 150)" in r for r in rows)
+    assert len(rows) == 2  # one line each, at 80 columns
+    assert "2 tables, " in out and "of its limit" in out

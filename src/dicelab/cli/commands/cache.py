@@ -18,22 +18,28 @@ def cache_list() -> None:
     from rich.table import Table
 
     from dicelab.cli.output import Console
+    from dicelab.engine.runtime import budget
     from dicelab.engine.runtime.cache import cache_dir, list_tables, stray_files
 
-    found = list_tables()
+    found = sorted(list_tables(), key=lambda t: t.used, reverse=True)
     stray = stray_files()
     console = Console()
+    folder = cache_dir()
     if not found:
-        console.print(f"no cached tables in {cache_dir()}")
+        console.print(f"no cached tables in {folder}")
     else:
-        table = Table(title=f"Cached tables in {cache_dir()}")
-        for col in ("rules", "objective", "size", "created", "file"):
-            table.add_column(col, overflow="fold")
+        table = Table(title=f"Cached tables in {folder}, the most recently used first")
+        for col in ("rules", "objective", "size", "last used"):
+            table.add_column(col, no_wrap=True, justify="right" if col == "size" else "left")
         for t in found:
             name = t.rules if t.valid else f"{t.rules} (damaged or foreign)"
-            size = f"{t.bytes / 2**20:.1f} MiB"
-            table.add_row(name, t.objective, size, t.created, t.path.name)
+            what = f"{t.objective} ({t.params})" if t.params else t.objective
+            table.add_row(name, what, _mib(t.bytes), t.used)
         console.print(table)
+        limit = budget.cache_limit(folder)
+        of = f" of its limit {_mib(limit)} ({budget.LIMIT_VARIABLE})" if limit else ""
+        n = len(found)
+        console.print(f"{n} table{'s' if n != 1 else ''}, {_mib(sum(t.bytes for t in found))}{of}")
     if stray:
         console.print(f"{_stray_line(stray)}: dicelab cache clear removes them")
 
@@ -42,6 +48,12 @@ def _stray_line(stray) -> str:
     size = sum(_size(p) for p in stray) / 2**20
     n = len(stray)
     return f"{n} unfinished file{'s' if n != 1 else ''} of interrupted saves ({size:.1f} MiB)"
+
+
+def _mib(n: int) -> str:
+    if n >= 1 << 30:
+        return f"{n / 2**30:.2f} GiB"
+    return f"{n / 2**20:.1f} MiB" if n >= 1 << 20 else f"{n / 2**10:.0f} KiB"
 
 
 def _size(path) -> int:

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from platformdirs import user_cache_dir
 
+from dicelab.engine.runtime import budget
 from dicelab.errors import DamagedTable
 
 if TYPE_CHECKING:  # numpy and the rules model load with the first table, not for a listing
@@ -305,6 +306,7 @@ def store_table(path: Path, array: np.ndarray, meta: dict) -> str | None:
     except OSError as exc:
         print(f"warning: the table could not be cached in {path.parent}: {exc}", file=sys.stderr)
         return None
+    budget.enforce(path.parent, path, SUFFIX)  # the cache keeps to its disk budget
     return str(path)
 
 
@@ -453,12 +455,14 @@ def lookup(
         table = open_mapped(path, expect)
         if table is None or (shape is not None and table.values.shape != tuple(shape)):
             return None
+        budget.mark_used(path)
         meta = {"cached": True, "path": str(path), "mapped": table, "header": table.header}
         return table.values, meta | {"solve_seconds": table.header.get("seconds")}
     found = load_table(path, expect)
     if found is None or (shape is not None and found[0].shape != tuple(shape)):
         return None
     values, header = found
+    budget.mark_used(path)
     meta = {"cached": True, "path": str(path), "header": header}
     return values, meta | {"solve_seconds": header.get("seconds")}
 
@@ -494,6 +498,7 @@ def remember(
             warning = f"warning: the table could not be cached in {path.parent}: {exc}"
             print(warning, file=sys.stderr)
             return
+        budget.enforce(path.parent, path, SUFFIX)
         table.meta["path"] = str(path)
 
 
@@ -507,6 +512,10 @@ class CachedTable:
     bytes: int
     created: str
     valid: bool
+    #: the parameters that name it among the rule set's tables (a target, theta)
+    params: str = ""
+    #: when it was last written or read (the least recently used go first)
+    used: str = ""
 
 
 def list_tables() -> list[CachedTable]:
@@ -520,17 +529,29 @@ def list_tables() -> list[CachedTable]:
             continue
         header = read_header(path) or {}
         rules = header.get("rules", {})
+        found_params = header.get("params")
+        params: dict = found_params if isinstance(found_params, dict) else {}
+        try:
+            st = path.stat()
+        except OSError:
+            continue  # removed meanwhile
         found.append(
             CachedTable(
                 path=path,
                 rules=rules.get("name", "?") if isinstance(rules, dict) else "?",
                 objective=str(header.get("objective", "?")),
-                bytes=path.stat().st_size,
+                bytes=st.st_size,
                 created=str(header.get("created", "?")),
                 valid=bool(header) and header.get("engine") == ENGINE_VERSION,
+                params=", ".join(f"{k} {v}" for k, v in params.items() if k in SHOWN_PARAMS),
+                used=time.strftime("%Y-%m-%d %H:%M", time.localtime(st.st_mtime)),
             )
         )
     return found
+
+
+#: The parameters a listing names a table by (the others say how it is laid out).
+SHOWN_PARAMS = ("target", "theta", "precision", "utility")
 
 
 def clear_tables(rules: str | None = None) -> int:
