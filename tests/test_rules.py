@@ -314,3 +314,30 @@ def test_rules_as_plain_data_read_back_equal(data):
     assert json.loads(json.dumps(plain)) == plain
     assert {"title", "description"} & set(plain) == set()
     assert {k: v for k, v in whole.items() if k not in ("title", "description")} == plain
+
+
+def test_rule_names_in_any_case_and_a_near_miss_named():
+    from dicelab.errors import NotFound
+    from dicelab.rules import load_rules
+
+    assert load_rules("Yahtzee").name == "yahtzee" == load_rules("YAHTZEE").name
+    with pytest.raises(NotFound, match=r"unknown rules 'yahtze' \(did you mean 'yahtzee'\?\)"):
+        load_rules("yahtze")
+    with pytest.raises(NotFound) as far:
+        load_rules("backgammon")
+    assert "did you mean" not in str(far.value)
+
+
+def test_cache_clear_of_an_unknown_rule_set_is_one_line_exit_2(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DICELAB_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-m", "dicelab.cli", "cache", "clear", "yahtzy",
+                          "--yes"], capture_output=True, text=True, env=env)  # fmt: skip
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert out.stderr.startswith("error: cache clear: no rule set named 'yahtzy' (did you mean")
+    ok = subprocess.run([sys.executable, "-m", "dicelab.cli", "cache", "clear", "Yacht", "--yes"],
+                        capture_output=True, text=True, env=env)  # fmt: skip
+    assert ok.returncode == 0, ok.stderr

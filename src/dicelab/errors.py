@@ -41,7 +41,7 @@ class NotFound(UserError):
     ...     dicelab.load_rules("yahtze")
     ... except dicelab.NotFound as error:
     ...     print(error)  # doctest: +ELLIPSIS
-    unknown rules 'yahtze': expected a built-in name (...) or a path to a .toml file
+    unknown rules 'yahtze' (did you mean 'yahtzee'?): expected a built-in name (...)...
     """
 
 

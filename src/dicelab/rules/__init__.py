@@ -40,6 +40,26 @@ BUILTIN = Path(__file__).parent / "builtin"
 
 
 @lru_cache(maxsize=1)
+def builtin_name(text: str) -> str | None:
+    """The built-in name ``text`` means, whatever its case (``Yahtzee``), or ``None``.
+
+    Examples
+    --------
+    >>> builtin_name("Yahtzee"), builtin_name("yahtze")
+    ('yahtzee', None)
+    """
+    low = text.strip().lower()
+    return low if low in builtin_names() else None
+
+
+def did_you_mean(text: str, names) -> str:
+    """`` (did you mean 'yahtzee'?)`` for a name close to one of ``names``, else ''."""
+    import difflib
+
+    close = difflib.get_close_matches(text.strip().lower(), list(names), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
 def _builtin_names() -> tuple[str, ...]:
     return tuple(sorted(p.name[:-5] for p in BUILTIN.iterdir() if p.name.endswith(".toml")))
 
@@ -96,16 +116,17 @@ def _read_source(text: str, base: Path | None = None) -> tuple[str, str, Path | 
     path = Path(text)
     if base is not None and not path.is_absolute():
         path = base / path
-    if text in builtin_names():
-        source = f"{text}.toml"
+    name = builtin_name(text)
+    if name is not None:
+        source = f"{name}.toml"
         raw = (BUILTIN / source).read_text("utf-8")
         return source, raw, None
     if path.suffix == ".toml" or path.exists():
         raw = read_user_file(path, f"rules file {text!r}")
         return path.name, raw, path.parent
     raise NotFound(
-        f"unknown rules {text!r}: expected a built-in name "
-        f"({', '.join(builtin_names())}) or a path to a .toml file"
+        f"unknown rules {text!r}{did_you_mean(text, builtin_names())}: expected a built-in "
+        f"name ({', '.join(builtin_names())}) or a path to a .toml file"
     )
 
 
@@ -204,8 +225,9 @@ def load_rules(source: str | Path | Rules) -> Rules:
     text = str(source)
     if isinstance(source, str) and ("\n" in text or ("=" in text and not _is_file(text))):
         return rules_from_text(text, allow_files=True)
-    if text in builtin_names():
-        return _builtin(text)
+    name = builtin_name(text) if not _is_file(text) else None
+    if name is not None:
+        return _builtin(name)
     found, data = _resolve(text, None)
     return parse_rules(data, found)
 

@@ -37,7 +37,14 @@ from dicelab.engine.objectives.expected import OBJECTIVE
 from dicelab.engine.runtime import cache
 from dicelab.engine.runtime.cost import Facts, memory_budget
 from dicelab.errors import UserError
-from dicelab.rules import Rules, builtin_names, load_rules, rules_from_text
+from dicelab.rules import (
+    Rules,
+    builtin_name,
+    builtin_names,
+    did_you_mean,
+    load_rules,
+    rules_from_text,
+)
 from dicelab.text import plural
 from dicelab.web.tables import solve_objective
 from dicelab.web.worker import Cancelled, Limits, solve_in_child
@@ -174,14 +181,17 @@ class Store:
                 return self._builtin[name]
             if name in self._uploads:
                 return self._uploads[name]
-        if name in builtin_names():
+        canonical = builtin_name(name)
+        if canonical is not None:
+            if canonical != name:
+                return self.get(canonical)
             entry = Entry(id=name, rules=load_rules(name), source="builtin")
             with self._lock:
                 self._builtin[name] = entry
             return entry
         raise NotFound(
-            f"unknown rules {name[:80]!r}: expected a built-in name "
-            f"({', '.join(builtin_names())}) or the id of an uploaded rules file"
+            f"unknown rules {name[:80]!r}{did_you_mean(name[:80], builtin_names())}: expected "
+            f"a built-in name ({', '.join(builtin_names())}) or the id of an uploaded rules file"
         )
 
     def upload(self, text: str) -> Entry:

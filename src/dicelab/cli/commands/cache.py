@@ -75,8 +75,16 @@ def cache_clear(
     The files that interrupted saves left behind are always deleted too.
     """
     from dicelab.engine.runtime.cache import cache_dir, clear_tables, list_tables, stray_files
+    from dicelab.rules import builtin_name, builtin_names, did_you_mean
 
-    found = [t for t in list_tables() if rules is None or t.rules == rules]
+    tables = list_tables()
+    if rules is not None and rules not in {t.rules for t in tables}:
+        rules = builtin_name(rules) or rules  # a built-in name in any case
+        if rules not in builtin_names() and rules not in {t.rules for t in tables}:
+            names = sorted({*builtin_names(), *(t.rules for t in tables)})
+            fail(f"cache clear: no rule set named {rules!r}{did_you_mean(rules, names)}; "
+                 "dicelab cache list shows the tables kept")  # fmt: skip
+    found = [t for t in tables if rules is None or t.rules == rules]
     stray = stray_files()
     if not found and not stray:
         what = f"of {rules!r} " if rules else ""
