@@ -184,3 +184,20 @@ def test_points_left_unknown_are_taken_from_the_score(tmp_path):
     assert bad.returncode == 2 and "my score: got 3, but the filled boxes given cannot make it" in (
         bad.stderr
     )
+
+
+def test_a_duel_stopped_and_resumed_ends_as_one_played_straight(four, tmp_path):
+    whole, part = tmp_path / "whole.json", tmp_path / "part.json"
+    res = runner.invoke(app, ["duel", "play", four, "--seed", "5", "--record", str(whole)],
+                        input="\n" * 40)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["duel", "play", four, "--seed", "5", "--record", str(part)],
+                        input="\n\nq\n")  # fmt: skip
+    assert f"continue: dicelab duel play {four} --resume {part}" in " ".join(res.output.split())
+    res = runner.invoke(app, ["duel", "play", four, "--resume", str(part)], input="\n" * 40)
+    assert res.exit_code == 0 and "resuming" in res.output and "game over" in res.output
+    straight, resumed = json.loads(whole.read_text()), json.loads(part.read_text())
+    for seat in ("a", "b"):  # the same dice fell: the same game
+        assert straight[seat]["turns"] == resumed[seat]["turns"]
+    again = run_process("duel", "play", four, "--resume", str(part))
+    assert again.returncode == 2 and "is finished" in again.stderr

@@ -510,3 +510,17 @@ def test_the_lookahead_evaluated_exactly_against_a_plain_expectimax(four):
     # never above the best reply to the same player, and above an even game
     assert 0.5 < a <= reply_table(game, "A").start_value + 1e-9
     assert 0.5 < b <= 1 - reply_table(game, "B").start_value + 1e-9
+
+
+def test_a_game_at_a_table_stopped_and_resumed_ends_as_one_played_straight(four_file, tmp_path):
+    from dicelab.cli.match_play import run_match_play
+
+    whole, part = tmp_path / "whole.json", tmp_path / "part.json"
+    assert run_match_play(four_file, opponents=1, seed=3, record=whole,
+                          read=lambda prompt: "") == 0  # fmt: skip
+    answers = iter(["", "", "q"])
+    assert run_match_play(four_file, opponents=1, seed=3, record=part,
+                          read=lambda prompt: next(answers)) == 0  # fmt: skip
+    assert run_match_play(four_file, resume=part, read=lambda prompt: "") == 0
+    straight, resumed = json.loads(whole.read_text()), json.loads(part.read_text())
+    assert [s["turns"] for s in straight["sheets"]] == [s["turns"] for s in resumed["sheets"]]

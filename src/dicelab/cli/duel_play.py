@@ -47,27 +47,39 @@ def run_duel_play(
     top: int = 6,
     console: Console | None = None,
     read: Callable[[str], str] | None = None,
+    resume: Path | None = None,
 ) -> int:
-    """Play a duel in the terminal against the computer; returns the exit code."""
-    import time
+    """Play a duel in the terminal against the computer (or go on with the one saved
+    in ``resume``); returns the exit code."""
+    from dicelab.cli.play import default_record_path
+    from dicelab.play.duel import load_duel_record
 
     console = console or Console()
     read = read or (lambda prompt: console.input(prompt))
     seat = seat.upper()
     if seat not in ("A", "B"):
         raise UserError(f"seat: got {seat!r}, expected A (move first) or B (move second)")
-    path = record or Path(time.strftime("dicelab-duel-%Y%m%d-%H%M%S.json"))
-    if path.exists():
-        raise UserError(f"{path} already exists; name a new file with --record")
+    if record is not None and record.exists() and record != resume:
+        raise UserError(f"{record} already exists; name a new file with --record")
     r = load_rules(rules)
     table = load_duel(r, mapped=True)
-    game = DuelGame(table, load_table(r), seed=seed, human=seat, rules_source=rules)
+    if resume is not None:
+        game = DuelGame.resume(table, load_table(r), load_duel_record(resume))
+        if game.over:
+            raise UserError(f"the duel in {resume} is finished; see it with "
+                            f"dicelab duel review {resume}")  # fmt: skip
+        seat, path = game.record["human"], record or resume
+        console.print(f"resuming {resume}")
+    else:
+        game = DuelGame(table, load_table(r), seed=seed, human=seat, rules_source=rules)
+        path = record or default_record_path("dicelab-duel")
     save_record(game.record, path)
     console.print(
         f"[bold]{r.name} duel[/bold]: you are the {seat_label(seat)}, the computer plays to "
         f"win (seed {game.record['seed']}); the game is saved in {path}"
     )
-    stopped = play_out(game, path, console, lambda: _step(game, console, read, show, top))
+    again = f"dicelab duel play {rules} --resume {path}"
+    stopped = play_out(game, path, console, lambda: _step(game, console, read, show, top), again)
     if stopped is not None:
         return stopped
     mine = game.games[seat].score

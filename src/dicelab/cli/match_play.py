@@ -50,24 +50,36 @@ def run_match_play(
     top: int = 6,
     console: Console | None = None,
     read: Callable[[str], str] | None = None,
+    resume: Path | None = None,
 ) -> int:
-    """Play a game at a table in the terminal; returns the exit code."""
-    import time
+    """Play a game at a table in the terminal (or go on with the one saved in
+    ``resume``); returns the exit code."""
+    from dicelab.cli.play import default_record_path
+    from dicelab.play.match import load_match_record
 
     console = console or Console()
     read = read or (lambda prompt: console.input(prompt))
-    path = record or Path(time.strftime("dicelab-match-%Y%m%d-%H%M%S.json"))
-    if path.exists():
-        raise UserError(f"{path} already exists; name a new file with --record")
+    if record is not None and record.exists() and record != resume:
+        raise UserError(f"{record} already exists; name a new file with --record")
     r = load_rules(rules)
     expected = load_table(r)
-    game = MatchGame(expected, opponents + 1, seed, seat, rules_source=rules, method=method)
+    if resume is not None:
+        game = MatchGame.resume(expected, load_match_record(resume))
+        if game.over:
+            raise UserError(f"the game in {resume} is finished; see it with "
+                            f"dicelab match review {resume}")  # fmt: skip
+        opponents, seat, path = game.record["players"] - 1, game.record["human"], record or resume
+        console.print(f"resuming {resume}")
+    else:
+        game = MatchGame(expected, opponents + 1, seed, seat, rules_source=rules, method=method)
+        path = record or default_record_path("dicelab-match")
     save_record(game.record, path)
     console.print(
         f"[bold]{r.name}, {opponents + 1} players[/bold]: you play seat {seat}, the computers "
         f"play to win (seed {game.record['seed']}); the game is saved in {path}"
     )
-    stopped = play_out(game, path, console, lambda: _step(game, console, read, show, top))
+    again = f"dicelab match play {rules} --resume {path}"
+    stopped = play_out(game, path, console, lambda: _step(game, console, read, show, top), again)
     if stopped is not None:
         return stopped
     scores = game.standings()

@@ -18,10 +18,12 @@ HELP = (
 )
 
 
-def play_out(game, path: Path, console: Console, step: Callable[[], None]) -> int | None:
+def play_out(
+    game, path: Path, console: Console, step: Callable[[], None], again: str = ""
+) -> int | None:
     """Play ``game`` to its end one ``step`` at a time, saving its record in ``path``
     after each; ``None`` at the end, or the exit code when the player stops (``q``,
-    or the input ends), the game so far saved."""
+    or the input ends), the game so far saved (``again``: the command that resumes it)."""
     from dicelab.cli.play import _Quit
     from dicelab.play.game import save_record
 
@@ -32,7 +34,8 @@ def play_out(game, path: Path, console: Console, step: Callable[[], None]) -> in
             save_record(game.record, path)
     except _Quit as stop:
         save_record(game.record, path)
-        console.print(f"{stop}: the game so far is saved in {path}")
+        hint = f" (continue: {again})" if again else ""
+        console.print(f"{stop}: the game so far is saved in {path}{hint}")
         return 0 if str(stop) == "quit" else 1
     return None
 

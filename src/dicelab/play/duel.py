@@ -62,6 +62,17 @@ class DuelGame:
             "b": self.games["B"].record,
         }
 
+    @classmethod
+    def resume(cls, table: DuelTable, expected: ExpectedTable, record: dict) -> DuelGame:
+        """Continue a duel from its record: both games as they stood, virtual dice
+        falling on as they would have."""
+        check_duel_record(record, table)
+        game = cls(table, expected, seed=record.get("seed"), human=record["human"],
+                   rules_source=record.get("rules_source"))  # fmt: skip
+        game.games = {seat: Game.resume(expected, record[seat.lower()]) for seat in SEATS}
+        game.record["a"], game.record["b"] = game.games["A"].record, game.games["B"].record
+        return game
+
     @property
     def rules(self):
         return self.table.rules

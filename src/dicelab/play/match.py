@@ -66,6 +66,18 @@ class MatchGame:
         }
         self._turn: tuple[tuple, MatchTurn] | None = None
 
+    @classmethod
+    def resume(cls, expected: ExpectedTable, record: dict) -> MatchGame:
+        """Continue a game at a table from its record: every sheet as it stood, virtual
+        dice falling on as they would have."""
+        check_match_record(record, expected)
+        game = cls(expected, record["players"], seed=record.get("seed"), human=record["human"],
+                   rules_source=record.get("rules_source"),
+                   method=record.get("method", "auto"))  # fmt: skip
+        game.games = [Game.resume(expected, sheet) for sheet in record["sheets"]]
+        game.record["sheets"] = [g.record for g in game.games]
+        return game
+
     @property
     def rules(self):
         return self.expected.rules

@@ -159,6 +159,7 @@ def duel_play_command(
     ),
     hide: bool = typer.Option(False, "--hide-advice", help="Play without advice."),
     top: int = typer.Option(6, "--top", min=0, help="Options shown at each step (0: all)."),
+    resume: str | None = typer.Option(None, "--resume", help="Go on with a saved duel."),
 ) -> None:
     """Play against the computer (it plays to win); your win chance after every decision."""
     from pathlib import Path
@@ -166,8 +167,9 @@ def duel_play_command(
     from dicelab.cli.duel_play import run_duel_play
 
     code = run_duel_play(
-        rules, seed=seed, seat=seat, record=Path(record) if record else None, show=not hide, top=top
-    )
+        rules, seed=seed, seat=seat, record=Path(record) if record else None, show=not hide,
+        top=top, resume=Path(resume) if resume else None,
+    )  # fmt: skip
     raise typer.Exit(code)
 
 

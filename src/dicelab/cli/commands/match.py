@@ -79,6 +79,7 @@ def match_play_command(
     ),
     hide: bool = typer.Option(False, "--hide-advice", help="Play without advice."),
     top: int = typer.Option(6, "--top", min=0, help="Options shown at each step (0: all)."),
+    resume: str | None = typer.Option(None, "--resume", help="Go on with a saved game."),
 ) -> None:
     """Play at a table against computer players who play to win; reviewed at the end."""
     from pathlib import Path
@@ -94,6 +95,7 @@ def match_play_command(
         show=not hide,
         method=method,
         top=top,
+        resume=Path(resume) if resume else None,
     )
     raise typer.Exit(code)
 
