@@ -85,9 +85,11 @@ def test_long_solves_are_announced(capsys):
     ],
 )
 def test_two_player_games_too_large_are_refused_at_once(args):
+    # far beyond the machine (four times its memory, or a day): no --allow-large offered
     out = cli(*args, timeout=20)
     assert out.returncode == 2 and out.stderr.count("\n") == 1
-    assert "positions at most" in out.stderr and "--allow-large" in out.stderr
+    assert "positions at most" in out.stderr and "far beyond this machine" in out.stderr
+    assert "--allow-large" not in out.stderr
 
 
 def test_tic_tac_toe_bound_holds():

@@ -244,8 +244,10 @@ def test_undo_takes_back_the_last_decision_and_the_dice_fall_as_they_did(capsys,
 
 def test_every_turn_opens_with_the_scorecard(capsys, monkeypatch, tmp_path):
     code, out, _, _ = _play(capsys, monkeypatch, tmp_path, "\n\n\n\n\n\nq\n")
-    assert "no box filled yet (score 0)" in out
-    assert "Sixes 18 (score 18)" in out and "Ones 1; Sixes 18 (score 19)" in out
+    flat = " ".join(out.split())
+    assert "Ones - · Twos - · Threes - ·" in flat and "Five of a kind - (score 0)" in flat
+    assert "Ones - · Twos - · Threes - · Fours - · Fives - · Sixes 18 ·" in flat
+    assert "Ones 1 · Twos - ·" in flat and "(score 19)" in flat
 
 
 def test_two_games_started_in_the_same_second_get_two_records(tmp_path, monkeypatch):

@@ -61,7 +61,8 @@ class TooLarge(UserError):
     reason : str
         Why it is refused, in words (``"longer than an hour"``).
     summary : str
-        The message without the command line's way out (``--allow-large``).
+        The message without the command line's way out (``--allow-large``, offered
+        only where the table is within reach: ``hopeless`` says it is not).
 
     Examples
     --------
@@ -71,9 +72,18 @@ class TooLarge(UserError):
     """
 
     def __init__(
-        self, summary: str, *, what: str, states: int, bytes: int, seconds: float, reason: str
+        self,
+        summary: str,
+        *,
+        what: str,
+        states: int,
+        bytes: int,
+        seconds: float,
+        reason: str,
+        hopeless: bool = False,
     ) -> None:
-        super().__init__(f"{summary}; add --allow-large to try anyway")
+        way = "far beyond this machine" if hopeless else "add --allow-large to try anyway"
+        super().__init__(f"{summary}; {way}")
         self.summary = summary
         self.what = what
         self.states = states

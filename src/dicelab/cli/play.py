@@ -15,7 +15,7 @@ What the player types:
 * an empty line takes the best option; ``u`` takes back the last decision (virtual
   dice then fall as they did); ``q`` saves and quits.
 
-A compact scorecard opens every turn.
+Every turn opens with the scorecard: each box with its points, ``-`` while open.
 """
 
 from __future__ import annotations
@@ -304,14 +304,14 @@ def _cost_text(cost: float, advice) -> str:
 
 
 def compact_scorecard(game: Game) -> str:
-    """The scorecard in one line: each box filled with its points, the upper total
-    against the bonus threshold, the score."""
+    """The scorecard in a line or two: every box with its points (``-`` while open),
+    the upper total against the bonus threshold, the score."""
     rules = game.rules
     filled = game.filled
-    parts = [f"{c.label} {filled[c.id]}" for c in rules.categories if c.id in filled]
+    parts = [f"{c.label} {filled.get(c.id, '-')}" for c in rules.categories]
     upper = sum(filled.get(c.id, 0) for c in rules.categories if c.counts_for_bonus)
     tail = f"upper {upper}/{rules.bonus_threshold}, " if rules.bonus_threshold > 0 else ""
-    return ("; ".join(parts) or "no box filled yet") + f" ({tail}score {game.score})"
+    return " · ".join(parts) + f" ({tail}score {game.score})"
 
 
 def _scorecard(game: Game) -> Table:

@@ -38,6 +38,10 @@ MEMORY_VARIABLE = "DICELAB_MAX_MEMORY"
 SECONDS_VARIABLE = "DICELAB_MAX_SECONDS"
 
 
+#: A solve longer than this is not offered ``--allow-large``: a day.
+HOPELESS_SECONDS = 24 * 3600
+
+
 def memory_budget() -> int:
     """Bytes a solve may plan to use: :data:`MEMORY_SHARE` of this machine's memory,
     or what :data:`MEMORY_VARIABLE` says."""
@@ -102,6 +106,8 @@ class Cost:
             bytes=self.bytes,
             seconds=self.seconds,
             reason=why,
+            # four times the memory, or a day: --allow-large would only fail later
+            hopeless=self.bytes > 4 * machine_memory() or self.seconds > HOPELESS_SECONDS,
         )
 
     def announce(self, longer_than: float = 30.0) -> None:
