@@ -1429,3 +1429,17 @@ def test_advice_for_a_risk_attitude_in_sure_points_with_why(client):
     assert "theta" in error(client.post("/api/advice", json={**body, "theta": 1.0}), 422)
     assert "objective risk: give the risk attitude" in error(client.post("/api/advice", json={
         k: v for k, v in body.items() if k != "theta"}), 400)  # fmt: skip
+
+
+def test_progress_says_when_a_table_would_be_refused_here(client):
+    url = "/api/rules/{}/progress?objective=duel"
+    deadline = time.monotonic() + 30
+    while True:
+        big = client.get(url.format("yahtzee")).json()
+        if "estimate_seconds" in big or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert big["refused"].startswith("yahtzee's two-player game has")
+    assert "--allow-large" not in big["refused"]
+    small = _estimated(client, url.format("yazy"))
+    assert "refused" not in small

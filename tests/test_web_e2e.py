@@ -1155,3 +1155,14 @@ def test_on_a_desktop_nothing_lies_beyond_the_screen(browser, server):
         expect(pg.locator("#theta")).to_be_visible()
         seen = pg.evaluate(BEYOND)
         assert seen["page"] <= 1280 and not seen["out"], seen
+
+
+def test_what_cannot_be_made_here_is_offered_disabled_with_the_reason(browser, server):
+    with open_page(browser, server + "/?rules=yahtzee") as pg:
+        duel = pg.locator('#objective option[value="duel"]')
+        expect(duel).to_be_disabled(timeout=30_000)
+        expect(duel).to_have_text("a duel with the computer (too large here)")
+        assert "two-player game" in duel.get_attribute("title")
+        pg.select_option("#rules-select", "yazy")  # a rule set whose duel fits
+        expect(duel).to_be_enabled()
+        expect(duel).to_have_text("a duel with the computer")

@@ -404,6 +404,11 @@ class TableProgress(BaseModel):
         description="An upper estimate of the seconds a first solve takes on this server "
         "(left out while it is worked out: a few seconds for the largest rule sets).",
     )
+    refused: str | None = Field(
+        None,
+        description="Why this server would refuse to solve the table (its size: memory or "
+        "time beyond its limits), once that is known; absent for a table it can make.",
+    )
     done: int | None = Field(None, description="States solved so far (while solving).")
     total: int | None = Field(None, description="States to solve (while solving).")
     seconds: float | None = Field(None, description="Seconds since the solve started.")

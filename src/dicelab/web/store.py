@@ -36,7 +36,7 @@ from dicelab.engine import registry
 from dicelab.engine.objectives.expected import OBJECTIVE
 from dicelab.engine.runtime import cache
 from dicelab.engine.runtime.cost import Facts, memory_budget
-from dicelab.errors import UserError
+from dicelab.errors import TooLarge, UserError
 from dicelab.rules import (
     Rules,
     builtin_name,
@@ -352,6 +352,7 @@ class Store:
         key = (rules.fingerprint(), objective)
         found = self.known_facts(rules, objective)
         estimate = _seconds(found)
+        refused = _refusal(found)
         with self._lock:
             if key in self._tables:
                 return {"state": "ready", "estimate_seconds": estimate}
@@ -370,7 +371,10 @@ class Store:
                     "estimate_seconds": estimate,
                 }
         cached = found is not None and found.cached()
-        return {"state": "cached" if cached else "idle", "estimate_seconds": estimate}
+        out = {"state": "cached" if cached else "idle", "estimate_seconds": estimate}
+        if refused is not None and not cached:
+            out["refused"] = refused
+        return out
 
     def _load_or_solve(self, rules: Rules, objective: str, job: Solve):
         key = (rules.fingerprint(), objective)
@@ -498,6 +502,17 @@ class Store:
         budget = memory_budget()
         while len(self._tables) > 1 and sum(map(held_bytes, self._tables.values())) > budget:
             self._tables.popitem(last=False)
+
+
+def _refusal(facts: Facts | None) -> str | None:
+    """Why a table of these facts would be refused here (its size), or ``None``."""
+    if facts is None:
+        return None
+    try:
+        facts.cost.check()
+    except TooLarge as exc:
+        return exc.summary
+    return None
 
 
 def _seconds(facts: Facts | None) -> float | None:

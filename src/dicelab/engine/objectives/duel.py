@@ -44,6 +44,7 @@ the report checks it.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -328,6 +329,13 @@ def duel_cost(game: CompiledRules, space: DuelSpace | None = None, compare: bool
     """
     what = f"{game.rules.name}'s two-player game"
     if space is None:
+        # the pairs of filled-box sets alone, both players on one turn (C(2n, n)): a
+        # bound of no work, enough to refuse the largest rule sets before counting
+        n = game.n_categories
+        pairs = math.comb(2 * n, n)
+        if pairs > MAX_NODES:
+            unit = "pairs of sheets at least"
+            return Cost(what, pairs, pairs * NODE_BYTES, pairs * 1e-6, unit=unit)
         nodes, _ = count_nodes(game)
         least = Cost(what, nodes, nodes * NODE_BYTES, nodes * 1e-6, unit="pairs of sheets at least")
         if nodes > MAX_NODES or least.bytes > memory_budget():

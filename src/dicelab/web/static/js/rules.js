@@ -53,6 +53,41 @@ export async function chooseRules(id) {
   render();
   if (state.objective !== "expected") watchSolve(id);
   outlookSoon();
+  markWhatFits(id);
+}
+
+// The objectives whose table this server cannot make for these rules (a duel of
+// Yahtzee, say) are shown disabled with the reason, before anyone rolls: asked of
+// the server once each (its answer comes at once; the size is worked out apart).
+async function markWhatFits(id) {
+  const menu = $("objective");
+  const asks = { duel: "duel", match: "match", friends: "match" };
+  for (const o of menu.options) {
+    o.disabled = false;
+    o.title = "";
+    if (o.dataset.label) o.textContent = o.dataset.label;
+  }
+  for (const [value, objective] of Object.entries(asks)) {
+    const o = menu.querySelector(`option[value="${value}"]`);
+    if (!o) continue;
+    for (let tries = 0; tries < 40 && state.rulesId === id; tries += 1) {
+      let p;
+      try {
+        p = await api(`/api/rules/${encodeURIComponent(id)}/progress?objective=${objective}`);
+      } catch (err) {
+        break;
+      }
+      if (p.refused) {
+        o.dataset.label = o.dataset.label || o.textContent;
+        o.textContent = `${o.dataset.label} (too large here)`;
+        o.title = p.refused;
+        o.disabled = menu.value !== value;  // the choice made stays, and says why
+        break;
+      }
+      if (p.estimate_seconds !== undefined && p.estimate_seconds !== null) break;
+      await new Promise((done) => setTimeout(done, 500));
+    }
+  }
 }
 
 // While a rule set is being loaded or solved, show how far it has come (the server
