@@ -1153,8 +1153,12 @@ def test_on_a_desktop_nothing_lies_beyond_the_screen(browser, server):
         expect(pg.locator("#options tbody tr").first).to_be_visible()
         pg.select_option("#objective", "risk")
         expect(pg.locator("#theta")).to_be_visible()
+        expect(pg.locator("#objective-note")).to_contain_text("press Enter")  # laid out
+        pg.wait_for_timeout(300)
         seen = pg.evaluate(BEYOND)
         assert seen["page"] <= 1280 and not seen["out"], seen
+        pg.press("#theta", "Enter")  # asked for now: its table is made, its advice shown
+        expect(pg.locator("table.options th").nth(1)).to_have_text("sure score, theta 0.02")
 
 
 def test_what_cannot_be_made_here_is_offered_disabled_with_the_reason(browser, server):

@@ -29,6 +29,9 @@ export async function loadObjectives() {
       if (p.default !== null) input.value = String(p.default);
       input.setAttribute("aria-label", p.help);
       input.addEventListener("change", setObjective);
+      input.addEventListener("keydown", (e) => {  // Enter plays for the value shown
+        if (e.key === "Enter") setObjective(e);
+      });
       if (p.kind !== "int") {  // a number without a unit: named beside its box
         const label = Object.assign(document.createElement("label"), { htmlFor: p.name });
         label.textContent = p.name;

@@ -40,13 +40,24 @@ export function objectiveKey() {
 }
 
 // Change what the advice plays for (the game goes on): its table may need a solve.
-export function setObjective() {
+export function setObjective(event) {
   const objective = $("objective").value;
   const own = paramsOf(objective);
   for (const name of paramNames()) {
     const hide = !own.some((p) => p.name === name);
     $(name).hidden = hide;
     if ($(`${name}-label`)) $(`${name}-label`).hidden = hide;
+  }
+  // an aim with a parameter, just picked from the menu: nothing is solved until the
+  // player gives it (Enter), so that no table is made for a value no one asked for
+  const picked = event && event.target === $("objective") && objective !== state.objective;
+  $("objective-note").hidden = !(picked && own.length);
+  if (picked && own.length) {
+    const input = $(own[0].name);
+    $("objective-note").textContent = `${own[0].help}: press Enter to play for it`;
+    input.focus();
+    input.select();
+    return;
   }
   const params = {};
   for (const p of own) {
@@ -58,6 +69,9 @@ export function setObjective() {
     params[p.name] = got.value;
   }
   showError("");
+  if (objective === state.objective && JSON.stringify(params) === JSON.stringify(state.params)) {
+    return;  // Enter and the change it makes: one aim, asked once
+  }
   // a game alone, a duel, against computer players or with friends: different games
   const family = (o) => (o in OBJECTIVES ? "alone" : o);
   const otherGame = family(objective) !== family(state.objective);
