@@ -145,7 +145,7 @@ export function renderScorecard() {
     } else {
       cell = '<td class="num points"></td>';
     }
-    tr.innerHTML = `<td title="${escapeHtml(c.scores)}">${escapeHtml(c.name)}`
+    tr.innerHTML = `<td title="${escapeHtml(c.scores)}"><span class="box-name">${escapeHtml(c.name)}</span>`
       + `<span class="scores">${escapeHtml(c.scores)}</span></td>${cell}`
       + other((k) => {
         const v = c.id in colFilled[k] ? String(colFilled[k][c.id]) : "";
@@ -196,7 +196,7 @@ export function renderReview() {
   const costOf = (c) => (chance ? `${fmt(100 * c)}%` : fmt(c));
   $("review-total").textContent = ds.length
     ? `${ds.length} decision${ds.length > 1 ? "s" : ""}, total cost ${costOf(r.total_cost)}`
-      + (duel ? " of win chance" : chance ? ` of the ${valueName()}`
+      + (duel ? " of win chance" : chance ? ` (percentage points) of the ${valueName()}`
         : sure ? ` points of the ${valueName()}` : " expected points")
     : inMatch() ? "At a table, each option shows its cost in chance to finish first as you "
       + "play; the command dicelab match play also reviews a whole game at the end."
@@ -230,7 +230,7 @@ export function renderReview() {
   } else if (gameOver() && r && r.finished && chance) {
     summary.innerHTML = `<strong>Final score: <span id="final-score">${r.score}</span></strong>`
       + `<br>At the start the ${valueName()} was ${fmt(100 * r.expected_score)}% with the best `
-      + `play. Your decisions cost ${fmt(100 * r.total_cost)}% of it in all `
+      + `play. Your decisions cost ${fmt(100 * r.total_cost)} percentage points of it in all `
       + `(${r.mistakes} of ${ds.length} were not the best).`;
     summary.hidden = false;
   } else if (gameOver() && r && r.finished && sure) {

@@ -181,9 +181,12 @@ export function renderChart() {
   $("chart-svg").innerHTML = rects.join("") + mean;
   $("chart-svg").setAttribute("aria-label", `final score distribution: mean ${fmt(d.mean)}, `
     + `sd ${fmt(d.sd)}, 10% below ${d.percentiles["10"]}, 90% below ${d.percentiles["90"]}`);
-  $("chart-caption").textContent = `Final score from this turn on, playing for the highest `
-    + `average: mean ${fmt(d.mean)}, sd ${fmt(d.sd)}; 80% of games end between `
-    + `${d.percentiles["10"]} and ${d.percentiles["90"]}`;
+  // the chart is the expected-score optimum's: said so where another aim is played
+  const how = state.objective === "expected" ? "playing for the highest average"
+    : "if you play for the highest average from here (the chart of that play)";
+  $("chart-caption").textContent = `Final score from this turn on, ${how}: `
+    + `mean ${fmt(d.mean)}, sd ${fmt(d.sd)} (spread: the standard deviation); 80% of `
+    + `games end between ${d.percentiles["10"]} and ${d.percentiles["90"]}`;
   $("chart-axis").innerHTML = `<span>${from}</span><span>${d.percentiles["50"]} (median)</span>`
     + `<span>${to}</span>`;
   fig.hidden = false;
