@@ -1443,3 +1443,27 @@ def test_progress_says_when_a_table_would_be_refused_here(client):
     assert "--allow-large" not in big["refused"]
     small = _estimated(client, url.format("yazy"))
     assert "refused" not in small
+
+
+def test_work_dropped_on_purpose_leaves_no_traceback_in_the_log(caplog):
+    import asyncio
+    import gc
+    from concurrent.futures import Future
+
+    from dicelab.web.routes import awaitable
+    from dicelab.web.worker import Cancelled
+
+    async def dropped(wrap):
+        work = Future()
+        waiting = wrap(work)  # the client leaves: no one awaits it any more
+        work.set_exception(Cancelled("no one awaits this distribution any more"))
+        await asyncio.sleep(0.05)
+        del waiting
+
+    asyncio.run(dropped(asyncio.wrap_future))  # a plain wrap: the log has a traceback
+    gc.collect()
+    assert "exception was never retrieved" in caplog.text
+    caplog.clear()
+    asyncio.run(dropped(awaitable))
+    gc.collect()
+    assert "never retrieved" not in caplog.text

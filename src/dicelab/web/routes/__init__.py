@@ -59,6 +59,20 @@ def get_store(request: Request) -> Store:
     return request.app.state.store
 
 
+def awaitable(future) -> asyncio.Future:
+    """An asyncio future of a thread's future whose error is always taken, so that work
+    dropped on purpose (a client gone, no one awaiting it any more) leaves no "Future
+    exception was never retrieved" traceback in the server's log."""
+    waiting = asyncio.wrap_future(future)
+    waiting.add_done_callback(_taken)
+    return waiting
+
+
+def _taken(waited: asyncio.Future) -> None:
+    if not waited.cancelled():
+        waited.exception()  # taken: the request that wanted it says what went wrong
+
+
 async def table_for(store: Store, rules, objective: str = "expected"):
     """The table of an objective: at once from memory, else awaited while it is loaded
     or solved (without holding a thread). A solve too large is refused in words that
@@ -68,7 +82,7 @@ async def table_for(store: Store, rules, objective: str = "expected"):
         return found
     future = store.table_future(rules, objective, wait=True)
     try:
-        return await stopping_ends(awaited_while_there(asyncio.wrap_future(future)))
+        return await stopping_ends(awaited_while_there(awaitable(future)))
     except ClientGone:
         store.release_table(rules, objective, gone=True)
         raise UserError("the client left before the table was ready") from None

@@ -3,8 +3,6 @@ the distribution of the final score."""
 
 from __future__ import annotations
 
-import asyncio
-
 from fastapi import APIRouter, Depends
 
 from dicelab.engine import registry
@@ -16,6 +14,7 @@ from dicelab.web import models as m
 from dicelab.web.routes import (
     ClientGone,
     FastJSON,
+    awaitable,
     awaited_while_there,
     get_store,
     route,
@@ -151,7 +150,7 @@ async def awaited_while_connected(store: Store, rules, start: tuple):
     """The distribution from ``start``, awaited while the client is still there: a
     page moves on to the next turn and gives up the last one's chart, and a
     distribution no one waits for any more is dropped before it starts."""
-    waiting = asyncio.wrap_future(store.distribution_future(rules, start))
+    waiting = awaitable(store.distribution_future(rules, start))
     gone = False
     try:
         return await stopping_ends(awaited_while_there(waiting))
