@@ -31,8 +31,11 @@ class OptionValues:
     Calling it with a position gives a list of ``(code, value)``: ``code`` is a keep
     index (:class:`dicelab.dice.DiceSpace`; the whole roll means scoring at once)
     before a reroll, ``-1 - box`` after the last throw; ``value`` is the expected
-    number of points still to come after taking the option, bonuses included (add
-    the score so far for the expected final score). :meth:`label` names a code.
+    number of points still to come after taking the option, the upper bonus counted
+    here whether it is earned already or still to come. So the expected final score
+    is ``value`` plus the points scored so far *without* the upper bonus (what
+    :attr:`dicelab.Advice.score_so_far` holds); adding a score that includes an earned
+    bonus counts it twice. :meth:`label` names a code.
 
     Examples
     --------
