@@ -52,6 +52,8 @@ Advice for dice games of the Yahtzee family, from exact tables.
   the chance to win between turns; `POST /api/duel/review` prices a duel record.
 * `POST /api/review` prices every decision of a game record (the format written by
   `dicelab play` and by the page) against optimal play.
+* `GET /api/objectives` lists what a player may play for (the average, a target score, a
+  win, a risk attitude), with each aim's parameters.
 * `GET /api/health` answers while the server is up.
 
 Errors are 4xx with `{"detail": "what is wrong"}`.

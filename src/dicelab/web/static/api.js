@@ -10,6 +10,30 @@ function esc(text) {
   })[c]);
 }
 
+// The little markdown the descriptions use, escaped first: `code`, **strong**,
+// *emphasis*, [text](link), lists of "* " items and paragraphs.
+function inline(text) {
+  return esc(text)
+    .replace(/`([^`]+)`/g, "<code>$1</code>")
+    .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")
+    .replace(/(^|\s)\*([^*\s][^*]*)\*/g, "$1<em>$2</em>")
+    .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (m, label, href) =>
+      (/^(https?:|\/)/.test(href) ? `<a href="${href}">${label}</a>` : label));
+}
+
+function md(text) {
+  return String(text ?? "").split(/\n\s*\n/).map((block) => {
+    const lines = block.split("\n");
+    if (!/^\s*[*-] /.test(lines[0])) return inline(block);
+    const items = [];
+    for (const line of lines) {
+      if (/^\s*[*-] /.test(line)) items.push(line.replace(/^\s*[*-] /, ""));
+      else if (items.length) items[items.length - 1] += ` ${line.trim()}`;
+    }
+    return `</p><ul>${items.map((i) => `<li>${inline(i)}</li>`).join("")}</ul><p>`;
+  }).join("</p><p>");
+}
+
 function resolve(spec, schema) {
   let s = schema || {};
   while (s.$ref) s = spec.components.schemas[s.$ref.split("/").pop()] || {};
@@ -40,7 +64,7 @@ function fields(spec, schema) {
   const rows = Object.entries(props).map(([name, p]) => {
     const d = resolve(spec, p).description || p.description || "";
     return `<tr><td><code>${esc(name)}</code>${required.has(name) ? "" : " <em>optional</em>"}</td>`
-      + `<td class="type">${esc(typeOf(spec, p))}</td><td>${esc(d)}</td></tr>`;
+      + `<td class="type">${esc(typeOf(spec, p))}</td><td>${md(d)}</td></tr>`;
   });
   return rows.length ? `<table><tbody>${rows.join("")}</tbody></table>` : "";
 }
@@ -48,12 +72,12 @@ function fields(spec, schema) {
 function endpoint(spec, path, method, op) {
   const parts = [`<h2><span class="method ${method}">${method.toUpperCase()}</span> ${esc(path)}</h2>`];
   parts.push(`<p>${esc(op.summary || "")}</p>`);
-  if (op.description) parts.push(`<p class="muted">${esc(op.description)}</p>`);
+  if (op.description) parts.push(`<p class="muted">${md(op.description)}</p>`);
   const params = op.parameters || [];
   if (params.length) {
     parts.push("<h3>Parameters</h3><table><tbody>" + params.map((p) =>
       `<tr><td><code>${esc(p.name)}</code> (${esc(p.in)})</td>`
-      + `<td class="type">${esc(typeOf(spec, p.schema))}</td><td>${esc(p.description || "")}</td></tr>`,
+      + `<td class="type">${esc(typeOf(spec, p.schema))}</td><td>${md(p.description || "")}</td></tr>`,
     ).join("") + "</tbody></table>");
   }
   const body = op.requestBody && op.requestBody.content["application/json"];
@@ -75,7 +99,7 @@ async function start() {
   try {
     const spec = await (await fetch("/openapi.json")).json();
     $("intro").innerHTML = `<h2>${esc(spec.info.title)} ${esc(spec.info.version)}</h2>`
-      + `<p>${esc(spec.info.description || "").replace(/\n\n/g, "</p><p>")}</p>`;
+      + `<p>${md(spec.info.description || "")}</p>`;
     const list = $("endpoints");
     for (const [path, ops] of Object.entries(spec.paths)) {
       for (const [method, op] of Object.entries(ops)) list.appendChild(endpoint(spec, path, method, op));
