@@ -44,7 +44,8 @@ Advice for dice games of the Yahtzee family, from exact tables.
 * `POST /api/advice` ranks every option of a position (the keeps before a reroll,
   the boxes after the last throw) by expected final score, with its cost against
   the best one; or, with `objective`, by the chance of reaching a `target` score
-  or of beating a player who plays for points.
+  or of beating a player who plays for points, or by the sure score an option is
+  worth to a player of risk attitude `theta` (`risk`).
 * `POST /api/outlook` gives the value of a scorecard before the turn's first throw;
   `POST /api/distribution` the exact distribution of the final score from there.
 * `POST /api/duel/advice` ranks the options of the player to move in the exact
