@@ -1467,3 +1467,33 @@ def test_work_dropped_on_purpose_leaves_no_traceback_in_the_log(caplog):
     asyncio.run(dropped(awaitable))
     gc.collect()
     assert "never retrieved" not in caplog.text
+
+
+def test_a_solve_no_one_waits_for_any_more_is_stopped(tmp_path, monkeypatch):
+    # a table of every target for yacht takes seconds in a worker; its one client leaves
+    from concurrent.futures import CancelledError
+
+    from dicelab.web.worker import Cancelled
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    store = Store()
+    try:
+        rules = store.get("yacht").rules
+        key = (rules.fingerprint(), "target")
+        future = store.table_future(rules, "target", wait=True)
+        deadline = time.monotonic() + 60
+        while True:
+            job = store._solving.get(key)
+            if job is not None and job.state == "solving" and job.child is not None:
+                break
+            assert time.monotonic() < deadline, store.progress(rules, "target")
+            time.sleep(0.05)
+        child = job.child
+        store.release_table(rules, "target", gone=True)
+        with pytest.raises((Cancelled, CancelledError)):
+            future.result(timeout=10)
+        child.proc.wait(timeout=10)  # the worker is gone, no file of it left
+        assert store.progress(rules, "target")["state"] == "idle"
+        assert not list(tmp_path.glob("*.dlt"))
+    finally:
+        store.close()

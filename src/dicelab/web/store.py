@@ -256,17 +256,24 @@ class Store:
 
     def release_table(self, rules: Rules, objective: str, gone: bool = False) -> None:
         """A caller counted by ``table_future(..., wait=True)`` stops waiting; a solve
-        still queued that no one waits for any more (``gone``: they left) is dropped."""
+        that no one waits for any more (``gone``: they left) is dropped: a queued one
+        at once, one running in a worker process stopped (a worker writes no file
+        half-way), so that minutes of work no one wants never hold up the others."""
         key = (rules.fingerprint(), objective)
         with self._lock:
             job = self._solving.get(key)
             if job is None:
                 return
             job.waiting = max(0, job.waiting - 1)
-            if not (gone and job.waiting == 0 and job.state == "queued"):
+            if not (gone and job.waiting == 0):
+                return
+            running = job.state == "solving" and job.child is not None and not job.quick
+            if job.state != "queued" and not running:
                 return
             job.state = "dropped"  # the solver thread skips it when its turn comes
             del self._solving[key]
+        if running:
+            job.child.stop()
         _settle(job.future, error=Cancelled("no one waits for this table any more"))
 
     def table_future(self, rules: Rules, objective: str = "expected", wait: bool = False) -> Future:
@@ -390,12 +397,14 @@ class Store:
                 table = solve_objective(rules, objective, use_cache, job.tick, mapped=use_cache)
         except BaseException:
             with self._lock:
-                self._solving.pop(key, None)
+                if self._solving.get(key) is job:  # not a new solve of the same table
+                    del self._solving[key]
             raise
         with self._lock:
             self._tables[key] = table
             self._evict()
-            self._solving.pop(key, None)
+            if self._solving.get(key) is job:
+                del self._solving[key]
         return table
 
     def _solve_apart(self, rules: Rules, objective: str, job: Solve, writes: bool):
