@@ -1497,3 +1497,25 @@ def test_a_solve_no_one_waits_for_any_more_is_stopped(tmp_path, monkeypatch):
         assert not list(tmp_path.glob("*.dlt"))
     finally:
         store.close()
+
+
+def test_a_queued_table_says_what_it_waits_behind():
+    from dicelab.web.store import Solve
+
+    store = Store(processes=False)
+    try:
+        rules = store.get("yacht").rules
+        running = Solve(time.monotonic() - 10, state="solving", label="yahtzee, target:250")
+        running.tick(0, 1000)
+        running.since -= 10  # half done in ten seconds: ten seconds left
+        running.tick(500, 1000)
+        queued = Solve(time.monotonic(), state="queued", label="yacht, win")
+        store._solving[("other", "target:250")] = running
+        store._solving[(rules.fingerprint(), "win")] = queued
+        p = store.progress(rules, "win")
+        assert p["state"] == "queued" and p["position"] == 1
+        assert p["behind"] == "yahtzee, target:250"
+        assert p["behind_left_seconds"] == pytest.approx(10.0, abs=0.5)
+    finally:
+        store._solving.clear()
+        store.close()

@@ -404,6 +404,12 @@ class TableProgress(BaseModel):
         description="An upper estimate of the seconds a first solve takes on this server "
         "(left out while it is worked out: a few seconds for the largest rule sets).",
     )
+    behind: str | None = Field(
+        None, description="While queued: the solve it waits for (rule set, table)."
+    )
+    behind_left_seconds: float | None = Field(
+        None, description="While queued: the seconds that solve has left, once known."
+    )
     refused: str | None = Field(
         None,
         description="Why this server would refuse to solve the table (its size: memory or "

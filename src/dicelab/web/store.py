@@ -296,6 +296,7 @@ class Store:
             job = self._solving.get(key)
             if job is None:
                 job = self._solving[key] = Solve(time.monotonic(), state="checking")
+                job.label = f"{rules.name}, {objective}"
                 job.future = Future()
                 self._loader.submit(self._begin, rules, objective, job)
             job.waiting += wait
@@ -367,7 +368,14 @@ class Store:
             if job is not None and job.state == "queued":
                 ahead = [j for j in self._solving.values() if j.state == "queued"]
                 position = sum(j.started <= job.started for j in ahead)
-                return {"state": "queued", "position": position, "estimate_seconds": estimate}
+                out = {"state": "queued", "position": position, "estimate_seconds": estimate}
+                running = [j for j in self._solving.values() if j.state == "solving"
+                           and not j.quick]  # fmt: skip
+                if running:  # what it waits behind, and how long that has left
+                    out["behind"] = running[0].label
+                    if running[0].left_seconds() is not None:
+                        out["behind_left_seconds"] = running[0].left_seconds()
+                return out
             if job is not None:
                 return {
                     "state": "solving",
@@ -576,6 +584,7 @@ class Solve:
     future: Future | None = None
     child: object = None
     waiting: int = 0  # requests awaiting it (see Store.release_table)
+    label: str = ""  # the rule set and the table, in words (what a queued one waits behind)
     quick: bool = False  # expected to take a second or two: solved in this process
     done: int = 0
     total: int = 0

@@ -116,7 +116,11 @@ export function solvingText(p) {
   }
   if (p.state === "cached") return "(loading the solved rules…)";
   if (p.state === "queued") {
-    return `(waiting for another solve to end: ${p.position === 1 ? "next" : `${p.position} in line`})`;
+    const line = p.position === 1 ? "next" : `${p.position} in line`;
+    const left = p.behind_left_seconds != null
+      ? `, about ${Math.max(1, Math.round(p.behind_left_seconds))} s left` : "";
+    const what = p.behind ? ` (${p.behind}${left})` : "";
+    return `(waiting for another solve to end${what}: ${line})`;
   }
   if (p.estimate_seconds >= 5) {
     return `(solving the rules the first time: at most about ${Math.round(p.estimate_seconds)} s)`;
