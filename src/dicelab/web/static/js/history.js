@@ -211,10 +211,15 @@ export function renderReview() {
       const bad = d.cost > 1e-9;
       tr.className = bad ? "costly" : "good";
       tr.innerHTML = `<td class="num">${d.turn}</td><td class="num">${d.throw}</td>`
-        + `<td class="dice-cell">${d.dice.join(" ")}</td><td>${escapeHtml(d.chosen)}`
-        + (d.why ? `<div class="review-why">${escapeHtml(d.why)}</div>` : "") + "</td>"
+        + `<td class="dice-cell">${d.dice.join(" ")}</td><td>${escapeHtml(d.chosen)}</td>`
         + `<td>${bad ? escapeHtml(d.best) : "✓"}</td><td class="num">${costOf(d.cost)}</td>`;
       body.appendChild(tr);
+      if (d.why) {  // the why across the whole table, not squeezed into one column
+        const why = document.createElement("tr");
+        why.className = `why-line ${tr.className}`;
+        why.innerHTML = `<td colspan="6" class="review-why">${escapeHtml(d.why)}</td>`;
+        body.appendChild(why);
+      }
     }
     table.appendChild(body);
   }
