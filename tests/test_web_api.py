@@ -710,6 +710,7 @@ def test_serve_command_bad_options():
         ["--max-memory", "lots"],
         ["--max-memory", "10K"],
         ["--max-solve-seconds", "0"],
+        ["--cache-limit", "lots"],
     ):
         out = subprocess.run(
             [sys.executable, "-m", "dicelab.cli", "serve", *args], capture_output=True, text=True

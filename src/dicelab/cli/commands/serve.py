@@ -29,11 +29,26 @@ def serve_command(
     max_solve_seconds: int = typer.Option(
         3600, "--max-solve-seconds", help="Longest solve: refused if expected longer, else stopped."
     ),
+    cache_limit: str | None = typer.Option(
+        None,
+        "--cache-limit",
+        help="Disk the table cache may fill, e.g. 2G (0: no limit; default: "
+        "DICELAB_CACHE_LIMIT, else 4 GiB or a quarter of the free disk).",
+    ),
 ) -> None:
     """Serve the play-along web page and its JSON API (docs at /docs)."""
+    import os
+
+    from dicelab.engine.runtime.budget import LIMIT_VARIABLE, parse_size
     from dicelab.web.app import run
 
     memory = None if max_memory is None else parse_bytes(max_memory)
+    if cache_limit is not None:  # the server and its workers keep to it
+        try:
+            os.environ[LIMIT_VARIABLE] = str(parse_size(cache_limit))
+        except ValueError:
+            fail(f"cache limit: got {cache_limit!r}, expected a size such as 2G or 500M "
+                 "(0: no limit)")  # fmt: skip
     if max_solve_seconds < 1:
         fail(f"max solve seconds: got {max_solve_seconds}, expected at least 1")
     if not 0 <= port <= 65535:

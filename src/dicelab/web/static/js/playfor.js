@@ -184,7 +184,8 @@ export function renderChart() {
   // the chart is the expected-score optimum's: said so where another aim is played
   const how = state.objective === "expected" ? "playing for the highest average"
     : "if you play for the highest average from here (the chart of that play)";
-  $("chart-caption").textContent = `Final score from this turn on, ${how}: `
+  $("chart-caption").textContent = `Final score from this turn's start (before its throws; `
+    + `the options' values count the dice showing), ${how}: `
     + `mean ${fmt(d.mean)}, sd ${fmt(d.sd)} (spread: the standard deviation); 80% of `
     + `games end between ${d.percentiles["10"]} and ${d.percentiles["90"]}`;
   $("chart-axis").innerHTML = `<span>${from}</span><span>${d.percentiles["50"]} (median)</span>`
