@@ -116,8 +116,9 @@ def test_mistakes_are_user_errors_with_their_figures():
     with pytest.raises(dicelab.TooLarge) as caught:
         dicelab.solve("yahtzee", objective="duel")
     exc = caught.value
-    assert exc.states > 10**10 and exc.bytes > 2**40 and "allow-large" in str(exc)
-    assert "allow-large" not in exc.summary and exc.reason in exc.summary
+    assert exc.states > 10**10 and exc.bytes > 2**40 and exc.reason in exc.summary
+    # far beyond the machine: no --allow-large offered (test_cost has one within reach)
+    assert "far beyond this machine" in str(exc) and "allow-large" not in str(exc)
 
 
 def test_import_loads_no_numba_and_names_are_listed():
