@@ -7,6 +7,7 @@ import { renderReview } from "./history.js";
 import { OBJECTIVES, paramNames, paramValue, paramsOf } from "./objectives.js";
 import { currentTurn, extraBonuses, filled, fmt, gameOver, stopped, throwsMade, turns } from "./record.js";
 import { chooseRules, loadRulesList, watchSolve } from "./rules.js";
+import { dropWhy } from "./why.js";
 import { $, state } from "./state.js";
 import { atTable, inMatch } from "./table.js";
 
@@ -76,6 +77,7 @@ export function setObjective(event) {
   const family = (o) => (o in OBJECTIVES ? "alone" : o);
   const otherGame = family(objective) !== family(state.objective);
   $("opponents").hidden = !["match", "friends"].includes(objective);
+  if (objective !== state.objective) dropWhy();  // a why of another aim is not wanted
   state.objective = objective;
   state.params = params;
   state.advice = null;

@@ -7,6 +7,7 @@ import { boxes } from "./record.js";
 import { $, state } from "./state.js";
 import { storeObjective } from "./table.js";
 import { renderTraining, training } from "./training.js";
+import { dropWhy } from "./why.js";
 
 // -- rules ---------------------------------------------------------------------------
 export async function loadRulesList(selectId) {
@@ -32,6 +33,7 @@ export async function loadRulesList(selectId) {
 // Switch to a rule set (and a new game), and have its table solved or loaded.
 export async function chooseRules(id) {
   showError("");
+  dropWhy();  // other rules: the why asked of the last ones is not wanted
   const info = await api(`/api/rules/${encodeURIComponent(id)}`);
   Object.assign(state, { info, rulesId: id, expected: null });
   Object.assign(training, { session: null, summary: null, graded: null });  // other rules

@@ -34,6 +34,7 @@ export const state = {
   whyAsked: false,     // a why was asked for: advice comes with the why from then on
   leadAsked: false,    // the same in a duel: its options come with their expected leads
   whyBusy: false,      // the why of the options shown is on its way
+  whyControl: null,    // its request, given up when the player leaves
   whyProgress: null,   // how far the split by box has come, while it is solved
 };
 

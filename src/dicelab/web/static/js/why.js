@@ -56,6 +56,10 @@ export async function whySoon() {
   state.whyBusy = true;
   const number = state.request;
   const a = state.advice;
+  // given up when the player leaves (another aim, other rules): the server then stops
+  // a table no one waits for any more
+  const control = new AbortController();
+  state.whyControl = control;
   try {
     const body = {
       rules: state.rulesId, dice: a.dice, rerolls_left: a.rerolls_left, filled: filled(),
@@ -63,11 +67,12 @@ export async function whySoon() {
     };
     watchWhy(state.rulesId, duel ? "duel-lead" : "explain");
     const path = duel ? "/api/duel/advice" : "/api/advice";
-    const answer = await api(path, duel ? duelBody(body) : body);
+    const answer = await api(path, duel ? duelBody(body) : body, control.signal);
     if (number === state.request && adviceIsCurrent()) state.advice = answer;
   } catch (err) {
-    showError(err.message);
+    if (!control.signal.aborted) showError(err.message);
   } finally {
+    if (state.whyControl === control) state.whyControl = null;
     state.whyBusy = false;
     state.whyProgress = null;
     render();
@@ -100,7 +105,17 @@ export function whyWaitText() {
       + `about ${left < 120 ? `${left} s` : `${Math.round(left / 60)} min`} left`;
   }
   if (p && p.state === "queued") return `${what}: waiting for another solve to end…`;
+  if (p && p.estimate_seconds >= 5) {  // said before it starts: it takes a while
+    const s = p.estimate_seconds;
+    return `${what}, once for these rules: at most about `
+      + `${s < 120 ? `${Math.round(s)} s` : `${Math.round(s / 60)} min`}…`;
+  }
   return `${what}…`;
+}
+
+// Give up the why asked for (the player left): its request, and so its table's solve.
+export function dropWhy() {
+  if (state.whyControl) state.whyControl.abort();
 }
 
 export function whyRow(o, columns) {
