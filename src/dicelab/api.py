@@ -18,7 +18,7 @@ version and checksum), and otherwise solves it and keeps it there.
 >>> table = dicelab.solve("yacht")
 >>> round(table.value(), 4)
 191.7744
->>> dicelab.solve("yacht", objective="target").probability(325) > 0
+>>> dicelab.solve("yazy", objective="target").probability(200) > 0
 True
 """
 
