@@ -166,14 +166,11 @@ def registered_advice(
     with progress_bar(f"solving {rules.name} for {spec.key}", enabled=not quiet) as tick:
         options = registry.SolveOptions(progress=tick)
 
-        def table(mapped: bool):
-            return registry.solve(game, spec, registry.with_options(options, mapped=mapped))
-
         def advise(t):
             advice = t.advise(position, **spec.advise_args())
             return spec.objective.load("explain")(advice, t) if explain else advice
 
-        return registry.using(table, advise)
+        return registry.using(game, spec, options, advise)
 
 
 #: How an advice's values are headed and shown, by what they are.

@@ -115,10 +115,7 @@ def run_registered(
             cache=use_cache, allow_large=allow_large, runner=runner, progress=tick, store=store
         )
 
-        def table(mapped: bool):
-            return registry.solve(game, spec, registry.with_options(options, mapped=mapped))
-
-        out = registry.using(table, lambda t: report(t, options))
+        out = registry.using(game, spec, options, lambda t: report(t, options))
     if as_json:
         typer.echo(json.dumps(out))
         return

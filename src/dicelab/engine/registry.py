@@ -440,19 +440,11 @@ def facts(rules, spec: Spec):
     return spec.objective.load("facts")(rules, spec)
 
 
-def using(load: Callable[[bool], T], use: Callable[[T], Any], on_damage=None):
-    """``use(load(mapped=True))``; where the mapped table turns out damaged (its
-    checksum fails as a block is read), ``on_damage(error)`` is told and the table
-    loaded whole (the damage is seen, the table solved anew) and used again."""
-    table = load(True)
+def using(game, spec: Spec, options: SolveOptions, use: Callable[[Any], T]) -> T:
+    """``use(table)`` on the table of ``spec``, memory-mapped where it is cached; where
+    the mapped table turns out damaged (a block's checksum fails as it is read), the
+    table is loaded whole (the damage is seen, the table solved anew) and used again."""
     try:
-        return use(table)
-    except DamagedTable as exc:
-        if on_damage is not None:
-            on_damage(exc)
-        return use(load(False))
-
-
-def with_options(options: SolveOptions, **changes) -> SolveOptions:
-    """The options with some changed (a companion table's own progress, say)."""
-    return replace(options, **changes)
+        return use(solve(game, spec, replace(options, mapped=True)))
+    except DamagedTable:
+        return use(solve(game, spec, replace(options, mapped=False)))
