@@ -96,21 +96,6 @@ class RiskTable(UtilityTable):
         """A finished game's score: a sure score is its own certainty equivalent."""
         return float(score)
 
-    def utilities(self) -> UtilityTable:
-        """The same values read as expected utilities (no copy): what the turn's
-        values inside a position are worked out from."""
-        return UtilityTable(
-            self.game,
-            self.layout,
-            self.values,
-            self.sign,
-            self.below,
-            self.above,
-            self.seconds,
-            self.meta,
-            utility=self.utility,
-        )
-
     def advise(self, position: Position) -> Advice:
         """Every option of a position ranked by expected utility, each valued by its
         certainty equivalent in points, and its cost in those points.
@@ -123,7 +108,7 @@ class RiskTable(UtilityTable):
         >>> advice.best.label
         'keep 6 6 6'
         """
-        advice = self.utilities().advise(position)
+        advice = super().advise(position)  # in expected utilities: the stored values
         values = certainty_equivalent(np.array([o.value for o in advice.options]), self.theta)
         best = float(values.max())
         options = [

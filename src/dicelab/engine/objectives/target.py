@@ -508,7 +508,8 @@ class PointsTurnValues(KeepLookups):
         t, g = self.table, self.table.game
         up = self.upper_total + (pts if g.upper[c] else 0)
         gain = pts + int(extra)
-        return t.value(self.filled | (1 << c), up, y2, self.points + t.sign * gain)
+        # the stored value, whatever measure a subclass presents its values in
+        return PointsTable.value(t, self.filled | (1 << c), up, y2, self.points + t.sign * gain)
 
 
 def points_turn_values(
@@ -523,7 +524,7 @@ def points_turn_values(
     g = table.game
     if filled == g.full_mask:
         raise UserError("every box is filled: the game is over")
-    start = table.value(filled, upper_total, flag, points)  # validates the state
+    start = PointsTable.value(table, filled, upper_total, flag, points)  # validates the state
     u, y = g.turn_state(upper_total, flag)
     lay = table.layout
     lo, hi = lay.lo[filled, y, u], lay.hi[filled, y, u]
