@@ -1,0 +1,155 @@
+"""The solver of game graphs with chance: best values, a best choice, exact policy values.
+
+Any finite game of dice and decisions, once its positions are laid out as a
+:class:`Graph` (:mod:`dicelab.games.chance` does that from a game's rules), is
+solved here: :func:`solve_graph` finds the best value of every position and a best
+move at every decision, and values that choice exactly (see
+:mod:`dicelab.engine.kernels.graph`); :func:`evaluate` values any other fixed
+choice, a plain strategy such as Pig's "hold at 20" or one player's strategy
+against another's. The arrays are all it reads: it knows nothing of dice or
+boards.
+
+>>> import numpy as np
+>>> # a coin flipped until heads: each flip costs one, heads ends the game
+>>> g = Graph(kind=np.array([CHANCE, END], np.int8), start=np.array([0, 2, 2]),
+...           to=np.array([0, 1]), prob=np.array([0.5, 0.5]),
+...           payoff=np.zeros(2), reward=np.array([1.0, 0.0]))
+>>> float(solve_graph(g).values[0])  # the expected number of flips
+2.0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dicelab.engine.kernels.graph import CHANCE, END, MAX, MIN
+
+__all__ = ["CHANCE", "END", "MAX", "MIN", "Graph", "GraphSolution", "evaluate", "solve_graph"]
+
+#: Sweeps stop once none changes a value by more than this.
+TOLERANCE = 1e-15
+#: The first sweeps stop here: policy iteration finishes the work, far faster.
+LOOSE = 1e-3
+#: A component still moving after this many sweeps is reported, not hidden.
+MAX_SWEEPS = 100_000
+#: Rounds of policy iteration before value iteration takes over.
+MAX_ROUNDS = 100
+
+
+@dataclass(frozen=True)
+class Graph:
+    """Every reachable position of a game, as arrays (node 0 is the start).
+
+    ``kind[v]`` is :data:`MAX`, :data:`MIN`, :data:`CHANCE` or :data:`END`; the
+    edges of node ``v`` are ``start[v]:start[v + 1]`` of ``to`` and ``prob``
+    (chances, at chance nodes); ``payoff`` is an end node's value and ``reward``
+    what a node adds on the way through.
+    """
+
+    kind: np.ndarray
+    start: np.ndarray
+    to: np.ndarray
+    prob: np.ndarray
+    payoff: np.ndarray
+    reward: np.ndarray
+
+    @property
+    def nodes(self) -> int:
+        """How many positions."""
+        return int(self.kind.size)
+
+    @property
+    def edges(self) -> int:
+        """How many moves and outcomes, all together."""
+        return int(self.to.size)
+
+    def with_payoff(self, payoff: np.ndarray, reward: np.ndarray | None = None) -> Graph:
+        """The same positions valued otherwise (a target reached, a draw)."""
+        return Graph(self.kind, self.start, self.to, self.prob, payoff,
+                     self.reward if reward is None else reward)  # fmt: skip
+
+    def flipped(self) -> Graph:
+        """The same game with every decision minimising instead of maximising."""
+        kind = self.kind.copy()
+        decide = (kind == MAX) | (kind == MIN)
+        kind[decide] = MAX + MIN - kind[decide]
+        return Graph(kind, self.start, self.to, self.prob, self.payoff, self.reward)
+
+
+@dataclass(frozen=True)
+class GraphSolution:
+    """What :func:`solve_graph` found.
+
+    ``values`` are exact values of the ``choice`` (each decision's best edge, -1 at
+    other nodes); ``residual`` is the largest gain any single move would still
+    bring at any position (0 up to rounding: no move improves on the choice, so it
+    is optimal); ``cyclic`` counts the components whose positions come back,
+    ``sweeps`` the most sweeps one of them took, ``rounds`` the exact valuations.
+    """
+
+    values: np.ndarray
+    choice: np.ndarray
+    residual: float
+    cyclic: int
+    sweeps: int
+    rounds: int
+    iterated: np.ndarray = field(repr=False)
+
+
+def solve_graph(graph: Graph, *, tol: float = TOLERANCE) -> GraphSolution:
+    """Best values and a best choice at every position of ``graph``.
+
+    Value iteration over strong components, to a loose tolerance, gives a first
+    choice; then policy iteration: the choice is valued exactly (a linear solve per
+    component) and every decision switched to a better move, until none is better
+    by more than ``tol``. Should the switching not settle (two players can, in
+    principle, chase each other), value iteration goes on to ``tol`` instead.
+    """
+    from dicelab.engine.kernels.graph import improve, strong_components, value_iteration
+
+    g = graph
+    alive = np.ones(g.nodes, np.bool_)
+    order, comp_start = strong_components(g.start, g.to, alive)
+    iterated = np.zeros(g.nodes)
+    parts = (g.kind, g.start, g.to, g.prob, g.payoff, g.reward, order, comp_start)
+    _, choice, stats = value_iteration(*parts, LOOSE, MAX_SWEEPS, iterated)
+    rounds = 0
+    while True:
+        values = evaluate(g, choice)
+        switched, gain = improve(g.kind, g.start, g.to, values, choice, tol)
+        rounds += 1
+        if switched == 0:
+            break
+        if rounds == MAX_ROUNDS:
+            iterated = values.copy()
+            _, choice, stats = value_iteration(*parts, tol, MAX_SWEEPS, iterated)
+            values = evaluate(g, choice)
+            gain = improve(g.kind, g.start, g.to, values, choice.copy(), tol)[1]
+            break
+    return GraphSolution(values, choice, float(gain), int(stats[0]), int(stats[1]), rounds,
+                         iterated)  # fmt: skip
+
+
+def evaluate(graph: Graph, choice: np.ndarray) -> np.ndarray:
+    """Exact values of a fixed ``choice`` (one edge index per decision node).
+
+    Raises ``ValueError`` where the choice can go round forever without a throw.
+    """
+    from dicelab.engine.kernels.graph import policy_values
+
+    g = graph
+    choice = np.asarray(choice, np.int64)
+    decide = (g.kind == MAX) | (g.kind == MIN)
+    first, last = g.start[:-1], g.start[1:]
+    bad = decide & ((choice < first) | (choice >= last))
+    if bad.any():
+        raise ValueError(f"position {int(np.argmax(bad))}: the choice is not one of its moves")
+    return policy_values(g.kind, g.start, g.to, g.prob, g.payoff, g.reward, choice)
+
+
+def move_values(graph: Graph, values: np.ndarray, node: int) -> np.ndarray:
+    """The value after each move of decision ``node`` (its reward included)."""
+    a, b = graph.start[node], graph.start[node + 1]
+    return graph.reward[node] + values[graph.to[a:b]]

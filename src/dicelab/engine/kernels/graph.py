@@ -1,0 +1,328 @@
+"""Game graphs with chance: strong components, value iteration, exact policy values.
+
+A game graph has one node a position and holds it in compressed rows: the edges of
+node ``v`` are ``start[v]:start[v + 1]`` of ``to`` (the node an edge leads to) and
+``prob`` (its chance, read at chance nodes only). ``kind[v]`` says who acts:
+:data:`MAX` (the first player, or the only one, who wants the value high),
+:data:`MIN` (the second player, or a one-player game that counts a cost), :data:`CHANCE`
+(the dice) or :data:`END`. An end node is worth ``payoff[v]``; every node adds
+``reward[v]`` on the way through (a roll counted, a turn counted).
+
+Positions may come back (Pig: both players throw a 1 and the scores are as they
+were), so the graph is cut into its strong components (Tarjan's algorithm, without
+recursion): a component's successors outside it are all solved before it, and
+most components are one position, solved in one step. Inside a component with a
+cycle the values are found by Gauss-Seidel sweeps until a sweep changes nothing
+by more than ``tol``. A fixed choice at every decision is valued exactly, by
+a linear solve over each component of the graph that choice leaves
+(:func:`policy_values`): those components hold only the positions that really
+come back under the choice, a few dozen in Pig. The solver (:mod:`dicelab.engine.graph`)
+sweeps to a loose tolerance, then alternates exact values and better choices
+(:func:`improve`) until no choice improves: policy iteration.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+MAX, MIN, CHANCE, END = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def strong_components(start, to, alive):
+    """Tarjan's strong components of the nodes with ``alive[v]``, without recursion.
+
+    Returns ``(order, comp_start)``: the nodes grouped by component, every
+    component after all the components it leads to (solving order), and each
+    component's slice of ``order``. Edges into dead nodes are passed over.
+    """
+    n = start.size - 1
+    index = np.full(n, -1, np.int64)
+    low = np.zeros(n, np.int64)
+    on_stack = np.zeros(n, np.bool_)
+    stack = np.empty(n, np.int64)
+    call_node = np.empty(n, np.int64)
+    call_edge = np.empty(n, np.int64)
+    order = np.empty(n, np.int64)
+    comp_start = np.empty(n + 1, np.int64)
+    sp = cp = op = nc = counter = 0
+    for root in range(n):
+        if index[root] >= 0 or not alive[root]:
+            continue
+        index[root] = counter
+        low[root] = counter
+        counter += 1
+        stack[sp] = root
+        sp += 1
+        on_stack[root] = True
+        call_node[cp] = root
+        call_edge[cp] = start[root]
+        cp += 1
+        while cp > 0:
+            v = call_node[cp - 1]
+            e = call_edge[cp - 1]
+            if e < start[v + 1]:
+                call_edge[cp - 1] = e + 1
+                w = to[e]
+                if not alive[w]:
+                    continue
+                if index[w] < 0:
+                    index[w] = counter
+                    low[w] = counter
+                    counter += 1
+                    stack[sp] = w
+                    sp += 1
+                    on_stack[w] = True
+                    call_node[cp] = w
+                    call_edge[cp] = start[w]
+                    cp += 1
+                elif on_stack[w] and index[w] < low[v]:
+                    low[v] = index[w]
+                continue
+            cp -= 1
+            if cp > 0:
+                u = call_node[cp - 1]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+            if low[v] == index[v]:
+                comp_start[nc] = op
+                nc += 1
+                while True:
+                    sp -= 1
+                    w = stack[sp]
+                    on_stack[w] = False
+                    order[op] = w
+                    op += 1
+                    if w == v:
+                        break
+    comp_start[nc] = op
+    return order[:op], comp_start[: nc + 1]
+
+
+@njit(cache=True, inline="always")
+def _backup(v, kind, start, to, prob, payoff, reward, values, choice):
+    """The value of node ``v`` from its successors' values; sets its best edge."""
+    k = kind[v]
+    if k == END:
+        return payoff[v]
+    a = start[v]
+    b = start[v + 1]
+    if k == CHANCE:
+        total = 0.0
+        for e in range(a, b):
+            total += prob[e] * values[to[e]]
+        return reward[v] + total
+    best = values[to[a]]
+    arg = a
+    for e in range(a + 1, b):
+        x = values[to[e]]
+        if (k == MAX and x > best) or (k == MIN and x < best):
+            best = x
+            arg = e
+    choice[v] = arg
+    return reward[v] + best
+
+
+@njit(cache=True, nogil=True)
+def value_iteration(
+    kind, start, to, prob, payoff, reward, order, comp_start, tol, max_sweeps, values
+):
+    """Best values of every node, component by component (see the module's text),
+    sweeping from ``values`` (updated in place).
+
+    Returns ``(values, choice, stats)``: ``choice[v]`` the best edge of a decision
+    node (-1 elsewhere); ``stats`` = (components with a cycle, most sweeps of one,
+    largest last change, largest estimated distance to the fixed point).
+    """
+    n = start.size - 1
+    choice = np.full(n, -1, np.int64)
+    cyclic = 0
+    most_sweeps = 0
+    last_change = 0.0
+    bound = 0.0
+    for c in range(comp_start.size - 1):
+        a = comp_start[c]
+        b = comp_start[c + 1]
+        loop = b - a > 1
+        if not loop:
+            v = order[a]
+            for e in range(start[v], start[v + 1]):
+                loop = loop or to[e] == v
+        if not loop:
+            v = order[a]
+            values[v] = _backup(v, kind, start, to, prob, payoff, reward, values, choice)
+            continue
+        cyclic += 1
+        sweeps = 0
+        before = 0.0
+        while True:
+            change = 0.0
+            for p in range(a, b):
+                v = order[p]
+                x = _backup(v, kind, start, to, prob, payoff, reward, values, choice)
+                change = max(change, abs(x - values[v]))
+                values[v] = x
+            sweeps += 1
+            if change <= tol or sweeps >= max_sweeps:
+                break
+            before = change
+        most_sweeps = max(most_sweeps, sweeps)
+        last_change = max(last_change, change)
+        if change > 0.0:  # a geometric tail: change * r / (1 - r), r the last ratio
+            r = change / before if before > 0.0 else 1.0
+            bound = max(bound, change * r / (1.0 - r) if r < 1.0 else np.inf)
+    return values, choice, np.array([cyclic, most_sweeps, last_change, bound])
+
+
+@njit(cache=True, nogil=True)
+def _resolve(kind, start, to, reward, choice):
+    """Follow every decision's chosen edge to the first chance or end node.
+
+    Returns ``(target, carried)``: where a node's value comes from and the rewards
+    met on the way; ``target`` is -1 for decisions that only lead to decisions in
+    a circle (a game that can stall).
+    """
+    n = start.size - 1
+    target = np.full(n, -2, np.int64)  # -2 not yet known, -3 on the current path
+    carried = np.zeros(n, np.float64)
+    path = np.empty(n, np.int64)
+    for v in range(n):
+        if kind[v] == CHANCE or kind[v] == END:
+            target[v] = v
+    for v0 in range(n):
+        if target[v0] != -2:
+            continue
+        depth = 0
+        v = v0
+        while target[v] == -2:
+            target[v] = -3
+            path[depth] = v
+            depth += 1
+            v = to[choice[v]]
+        found = target[v] if target[v] != -3 else -1
+        extra = carried[v] if found >= 0 else 0.0
+        for d in range(depth - 1, -1, -1):
+            u = path[d]
+            extra += reward[u]
+            target[u] = found
+            carried[u] = extra
+    return target, carried
+
+
+@njit(cache=True, nogil=True)
+def policy_values(kind, start, to, prob, payoff, reward, choice):
+    """Exact values of the fixed ``choice``: one linear solve per component.
+
+    Decision nodes take the value of the chance or end node their choice leads to;
+    the chance nodes of a component that comes back on itself form a dense system
+    ``(I - P) x = r + P_out x_out``, solved by Gaussian elimination with partial
+    pivoting. Raises ``ValueError`` where a choice circles without a roll.
+    """
+    n = start.size - 1
+    target, carried = _resolve(kind, start, to, reward, choice)
+    # the graph of chance nodes, edges already resolved through the decisions
+    chance = np.zeros(n, np.bool_)
+    for v in range(n):
+        if target[v] == -1:
+            raise ValueError("a choice leads round in a circle without a throw of the dice")
+        chance[v] = kind[v] == CHANCE
+    res_to = np.empty(to.size, np.int64)
+    for e in range(to.size):
+        res_to[e] = target[to[e]]
+    order, comp_start = strong_components(start, res_to, chance)
+    values = np.zeros(n, np.float64)
+    for v in range(n):
+        if kind[v] == END:
+            values[v] = payoff[v]
+    slot = np.full(n, -1, np.int64)
+    for c in range(comp_start.size - 1):
+        a = comp_start[c]
+        b = comp_start[c + 1]
+        m = b - a
+        if m == 1:  # most components: one throw, perhaps coming back to itself
+            v = order[a]
+            stay = 0.0
+            total = reward[v]
+            for e in range(start[v], start[v + 1]):
+                total += prob[e] * carried[to[e]]
+                if res_to[e] == v:
+                    stay += prob[e]
+                else:
+                    total += prob[e] * values[res_to[e]]
+            values[v] = total / (1.0 - stay)
+            continue
+        for p in range(a, b):
+            slot[order[p]] = p - a
+        A = np.zeros((m, m + 1), np.float64)
+        for i in range(m):
+            v = order[a + i]
+            A[i, i] += 1.0
+            A[i, m] = reward[v]
+            for e in range(start[v], start[v + 1]):
+                w = res_to[e]
+                A[i, m] += prob[e] * carried[to[e]]
+                if slot[w] >= 0:
+                    A[i, slot[w]] -= prob[e]
+                else:
+                    A[i, m] += prob[e] * values[w]
+        x = _gauss(A, m)
+        for i in range(m):
+            values[order[a + i]] = x[i]
+            slot[order[a + i]] = -1
+    for v in range(n):
+        if kind[v] != CHANCE and kind[v] != END:
+            values[v] = carried[v] + values[target[v]]
+    return values
+
+
+@njit(cache=True)
+def _gauss(A, m):
+    """Solve the ``m`` equations of the augmented matrix ``A`` (overwritten)."""
+    for col in range(m):
+        piv = col
+        for r in range(col + 1, m):
+            if abs(A[r, col]) > abs(A[piv, col]):
+                piv = r
+        if piv != col:
+            for k in range(col, m + 1):
+                A[col, k], A[piv, k] = A[piv, k], A[col, k]
+        d = A[col, col]
+        for r in range(col + 1, m):
+            f = A[r, col] / d
+            if f != 0.0:
+                for k in range(col, m + 1):
+                    A[r, k] -= f * A[col, k]
+    x = np.zeros(m, np.float64)
+    for r in range(m - 1, -1, -1):
+        s = A[r, m]
+        for k in range(r + 1, m):
+            s -= A[r, k] * x[k]
+        x[r] = s / A[r, r]
+    return x
+
+
+@njit(cache=True, nogil=True)
+def improve(kind, start, to, values, choice, eps):
+    """Switch each decision to a move better than its choice by more than ``eps``
+    (in place). Returns ``(switched, gain)``: how many switched, and the most any
+    move gained over the choice before the switch (the Bellman residual)."""
+    switched = 0
+    gain = 0.0
+    for v in range(start.size - 1):
+        k = kind[v]
+        if k != MAX and k != MIN:
+            continue
+        held = values[to[choice[v]]]
+        best = held
+        arg = choice[v]
+        for e in range(start[v], start[v + 1]):
+            x = values[to[e]]
+            if (k == MAX and x > best + eps) or (k == MIN and x < best - eps):
+                best = x
+                arg = e
+            gain = max(gain, x - held if k == MAX else held - x)
+        if arg != choice[v]:
+            choice[v] = arg
+            switched += 1
+    return switched, gain

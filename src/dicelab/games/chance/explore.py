@@ -1,0 +1,146 @@
+"""Every position a game can reach, laid out once as arrays for the solver.
+
+:func:`explore` walks a :class:`~dicelab.games.chance.model.ChanceGame` from its
+start, breadth first, numbering each new position, and records who acts where,
+the moves and throws with their chances, and the results. :class:`Layout` holds
+that walk; :meth:`Layout.graph` turns it into the solver's
+:class:`~dicelab.engine.graph.Graph` for one objective (the win, the points, a
+target, the fewest turns), so one walk serves every objective.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from dicelab.engine.graph import CHANCE as NODE_CHANCE
+from dicelab.engine.graph import END, MAX, MIN, Graph
+from dicelab.errors import UserError
+from dicelab.games.chance.model import CHANCE, FIRST, ChanceGame
+
+__all__ = ["DEFAULT_LIMIT", "Layout", "explore"]
+
+#: Positions a walk may reach before it stops and says so (about 1.5 GB of arrays).
+DEFAULT_LIMIT = 30_000_000
+
+
+@dataclass
+class Layout:
+    """A game's reachable positions (``positions[0]`` is the start) and their links.
+
+    ``mover[v]`` is the player to move, ``-1`` for the dice and ``-2`` at the end;
+    the links of ``v`` are ``start[v]:start[v + 1]`` of ``to``, ``prob`` (chances as
+    floats) and ``exact`` (as fractions, kept when asked for); ``result`` holds the
+    end positions' results and ``turn`` marks where turns start.
+    """
+
+    game: ChanceGame
+    positions: list
+    index: dict
+    mover: np.ndarray
+    start: np.ndarray
+    to: np.ndarray
+    prob: np.ndarray
+    result: np.ndarray
+    turn: np.ndarray
+    exact: list | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def node(self, position: Hashable) -> int:
+        """The number of ``position``; a clear error if the game cannot reach it."""
+        try:
+            return self.index[position]
+        except (KeyError, TypeError):
+            raise UserError(
+                f"{self.game.show(position)}: not a position this game reaches from its start"
+            ) from None
+
+    def graph(self, objective: str, target: float | None = None) -> Graph:
+        """The solver's graph for one objective (see :data:`OBJECTIVES`)."""
+        n = len(self)
+        kind = np.full(n, NODE_CHANCE, np.int8)
+        kind[self.mover == -2] = END
+        one = self.game.players == 1
+        high = not (one and self.game.lower_is_better) or objective == "target"
+        kind[self.mover == FIRST] = MAX if high and objective != "turns" else MIN
+        kind[self.mover == 1] = MIN
+        payoff = np.where(self.mover == -2, self.result, 0.0)
+        reward = np.zeros(n)
+        if objective == "target":
+            reached = self.result <= target if self.game.lower_is_better else self.result >= target
+            payoff = np.where(self.mover == -2, reached.astype(np.float64), 0.0)
+        elif objective == "turns":
+            payoff = np.zeros(n)
+            reward = self.turn.astype(np.float64)
+        elif objective == "draw":
+            payoff = np.where(self.mover == -2, (self.result == 0.5).astype(np.float64), 0.0)
+        return Graph(kind, self.start, self.to, self.prob, payoff, reward)
+
+
+def explore(
+    game: ChanceGame, *, limit: int = DEFAULT_LIMIT, exact: bool = False, walk: bool = False
+) -> Layout:
+    """Walk ``game`` from its start; refuse past ``limit`` positions.
+
+    A game that lays itself out at once (a ``layout(exact)`` method, with ``size()``
+    its number of positions) is not walked, unless ``walk``: Pig's two million
+    positions take a second that way.
+    """
+    fast = getattr(game, "layout", None)
+    if fast is not None and not walk:
+        if game.size() > limit:  # type: ignore[attr-defined]
+            raise UserError(f"{game.name}: {game.size():,} positions, more than {limit:,}; "  # type: ignore[attr-defined]
+                            "a smaller game, or a larger limit (--allow-large)")  # fmt: skip
+        return fast(exact)
+    first = game.start()
+    positions: list = [first]
+    index: dict = {first: 0}
+    mover: list[int] = []
+    result: list[float] = []
+    turn: list[bool] = []
+    start = [0]
+    to: list[int] = []
+    prob: list[float] = []
+    fractions: list[Fraction] | None = [] if exact else None
+    v = 0
+    while v < len(positions):
+        here = positions[v]
+        done = game.result(here)
+        turn.append(bool(game.turn_starts(here)))
+        if done is not None:
+            mover.append(-2)
+            result.append(float(done))
+        else:
+            who = game.to_move(here)
+            mover.append(who)
+            result.append(0.0)
+            if who == CHANCE:
+                links = [(p, after) for p, _label, after in game.outcomes(here)]
+            else:
+                links = [(Fraction(0), after) for _label, after in game.moves(here)]
+            if not links:
+                raise ValueError(f"{game.show(here)}: an unfinished position with no move")
+            for p, after in links:
+                w = index.get(after)
+                if w is None:
+                    w = index[after] = len(positions)
+                    positions.append(after)
+                    if w >= limit:
+                        raise UserError(
+                            f"{game.name}: more than {limit:,} positions; a smaller game, or "
+                            "a larger limit (--allow-large) on a machine with the memory"
+                        )
+                to.append(w)
+                prob.append(float(p))
+                if fractions is not None:
+                    fractions.append(Fraction(p))
+        start.append(len(to))
+        v += 1
+    return Layout(game, positions, index, np.array(mover, np.int64),
+                  np.array(start, np.int64), np.array(to, np.int64), np.array(prob),
+                  np.array(result), np.array(turn), fractions)  # fmt: skip

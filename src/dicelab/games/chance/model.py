@@ -1,0 +1,102 @@
+"""A dice game as rules a solver can read: positions, moves, throws of the dice, an end.
+
+:class:`ChanceGame` is the one shape every game here takes, whether a built-in
+family (:mod:`dicelab.games.chance.pig`, :mod:`.shut_the_box`, :mod:`.bearoff`) or a
+class of your own. A position is any hashable value. At each position that is not
+finished either a player chooses a move or the dice decide, with exact chances; a
+finished position has a result. Positions may come back (in Pig both players can
+throw a 1 in turn and find the scores as they were): the solver handles that.
+
+Your own dice game in a few lines: a player throws a die until they stop, scoring
+the sum, unless a 1 comes, which scores nothing; but the score may not pass 10.
+
+>>> from fractions import Fraction
+>>> class Stop(ChanceGame):
+...     players = 1
+...     def start(self):
+...         return (0, False)              # (points so far, dice in the air)
+...     def to_move(self, position):
+...         return CHANCE if position[1] else 0
+...     def moves(self, position):
+...         points, _ = position
+...         return [("stop", ("end", points)), ("throw", (points, True))]
+...     def outcomes(self, position):
+...         points, _ = position
+...         out = [(Fraction(1, 6), "1", ("end", 0))]
+...         for face in range(2, 7):
+...             after = (points + face, False) if points + face <= 10 else ("end", 0)
+...             out.append((Fraction(1, 6), str(face), after))
+...         return out
+...     def result(self, position):
+...         return position[1] if position[0] == "end" else None
+>>> import dicelab.games.chance as chance
+>>> round(chance.solve(Stop()).value(), 4)
+4.2606
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Sequence
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["CHANCE", "FIRST", "SECOND", "ChanceGame"]
+
+FIRST = 0
+"""The player who moves first (the only one in a one-player game)."""
+SECOND = 1
+"""The other player."""
+CHANCE = -1
+"""Returned by :meth:`ChanceGame.to_move` where the dice decide."""
+
+
+class ChanceGame(ABC):
+    """The rules of a game of dice and decisions (see the module's example).
+
+    Attributes
+    ----------
+    players : int
+        1 or 2. A two-player game's result is the first player's share of the win
+        (1, 0, or 1/2 for a draw); a one-player game's result is its points.
+    lower_is_better : bool
+        One player: the points are a cost to keep low (Shut the Box's tiles left).
+    name : str
+        What the game is called in reports.
+    """
+
+    players: int = 2
+    lower_is_better: bool = False
+    name: str = "a dice game"
+
+    @abstractmethod
+    def start(self) -> Hashable:
+        """The position before the first move or throw."""
+
+    @abstractmethod
+    def to_move(self, position: Any) -> int:
+        """:data:`FIRST`, :data:`SECOND` or :data:`CHANCE`, at an unfinished position."""
+
+    def moves(self, position: Any) -> Sequence[tuple[str, Hashable]]:
+        """The choices of the player to move: ``(label, position after)`` pairs."""
+        raise NotImplementedError(f"{type(self).__name__}.moves")
+
+    def outcomes(self, position: Any) -> Sequence[tuple[Fraction, str, Hashable]]:
+        """A throw of the dice: ``(chance, label, position after)``, chances summing to 1."""
+        raise NotImplementedError(f"{type(self).__name__}.outcomes")
+
+    @abstractmethod
+    def result(self, position: Any) -> float | None:
+        """``None`` while the game goes on; then the result (see :attr:`players`)."""
+
+    def turn_starts(self, position: Any) -> bool:
+        """Whether a new turn starts here (counted by the ``turns`` objective)."""
+        return False
+
+    def show(self, position: Any) -> str:
+        """The position in words, for reports and the terminal."""
+        return str(position)
+
+    def parse(self, text: str) -> Hashable:
+        """A position from what a user typed (the inverse of :meth:`show`)."""
+        raise NotImplementedError(f"{type(self).__name__} reads no positions from text")

@@ -1,0 +1,276 @@
+"""Pig: throw until you hold or a 1 wipes out your turn; the first to the goal wins.
+
+Each turn a player throws a die again and again, adding each throw to a turn
+total, until they hold (the total joins their score and the turn passes) or a 1
+comes (the turn total is lost and the turn passes). The first score to reach the
+goal wins; a turn total that reaches it wins at once, as holding would. A turn
+starts with a throw: holding with nothing is not a move.
+
+Variants, by parameter: ``faces`` of the die; ``dice = 2`` (a 1 on either die loses
+the turn total, two 1s lose the whole score too, as in Neller and Presser's
+two-dice Pig); ``piglet`` (a coin: heads adds 1, tails loses the turn total).
+
+The value is the first player's chance to win with best play by both; Neller and
+Presser (2004) give 0.5306 for the goal of 100.
+
+>>> from dicelab.games.chance.solution import solve
+>>> round(solve(Pig(goal=100)).value(), 4)  # doctest: +SKIP
+0.5306
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from fractions import Fraction
+from itertools import product
+
+from dicelab.errors import UserError
+from dicelab.games.chance.model import CHANCE, ChanceGame
+
+__all__ = ["Pig"]
+
+
+class Pig(ChanceGame):
+    """Pig and its variants; a position is ``(mover, my score, their score, turn total,
+    throwing)`` with the scores of player 0 first: ``(seat, a, b, k, rolling)``."""
+
+    players = 2
+
+    def __init__(self, goal: int = 100, dice: int = 1, faces: int = 6, piglet: bool = False):
+        if not 1 <= goal <= 1000:
+            raise UserError(f"pig goal: got {goal}, expected 1 to 1000")
+        if dice not in (1, 2):
+            raise UserError(f"pig dice: got {dice}, expected 1 or 2")
+        if not 2 <= faces <= 20:
+            raise UserError(f"pig faces: got {faces}, expected 2 to 20")
+        self.goal, self.dice, self.faces, self.piglet = goal, dice, faces, piglet
+        kind = "piglet" if piglet else ("two-dice pig" if dice == 2 else "pig")
+        self.name = f"{kind} to {goal}"
+        self._throws = self._throw_table()
+
+    def _throw_table(self) -> list[tuple[Fraction, str, int]]:
+        """One throw: (chance, label, points added; -1 loses the turn, -2 the score)."""
+        if self.piglet:
+            return [(Fraction(1, 2), "heads", 1), (Fraction(1, 2), "tails", -1)]
+        faces = range(1, self.faces + 1)
+        p = Fraction(1, self.faces**self.dice)
+        out = []
+        for throw in product(faces, repeat=self.dice):
+            ones = throw.count(1)
+            gain = -2 if ones == 2 else (-1 if ones else sum(throw))
+            out.append((p, "-".join(map(str, throw)), gain))
+        return out
+
+    def start(self) -> Hashable:
+        return (0, 0, 0, 0, True)
+
+    def to_move(self, position) -> int:
+        return CHANCE if position[4] else position[0]
+
+    def moves(self, position):
+        seat, a, b, k, _ = position
+        out = [("roll", (seat, a, b, k, True))]
+        if k > 0:
+            out.append(("hold", self._pass(seat, a, b, k)))
+        return out
+
+    def _pass(self, seat, a, b, gained, lose_all=False):
+        """The turn passes to the other player with ``gained`` added to the mover."""
+        if seat == 0:
+            a = 0 if lose_all else a + gained
+        else:
+            b = 0 if lose_all else b + gained
+        return (1 - seat, a, b, 0, True)
+
+    def outcomes(self, position):
+        seat, a, b, k, _ = position
+        mine = a if seat == 0 else b
+        out = []
+        for p, label, gain in self._throws:
+            if gain == -2:
+                after = self._pass(seat, a, b, 0, lose_all=True)
+            elif gain == -1:
+                after = self._pass(seat, a, b, 0)
+            elif mine + k + gain >= self.goal:
+                after = ("won", seat)
+            else:
+                after = (seat, a, b, k + gain, False)
+            out.append((p, label, after))
+        return out
+
+    def result(self, position):
+        if position[0] == "won":
+            return 1.0 if position[1] == 0 else 0.0
+        return None
+
+    def turn_starts(self, position) -> bool:
+        return position[0] != "won" and position[3] == 0 and position[4]
+
+    def show(self, position) -> str:
+        if position[0] == "won":
+            return f"player {position[1] + 1} has won"
+        seat, a, b, k, rolling = position
+        state = "the die is thrown" if rolling else "to roll or hold"
+        return f"player {seat + 1} to play, scores {a}-{b}, turn total {k}, {state}"
+
+    def layout(self, exact: bool = False):
+        """Every position at once (:func:`pig_layout`), instead of a walk."""
+        return pig_layout(self, exact)
+
+    def size(self) -> int:
+        """How many positions :meth:`layout` lays out."""
+        return PigPositions(self.goal).size
+
+    def parse(self, text: str) -> Hashable:
+        """``"A B K"``: the mover's score, the other's and the turn total (player 1 to
+        move; add ``p2`` for player 2)."""
+        words = text.replace(",", " ").split()
+        seat = 1 if "p2" in words else 0
+        nums = [w for w in words if w != "p2" and w != "p1"]
+        try:
+            mine, theirs, k = (int(w) for w in nums)
+        except ValueError:
+            raise UserError(
+                f"pig position: got {text!r}, expected three whole numbers "
+                "'MY-SCORE THEIR-SCORE TURN-TOTAL' (e.g. '40 55 12')"
+            ) from None
+        a, b = (mine, theirs) if seat == 0 else (theirs, mine)
+        return (seat, a, b, k, False) if k > 0 else (seat, a, b, 0, True)
+
+
+class PigPositions:
+    """Pig's positions by number, without a list: node ``v`` decoded on demand.
+
+    Numbering: for each (seat, throwing) block, the mover's score ``m``, the other's
+    ``o`` and the turn total ``k < goal - m``; then the two ends (player 1 or 2 won).
+    """
+
+    def __init__(self, goal: int):
+        import numpy as np
+
+        self.goal = g = goal
+        widths = g - np.arange(g)  # turn totals for each mover's score
+        self.row = np.concatenate([[0], np.cumsum(widths * g)])  # offset of score m
+        self.block = int(self.row[-1])
+        self.size = 4 * self.block + 2
+
+    def __len__(self) -> int:
+        return self.size
+
+    def node(self, seat: int, rolling: bool, mine, other, k):
+        """The number of a position (works on arrays too)."""
+        block = (2 * seat + (0 if rolling else 1)) * self.block
+        return block + self.row[mine] + other * (self.goal - mine) + k
+
+    def __getitem__(self, v: int) -> Hashable:
+        import numpy as np
+
+        v = int(v)
+        if v >= 4 * self.block:
+            return ("won", v - 4 * self.block)
+        b, r = divmod(v, self.block)
+        seat, rolling = b // 2, b % 2 == 0
+        mine = int(np.searchsorted(self.row, r, side="right") - 1)
+        other, k = divmod(r - int(self.row[mine]), self.goal - mine)
+        a, bb = (mine, other) if seat == 0 else (other, mine)
+        return (seat, a, bb, k, rolling)
+
+    def get(self, position, default=None):
+        try:
+            return self[position]
+        except KeyError:
+            return default
+
+    def index_of(self, position) -> int:
+        """The number of ``position``; ``KeyError`` if Pig has no such position."""
+        g = self.goal
+        try:
+            if position[0] == "won":
+                if position[1] in (0, 1):
+                    return 4 * self.block + position[1]
+                raise KeyError(position)
+            seat, a, b, k, rolling = position
+            mine, other = (a, b) if seat == 0 else (b, a)
+            ok = seat in (0, 1) and 0 <= mine < g and 0 <= other < g and 0 <= k < g - mine
+            if ok and (k > 0 or rolling):
+                return int(self.node(seat, bool(rolling), mine, other, k))
+        except (TypeError, ValueError):
+            pass
+        raise KeyError(position)
+
+
+class _PigIndex:
+    """The mapping from a position to its number, for :class:`PigPositions`."""
+
+    def __init__(self, positions: PigPositions):
+        self.positions = positions
+
+    def __getitem__(self, position) -> int:
+        return self.positions.index_of(position)
+
+
+def pig_layout(game: Pig, exact: bool = False):
+    """Every Pig position and link at once, with NumPy (the walk of
+    :func:`~dicelab.games.chance.explore.explore` gives the same, far slower)."""
+    import numpy as np
+
+    from dicelab.games.chance.explore import Layout
+
+    g = game.goal
+    pos = PigPositions(g)
+    widths = g - np.arange(g)
+    mine = np.repeat(np.repeat(np.arange(g), g), np.repeat(widths, g))
+    other = np.repeat(np.tile(np.arange(g), g), np.repeat(widths, g))
+    k = np.concatenate([np.arange(w) for w in np.repeat(widths, g)])
+    n = pos.size
+    won = 4 * pos.block
+    mover = np.full(n, -2, np.int64)
+    count = np.zeros(n, np.int64)
+    throws = game._throws
+    targets = [None] * 4
+    for seat in (0, 1):
+        roll = pos.node(seat, True, mine, other, k)
+        decide = pos.node(seat, False, mine, other, k)
+        mover[roll] = -1
+        mover[decide] = seat
+        count[roll] = len(throws)
+        count[decide] = np.where(k > 0, 2, 1)
+        passed = pos.node(1 - seat, True, other, mine, 0)
+        out = []
+        for _p, _label, gain in throws:
+            if gain == -2:
+                out.append(pos.node(1 - seat, True, other, 0, 0))
+            elif gain == -1:
+                out.append(passed)
+            else:
+                over = mine + k + gain >= g
+                kk = np.where(over, 0, k + gain)
+                out.append(np.where(over, won + seat, pos.node(seat, False, mine, other, kk)))
+        targets[2 * seat] = np.stack(out, axis=1)
+        held = pos.node(1 - seat, True, other, np.minimum(mine + k, g - 1), 0)
+        targets[2 * seat + 1] = np.stack([roll, np.where(k > 0, held, -1)], axis=1)
+    start = np.concatenate([[0], np.cumsum(count)])
+    to = np.empty(int(start[-1]), np.int64)
+    prob = np.zeros(to.size)
+    p = np.array([float(t[0]) for t in throws])
+    for seat in (0, 1):
+        roll = pos.node(seat, True, mine, other, k)
+        decide = pos.node(seat, False, mine, other, k)
+        cols = np.arange(len(throws))
+        to[start[roll][:, None] + cols] = targets[2 * seat]
+        prob[start[roll][:, None] + cols] = p
+        two = targets[2 * seat + 1]
+        to[start[decide]] = two[:, 0]
+        has = k > 0
+        to[start[decide][has] + 1] = two[has, 1]
+    result = np.zeros(n)
+    result[won] = 1.0
+    turn = np.zeros(n, np.bool_)
+    turn[pos.node(0, True, mine, other, 0)[k == 0]] = True
+    turn[pos.node(1, True, mine, other, 0)[k == 0]] = True
+    exact_probs = None
+    if exact:
+        fr = [t[0] for t in throws]
+        exact_probs = [fr[e - start[v]] if mover[v] == -1 else 0 for v in range(n)
+                       for e in range(start[v], start[v + 1])]  # fmt: skip
+    return Layout(game, pos, _PigIndex(pos), mover, start, to, prob, result, turn, exact_probs)

@@ -1,0 +1,196 @@
+"""A solved dice game: values, every move ranked, strategies priced.
+
+:func:`solve` lays the game out once (:func:`~dicelab.games.chance.explore.explore`),
+solves it for an objective (:func:`dicelab.engine.graph.solve_graph`) and returns
+a :class:`ChanceSolution`, which answers for any position: its value, each move's
+value and cost against the best (:meth:`ChanceSolution.advise`), and the exact
+value of a fixed strategy, alone or against another (:meth:`ChanceSolution.price`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from dicelab.engine import graph as solver
+from dicelab.errors import UserError
+from dicelab.games.chance.explore import DEFAULT_LIMIT, Layout, explore
+from dicelab.games.chance.model import CHANCE, FIRST, ChanceGame
+
+__all__ = ["OBJECTIVES", "ChanceSolution", "Move", "solve"]
+
+#: What a game can be solved for: ``win`` (two players: the first player's chance,
+#: a draw counting half), ``points`` (one player: best expected points), ``target``
+#: (one player: best chance of a result at least ``target``, at most for a cost),
+#: ``turns`` (one player: fewest expected turns).
+OBJECTIVES = ("win", "points", "target", "turns")
+
+#: A strategy: the label of the move it plays at a position, given the moves there.
+Strategy = Callable[[Any, list[str]], str]
+
+
+@dataclass(frozen=True)
+class Move:
+    """One move at a position, valued for the player making it."""
+
+    label: str
+    position: Hashable
+    value: float
+    cost: float
+
+    def to_dict(self) -> dict:
+        return {"move": self.label, "value": self.value, "cost": self.cost}
+
+
+class ChanceSolution:
+    """A game solved for one objective (see :func:`solve`)."""
+
+    def __init__(self, layout: Layout, objective: str, target: float | None,
+                 graph: solver.Graph, solved: solver.GraphSolution):  # fmt: skip
+        self.layout = layout
+        self.game = layout.game
+        self.objective = objective
+        self.target = target
+        self.graph = graph
+        self.solved = solved
+
+    def __len__(self) -> int:
+        return len(self.layout)
+
+    @property
+    def values(self) -> np.ndarray:
+        """Every position's value, in the layout's order (the first player's view)."""
+        return self.solved.values
+
+    def value(self, position: Hashable | None = None) -> float:
+        """The value of ``position`` (the start by default), for the first player."""
+        v = 0 if position is None else self.layout.node(position)
+        return float(self.solved.values[v])
+
+    def draw(self, position: Hashable | None = None) -> float:
+        """The chance of a draw from ``position`` when both play as solved."""
+        v = 0 if position is None else self.layout.node(position)
+        drawn = solver.evaluate(self.layout.graph("draw"), self.solved.choice)
+        return float(drawn[v])
+
+    def seat_view(self, value: float, seat: int) -> float:
+        """A first-player value as ``seat`` sees it (two players: 1 - value)."""
+        return value if seat == FIRST or self.game.players == 1 else 1.0 - value
+
+    def advise(self, position: Hashable | None = None) -> list[Move]:
+        """Every move at ``position``, best first, each with its cost against the best.
+
+        Values are for the player to move (their chance to win, or the points, or
+        the turns still to come); an error at a throw of the dice or at the end.
+        """
+        here = self.game.start() if position is None else position
+        v = self.layout.node(here)
+        seat = int(self.layout.mover[v])
+        if seat < 0:
+            what = "the dice decide" if seat == CHANCE else "the game is over"
+            raise UserError(f"{self.game.show(here)}: no move to choose, {what}")
+        g, lay = self.graph, self.layout
+        after = solver.move_values(g, self.solved.values, v)
+        labels = [label for label, _ in self.game.moves(here)]
+        targets = [lay.positions[w] for w in g.to[g.start[v] : g.start[v + 1]]]
+        low = g.kind[v] == solver.MIN
+        mine = [self.seat_view(float(x), seat) for x in after]
+        best = max(mine) if not low or seat != FIRST else min(mine)
+        moves = [
+            Move(label, t, x, abs(best - x))
+            for label, t, x in zip(labels, targets, mine, strict=True)
+        ]
+        return sorted(moves, key=lambda m: m.cost)
+
+    def choice_of(self, strategy: Strategy, seats: tuple[int, ...] = (0, 1)) -> np.ndarray:
+        """The edge a ``strategy`` picks at every decision of the given seats; the
+        solved choice elsewhere."""
+        lay, game = self.layout, self.game
+        choice = self.solved.choice.copy()
+        for v, position in enumerate(lay.positions):
+            if lay.mover[v] in seats:
+                labels = [label for label, _ in game.moves(position)]
+                picked = strategy(position, labels)
+                if picked not in labels:
+                    raise UserError(f"{game.show(position)}: the strategy plays {picked!r}, "
+                                    f"not one of {', '.join(labels)}")  # fmt: skip
+                choice[v] = lay.start[v] + labels.index(picked)
+        return choice
+
+    def price(self, strategy: Strategy, against: Strategy | None = None) -> float:
+        """The exact value of ``strategy`` for the first player (the only one, or
+        against ``against``, or against best play when that is ``None``).
+
+        Against best play means the reply that is best against this very strategy,
+        so the value is what the strategy guarantees.
+        """
+        if self.game.players == 1:
+            return float(solver.evaluate(self.graph, self.choice_of(strategy))[0])
+        if against is not None:
+            both = self.choice_of(strategy, (0,))
+            other = self.choice_of(against, (1,))
+            mine = self.layout.mover == FIRST
+            return float(solver.evaluate(self.graph, np.where(mine, both, other))[0])
+        fixed = self.choice_of(strategy, (0,))
+        g = self.graph
+        kind = g.kind.copy()  # the first player's decisions become single moves
+        return float(_best_reply(g, kind, fixed, self.layout.mover == FIRST)[0])
+
+    def exact(self, position: Hashable | None = None) -> Fraction:
+        """The value as an exact fraction (small games: every chance kept as a fraction)."""
+        return exact_values(self)[0 if position is None else self.layout.node(position)]
+
+
+def _best_reply(g: solver.Graph, kind: np.ndarray, fixed: np.ndarray, mine: np.ndarray):
+    """Values when one seat's decisions are fixed and the other plays its best."""
+    starts = g.start.copy()
+    ends = g.start[1:].copy()
+    first = np.where(mine, fixed, starts[:-1])
+    last = np.where(mine, fixed + 1, ends)
+    count = last - first
+    start = np.concatenate([[0], np.cumsum(count)])
+    idx = (
+        np.concatenate([np.arange(a, b) for a, b in zip(first, last, strict=True)])
+        if len(first)
+        else []
+    )
+    idx = np.asarray(idx, np.int64)
+    sub = solver.Graph(kind, start, g.to[idx], g.prob[idx], g.payoff, g.reward)
+    return solver.solve_graph(sub).values
+
+
+def exact_values(solution: ChanceSolution) -> list[Fraction]:
+    """Every position's value under the solved choice, in exact fractions."""
+    lay = solution.layout
+    if lay.exact is None:
+        lay.exact = explore(lay.game, exact=True, limit=len(lay) + 1).exact
+    from dicelab.games.chance.exact import fraction_values
+
+    return fraction_values(solution.graph, lay.exact, solution.solved.choice, lay.result,
+                           lay.game.players)  # fmt: skip
+
+
+def solve(game: ChanceGame, objective: str | None = None, *, target: float | None = None,
+          limit: int = DEFAULT_LIMIT) -> ChanceSolution:  # fmt: skip
+    """Solve ``game`` for ``objective`` (the win for two players, the points for one).
+
+    Examples
+    --------
+    >>> from dicelab.games.chance.pig import Pig
+    >>> round(solve(Pig(goal=10)).value(), 6)
+    0.709424
+    """
+    objective = objective or ("win" if game.players == 2 else "points")
+    if objective not in OBJECTIVES:
+        raise UserError(f"objective: got {objective!r}, expected one of {', '.join(OBJECTIVES)}")
+    if (objective == "win") != (game.players == 2):
+        raise UserError(f"{game.name}: {game.players} player(s), so not --objective {objective}")
+    if objective == "target" and target is None:
+        raise UserError("objective target: give the target (--target)")
+    layout = explore(game, limit=limit)
+    graph = layout.graph(objective, target)
+    return ChanceSolution(layout, objective, target, graph, solver.solve_graph(graph))
