@@ -31,7 +31,7 @@ the sum, unless a 1 comes, which scores nothing; but the score may not pass 10.
 ...         return position[1] if position[0] == "end" else None
 >>> import dicelab.games.chance as chance
 >>> round(chance.solve(Stop()).value(), 4)
-4.2606
+4.9722
 """
 
 from __future__ import annotations
