@@ -12,9 +12,17 @@ from dicelab.cli.objective_options import with_objective_params
 @with_objective_params
 def advise_command(
     ctx: typer.Context,
-    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    rules: str = typer.Argument(
+        ..., help="A built-in name or a path to a rules file; or a dice game (pig, ...)."
+    ),
     dice: list[str] = typer.Option(
-        ..., "--dice", help="The dice showing: --dice 3 3 6 5 6 (or 3,3,6,5,6 or 33656)."
+        [], "--dice", help="The dice showing: --dice 3 3 6 5 6 (or 3,3,6,5,6 or 33656)."
+    ),
+    settings: list[str] = typer.Option(
+        [], "--set", help="A dice game's setting NAME=VALUE, e.g. --set goal=50 (repeatable)."
+    ),
+    at: str | None = typer.Option(
+        None, "--at", help="A dice game's position, e.g. pig '40 55 12' (default: the start)."
     ),
     rerolls: int | None = typer.Option(
         None, "--rerolls", help="Rerolls left (default: all of them, after the first throw)."
@@ -41,7 +49,18 @@ def advise_command(
     each option is worth as a sure score to a player of that risk attitude."""
     from dicelab.cli.advice import run_advise
     from dicelab.cli.objective_options import given_params
+    from dicelab.errors import UserError
+    from dicelab.games.chance.families import is_game
 
+    if is_game(rules):
+        from dicelab.cli.chance import run_game_advise
+
+        run_game_advise(rules, settings, at, target=target, top=top, as_json=as_json)
+        return
+    if not dice:
+        raise UserError("--dice: missing; give the dice showing, e.g. --dice 3 3 6 5 6")
+    if settings or at:
+        raise UserError("--set and --at go with a dice game (pig, shut-the-box, bearoff)")
     run_advise(
         rules,
         [*dice, *ctx.args],

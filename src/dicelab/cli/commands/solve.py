@@ -11,8 +11,21 @@ from dicelab.cli.objective_options import with_objective_params
 @app.command()
 @with_objective_params
 def solve(
-    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    rules: str = typer.Argument(
+        ...,
+        help="A built-in name or a path to a rules file; or a dice game: pig, shut-the-box, "
+        "bearoff, or a TOML file naming one.",
+    ),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
+    settings: list[str] = typer.Option(
+        [], "--set", help="A dice game's setting NAME=VALUE, e.g. --set goal=50 (repeatable)."
+    ),
+    strategy: str | None = typer.Option(
+        None, "--strategy", help="A dice game: also the exact value of this plain strategy."
+    ),
+    against: str | None = typer.Option(
+        None, "--against", help="A dice game: the other player's strategy (default: best)."
+    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
     objective: str | None = typer.Option(
         None,
@@ -48,16 +61,30 @@ def solve(
     from dicelab.engine import registry
     from dicelab.engine.runtime.schedule import runner_for
     from dicelab.errors import UserError
+    from dicelab.games.chance.families import is_game
 
     params = given_params()
+    if is_game(rules):
+        from dicelab.cli.chance import run_game_solve
+
+        run_game_solve(rules, settings, objective=objective, target=target, exact=exact,
+                       strategy=strategy, against=against, as_json=json_out,
+                       allow_large=allow_large)  # fmt: skip
+        return
+    if settings or strategy or against:
+        raise UserError("--set, --strategy and --against go with a dice game (pig, "
+                        "shut-the-box, bearoff), not with a rule set")  # fmt: skip
     if objective is None:
         objective = registry.implied(params, "target" if target is not None else "expected")
     for name in params:  # a parameter of another objective is a mistake, not ignored
         owner = registry.implied({name: params[name]}, "")
         if owner != objective or target is not None:
             what = f"--{name} goes with --objective {owner}"
-            raise UserError(f"{what}, not with {objective}" if target is None else
-                            f"{what}; --target with --objective target: give one of them")
+            raise UserError(
+                f"{what}, not with {objective}"
+                if target is None
+                else f"{what}; --target with --objective target: give one of them"
+            )
     plain = objective == "expected" and not exact and target is None and opponent is None
     plain = plain and not params
     if precision != "single":

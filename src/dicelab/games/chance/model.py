@@ -63,11 +63,18 @@ class ChanceGame(ABC):
         One player: the points are a cost to keep low (Shut the Box's tiles left).
     name : str
         What the game is called in reports.
+    objective : str or None
+        The objective solved when none is named (``None``: the win for two
+        players, the points for one).
+    measure : str
+        What the value of that objective means, for reports.
     """
 
     players: int = 2
     lower_is_better: bool = False
     name: str = "a dice game"
+    objective: str | None = None
+    measure: str = ""
 
     @abstractmethod
     def start(self) -> Hashable:

@@ -35,6 +35,7 @@ class Pig(ChanceGame):
     throwing)`` with the scores of player 0 first: ``(seat, a, b, k, rolling)``."""
 
     players = 2
+    measure = "the first player's chance to win, both playing their best"
 
     def __init__(self, goal: int = 100, dice: int = 1, faces: int = 6, piglet: bool = False):
         if not 1 <= goal <= 1000:
@@ -166,6 +167,8 @@ class PigPositions:
         import numpy as np
 
         v = int(v)
+        if not 0 <= v < self.size:
+            raise IndexError(v)
         if v >= 4 * self.block:
             return ("won", v - 4 * self.block)
         b, r = divmod(v, self.block)
@@ -175,11 +178,8 @@ class PigPositions:
         a, bb = (mine, other) if seat == 0 else (other, mine)
         return (seat, a, bb, k, rolling)
 
-    def get(self, position, default=None):
-        try:
-            return self[position]
-        except KeyError:
-            return default
+    def __iter__(self):
+        return (self[v] for v in range(self.size))
 
     def index_of(self, position) -> int:
         """The number of ``position``; ``KeyError`` if Pig has no such position."""

@@ -111,14 +111,14 @@ class ChanceSolution:
         solved choice elsewhere."""
         lay, game = self.layout, self.game
         choice = self.solved.choice.copy()
-        for v, position in enumerate(lay.positions):
-            if lay.mover[v] in seats:
-                labels = [label for label, _ in game.moves(position)]
-                picked = strategy(position, labels)
-                if picked not in labels:
-                    raise UserError(f"{game.show(position)}: the strategy plays {picked!r}, "
-                                    f"not one of {', '.join(labels)}")  # fmt: skip
-                choice[v] = lay.start[v] + labels.index(picked)
+        for v in np.flatnonzero(np.isin(lay.mover, seats)):
+            position = lay.positions[v]
+            labels = [label for label, _ in game.moves(position)]
+            picked = strategy(position, labels)
+            if picked not in labels:
+                raise UserError(f"{game.show(position)}: the strategy plays {picked!r}, "
+                                f"not one of {', '.join(labels)}")  # fmt: skip
+            choice[v] = lay.start[v] + labels.index(picked)
         return choice
 
     def price(self, strategy: Strategy, against: Strategy | None = None) -> float:
@@ -184,7 +184,7 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
     >>> round(solve(Pig(goal=10)).value(), 6)
     0.709424
     """
-    objective = objective or ("win" if game.players == 2 else "points")
+    objective = objective or game.objective or ("win" if game.players == 2 else "points")
     if objective not in OBJECTIVES:
         raise UserError(f"objective: got {objective!r}, expected one of {', '.join(OBJECTIVES)}")
     if (objective == "win") != (game.players == 2):

@@ -1,0 +1,145 @@
+"""``dicelab solve GAME`` and ``dicelab advise GAME`` for the games of the chance model:
+Pig, Shut the Box, the bear-off, or a TOML file naming one with its settings."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from rich.table import Table
+
+from dicelab.cli.output import Console
+from dicelab.errors import UserError
+from dicelab.games.chance.families import game_from
+from dicelab.games.chance.solution import ChanceSolution, solve
+
+#: What each objective's value is, as a report says it.
+MEANING = {
+    "win": "the first player's chance to win, both playing their best",
+    "points": "the best expected result",
+    "target": "the best chance of reaching the target",
+    "turns": "the fewest expected turns",
+}
+
+
+def _solved(
+    name: str,
+    settings: list[str],
+    objective: str | None,
+    target: float | None,
+    allow_large: bool,
+    console: Console,
+    quiet: bool,
+) -> tuple[ChanceSolution, float]:
+    game = game_from(name, settings)
+    limit = 10**9 if allow_large else None
+    began = time.perf_counter()
+    with console.status(f"solving {game.name}", spinner="dots") if not quiet else _nothing():
+        kw = {"limit": limit} if limit else {}
+        solution = solve(game, objective, target=target, **kw)
+    return solution, time.perf_counter() - began
+
+
+class _nothing:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+def run_game_solve(
+    name: str,
+    settings: list[str],
+    *,
+    objective: str | None = None,
+    target: float | None = None,
+    exact: bool = False,
+    strategy: str | None = None,
+    against: str | None = None,
+    as_json: bool = False,
+    allow_large: bool = False,
+    console: Console | None = None,
+) -> ChanceSolution:
+    """Solve a game of the chance model and print its value and how it was checked."""
+    console = console or Console()
+    solution, seconds = _solved(name, settings, objective, target, allow_large, console, as_json)
+    game, s = solution.game, solution.solved
+    out: dict = {
+        "game": game.name,
+        "objective": solution.objective,
+        "value": solution.value(),
+        "positions": len(solution),
+        "cycles": s.cyclic,
+        "residual": s.residual,
+        "seconds": round(seconds, 3),
+    }
+    if solution.objective == "target":
+        out["target"] = target
+    if game.players == 2:
+        out["draw"] = solution.draw()
+    if exact:
+        if len(solution) > 200_000:
+            raise UserError(f"--exact: {len(solution):,} positions is too many for fractions; "
+                            "at most 200,000")  # fmt: skip
+        out["exact"] = str(solution.exact())
+    if strategy:
+        from dicelab.games.chance.strategies import strategy_from
+
+        mine = strategy_from(game, strategy)
+        theirs = strategy_from(game, against) if against else None
+        out["strategy"] = {"name": strategy, "against": against or "best reply",
+                           "value": solution.price(mine, theirs)}  # fmt: skip
+    if as_json:
+        console.print_json(json.dumps(out))
+        return solution
+    console.print(f"[bold]{game.name}[/bold]: {len(solution):,} positions, solved in "
+                  f"{seconds:.2f} s")  # fmt: skip
+    default = solution.objective == (game.objective or ("win" if game.players == 2 else "points"))
+    meaning = game.measure if default and game.measure else MEANING[solution.objective]
+    console.print(f"{meaning}: [bold]{out['value']:.6f}[/bold]"
+                  + (f" = {out['exact']}" if exact else ""))  # fmt: skip
+    if out.get("draw"):
+        console.print(f"chance of a draw: {out['draw']:.6f}")
+    if "strategy" in out:
+        st = out["strategy"]
+        console.print(f"the strategy {strategy} against {st['against']}: "
+                      f"[bold]{st['value']:.6f}[/bold]")  # fmt: skip
+    cycles = f"{s.cyclic:,} groups of positions that come back" if s.cyclic else "no repeats"
+    console.print(f"checked: no single move gains over the solved play by more than "
+                  f"{s.residual:.1e}; {cycles}; {s.rounds} exact valuation(s)")  # fmt: skip
+    return solution
+
+
+def run_game_advise(
+    name: str,
+    settings: list[str],
+    at: str | None,
+    *,
+    objective: str | None = None,
+    target: float | None = None,
+    top: int = 12,
+    as_json: bool = False,
+    console: Console | None = None,
+) -> list:
+    """Rank every move at a position of a chance-model game, with its cost."""
+    console = console or Console()
+    game = game_from(name, settings)
+    position = game.parse(at) if at else None
+    solution, _ = _solved(name, settings, objective, target, False, console, as_json)
+    moves = solution.advise(position)
+    if as_json:
+        here = position if position is not None else game.start()
+        console.print_json(json.dumps({"game": game.name, "position": game.show(here),
+                                       "moves": [m.to_dict() for m in moves]}))  # fmt: skip
+        return moves
+    here = position if position is not None else game.start()
+    console.print(f"[bold]{game.name}[/bold]: {game.show(here)}")
+    table = Table(show_edge=False)
+    table.add_column("move")
+    table.add_column("value", justify="right")
+    table.add_column("cost", justify="right")
+    for m in moves[: top or None]:
+        table.add_row(m.label, f"{m.value:.6f}", "" if m.cost == 0 else f"{m.cost:.6f}")
+    console.print(table)
+    return moves

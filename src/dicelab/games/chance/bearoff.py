@@ -1,0 +1,150 @@
+"""Backgammon's bear-off: checkers in the home board, borne off with the dice.
+
+Each side's checkers stand on the points 1 to 6 of its home board. A throw of two
+dice is played as two moves (four with a double): a checker moves down by the
+die, or bears off from the point equal to the die, or from a lower point when no
+checker stands higher; every die is played while checkers are left. The first
+side with no checkers left wins.
+
+Two sides (``theirs`` given): the value is the chance that the side on roll
+(``mine``) wins. One side: the fewest expected throws to bear everything off, and
+the distribution of that number (:func:`throws_distribution`), as in the
+one-sided databases of backgammon programs.
+
+A side is given by its checkers' points, e.g. ``(5, 2)`` for one checker on the
+5-point and one on the 2-point. Positions here hold counts per point, lowest
+point first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from fractions import Fraction
+
+from dicelab.errors import UserError
+from dicelab.games.chance.model import CHANCE, ChanceGame
+
+__all__ = ["BearOff", "ROLLS", "plays"]
+
+#: The 21 distinct throws of two dice and their chances.
+ROLLS = tuple(((a, b), Fraction(1 if a == b else 2, 36)) for a in range(1, 7) for b in range(a, 7))
+
+
+def counts(points) -> tuple[int, ...]:
+    """Checkers per point (points 1 to 6) from a list of their points."""
+    out = [0] * 6
+    for p in points:
+        out[p - 1] += 1
+    return tuple(out)
+
+
+def plays(side: tuple[int, ...], throw: tuple[int, int]) -> dict[tuple[int, ...], str]:
+    """Every distinct result of playing ``throw`` from ``side``, with one way to play it."""
+    a, b = throw
+    orders = [[a] * 4] if a == b else [[a, b], [b, a]]
+    found: dict[tuple[int, ...], str] = {}
+    for dice in orders:
+        _play(side, dice, [], found)
+    return found
+
+
+def _play(side, dice, steps, found) -> None:
+    if not dice or not any(side):
+        found.setdefault(side, " ".join(steps) or "no move")
+        return
+    d = dice[0]
+    top = max(p for p in range(6) if side[p]) + 1
+    for p in range(1, 7):
+        if not side[p - 1]:
+            continue
+        if p > d:
+            after, step = list(side), f"{p}/{p - d}"
+            after[p - d - 1] += 1
+        elif p in (d, top):
+            after, step = list(side), f"{p}/off"
+        else:
+            continue
+        after[p - 1] -= 1
+        _play(tuple(after), dice[1:], [*steps, step], found)
+
+
+class BearOff(ChanceGame):
+    """Two sides, or one; a position is ``("roll", seat, mine, theirs)``,
+    ``("move", seat, mine, theirs, throw)`` or ``("won", seat)``, with ``mine`` the
+    checkers of seat 0."""
+
+    def __init__(self, mine=(6, 5, 4, 3, 2, 1), theirs=None):
+        for name, side in (("mine", mine), ("theirs", theirs or (1,))):
+            if not side or len(side) > 15 or any(not 1 <= int(p) <= 6 for p in side):
+                raise UserError(f"bearoff {name}: got {side!r}, expected 1 to 15 checkers "
+                                "on points 1 to 6, e.g. 6,5,2")  # fmt: skip
+        self.players = 1 if theirs is None else 2
+        self.mine, self.theirs = counts(mine), counts(theirs or ())
+        self.name = "bear-off" if theirs is None else "bear-off race"
+        self.objective = "turns" if theirs is None else "win"
+        self.measure = ("the fewest expected throws to bear off" if theirs is None
+                        else "the chance that the side on roll wins")  # fmt: skip
+
+    def start(self) -> Hashable:
+        return ("roll", 0, self.mine, self.theirs)
+
+    def to_move(self, position) -> int:
+        return CHANCE if position[0] == "roll" else position[1]
+
+    def outcomes(self, position):
+        _, seat, a, b = position
+        return [(p, f"{x}-{y}", ("move", seat, a, b, (x, y))) for (x, y), p in ROLLS]
+
+    def moves(self, position):
+        _, seat, a, b, throw = position
+        side = a if seat == 0 else b
+        out = []
+        for after, label in plays(side, throw).items():
+            if not any(after):
+                out.append((label, ("won", seat)))
+                continue
+            na, nb = (after, b) if seat == 0 else (a, after)
+            nxt = seat if self.players == 1 else 1 - seat
+            out.append((label, ("roll", nxt, na, nb)))
+        return out
+
+    def result(self, position):
+        if position[0] != "won":
+            return None
+        return 0.0 if self.players == 1 else (1.0 if position[1] == 0 else 0.0)
+
+    def turn_starts(self, position) -> bool:
+        return position[0] == "roll"
+
+    def show(self, position) -> str:
+        if position[0] == "won":
+            return f"side {position[1] + 1} has borne off"
+        mine = _points(position[2])
+        text = f"side 1: {mine}" + (
+            "" if self.players == 1 else f"; side 2: {_points(position[3])}"
+        )
+        if position[0] == "move":
+            return f"{text}; side {position[1] + 1} threw {position[4][0]}-{position[4][1]}"
+        return f"{text}; side {position[1] + 1} to throw"
+
+    def parse(self, text: str) -> Hashable:
+        """``"6 5 2 / 4 1 / 6-3"``: side 1's points, side 2's (two sides), the throw."""
+        parts = [p.strip() for p in text.split("/")]
+        want = self.players + 1
+        try:
+            sides = [counts(int(w) for w in p.replace(",", " ").split()) for p in parts[:-1]]
+            x, y = (int(w) for w in parts[-1].split("-"))
+        except ValueError:
+            raise UserError(
+                f"bearoff position: got {text!r}, expected the checkers' points "
+                "of each side and the throw, e.g. '6 5 2 / 4 1 / 6-3'"
+            ) from None
+        if len(parts) != want or not (1 <= x <= 6 and 1 <= y <= 6):
+            raise UserError(f"bearoff position: got {text!r}, expected {want - 1} side(s) "
+                            "and a throw such as 6-3")  # fmt: skip
+        theirs = sides[1] if self.players == 2 else self.theirs
+        return ("move", 0, sides[0], theirs, (min(x, y), max(x, y)))
+
+
+def _points(side: tuple[int, ...]) -> str:
+    return " ".join(str(p + 1) for p in range(5, -1, -1) for _ in range(side[p])) or "none"
