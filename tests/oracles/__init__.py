@@ -11,4 +11,7 @@ functions (tested on their own). All of them work on tiny games only.
   distribution of the final score under any strategy.
 - :mod:`oracles.duel`: the two-player game by expectimax over both sheets.
 - :mod:`oracles.race`: the dice race by listing throws and by recursion.
+- :mod:`oracles.chance`: Pig by value iteration from Neller and Presser's equations,
+  Shut the Box and the bear-off by recursion in fractions (a move generator of
+  their own).
 """

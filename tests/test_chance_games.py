@@ -1,0 +1,245 @@
+"""Games on the chance model (Pig, Shut the Box, the bear-off, a game of one's own)
+against plain solvers written from the rules, published figures and simulation."""
+
+import json
+import random
+import sys
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracles import chance as oracle
+
+import dicelab.engine.graph as graph
+from dicelab.cli import main
+from dicelab.errors import UserError
+from dicelab.games.chance import ChanceGame, solve
+from dicelab.games.chance.bearoff import BearOff
+from dicelab.games.chance.explore import explore
+from dicelab.games.chance.families import game_from
+from dicelab.games.chance.pig import Pig
+from dicelab.games.chance.shut_the_box import ShutTheBox
+from dicelab.games.chance.strategies import hold_at
+
+pig_settings = st.fixed_dictionaries(
+    {
+        "goal": st.integers(2, 14),
+        "faces": st.integers(2, 6),
+        "dice": st.sampled_from([1, 2]),
+        "piglet": st.booleans(),
+    }
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(pig_settings)
+def test_pig_agrees_with_value_iteration_from_the_rules(kw):
+    P = oracle.pig_values(kw["goal"], kw["faces"], kw["dice"], kw["piglet"])
+    s = solve(Pig(**kw))
+    assert s.value() == pytest.approx(P[(0, 0, 0)], abs=1e-12)
+    for (i, j, k), p in list(P.items())[::7]:  # the mover's view, for both seats
+        if k == 0:
+            assert s.value((0, i, j, 0, True)) == pytest.approx(p, abs=1e-12)
+            assert 1 - s.value((1, j, i, 0, True)) == pytest.approx(p, abs=1e-12)
+    assert s.solved.residual <= 1e-12
+
+
+@settings(max_examples=10, deadline=None)
+@given(pig_settings)
+def test_pigs_array_layout_is_the_walk_of_its_rules(kw):
+    game = Pig(**kw)
+    walked, laid = explore(game, walk=True), explore(game)
+    a = graph.solve_graph(walked.graph("win")).values
+    b = graph.solve_graph(laid.graph("win")).values
+    nodes = [laid.index[p] for p in walked.positions]
+    assert np.abs(a - b[nodes]).max() < 1e-12
+    for v in range(0, len(walked), 5):  # the same links, position by position
+        w = nodes[v]
+        there = sorted(
+            map(
+                repr,
+                (walked.positions[x] for x in walked.to[walked.start[v] : walked.start[v + 1]]),
+            )
+        )
+        here = sorted(
+            map(repr, (laid.positions[x] for x in laid.to[laid.start[w] : laid.start[w + 1]]))
+        )
+        assert here == there
+
+
+@pytest.mark.slow
+def test_pig_to_100_is_neller_and_pressers_figure():
+    # Neller & Presser, "Optimal Play of the Dice Game Pig", UMAP Journal 25 (2004):
+    # the first player wins 53.06% of games with optimal play
+    s = solve(Pig(goal=100))
+    assert round(s.value(), 4) == 0.5306
+    assert s.solved.residual == 0.0
+
+
+def test_pig_strategies_priced_against_the_rules():
+    goal = 12
+    s = solve(Pig(goal=goal))
+    P = oracle.pig_values(goal, hold=lambda i, j, k: k >= 5)  # both hold at 5
+    assert s.price(hold_at(5), hold_at(5)) == pytest.approx(P[(0, 0, 0)], abs=1e-12)
+    alone = s.price(hold_at(5))  # against the best reply: no better than best play
+    assert alone < s.value()
+    assert s.price(hold_at(5), hold_at(5)) > alone - 1e-12
+
+
+def test_pig_advice_ranks_roll_and_hold_with_their_costs():
+    s = solve(Pig(goal=20))
+    moves = s.advise(Pig(goal=20).parse("10 15 8"))
+    assert {m.label for m in moves} == {"roll", "hold"}
+    assert moves[0].cost == 0 and moves[1].cost > 0
+    assert moves[0].value == pytest.approx(max(m.value for m in moves))
+    with pytest.raises(UserError, match="not a position"):
+        s.advise(Pig(goal=20).parse("30 15 8"))
+
+
+@pytest.mark.parametrize(
+    "kw, published",
+    [
+        # Bill Butler, "Shut the Box Analysis" (durangobill.com): 7.1432 % with two
+        # dice always, 9.7614 % with one die allowed late
+        ({"one_die": "never"}, 0.071432),
+        ({"one_die": "when-top-shut"}, 0.097614),
+    ],
+)
+def test_shut_the_box_published_chances(kw, published):
+    assert round(solve(ShutTheBox(**kw)).value(), 6) == published
+
+
+def test_shut_the_box_six_tiles_one_die_is_the_fiddlers_fraction():
+    # The Fiddler (Zach Wissner-Gross), 13 September 2024: 145/1944
+    assert solve(ShutTheBox(tiles=6, dice=1)).exact() == Fraction(145, 1944)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.integers(1, 7),
+    st.sampled_from(["never", "when-top-shut", "always"]),
+    st.sampled_from([1, 2]),
+    st.sampled_from(["shut", "sum"]),
+)
+def test_shut_the_box_agrees_with_a_recursion_in_fractions(tiles, one_die, dice, score):
+    kw = {"tiles": tiles, "one_die": one_die, "dice": dice, "score": score}
+    s = solve(ShutTheBox(**kw))
+    assert s.exact() == oracle.shut_the_box(**kw)
+    assert s.value() == pytest.approx(float(oracle.shut_the_box(**kw)), rel=1e-12)
+
+
+side = st.lists(st.integers(1, 6), min_size=1, max_size=3).map(lambda x: tuple(sorted(x)))
+
+
+@settings(max_examples=20, deadline=None)
+@given(side, side)
+def test_bearoff_race_agrees_with_a_recursion_of_its_own(mine, theirs):
+    s = solve(BearOff(mine=mine, theirs=theirs))
+    assert s.value() == pytest.approx(float(oracle.bearoff_win(mine, theirs)), abs=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=5).map(lambda x: tuple(sorted(x))))
+def test_bearoff_fewest_throws_agree_with_a_recursion(mine):
+    s = solve(BearOff(mine=mine))
+    assert s.value() == pytest.approx(float(oracle.bearoff_throws(mine)), rel=1e-12)
+
+
+def test_one_checker_on_the_six_point_takes_five_quarters_of_a_throw():
+    # off at once unless the throw is 1-1, 1-2, 1-3, 1-4 or 2-3 (9 in 36); then surely
+    assert solve(BearOff(mine=(6,))).exact() == Fraction(5, 4)
+
+
+def test_simulated_pig_games_agree_with_the_exact_chance():
+    game = Pig(goal=15)
+    s = solve(game)
+    choice, lay = s.solved.choice, s.layout
+    rng = random.Random(7)
+    wins, games = 0, 20_000
+    for _ in range(games):
+        here = game.start()
+        while game.result(here) is None:
+            if game.to_move(here) == -1:
+                outcomes = game.outcomes(here)
+                here = rng.choices([o[2] for o in outcomes], [float(o[0]) for o in outcomes])[0]
+            else:
+                here = lay.positions[lay.to[choice[lay.node(here)]]]
+        wins += game.result(here) == 1.0
+    p = s.value()
+    assert abs(wins / games - p) < 4 * (p * (1 - p) / games) ** 0.5
+
+
+class Race(ChanceGame):
+    """Two players throw a coin in turn; heads scores; the first to two wins.
+    Positions repeat only in time, never in state: a check of a game of one's own."""
+
+    def start(self):
+        return (0, 0, 0)
+
+    def to_move(self, position):
+        return -1
+
+    def outcomes(self, position):
+        seat, a, b = position
+        scored = (seat ^ 1, a + 1, b) if seat == 0 else (seat ^ 1, a, b + 1)
+        return [(Fraction(1, 2), "heads", scored), (Fraction(1, 2), "tails", (seat ^ 1, a, b))]
+
+    def result(self, position):
+        _, a, b = position
+        return 1.0 if a == 2 else 0.0 if b == 2 else None
+
+
+def test_a_game_of_ones_own_with_positions_that_come_back():
+    s = solve(Race())
+    # first to two heads, alternating throws: the first thrower wins 16/27 of the time
+    assert s.exact() == Fraction(16, 27)
+    assert s.solved.cyclic > 0
+
+
+def test_settings_and_positions_are_checked_with_one_clear_line():
+    with pytest.raises(UserError, match="no setting 'gaol'"):
+        game_from("pig", ["gaol=3"])
+    with pytest.raises(UserError, match="expected NAME=VALUE"):
+        game_from("pig", ["goal"])
+    with pytest.raises(UserError, match="pig goal: got 'x'"):
+        game_from("pig", ["goal=x"])
+    with pytest.raises(UserError, match="expected 1 to 1000"):
+        game_from("pig", ["goal=0"])
+    with pytest.raises(UserError, match="one_die"):
+        game_from("shut-the-box", ["one_die=sometimes"])
+    with pytest.raises(UserError, match="expected three whole numbers"):
+        Pig().parse("40 x")
+    with pytest.raises(UserError, match="more than 10"):
+        solve(Pig(goal=30), limit=10)
+
+
+def dicelab(monkeypatch, *args):
+    """Run the command line in this process; its exit code."""
+    monkeypatch.setattr(sys, "argv", ["dicelab", *args])
+    try:
+        main()
+    except SystemExit as exc:
+        return exc.code or 0
+    return 0
+
+
+def test_command_line_solves_advises_and_refuses(capsys, tmp_path, monkeypatch):
+    assert dicelab(monkeypatch, "solve", "pig", "--set", "goal=10", "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["value"] == pytest.approx(oracle.pig_values(10)[(0, 0, 0)], abs=1e-12)
+    path = tmp_path / "box.toml"
+    path.write_text('game = "shut-the-box"\ntiles = 6\ndice = 1\n')
+    assert dicelab(monkeypatch, "solve", str(path), "--exact") == 0
+    assert "145/1944" in capsys.readouterr().out
+    assert (
+        dicelab(monkeypatch, "advise", "pig", "--set", "goal=20", "--at", "10 15 8", "--json") == 0
+    )
+    moves = json.loads(capsys.readouterr().out)["moves"]
+    assert [m["move"] for m in moves][0] in ("roll", "hold")
+    assert dicelab(monkeypatch, "solve", "pig", "--set", "goal=2O") != 0
+    err = capsys.readouterr().err
+    assert "goal: got '2O'" in err and "Traceback" not in err
+    assert dicelab(monkeypatch, "solve", "yacht", "--set", "goal=5") != 0
+    assert "go with a dice game" in capsys.readouterr().err
