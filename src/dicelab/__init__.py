@@ -58,6 +58,8 @@ _PUBLIC = {
     "NotFound": "dicelab.errors",
     "TooLarge": "dicelab.errors",
     "DamagedTable": "dicelab.errors",
+    "ChanceGame": "dicelab.games.chance.model",
+    "ChanceSolution": "dicelab.games.chance.solution",
     "OBJECTIVES": "dicelab.api",
     "solve": "dicelab.api",
 }

@@ -31,6 +31,7 @@ import numpy as np
 
 from dicelab.engine import registry
 from dicelab.engine.table import SolvedTable
+from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 
@@ -54,14 +55,21 @@ def solve(
     opponent: np.ndarray | str | Path | None = None,
     progress: Progress | None = None,
     store: str | Path | None = None,
+    settings: dict | None = None,
 ) -> SolvedTable:
-    """Solve a rule set for an objective, or take its table from the cache.
+    """Solve a rule set for an objective, or take its table from the cache; or solve
+    a dice game of the chance model (Pig, Shut the Box, the bear-off, your own).
 
     Parameters
     ----------
-    rules : Rules, str or Path
+    rules : Rules, str, Path or ChanceGame
         A built-in name (``"yahtzee"``), a path to a rules file, TOML text, or rules
-        already loaded with :func:`dicelab.load_rules`.
+        already loaded with :func:`dicelab.load_rules`. Or a dice game: a family's
+        name (``"pig"``, ``"shut-the-box"``, ``"bearoff"``, with ``settings``) or a
+        :class:`~dicelab.games.chance.model.ChanceGame`; the result is then a
+        :class:`~dicelab.games.chance.solution.ChanceSolution`, and ``objective``
+        one of ``win``, ``points``, ``target`` (with ``target``) or ``turns``
+        (``"expected"``: the game's own).
     objective : str
         An objective of :data:`dicelab.OBJECTIVES` (declared, with what each plays
         for, in :data:`dicelab.engine.registry.OBJECTIVES`): ``expected`` (the
@@ -92,6 +100,8 @@ def solve(
         ``progress(done, total)``, called as the solve advances.
     store : str or Path, optional
         A folder to hold the table as a file while it is solved, not in memory.
+    settings : dict, optional
+        A dice game family's settings, e.g. ``{"goal": 50}`` for Pig.
 
     Returns
     -------
@@ -112,12 +122,35 @@ def solve(
     165.76
     >>> dicelab.solve("yazy", objective="risk", theta=0.05).value() < table.value()
     True
+    >>> round(dicelab.solve("pig", settings={"goal": 20}).value(), 4)
+    0.6156
     """
+    game = _dice_game(rules, settings)
+    if game is not None:
+        from dicelab.games.chance.solution import solve as solve_game
+
+        limit = {"limit": 10**9} if allow_large else {}
+        aim = None if objective == "expected" else objective
+        return solve_game(game, aim, target=target, **limit)  # type: ignore[return-value]
     params = dict(target=target, theta=theta, opponent=opponent)
     spec = registry.spec(objective, registry.front_door(), **params)
     how = dict(cache=cache, allow_large=allow_large, runner=runner, progress=progress)
     options = registry.SolveOptions(store=store, precision=precision, **how)
     return registry.solve(as_game(rules), spec, options)
+
+
+def _dice_game(rules, settings: dict | None):
+    """The chance-model game ``rules`` names, or ``None`` for a rule set."""
+    from dicelab.games.chance.families import FAMILIES, game_from
+    from dicelab.games.chance.model import ChanceGame
+
+    if isinstance(rules, ChanceGame):
+        return rules
+    if isinstance(rules, str) and rules in FAMILIES:
+        return game_from(rules, [f"{k}={v}" for k, v in (settings or {}).items()])
+    if settings:
+        raise UserError("settings: go with a dice game (pig, shut-the-box, bearoff)")
+    return None
 
 
 def compile_kernels(progress: Progress | None = None) -> None:

@@ -1,0 +1,133 @@
+"""Benchmark of the dice games on the chance model, with OpenSpiel in the same run.
+
+Run ``python benchmarks/bench_games.py`` (``--runs N``, ``--goals 10,15,20,25``,
+``--no-peer``, ``--peer-python PATH``).
+
+Three parts, each a median of ``--runs``:
+
+- whole commands from process start: ``dicelab solve pig`` (Pig to 100) and
+  ``dicelab solve shut-the-box --set tiles=12 --exact`` (the value as a fraction);
+- Pig to each of ``--goals``, solved in this process (layout, value iteration,
+  exact valuation), beside OpenSpiel's value iteration on the same game
+  (``open_spiel.python.algorithms.value_iteration`` with ``cyclic_game=True``)
+  in a process of its own: both values are printed, OpenSpiel's converted from its
+  utilities (-1 to 1) to a chance to win;
+- the machine's load average before and after, so a noisy run shows as such.
+
+OpenSpiel is installed into ``benchmarks/.spiel-venv`` from the package registry
+(``open_spiel`` and ``cvxpy``, which its value iteration imports), never into the
+project's own environment; ``--peer-python`` names another interpreter that has it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PEER_VENV = HERE / ".spiel-venv"
+
+PEER = textwrap.dedent(
+    """
+    import json, sys, time
+    sys.setrecursionlimit(100_000)
+    import pyspiel
+    from open_spiel.python.algorithms import value_iteration
+    goal, runs = int(sys.argv[1]), int(sys.argv[2])
+    game = pyspiel.load_game("pig", {"winscore": goal})
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        values = value_iteration.value_iteration(game, -1, 1e-9, cyclic_game=True)
+        times.append(time.perf_counter() - t)
+    value = values[str(game.new_initial_state())]
+    print(json.dumps({"times": times, "value": (1 + value) / 2, "states": len(values)}))
+    """
+)
+
+
+def peer_python(given: str | None) -> str | None:
+    """An interpreter with OpenSpiel: the one given, or the side environment (made
+    on first use); ``None`` if it cannot be installed here."""
+    if given:
+        return given
+    python = PEER_VENV / "bin" / "python"
+    if not python.exists():
+        print(f"installing OpenSpiel into {PEER_VENV} ...", flush=True)
+        made = subprocess.run([sys.executable, "-m", "venv", str(PEER_VENV)])
+        pip = [str(python), "-m", "pip", "install", "-q", "open_spiel", "cvxpy"]
+        if made.returncode or subprocess.run(pip).returncode:
+            print("OpenSpiel could not be installed: its figures are left out")
+            return None
+    return str(python)
+
+
+def whole_command(args: list[str], runs: int) -> float:
+    """Median seconds of a dicelab command from process start."""
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "dicelab.cli", *args], check=True,
+                       capture_output=True)  # fmt: skip
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def own_pig(goal: int, runs: int) -> tuple[float, float, int]:
+    """Median seconds of Pig to ``goal`` solved in this process, its value, positions."""
+    from dicelab.games.chance.pig import Pig
+    from dicelab.games.chance.solution import solve
+
+    solve(Pig(goal=goal))  # compiled kernels loaded
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        s = solve(Pig(goal=goal))
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), s.value(), len(s)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--goals", default="10,15,20,25")
+    parser.add_argument("--no-peer", action="store_true")
+    parser.add_argument("--peer-python")
+    args = parser.parse_args()
+    print(f"load average before: {os.getloadavg()[0]:.2f}  ({os.cpu_count()} cores)")
+    pig = whole_command(["solve", "pig"], args.runs)
+    box = whole_command(["solve", "shut-the-box", "--set", "tiles=12", "--exact"], args.runs)
+    print(f"dicelab solve pig (to 100), whole command:              {pig:7.2f} s")
+    print(f"dicelab solve shut-the-box --set tiles=12 --exact:      {box:7.2f} s")
+    python = None if args.no_peer else peer_python(args.peer_python)
+    print("\nPig, solved in one process (medians)")
+    print(f"{'goal':>5} {'positions':>10} {'dicelab s':>10} {'OpenSpiel s':>12} {'ratio':>7}"
+          f"  {'dicelab value':>14} {'OpenSpiel value':>16}")  # fmt: skip
+    for goal in (int(g) for g in args.goals.split(",")):
+        own_s, own_v, size = own_pig(goal, args.runs)
+        peer_s = peer_v = None
+        if python:
+            out = subprocess.run([python, "-c", PEER, str(goal), str(args.runs)],
+                                 capture_output=True, text=True)  # fmt: skip
+            if out.returncode == 0:
+                got = json.loads(out.stdout.strip().splitlines()[-1])
+                peer_s, peer_v = statistics.median(got["times"]), got["value"]
+            else:
+                print(f"  OpenSpiel failed on goal {goal}: {out.stderr.strip()[-200:]}")
+        ratio = f"{peer_s / own_s:7.0f}" if peer_s else f"{'-':>7}"
+        peer_text = f"{peer_s:12.3f}" if peer_s else f"{'-':>12}"
+        value_text = f"{peer_v:16.9f}" if peer_v is not None else f"{'-':>16}"
+        print(f"{goal:>5} {size:>10,} {own_s:10.3f} {peer_text} {ratio}  {own_v:14.9f} "
+              f"{value_text}")  # fmt: skip
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
