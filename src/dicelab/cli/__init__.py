@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import sys
+from typing import TYPE_CHECKING, cast
 
 import typer
 
@@ -17,9 +18,25 @@ from dicelab.cli import commands  # noqa: F401  (each module adds its commands t
 from dicelab.cli.app import app, fail
 from dicelab.errors import UserError
 
+if TYPE_CHECKING:
+    from click import ClickException
+    from typer.models import CommandInfo
+
 __all__ = ["app", "fail", "main"]
 
-_CLI_ERROR = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+# Click's own error, Typer's BadParameter among its kinds (found without importing Click)
+_CLI_ERROR = cast(
+    "type[ClickException]",
+    next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException"),
+)
+
+
+def _name(command: CommandInfo) -> str:
+    """The name a command is typed by: its own, or its function's with dashes."""
+    if command.name:
+        return command.name
+    assert command.callback is not None  # a command is registered with its function
+    return command.callback.__name__.replace("_", "-")
 
 
 def _command_named(argv: list[str]) -> typer.Typer:
@@ -30,10 +47,7 @@ def _command_named(argv: list[str]) -> typer.Typer:
     if not argv or argv[0].startswith("-"):
         return app
     name = argv[0]
-    named = [
-        c for c in app.registered_commands
-        if (c.name or c.callback.__name__.replace("_", "-")) == name
-    ]  # fmt: skip
+    named = [c for c in app.registered_commands if _name(c) == name]
     groups = [g for g in app.registered_groups if g.name == name]
     if not named and not groups:
         return app

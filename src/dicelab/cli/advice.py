@@ -26,6 +26,8 @@ from dicelab.plot.scores import plot_scores
 from dicelab.rules import Rules, load_rules
 
 if TYPE_CHECKING:  # the simulator compiles kernels: imported only by the command using it
+    from rich.console import JustifyMethod
+
     from dicelab.play.simulate import Simulation
 
 
@@ -268,6 +270,7 @@ def show_advice(
         shown = shown[: len(LETTERS)]
     for i, o in enumerate(shown, start=1):
         if o.kind == "box":
+            assert o.points is not None and o.box_name is not None  # a box option has both
             now = str(o.points + o.extra)
             what = o.box_name + (f" +{o.extra} bonus" if o.extra else "")
         else:
@@ -319,14 +322,15 @@ def show_review(result: Review, console: Console, mistakes_only: bool = False) -
             console.print(line)
         return
     table = Table(show_header=True, header_style="bold", title=f"Review ({result.rules})")
-    for col, just in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("turn", "right"),
         ("dice", "left"),
         ("rerolls", "right"),
         ("chosen", "left"),
         ("best", "left"),
         ("cost", "right"),
-    ):
+    )
+    for col, just in columns:
         table.add_column(col, justify=just)
     for d in shown:
         best = "" if not d.mistake else d.best.label

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 
@@ -21,6 +22,9 @@ from dicelab.plot.duel import plot_leads
 from dicelab.rules import Rules, load_rules
 from dicelab.rules.compiled import compile_rules
 from dicelab.text import plural
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 
 def load_duel(
@@ -276,15 +280,17 @@ def show_duel_advice(
         f"{' '.join(map(str, sorted(dice)))}, {when}"
     )
     table = Table(header_style="bold")
-    for col, just in (
+    columns: list[tuple[str, JustifyMethod]] = [
         ("#", "right"),
         ("option", "left"),
         ("win chance", "right"),
         ("cost", "right"),
         ("expected score", "right"),
         ("its rank", "right"),
-        *([("expected lead", "right")] if advice.leads is not None else []),
-    ):
+    ]
+    if advice.leads is not None:
+        columns.append(("expected lead", "right"))
+    for col, just in columns:
         table.add_column(col, justify=just)
     shown = advice.options if top <= 0 else advice.options[:top]
     for n, o in enumerate(shown, start=1):

@@ -97,6 +97,7 @@ def run_duel_play(
 
 def _step(game: DuelGame, console: Console, read, show: bool, top: int) -> None:
     seat = game.mover
+    assert seat is not None  # a step of a duel still on
     g = game.games[seat]
     human = seat == game.record["human"]
     who = "you" if human else "computer"
@@ -104,8 +105,8 @@ def _step(game: DuelGame, console: Console, read, show: bool, top: int) -> None:
         if g._turn is None:
             console.print(f"\n[bold]turn {len(g.filled) + 1}: {who} ({seat})[/bold]")
             console.print(sheets(game))
-        g.roll()
-        console.print(f"{who} threw [bold]{' '.join(map(str, g.dice))}[/bold]")
+        dice = g.roll()
+        console.print(f"{who} threw [bold]{' '.join(map(str, dice))}[/bold]")
         return
     options = game.options()
     if not human:

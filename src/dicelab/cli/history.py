@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 
 from dicelab.cli.output import Console, check_plot_path
 from dicelab.errors import UserError, read_user_file
 from dicelab.play import history
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 
 def run_history(
@@ -63,7 +67,7 @@ def show_history(shown: list, entries: list, console: Console) -> None:
         return
     table = Table(title=f"Games kept in {history.history_path()}", header_style="bold")
     kinds = {e.kind for e in shown}
-    columns = [("#", "right"), ("ended", "left")]
+    columns: list[tuple[str, JustifyMethod]] = [("#", "right"), ("ended", "left")]
     columns += [("kind", "left")] if kinds != {"game"} else []
     columns += [("rules", "left"), ("score", "right"), ("loss/decision", "right"),
                 ("mistakes", "right")]  # fmt: skip

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -16,6 +17,9 @@ from dicelab.engine.advice.single import Position
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.text import plural
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 
 def run_match_advise(
@@ -80,8 +84,13 @@ def show_match_advice(result, rules: Rules, console: Console, top: int = 12) -> 
         mean = sum(x * q for x, q in enumerate(pmf))
         console.print(f"  opponent {n}: expected final score {mean:.1f} if they play for points")
     table = Table(header_style="bold")
-    for col, just in (("#", "right"), ("option", "left"), ("chance to finish first", "right"),
-                      ("cost", "right")):  # fmt: skip
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("#", "right"),
+        ("option", "left"),
+        ("chance to finish first", "right"),
+        ("cost", "right"),
+    )
+    for col, just in columns:
         table.add_column(col, justify=just)
     shown = advice.options if top <= 0 else advice.options[:top]
     for n, o in enumerate(shown, start=1):

@@ -100,6 +100,7 @@ def run_match_play(
 
 def _step(game: MatchGame, console: Console, read, show: bool, top: int) -> None:
     seat = game.mover
+    assert seat is not None  # a step of a game still on
     g = game.games[seat - 1]
     human = seat == game.record["human"]
     who = "you" if human else f"computer {seat}"
@@ -107,8 +108,8 @@ def _step(game: MatchGame, console: Console, read, show: bool, top: int) -> None
         if g._turn is None:
             console.print(f"\n[bold]turn {len(g.filled) + 1}: {who} (seat {seat})[/bold]")
             console.print(sheets(game))
-        g.roll()
-        console.print(f"{who} threw [bold]{' '.join(map(str, g.dice))}[/bold]")
+        dice = g.roll()
+        console.print(f"{who} threw [bold]{' '.join(map(str, dice))}[/bold]")
         return
     with progress_bar(f"working out seat {seat}'s turn", enabled=True) as tick:
         options = game.options(progress=tick)

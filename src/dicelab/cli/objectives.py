@@ -78,6 +78,7 @@ def run_objective(
     if exact:
         _run_exact(r, objective, target, as_json)
     elif objective in ("target", "targets"):
+        assert target is not None  # check_options asks for one
         every = objective == "targets"
         _run_target(r, target, as_json, use_cache, allow_large, runner, store, every)
     elif objective == "win":
@@ -127,6 +128,7 @@ def _run_exact(r, objective: str, target: int | None, as_json: bool) -> None:
     from dicelab.engine.objectives.exact import exact_expected, exact_target
 
     if objective == "target":
+        assert target is not None  # check_options asks for one
         res = exact_target(r, int(target))
         what = f"best P(score >= {target})"
     else:
@@ -327,6 +329,7 @@ def run_expected(
 
     from dicelab.api import solve
     from dicelab.cli.output import progress_bar
+    from dicelab.engine.table import ExpectedScoreTable
     from dicelab.rules import load_rules
 
     r = load_rules(rules)
@@ -341,6 +344,7 @@ def run_expected(
             progress=tick,
             store=store,
         )
+    assert isinstance(table, ExpectedScoreTable)  # the expected objective's table
     seconds = time.perf_counter() - start
     if as_json:
         out = {

@@ -177,7 +177,9 @@ def _step(game: Game, console: Console, read, how: tuple) -> None:
                     break
                 except UserError as exc:
                     console.print(f"[red]{escape(str(exc))}[/red]")
-        console.print(f"throw {throw}: [bold]{' '.join(map(str, game.dice))}[/bold]")
+        dice = game.dice
+        assert dice is not None  # just thrown
+        console.print(f"throw {throw}: [bold]{' '.join(map(str, dice))}[/bold]")
         return
     advice = game.advice()
     if show:
@@ -214,6 +216,7 @@ def _option_named(text: str, advice: Advice, shown: int) -> str:
     o = advice.options[i]
     if o.kind == "box":
         return str(o.box)
+    assert o.keep is not None  # a keep option holds its dice
     return "all" if o.stops else (" ".join(map(str, o.keep)) or "none")
 
 
@@ -253,11 +256,17 @@ def _apply(game: Game, advice: Advice, text: str, console: Console, how=(True, N
         raise UserError("advice is hidden: type the dice to keep, 'none', 'all' or a box")
     if text == "":
         best = advice.best
-        text = best.box if best.kind == "box" else " ".join(map(str, best.keep)) or "none"
+        if best.kind == "box":
+            assert best.box is not None  # a box option names its box
+            text = best.box
+        else:
+            assert best.keep is not None  # a keep option holds its dice
+            text = " ".join(map(str, best.keep)) or "none"
     if game.phase == "keep":
         word = text.lower()
         keep = None
         if word == "all":
+            assert game.dice is not None  # the keep phase: dice thrown
             keep = list(game.dice)
         elif word in ("none", "nothing", "-"):
             keep = []
@@ -281,6 +290,7 @@ def _apply(game: Game, advice: Advice, text: str, console: Console, how=(True, N
         raise UserError(f"{text.strip()}: a box is named, not numbered (numbers are dice): "
                         "type its name, or an option's letter")  # fmt: skip
     option = find_box_option(final, text, rules)
+    assert option.box is not None  # a box option names its box
     points = game.fill(option.box)
     console.print(
         f"{option.box_name}: {points} points, score {game.score}"

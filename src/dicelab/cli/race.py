@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from rich.progress import Progress
+from rich.progress import Progress, TaskID
 from rich.table import Table
 
 from dicelab.cli.output import Console
@@ -97,7 +97,7 @@ def _search(
         transient=True,
         disable=quiet,
     )
-    tasks: dict[str, int] = {}
+    tasks: dict[str, TaskID] = {}
 
     def progress(phase: str, done: int, total: int) -> None:
         if not tasks:

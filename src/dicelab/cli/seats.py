@@ -5,12 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.table import Table
 
 from dicelab.cli.output import Console
 from dicelab.engine.advice.single import TIE, Option
 from dicelab.rules import Rules
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
+
+    from dicelab.play.game import Game
 
 HELP = (
     "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "
@@ -76,7 +82,13 @@ def choice_note(options: list[Option], choice: Option) -> str:
 def options_table(options: list[Option], top: int, measure: str = "win chance") -> Table:
     """The options of a decision, best first, with their ``measure`` and its cost."""
     t = Table(header_style="bold")
-    for col, just in (("#", "right"), ("option", "left"), (measure, "right"), ("cost", "right")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("#", "right"),
+        ("option", "left"),
+        (measure, "right"),
+        ("cost", "right"),
+    )
+    for col, just in columns:
         t.add_column(col, justify=just)
     for n, o in enumerate(options if top <= 0 else options[:top], start=1):
         style = "bold green" if o.cost <= TIE else None
@@ -84,7 +96,7 @@ def options_table(options: list[Option], top: int, measure: str = "win chance") 
     return t
 
 
-def sheets_table(rules: Rules, columns: Sequence[tuple[str, object]]) -> Table:
+def sheets_table(rules: Rules, columns: Sequence[tuple[str, Game]]) -> Table:
     """Sheets side by side, ``columns`` each a heading and a game
     (:class:`dicelab.play.game.Game`), with the upper totals, bonuses and scores."""
     t = Table(header_style="bold")

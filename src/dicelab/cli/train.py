@@ -46,6 +46,7 @@ def run_train(
         what = f"the daily set of {date.isoformat()}" if date else f"seed {session.seed}"
         console.print(f"[bold]{r.name} training[/bold]: {questions} decisions ({what}); "
                       "type the dice to keep (6 6, none, all) or a box; q quits")  # fmt: skip
+    assert session.questions is not None  # drawn when the session began
     for q in session.questions:
         if as_json:
             _line(q.to_dict())

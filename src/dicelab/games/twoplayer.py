@@ -23,7 +23,7 @@ from array import array
 from collections import deque
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -148,7 +148,9 @@ class Solution:
 
     def value(self, position: Any) -> Value:
         """The value of ``position`` for the player to move."""
-        return _VALUE_OF_CODE[self._codes[self._id(position)]]
+        value = _VALUE_OF_CODE[self._codes[self._id(position)]]
+        assert value is not None  # the solve settles every position
+        return value
 
     def remoteness(self, position: Any) -> int | None:
         """Moves to the end with best play; ``None`` for a draw that never ends."""
@@ -163,7 +165,9 @@ class Solution:
         """``(position, value, remoteness)`` for every reachable position."""
         for position, i in self._index.items():
             moves_left = self._remoteness[i]
-            yield position, _VALUE_OF_CODE[self._codes[i]], (None if moves_left < 0 else moves_left)
+            value = _VALUE_OF_CODE[self._codes[i]]
+            assert value is not None  # the solve settles every position
+            yield position, value, (None if moves_left < 0 else moves_left)
 
     def counts(self) -> dict[Value, int]:
         """How many positions have each value."""
@@ -250,7 +254,9 @@ def solve(game: Game, *, display: Display | None = None) -> Solution:
     return Solution(game, index, codes, remoteness)
 
 
-def _explore(game: Game, display: Display):
+def _explore(
+    game: Game, display: Display
+) -> tuple[dict[Any, int], bytearray, bytearray, tuple[array, array, array]]:
     """Visit every reachable position breadth first; record moves as integer ids.
 
     Position ``i`` has children ``children[offsets[i]:offsets[i + 1]]``; finished
@@ -312,19 +318,22 @@ def _parents(offsets: array, children: array) -> tuple[array, array, array]:
     """
     n = len(offsets) - 1
     child_ids = np.frombuffer(children, dtype=np.intc) if len(children) else np.zeros(0, np.intc)
-    out_degree = np.diff(np.frombuffer(offsets, dtype=np.int64))
+    # numpy's stubs give a diff of int64 values a timedelta dtype
+    out_degree = cast(
+        "np.ndarray[Any, np.dtype[np.int64]]", np.diff(np.frombuffer(offsets, dtype=np.int64))
+    )
     parent_of_edge = np.repeat(np.arange(n, dtype=np.intc), out_degree)
     parents_np = parent_of_edge[np.argsort(child_ids, kind="stable")]
     del parent_of_edge
     parent_offsets_np = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(child_ids, minlength=n), out=parent_offsets_np[1:])
     parents = array("i")
-    parents.frombytes(memoryview(parents_np).cast("B"))
+    parents.frombytes(parents_np.data.cast("B"))
     del parents_np
     parent_offsets = array("q")
-    parent_offsets.frombytes(memoryview(parent_offsets_np).cast("B"))
+    parent_offsets.frombytes(parent_offsets_np.data.cast("B"))
     move_counts = array("i")
-    move_counts.frombytes(memoryview(out_degree.astype(np.intc)).cast("B"))
+    move_counts.frombytes(out_degree.astype(np.intc).data.cast("B"))
     return parent_offsets, parents, move_counts
 
 

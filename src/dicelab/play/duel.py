@@ -11,7 +11,6 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterator
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 from dicelab.engine.objectives.duel import DuelTable, duel_turn_values
 from dicelab.engine.objectives.expected import ExpectedTable
@@ -21,7 +20,7 @@ from dicelab.play.game import (
     Game,
     check_header,
     check_seed,
-    find_box_option,
+    find_box,
     load_record,
     record_header,
 )
@@ -93,6 +92,13 @@ class DuelGame:
     def over(self) -> bool:
         return self.mover is None
 
+    @property
+    def _seat(self) -> str:
+        """The seat to play, while the duel is on (a decision at hand)."""
+        seat = self.mover
+        assert seat is not None, "the duel is over"
+        return seat
+
     def state(self, seat: str) -> tuple[int, int]:
         """Player state and score so far (without the upper bonus) of a seat."""
         g = self.games[seat]
@@ -104,27 +110,29 @@ class DuelGame:
 
     def options(self, rerolls: int | None = None) -> list[Option]:
         """Every option of the decision at hand, by the mover's win chance, best first."""
-        seat = self.mover
+        seat = self._seat
         g = self.games[seat]
         me, mine = self.state(seat)
         them, theirs = self.state("B" if seat == "A" else "A")
         turn = duel_turn_values(self.table, me, them, mine - theirs)
         space = self.table.game.space
-        roll = space.index(tuple(g.dice))
+        roll = space.index(tuple(_thrown(g.dice)))
         left = g.rerolls_left if rerolls is None else rerolls
         return rank(self.table.game, turn, roll, left, 0.0)
 
     def apply(self, option: Option) -> None:
         """Carry out an option of :meth:`options` for the mover."""
-        g = self.games[self.mover]
+        g = self.games[self._seat]
         if option.kind == "keep":
+            assert option.keep is not None  # a keep option holds its dice
             g.keep(list(option.keep))
         else:
+            assert option.box is not None  # a box option names its box
             g.fill(option.box)
 
     def find(self, text: str, options: list[Option]) -> Option:
         """The option a player typed: dice to keep, ``all``, ``none`` or a box."""
-        return find_typed(self.games[self.mover], text, options, lambda: self.options(rerolls=0))
+        return find_typed(self.games[self._seat], text, options, lambda: self.options(rerolls=0))
 
 
 def find_typed(g: Game, text: str, options: list[Option], boxes_now) -> Option:
@@ -132,8 +140,9 @@ def find_typed(g: Game, text: str, options: list[Option], boxes_now) -> Option:
     ``none`` or a box (before the last throw, among ``boxes_now()``: the rolling stops)."""
     word = text.strip().lower()
     if g.phase == "keep":
-        keep = None
+        keep: tuple[int, ...] | None = None
         if word == "all":
+            assert g.dice is not None  # the keep phase: dice thrown
             keep = tuple(g.dice)
         elif word in ("none", "nothing", "-"):
             keep = ()
@@ -147,8 +156,15 @@ def find_typed(g: Game, text: str, options: list[Option], boxes_now) -> Option:
                     return o
             raise UserError(f"keep: {list(keep)} are not among the dice showing {g.dice}")
         options = boxes_now()
-    shim = SimpleNamespace(options=options, position=SimpleNamespace(filled=g.filled))
-    return find_box_option(shim, word, g.rules)
+    return find_box(options, g.filled, word, g.rules)
+
+
+def _thrown(dice: list[int] | None) -> list[int]:
+    """The dice of a turn once thrown. Before its first throw there are none: a record's
+    box without throws fails here as iterating None does (broken turn data)."""
+    if dice is None:
+        raise TypeError("'NoneType' object is not iterable")
+    return dice
 
 
 def seat_label(seat: str) -> str:
@@ -232,7 +248,7 @@ def replay_turn(g: Game, rt: dict, where: str, options=None):
     chosen option, best option)``. ``where`` names the turn in a mistake."""
     throws, keeps = rt.get("throws", []), rt.get("keeps", [])
     for i, throw in enumerate(throws):
-        g.roll(throw)
+        dice = g.roll(throw)
         if i < len(keeps):
             keep = tuple(sorted(keeps[i]))
             if options is not None:
@@ -240,7 +256,7 @@ def replay_turn(g: Game, rt: dict, where: str, options=None):
                 chosen = next((o for o in ranked if o.kind == "keep" and o.keep == keep), None)
                 if chosen is None:
                     raise UserError(f"{where}: keep {list(keep)} is not among the dice {g.dice}")
-                yield tuple(g.dice), g.rerolls_left, chosen, ranked[0]
+                yield tuple(dice), g.rerolls_left, chosen, ranked[0]
             g.keep(list(keep))
     if "box" in rt:
         if options is not None:
@@ -248,7 +264,7 @@ def replay_turn(g: Game, rt: dict, where: str, options=None):
             chosen = next((o for o in ranked if o.box == rt["box"]), None)
             if chosen is None:
                 raise UserError(f"{where}: box {rt['box']!r} cannot take the dice {g.dice}")
-            yield tuple(g.dice), 0, chosen, ranked[0]
+            yield tuple(_thrown(g.dice)), 0, chosen, ranked[0]
         g.fill(rt["box"])
 
 
@@ -383,17 +399,18 @@ def find_disagreements(
     total = 0.0
     for n in range(games):
         duel = DuelGame(table, expected, seed=seed + 2 * n)
-        while not duel.over:
-            seat = duel.mover
+        while (seat := duel.mover) is not None:
             g = duel.games[seat]
             if g.phase == "roll":
                 g.roll()
                 continue
+            dice = g.dice
+            assert dice is not None  # a decision: the dice are thrown
             options = duel.options()
             other = duel.games["B" if seat == "A" else "A"]
             plain = advise(
                 expected,
-                Position(tuple(g.dice), g.rerolls_left, g.filled, extra_bonuses=g.extra_bonuses),
+                Position(tuple(dice), g.rerolls_left, g.filled, extra_bonuses=g.extra_bonuses),
             )
             decisions += 1
             choice = next(o for o in options if o.key == plain.options[0].key)
@@ -407,7 +424,7 @@ def find_disagreements(
                     dict(other.filled),
                     mine,
                     theirs,
-                    tuple(g.dice),
+                    tuple(dice),
                     g.rerolls_left,
                     options[0],
                     choice,

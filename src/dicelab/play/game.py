@@ -44,7 +44,7 @@ import os
 import secrets
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -52,6 +52,7 @@ import numpy as np
 
 from dicelab.engine.advice.single import TIE, Advice, Option, Position, advise
 from dicelab.engine.objectives.expected import ExpectedTable
+from dicelab.engine.table import SolvedTable
 from dicelab.errors import UserError, parse_nested, read_user_file
 
 FORMAT = "dicelab-game"
@@ -232,19 +233,24 @@ class Game:
             else:
                 also = f" (or all {rules.dice} including the kept {kept})" if kept else ""
                 raise UserError(f"dice: got {len(given)}, expected the {need} thrown{also}")
-        if self._turn is None:
-            self.turns.append({"throws": [], "keeps": []})
-        self._turn["throws"].append(sorted(kept + new))
-        return self.dice
+        turn = self._turn
+        if turn is None:
+            turn = {"throws": [], "keeps": []}
+            self.turns.append(turn)
+        showing = sorted(kept + new)
+        turn["throws"].append(showing)
+        return list(showing)
 
     def keep(self, dice) -> None:
         """Keep these dice and reroll the others; all the dice means stop rolling."""
         if self.phase != "keep":
             raise UserError(f"cannot keep dice now: {self._expect()}")
         keep = _faces(dice, self.rules.faces, "keep")
-        if not _contains(self.dice, keep):
-            raise UserError(f"keep: {keep} are not among the dice showing {self.dice}")
-        self._turn["keeps"].append(keep)
+        turn, showing = self._turn, self.dice
+        assert turn is not None and showing is not None  # the keep phase: dice thrown
+        if not _contains(showing, keep):
+            raise UserError(f"keep: {keep} are not among the dice showing {showing}")
+        turn["keeps"].append(keep)
 
     def fill(self, box: str) -> int:
         """Write the dice showing in a box; returns the points it took.
@@ -257,6 +263,7 @@ class Game:
             raise UserError(f"cannot fill a box now: {self._expect()}")
         option = find_box_option(self.advice(), box, self.rules)
         t = self._turn
+        assert t is not None and option.points is not None  # the box phase: a box option
         t["box"] = option.box
         t["points"] = option.points
         t["extra_bonus"] = option.extra
@@ -310,8 +317,10 @@ class Game:
         rerolls = self.rerolls_left
         if self.served_now:  # scoring the first throw at once: the served boxes
             rerolls = self.rules.rolls - 1
+        dice = self.dice
+        assert dice is not None  # a decision: dice showing
         return Position(
-            dice=tuple(self.dice),
+            dice=tuple(dice),
             rerolls=rerolls,
             filled=self.filled,
             extra_bonuses=self.extra_bonuses,
@@ -352,6 +361,13 @@ class Game:
 
 def find_box_option(advice: Advice, box: str, rules) -> Option:
     """The option of the box named by id, number (from 1), name, or a unique start of one."""
+    return find_box(advice.options, advice.position.filled, box, rules)
+
+
+def find_box(
+    options: Sequence[Option], filled: Mapping[str, int | None], box: str, rules
+) -> Option:
+    """:func:`find_box_option` among ``options``, the boxes ``filled`` already taken."""
     ids = [c.id for c in rules.categories]
     key = str(box).strip()
     if key.isdigit() and 1 <= int(key) <= len(ids):
@@ -365,10 +381,10 @@ def find_box_option(advice: Advice, box: str, rules) -> Option:
         key = (exact or starts)[0]
     if key not in ids:
         raise UserError(f"unknown box {box!r}; the boxes are: {', '.join(ids)}")
-    for o in advice.options:
+    for o in options:
         if o.box == key:
             return o
-    if key in advice.position.filled:
+    if key in filled:
         raise UserError(f"box {key!r} is already filled")
     raise UserError(f"box {key!r} cannot take this roll under the joker rule")
 
@@ -444,7 +460,7 @@ def load_record(path: str | Path, fmt: str = FORMAT, what: str = "game") -> dict
     return record
 
 
-def check_header(record: dict, table: ExpectedTable) -> None:
+def check_header(record: dict, table: SolvedTable) -> None:
     """Check a record's format, version and rules against the table's rules."""
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         raise UserError(f'not a dicelab game record (no "format": "{FORMAT}")')
@@ -485,7 +501,7 @@ class _Step:
     throw: int
     position: Position
     kind: str
-    choice: object
+    choice: list[int] | str  # the dice kept, or the box as the record names it
 
 
 def _replay(game: Game, record: dict) -> Iterator[_Step]:
@@ -523,10 +539,12 @@ def _replay(game: Game, record: dict) -> Iterator[_Step]:
                     game.keep(keeps[i])
             if "box" in turn:
                 if game.phase == "keep":
+                    showing = game.dice
+                    assert showing is not None  # the keep phase: dice thrown
                     if not game.served_now:
-                        yield _Step(ti, len(throws) - 1, game.position(), "keep", game.dice)
+                        yield _Step(ti, len(throws) - 1, game.position(), "keep", showing)
                     game.keep(game.dice)
-                yield _Step(ti, len(throws) - 1, game.position(), "box", turn["box"])
+                yield _Step(ti, len(throws) - 1, game.position(), "box", str(turn["box"]))
                 points = game.fill(str(turn["box"]))
                 done = game.turns[-1]
                 for key in ("points", "extra_bonus"):

@@ -120,6 +120,10 @@ class Entry:
         }
 
 
+#: A row of the games as :func:`entries` selects it: an entry's fields, ``worst`` as JSON.
+_EntryRow = tuple[int, str, str, float, int, int, int, float, str]
+
+
 @contextmanager
 def connect(path: Path | None = None, write: bool = False) -> Iterator[sqlite3.Connection]:
     """The history database, checked and brought up to the current schema.
@@ -288,7 +292,7 @@ def entries(rules: str | None = None, path: Path | None = None, last: int = 0) -
         "FROM games" + (" WHERE rules = ?" if rules else "") + " ORDER BY finished_at, id"
     )
     with connect(path) as con:
-        rows = con.execute(query, (rules,) if rules else ()).fetchall()
+        rows: list[_EntryRow] = con.execute(query, (rules,) if rules else ()).fetchall()
     found = [Entry(*row[:8], json.loads(row[8])) for row in rows]
     return found[-last:] if last > 0 else found
 

@@ -97,9 +97,16 @@ class MatchGame:
     def over(self) -> bool:
         return self.mover is None
 
+    @property
+    def _seat(self) -> int:
+        """The seat to play, while the game is on (a turn or a decision at hand)."""
+        seat = self.mover
+        assert seat is not None, "the game is over"
+        return seat
+
     def turn(self, progress=None) -> MatchTurn:
         """The advice of the turn under way (worked out once for it)."""
-        seat = self.mover
+        seat = self._seat
         key = (seat, len(self.games[seat - 1].filled))
         if self._turn is None or self._turn[0] != key:
             g = self.games[seat - 1]
@@ -117,22 +124,24 @@ class MatchGame:
         """Every option of the decision at hand, by the mover's chance to finish first."""
         from dataclasses import replace
 
-        position = self.games[self.mover - 1].position()
+        position = self.games[self._seat - 1].position()
         if rerolls is not None:
             position = replace(position, rerolls=rerolls)
         return self.turn(progress).advise(position).options
 
     def apply(self, option: Option) -> None:
         """Carry out an option of :meth:`options` for the mover."""
-        g = self.games[self.mover - 1]
+        g = self.games[self._seat - 1]
         if option.kind == "keep":
+            assert option.keep is not None  # a keep option holds its dice
             g.keep(list(option.keep))
         else:
+            assert option.box is not None  # a box option names its box
             g.fill(option.box)
 
     def find(self, text: str, options: list[Option]) -> Option:
         """The option the person typed: dice to keep, ``all``, ``none`` or a box."""
-        g = self.games[self.mover - 1]
+        g = self.games[self._seat - 1]
         return find_typed(g, text, options, lambda: self.options(rerolls=0))
 
     def standings(self) -> list[int]:
@@ -188,5 +197,5 @@ def replay(expected: ExpectedTable, record: dict, seat: int) -> Iterator[DuelDec
 def review_match(expected: ExpectedTable, record: dict, seat: int | None = None):
     """The decisions of one seat (the person's by default), each priced in chance to
     finish first by the advice of its turn (:class:`~dicelab.play.duel.DuelDecision`)."""
-    seat = seat or record.get("human")
+    seat = seat or record.get("human", 0)  # none (0): the record's check refuses it
     return list(replay(expected, record, seat))

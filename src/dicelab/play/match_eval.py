@@ -38,8 +38,7 @@ def agreement(
     decisions = same = 0
     for n in range(games):
         game = DuelGame(duel, expected, seed=seed + 2 * n)
-        while not game.over:
-            mover = game.mover
+        while (mover := game.mover) is not None:
             g = game.games[mover]
             if g.phase == "roll":
                 g.roll()

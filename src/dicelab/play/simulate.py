@@ -411,6 +411,8 @@ def simulate(
     alike = all_same_box(rules)  # the all-dice-alike box, with or without extra rules
     results = np.zeros((games, 4), dtype=np.int32)
     bonus = int(rules.bonus_points)
+    kernel: Callable[..., None]  # the rules' block kernel, and its arguments after the values
+    rules_args: tuple[object, ...]
     kernel, rules_args = _play_block, (keep_size, R, D, g.has_served, rule_arrays(g, served=True))
     if rules.save_unused_throws:
         kernel, rules_args = _play_saved_block, (keep_size, R, D)

@@ -21,10 +21,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
 from dicelab.engine.advice.single import TIE, Advice, Option, Position, advise
+from dicelab.engine.objectives.expected import ExpectedTable
 from dicelab.errors import UserError
 from dicelab.play.game import DECISION_KINDS, Game, find_box_option, record_header
 
@@ -72,8 +74,12 @@ class Question:
     def options(self) -> list[Option]:
         """The options in a fixed order that gives nothing away: keeps by size and
         faces, then boxes in scorecard order (the advice ranks them)."""
-        keeps = sorted((o for o in self.advice.options if o.kind == "keep"),
-                       key=lambda o: (o.stops, len(o.keep), o.keep))  # fmt: skip
+
+        def order(o: Option) -> tuple[bool, int, tuple[int, ...]]:
+            assert o.keep is not None  # a keep option holds its dice
+            return o.stops, len(o.keep), o.keep
+
+        keeps = sorted((o for o in self.advice.options if o.kind == "keep"), key=order)
         boxes = [o for o in self.advice.options if o.kind == "box"]
         return keeps + sorted(boxes, key=lambda o: self.boxes.index(o.box))
 
@@ -140,7 +146,7 @@ class Training:
         The split of the expected score by box: each grading then says why.
     """
 
-    table: object
+    table: ExpectedTable
     count: int = 10
     seed: int | None = None
     day: dt.date | None = None
@@ -162,7 +168,8 @@ class Training:
         if self.day is not None:
             self.seed, self.kind_weights = daily_seed(self.day), None
         elif self.seed is None:
-            self.seed = int(np.random.SeedSequence().entropy % 2**31)
+            # a fresh sequence's entropy is one int (numpy's stubs allow a sequence or None)
+            self.seed = int(cast(int, np.random.SeedSequence().entropy) % 2**31)
         if self.questions is None:
             self.questions = draw_questions(self.table, self.count, self.seed, self.kind_weights)
 
@@ -329,10 +336,13 @@ def _decisions(table, seed: int):
         yield advice
         best = advice.best
         if best.kind == "keep" and not best.stops:
+            assert best.keep is not None  # a keep option holds its dice
             game.keep(list(best.keep))
         elif best.kind == "keep":
+            assert game.dice is not None  # a decision: the dice are thrown
             game.keep(list(game.dice))
         else:
+            assert best.box is not None  # a box option names its box
             game.fill(best.box)
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from dicelab.dice import DiceSpace, dice_space
 from dicelab.rules import placement
-from dicelab.rules.model import ChanceCategory, FaceCategory, Rules
+from dicelab.rules.model import ChanceCategory, FaceCategory, OfAKindCategory, Rules
 
 JOKER_CODES = {"none": 0, "free": 1, "forced": 2, "free-if-fifty": 3}
 
@@ -365,6 +365,6 @@ def all_same_box(rules: Rules) -> int:
     if rules.yahtzee_index >= 0:
         return rules.yahtzee_index
     for i, cat in enumerate(rules.categories):
-        if getattr(cat, "kind", "") == "of_a_kind" and cat.count == rules.dice:
+        if isinstance(cat, OfAKindCategory) and cat.count == rules.dice:
             return i
     return -1

@@ -120,6 +120,8 @@ class _PatternCategory(_Category):
     """
 
     served: Annotated[int, Field(ge=0, le=MAX_POINTS)] = 0
+    if TYPE_CHECKING:  # every kind declares its own, with its check
+        score: int | str
 
     def matched(self, counts) -> int:  # pragma: no cover - every kind overrides it
         """The pattern's matching sum, or -1 when the dice do not make it."""

@@ -8,7 +8,7 @@ checked by :func:`dicelab.engine.advice.single.advise`, which names what is wron
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -23,10 +23,14 @@ from pydantic import (
 from dicelab.dice import MAX_DICE
 from dicelab.engine import registry
 
-#: What a player plays for (the registry's objectives of the page's *Play for* menu).
-Objective = Literal.__getitem__(tuple(o.name for o in registry.menu()))  # type: ignore[attr-defined]
-#: The tables the server solves: every objective of the registry.
-TableKind = Literal.__getitem__(tuple(registry.OBJECTIVES))  # type: ignore[attr-defined]
+if TYPE_CHECKING:  # the names come from the registry at run time
+    Objective = str
+    TableKind = str
+else:
+    #: What a player plays for (the registry's objectives of the page's *Play for* menu).
+    Objective = Literal.__getitem__(tuple(o.name for o in registry.menu()))
+    #: The tables the server solves: every objective of the registry.
+    TableKind = Literal.__getitem__(tuple(registry.OBJECTIVES))
 RulesName = Annotated[str, StringConstraints(min_length=1, max_length=80)]
 BoxId = Annotated[str, StringConstraints(min_length=1, max_length=40)]
 Points = Annotated[StrictInt, Field(ge=0, le=1_000_000)]
@@ -40,6 +44,7 @@ def _param_field(p: registry.Param, strict: bool = True):
     """A request field of an objective's parameter (from the registry), null by default
     (``strict``: a JSON number; else also the text of a query string)."""
     owners = " or ".join(f"`{o.name}`" for o in registry.OBJECTIVES.values() if o.param(p.name))
+    kind: Any  # a field's type, made from the parameter's kind and range
     if p.kind is int:
         low = -1_000_000 if p.low is None else p.low
         high = 1_000_000 if p.high is None else min(p.high, 1_000_000)
@@ -50,20 +55,31 @@ def _param_field(p: registry.Param, strict: bool = True):
                                                 f"(objective {owners} only)."))  # fmt: skip
 
 
-#: The parameters of every objective (the target score, theta), as request fields.
-_ObjectiveParams = create_model(
-    "_ObjectiveParams",
-    __base__=_Request,
-    **{p.name: _param_field(p) for p in registry.key_params()},
-)
+if TYPE_CHECKING:  # the models made from the registry below, as mypy sees them
 
+    class _ObjectiveParams(_Request):
+        target: int | None = None
+        theta: float | None = None
 
-#: The query of a table's progress: its objective and the parameters that name it.
-ProgressQuery = create_model(
-    "ProgressQuery",
-    objective=(TableKind, "expected"),
-    **{p.name: _param_field(p, strict=False) for p in registry.key_params()},
-)
+    class ProgressQuery(BaseModel):
+        objective: TableKind = "expected"
+        target: int | None = None
+        theta: float | None = None
+
+else:
+    #: The parameters of every objective (the target score, theta), as request fields.
+    _ObjectiveParams = create_model(
+        "_ObjectiveParams",
+        __base__=_Request,
+        **{p.name: _param_field(p) for p in registry.key_params()},
+    )
+
+    #: The query of a table's progress: its objective and the parameters that name it.
+    ProgressQuery = create_model(
+        "ProgressQuery",
+        objective=(TableKind, "expected"),
+        **{p.name: _param_field(p, strict=False) for p in registry.key_params()},
+    )
 
 
 class ObjectiveParam(BaseModel):

@@ -28,7 +28,7 @@ import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dicelab.dice import n_keeps
@@ -47,7 +47,7 @@ from dicelab.rules import (
 )
 from dicelab.text import plural
 from dicelab.web.tables import solve_objective
-from dicelab.web.worker import Cancelled, Limits, solve_in_child
+from dicelab.web.worker import Cancelled, Child, Limits, solve_in_child
 
 #: Largest uploaded rules file, in characters.
 MAX_UPLOAD_CHARS = 64_000
@@ -273,6 +273,7 @@ class Store:
             job.state = "dropped"  # the solver thread skips it when its turn comes
             del self._solving[key]
         if running:
+            assert job.child is not None  # running in a worker: its process was started
             job.child.stop()
         _settle(job.future, error=Cancelled("no one waits for this table any more"))
 
@@ -297,7 +298,6 @@ class Store:
             if job is None:
                 job = self._solving[key] = Solve(time.monotonic(), state="checking")
                 job.label = f"{rules.name}, {objective}"
-                job.future = Future()
                 self._loader.submit(self._begin, rules, objective, job)
             job.waiting += wait
             return job.future
@@ -465,7 +465,12 @@ class Store:
             self._distributions[key] = job
             while len(self._distributions) > MAX_DISTRIBUTIONS:
                 self._distributions.popitem(last=False)
-        job.add_done_callback(lambda f: not f.cancelled() and f.exception() and self._forget(key))
+
+        def forget_failed(f: Future) -> None:
+            if not f.cancelled() and f.exception():
+                self._forget(key)
+
+        job.add_done_callback(forget_failed)
         return job
 
     def release(self, rules: Rules, start: tuple[int, int, int, int], gone: bool = False) -> None:
@@ -581,8 +586,8 @@ class Solve:
 
     started: float
     state: str = "solving"
-    future: Future | None = None
-    child: object = None
+    future: Future = field(default_factory=Future)
+    child: Child | None = None
     waiting: int = 0  # requests awaiting it (see Store.release_table)
     label: str = ""  # the rule set and the table, in words (what a queued one waits behind)
     quick: bool = False  # expected to take a second or two: solved in this process

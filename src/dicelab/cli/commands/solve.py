@@ -2,10 +2,33 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 import typer
 
 from dicelab.cli.app import CLUSTER_OPTION, STORE_OPTION, WORKERS_OPTION, app
 from dicelab.cli.objective_options import with_objective_params
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+class _Solving(TypedDict):
+    """What ``solve`` tells whichever solve it runs: the output, the cache, the size
+    check and where the table lives while it is solved."""
+
+    as_json: bool
+    use_cache: bool
+    allow_large: bool
+    store: str | None
+
+
+class _Showing(TypedDict):
+    """What ``distribution`` tells the solve, in this process or on a cluster."""
+
+    as_json: bool
+    plot: Path | None
+    use_cache: bool
 
 
 @app.command()
@@ -93,7 +116,7 @@ def solve(
         turn_dtype(precision)
         if not plain:
             raise UserError("--precision: applies to the expected-score solve only")
-    how = dict(as_json=json_out, use_cache=not no_cache, allow_large=allow_large, store=store)
+    how = _Solving(as_json=json_out, use_cache=not no_cache, allow_large=allow_large, store=store)
     with runner_for(cluster, workers) as runner:
         if not plain and objective not in ("expected", "target", "targets", "win"):
             from dicelab.cli.objectives import run_registered
@@ -103,8 +126,7 @@ def solve(
         if not plain:
             from dicelab.cli.objectives import run_objective
 
-            what = dict(target=target, exact=exact, opponent=opponent)
-            run_objective(rules, objective, runner=runner, **what, **how)
+            run_objective(rules, objective, target, exact, opponent, runner=runner, **how)
             return
         from dicelab.cli.objectives import run_expected
 
@@ -128,7 +150,7 @@ def distribution_command(
 
     from dicelab.cli.objectives import run_distribution
 
-    how = dict(as_json=as_json, plot=Path(plot) if plot else None, use_cache=not no_cache)
+    how = _Showing(as_json=as_json, plot=Path(plot) if plot else None, use_cache=not no_cache)
     if cluster is None and workers is None:  # this process: no scheduler to load
         run_distribution(rules, allow_large=allow_large, **how)
         return

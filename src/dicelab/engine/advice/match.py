@@ -40,14 +40,17 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
 from dicelab.engine.advice.duel import Sheet, sheet_scorecard
-from dicelab.engine.objectives.expected import KeepLookups
+from dicelab.engine.objectives.duel import DuelTable
+from dicelab.engine.objectives.expected import ExpectedTable, KeepLookups
 from dicelab.engine.objectives.remaining import RemainingTable
 from dicelab.engine.objectives.utility import Utility
 from dicelab.engine.position import Advice, Position, check_turn, rank, scorecard_state
+from dicelab.engine.table import SolvedTable
 from dicelab.errors import DamagedTable, UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
@@ -117,7 +120,8 @@ class LookaheadTurn(KeepLookups):
     flag: int
     points: int
     utility: Utility
-    keep: np.ndarray | None = None
+    #: None until :func:`lookahead_state_turn` fills it (the keeps need :meth:`after`)
+    keep: np.ndarray = cast(np.ndarray, None)
     start_value: float = 0.0
     first: np.ndarray | None = None
     _rows: dict = field(default_factory=dict, repr=False)
@@ -256,11 +260,11 @@ class MatchTurn:
     turn's utility table, the duel table, or the table of points to come."""
 
     game: CompiledRules
-    expected: object
+    expected: ExpectedTable
     theirs: list[Sheet]
     opponents: list[np.ndarray]
     kind: str
-    table: object
+    table: SolvedTable
     seconds: float = 0.0
     utility: Utility | None = None
     _turns: dict = field(default_factory=dict, repr=False)
@@ -283,6 +287,8 @@ class MatchTurn:
                      position.extra_bonuses)  # fmt: skip
             turn = self._turns.get(sheet)  # a turn's values serve each of its decisions
             if turn is None:
+                # the lookahead's table is the points to come, and its utility is set
+                assert isinstance(self.table, RemainingTable) and self.utility is not None
                 try:
                     turn = lookahead_turn(self.table, position, self.utility)
                 except DamagedTable:  # read whole, the damage is seen and the table solved anew
@@ -293,6 +299,7 @@ class MatchTurn:
             return Advice(position, turn.points, turn.upper_total, options, win=True)
         from dicelab.engine.advice.duel import duel_advise
 
+        assert isinstance(self.table, DuelTable)  # the duel's method reads its table
         mine = Sheet(dict(position.filled), position.upper_total, position.extra_bonuses)
         got = duel_advise(self.table, self.expected, position.dice, position.rerolls, mine,
                           self.theirs[0])  # fmt: skip
@@ -338,7 +345,7 @@ def match_turn(
         remaining = remaining_table(game, expected, progress=progress, mapped=False)
         pmfs = [final_pmf(remaining, s, f"opponent {n}'s") for n, s in enumerate(theirs, 1)]
     utility = table_utility(pmfs)
-    table: object = remaining
+    table: SolvedTable = remaining
     if method == "duel":
         from dicelab.engine.objectives.duel import duel_table
 

@@ -640,7 +640,7 @@ def duel_table(
         duel_cost(game, space).check(allow_large)
         if solving:
             duel_cost(game, space).announce()
-    if solving:
+    if table is None:
         table = solve_duel(
             game,
             progress=solve_part,
@@ -668,7 +668,9 @@ def duel_table(
     return table
 
 
-def _cached_duel(game: CompiledRules, space: DuelSpace, mapped: bool, compare: bool):
+def _cached_duel(
+    game: CompiledRules, space: DuelSpace, mapped: bool, compare: bool
+) -> DuelTable | None:
     """The cached duel table of ``game``, or None: memory-mapped with ``mapped``,
     read and checked whole where the comparisons are still to be made (they read
     it all)."""

@@ -213,7 +213,7 @@ def evaluate_pairs(
     """
     from dicelab.engine.runtime.schedule import run_windows
 
-    pairs = [tuple(p) for p in pairs]
+    pairs = [(a, b) for a, b in pairs]
     for pair in pairs:
         for s in pair:
             if s not in (WIN, EXPECTED):

@@ -193,7 +193,7 @@ def solve_lead(duel: DuelTable, progress: Progress | None = None, width: int = 2
     """Fill the lead table of a solved duel, in this process."""
     from dicelab.engine import kernels
     from dicelab.engine.kernels.lead import lead_blocks
-    from dicelab.engine.runtime.schedule import run_layers
+    from dicelab.engine.runtime.schedule import LocalRunner
 
     start = time.perf_counter()
     kernels.announce_compile(lead_blocks)
@@ -204,7 +204,7 @@ def solve_lead(duel: DuelTable, progress: Progress | None = None, width: int = 2
     chances = np.asarray(duel.values, dtype=np.float32)
     settled = settled_leads(duel.game, space)
     L = np.empty(space.n_values, dtype=np.float32)
-    run_layers(LeadLayers(duel, chances, settled, width), L, progress)
+    LocalRunner().run(LeadLayers(duel, chances, settled, width), L, progress)
     return LeadTable(duel, L, settled, chances, seconds=time.perf_counter() - start)
 
 

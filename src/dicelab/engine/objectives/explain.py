@@ -346,7 +346,7 @@ def _explained(game: CompiledRules, position: Position, state, row) -> Explanati
         else:
             pts = position.filled.get(cat.id)
             boxes[cat.id] = None if pts is None else float(pts)
-    bonus = rules.upper_bonus.points if rules.bonus_threshold > 0 else 0
+    bonus = rules.bonus_points if rules.bonus_threshold > 0 else 0
     won = float(row[n_x + BONUS])
     if bonus and game.threshold > 0 and upper >= game.threshold:
         won = float(bonus)  # earned already: certain, not a mean of certainties
@@ -414,6 +414,7 @@ def _doing(o: Option) -> str:
     if o.kind == "keep" and not o.stops:
         return "keeping " + " ".join(map(str, o.keep)) if o.keep else "rerolling every die"
     if o.kind == "keep":
+        assert o.keep is not None  # a keep of every die holds the dice
         return "scoring " + " ".join(map(str, o.keep)) + " now"
     bonus = f" and the {o.extra}-point extra bonus" if o.extra else ""
     return f"scoring {o.points} in {o.box_name}{bonus}"
@@ -460,10 +461,12 @@ def differences(game: CompiledRules, ref: Explanation, new: Explanation) -> list
         way = "higher" if d > 0 else "lower"
         out.append((d, f"{cat.label} ends {_amount(abs(d))} {way} on average"))
     if ref.p_upper_bonus is not None:
+        assert new.p_upper_bonus is not None  # the same rules: both have the bonus
         d = new.upper_bonus - ref.upper_bonus
         was, now = _percent(ref.p_upper_bonus, new.p_upper_bonus)
         out.append((d, f"the upper bonus {'rises' if d > 0 else 'falls'} from {was} to {now}"))
     if ref.expected_extra_bonuses is not None:
+        assert new.expected_extra_bonuses is not None  # the same rules: both have them
         d = new.extra_bonus - ref.extra_bonus
         was, now = _counts(ref.expected_extra_bonuses, new.expected_extra_bonuses)
         way = "rise" if d > 0 else "fall"

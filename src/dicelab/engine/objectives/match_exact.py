@@ -177,12 +177,10 @@ def _against_points(rules, seat: str, space, outcomes, allow_large: bool):
 
 def _one_sided(layers: ReplyLayers, progress: Progress | None) -> DuelTable:
     """Run the layers backwards from the full sheets into a new table."""
-    from dicelab.engine.objectives.duel import fill_terminal
     from dicelab.engine.runtime.schedule import run_layers
 
     start = time.perf_counter()
     space = layers.space
     T = np.empty(space.n_values)
-    layers.start = lambda table: fill_terminal(space, table, 0)
     run_layers(layers, T, progress)
     return DuelTable(layers.game, space, T, seconds=time.perf_counter() - start, meta={})

@@ -34,7 +34,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 from numba import njit
@@ -48,17 +48,10 @@ Progress = Callable[[int, int], None]
 INSTALL_HINT = 'pip install -e ".[cluster]"'
 
 
-class LayeredSolve(Protocol):
-    """A solve that runs backwards in layers over one flat table of values.
+class LocalSolve(Protocol):
+    """A solve in layers as :class:`LocalRunner` runs it: in this process, on the
+    whole table (a :class:`LayeredSolve` says besides what its tasks read and write)."""
 
-    A solve object travels to the workers once per run, so it holds the compiled
-    rules and index arrays it needs, and nothing heavier.
-    """
-
-    #: Number of values in the table.
-    size: int
-    #: The table's dtype.
-    dtype: np.dtype
     #: Progress units of the whole solve, and those done before the first layer
     #: (the terminal layer, filled by :meth:`start`).
     total: int
@@ -72,9 +65,6 @@ class LayeredSolve(Protocol):
     def start(self, table: np.ndarray) -> None:
         """Fill the terminal values (in this process, before any layer)."""
 
-    def reads(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(starts, lengths)``: the flat ranges of the table a layer reads."""
-
     def tasks(self, layer: int, pieces: int | None) -> list[Any]:
         """A layer cut into tasks: about ``pieces`` of them, or with ``None`` the
         solver's own cut for a single process (fine enough for a progress bar)."""
@@ -82,14 +72,30 @@ class LayeredSolve(Protocol):
     def weight(self, task: Any) -> int:
         """Progress units a task completes."""
 
+    def run(self, table: np.ndarray, task: Any) -> None:
+        """Compute a task's values into ``table`` (the kernels of the solver)."""
+
+
+class LayeredSolve(LocalSolve, Protocol):
+    """A solve that runs backwards in layers over one flat table of values.
+
+    A solve object travels to the workers once per run, so it holds the compiled
+    rules and index arrays it needs, and nothing heavier.
+    """
+
+    #: Number of values in the table.
+    size: int
+    #: The table's dtype.
+    dtype: np.dtype
+
+    def reads(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(starts, lengths)``: the flat ranges of the table a layer reads."""
+
     def writes(self, task: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(starts, lengths)``: the flat ranges a task writes."""
 
     def task_reads(self, task: Any) -> tuple[np.ndarray, np.ndarray]:
         """``(starts, lengths)``: the flat ranges one task reads (within :meth:`reads`)."""
-
-    def run(self, table: np.ndarray, task: Any) -> None:
-        """Compute a task's values into ``table`` (the kernels of the solver)."""
 
 
 class WindowSolve(Protocol):
@@ -181,7 +187,7 @@ def threads_for(seconds: float) -> Iterator[None]:
         set_num_threads(threads)
 
 
-def run_task(solve: LayeredSolve, table: np.ndarray, task: Any) -> None:
+def run_task(solve: LocalSolve, table: np.ndarray, task: Any) -> None:
     """One task of a layered solve: one parallel region, on one thread if it is short."""
     with threads_for(solve.weight(task) * solve.unit_seconds):
         solve.run(table, task)
@@ -235,7 +241,7 @@ class LocalRunner(Runner):
 
     in_process = True
 
-    def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:
+    def run(self, solve: LocalSolve, table: np.ndarray, progress: Progress | None) -> None:
         solve.start(table)
         done = solve.done
         if progress is not None:
@@ -264,8 +270,9 @@ class LocalRunner(Runner):
 
 
 # -- the cluster -------------------------------------------------------------------------
-#: Per worker process: the table of the layer being solved, by solve key.
-_WORKER_TABLES: dict[str, tuple[int, np.ndarray]] = {}
+#: Per worker process: the table of the layer being solved, by solve key (a windowed
+#: pass holds its fixed values, next layer and current layer).
+_WORKER_TABLES: dict[str, tuple[int, Any]] = {}
 _WORKER_LOCK = threading.Lock()
 
 
@@ -628,7 +635,9 @@ class ClusterRunner(Runner):
     def start(self) -> DaskRunner:
         """Connect to the cluster (or start the LocalCluster) now, if not yet done."""
         if self._runner is None:
-            self._runner = self._stack.enter_context(cluster_runner(self.cluster, self.workers))
+            runner = self._stack.enter_context(cluster_runner(self.cluster, self.workers))
+            # a cluster or workers given (what this runner is for): the runner is Dask's
+            self._runner = cast(DaskRunner, runner)
         return self._runner
 
     def run(self, solve: LayeredSolve, table: np.ndarray, progress: Progress | None) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import comb
-from typing import Protocol
+from typing import Protocol, TypedDict
 
 import numpy as np
 
@@ -327,6 +327,18 @@ class BestList:
         return out
 
 
+class _Shared(TypedDict):
+    """The fields of a :class:`BestList` that a pure and a mixed answer share."""
+
+    dice: Dice
+    picks: int
+    lists: int
+    classes: int
+    candidates: int
+    substitution: Substitution
+    seconds: float
+
+
 def best_list(
     dice: int = 2,
     faces: int = 6,
@@ -371,7 +383,7 @@ def best_list(
     )
 
     game = solve_game(space, path[-1], progress)
-    common = dict(
+    common = _Shared(
         dice=d,
         picks=picks,
         lists=len(space),
@@ -396,6 +408,7 @@ def best_list(
             **common,
         )
     else:
+        assert game.against is not None  # a mixed answer says what every list earns
         answer = BestList(
             winners=(),
             mixed=tuple((space.numbers(i), p) for i, p in game.mix),

@@ -61,6 +61,7 @@ async def post_training(body: m.TrainingRequest, store: Store = Depends(get_stor
     session = await run_in_threadpool(
         Training, table, body.questions, body.seed, day, weights, None, entry.id
     )
+    assert session.questions is not None  # drawn when the session began
     return {
         "rules": entry.id,
         "seed": session.seed,
@@ -120,8 +121,8 @@ async def post_finish(body: m.FinishRequest, store: Store = Depends(get_store)) 
 
 def _record_rules(store: Store, record: dict):
     """The rule set of a record: the page's id (``rules_source``), else its name."""
-    names = [record.get("rules_source"), record.get("rules")]
-    names = [n for n in names if isinstance(n, str) and n]
+    given = [record.get("rules_source"), record.get("rules")]
+    names = [n for n in given if isinstance(n, str) and n]
     if not names:
         raise UserError("history: the record names no rules")
     for name in names[:-1]:
@@ -155,8 +156,8 @@ async def post_history(body: m.KeepRequest, store: Store = Depends(get_store)) -
         from dicelab.play.duel import duel_result
 
         duel = await table_for(store, entry.rules, "duel")
-        done = await run_in_threadpool(duel_result, duel, table, body.record)
-        found = await run_in_threadpool(history.keep, body.record, done, "duel")
+        result = await run_in_threadpool(duel_result, duel, table, body.record)
+        found = await run_in_threadpool(history.keep, body.record, result, "duel")
         return {"kept": found is not None, "id": found}
     done = await run_in_threadpool(review, table, body.record)
     if not done.finished:
