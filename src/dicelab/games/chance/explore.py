@@ -10,9 +10,10 @@ target, the fewest turns), so one walk serves every objective.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -27,6 +28,12 @@ __all__ = ["DEFAULT_LIMIT", "Layout", "explore"]
 DEFAULT_LIMIT = 30_000_000
 
 
+class Index(Protocol):
+    """A position's number: a dict, or a family's arithmetic (``KeyError`` if none)."""
+
+    def __getitem__(self, position: Any) -> int: ...
+
+
 @dataclass
 class Layout:
     """A game's reachable positions (``positions[0]`` is the start) and their links.
@@ -38,8 +45,8 @@ class Layout:
     """
 
     game: ChanceGame
-    positions: list
-    index: dict
+    positions: Sequence[Any]
+    index: Index
     mover: np.ndarray
     start: np.ndarray
     to: np.ndarray

@@ -20,7 +20,7 @@ Presser (2004) give 0.5306 for the goal of 100.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from fractions import Fraction
 from itertools import product
 
@@ -139,7 +139,7 @@ class Pig(ChanceGame):
         return (seat, a, b, k, False) if k > 0 else (seat, a, b, 0, True)
 
 
-class PigPositions:
+class PigPositions(Sequence):
     """Pig's positions by number, without a list: node ``v`` decoded on demand.
 
     Numbering: for each (seat, throwing) block, the mover's score ``m``, the other's
@@ -163,7 +163,7 @@ class PigPositions:
         block = (2 * seat + (0 if rolling else 1)) * self.block
         return block + self.row[mine] + other * (self.goal - mine) + k
 
-    def __getitem__(self, v: int) -> Hashable:
+    def __getitem__(self, v):
         import numpy as np
 
         v = int(v)
@@ -227,7 +227,7 @@ def pig_layout(game: Pig, exact: bool = False):
     mover = np.full(n, -2, np.int64)
     count = np.zeros(n, np.int64)
     throws = game._throws
-    targets = [None] * 4
+    targets: dict[int, np.ndarray] = {}
     for seat in (0, 1):
         roll = pos.node(seat, True, mine, other, k)
         decide = pos.node(seat, False, mine, other, k)

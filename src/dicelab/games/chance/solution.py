@@ -112,7 +112,7 @@ class ChanceSolution:
         lay, game = self.layout, self.game
         choice = self.solved.choice.copy()
         for v in np.flatnonzero(np.isin(lay.mover, seats)):
-            position = lay.positions[v]
+            position = lay.positions[int(v)]
             labels = [label for label, _ in game.moves(position)]
             picked = strategy(position, labels)
             if picked not in labels:
@@ -153,12 +153,8 @@ def _best_reply(g: solver.Graph, kind: np.ndarray, fixed: np.ndarray, mine: np.n
     last = np.where(mine, fixed + 1, ends)
     count = last - first
     start = np.concatenate([[0], np.cumsum(count)])
-    idx = (
-        np.concatenate([np.arange(a, b) for a, b in zip(first, last, strict=True)])
-        if len(first)
-        else []
-    )
-    idx = np.asarray(idx, np.int64)
+    parts = [np.arange(a, b) for a, b in zip(first, last, strict=True)]
+    idx = np.concatenate([np.zeros(0, np.int64), *parts])
     sub = solver.Graph(kind, start, g.to[idx], g.prob[idx], g.payoff, g.reward)
     return solver.solve_graph(sub).values
 
@@ -170,6 +166,7 @@ def exact_values(solution: ChanceSolution) -> list[Fraction]:
         lay.exact = explore(lay.game, exact=True, limit=len(lay) + 1).exact
     from dicelab.games.chance.exact import fraction_values
 
+    assert lay.exact is not None
     return fraction_values(solution.graph, lay.exact, solution.solved.choice, lay.result,
                            lay.game.players)  # fmt: skip
 
