@@ -30,13 +30,14 @@ def _solved(
     allow_large: bool,
     console: Console,
     quiet: bool,
+    exact: bool = False,
 ) -> tuple[ChanceSolution, float]:
     game = game_from(name, settings)
     limit = 10**9 if allow_large else None
     began = time.perf_counter()
     with console.status(f"solving {game.name}", spinner="dots") if not quiet else _nothing():
         kw = {"limit": limit} if limit else {}
-        solution = solve(game, objective, target=target, **kw)
+        solution = solve(game, objective, target=target, exact=exact, **kw)
     return solution, time.perf_counter() - began
 
 
@@ -63,7 +64,9 @@ def run_game_solve(
 ) -> ChanceSolution:
     """Solve a game of the chance model and print its value and how it was checked."""
     console = console or Console()
-    solution, seconds = _solved(name, settings, objective, target, allow_large, console, as_json)
+    solution, seconds = _solved(
+        name, settings, objective, target, allow_large, console, as_json, exact
+    )
     game, s = solution.game, solution.solved
     out: dict = {
         "game": game.name,

@@ -27,7 +27,7 @@ def match_advise_command(
     theirs: list[str] = typer.Option(
         [],
         "--theirs",
-        help="One opponent's filled boxes (ones=2,full_house=25; \"\" for none yet); once "
+        help='One opponent\'s filled boxes (ones=2,full_house=25; "" for none yet); once '
         "per opponent, one to three.",
     ),
     method: str = typer.Option(

@@ -175,9 +175,7 @@ def duel_advise(
     roll = g.space.index(tuple(dice))
     turn = duel_turn_values(table, me, them, my_score - their_score)
     options = rank(g, turn, roll, rerolls, 0.0)
-    plain = expected.advise(
-        Position(tuple(dice), rerolls, mine.filled, mine.upper, mine.bonuses)
-    )
+    plain = expected.advise(Position(tuple(dice), rerolls, mine.filled, mine.upper, mine.bonuses))
     ranks = {
         o.key: (n, o.value - plain.score_so_far + my_score)
         for n, o in enumerate(plain.options, start=1)

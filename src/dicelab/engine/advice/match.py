@@ -208,8 +208,10 @@ class MatchAdvice:
             "win_chance": self.win_chance,
             **out,
             "opponents": [
-                {"expected_final_score": float(np.dot(np.arange(p.size), p)),
-                 "best_final_score": int(np.flatnonzero(p)[-1])}  # fmt: skip
+                {
+                    "expected_final_score": float(np.dot(np.arange(p.size), p)),
+                    "best_final_score": int(np.flatnonzero(p)[-1]),
+                }  # fmt: skip
                 for p in self.opponents
             ],
         }

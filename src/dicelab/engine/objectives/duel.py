@@ -730,6 +730,7 @@ def duel_turn_values(table: DuelTable, mover: int, other: int, lead: int) -> Due
     K, start = turn.throws(g, turn.best_boxes(g, mask, y, value_of))
     return DuelTurnValues(table, mover, other, lead, K, start)
 
+
 def solve_objective(game: CompiledRules, spec, options) -> DuelTable:
     """The registry's solve: the two-player table, without the strategy comparisons
     (they are asked for apart)."""

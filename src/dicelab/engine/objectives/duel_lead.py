@@ -311,6 +311,7 @@ def _check_rows(table: LeadTable, mover: int, other: int) -> None:
         for start, length in zip(row.off, row.xhi - row.xlo + 1, strict=True):
             mapped.check(int(start), int(start) + max(int(length), 1))
 
+
 def solve_objective(game: CompiledRules, spec, options) -> LeadTable:
     """The registry's solve: the expected leads, worked out in this process."""
     if options.runner is not None:

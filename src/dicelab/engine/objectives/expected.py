@@ -567,6 +567,7 @@ def expected_table(
     cache.remember(table, rules, OBJECTIVE, params, use_cache, expected_score=table.expected_score)
     return table
 
+
 def objective_facts(rules: Rules, spec):
     """The registry's facts: the table's cache file and the cost of its solve."""
     from dicelab.engine.runtime import cache

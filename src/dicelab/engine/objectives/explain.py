@@ -638,6 +638,7 @@ def duel_texts(advice) -> list[str]:
 
     return _chance_sentences(advice.options, "the chance to win", score)
 
+
 def solve_objective(game: CompiledRules, spec, options) -> ExplainTable:
     """The registry's solve: from the double-precision expected-score table, so that
     the parts add up exactly."""

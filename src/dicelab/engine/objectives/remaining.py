@@ -283,6 +283,7 @@ def _layer_rows(states, Q, qoff, slots, R, nxt):
     index = np.arange(int(kept.sum())) + np.repeat(starts - new_off, kept)
     return P[index], first, last
 
+
 def solve_objective(game, spec, options) -> RemainingTable:
     """The registry's solve: the points to come from every state (for a table at
     play), its rows memory-mapped where ``options.mapped``."""

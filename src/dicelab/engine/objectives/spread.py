@@ -240,6 +240,7 @@ def option_spreads(spread: SpreadTable, position, options) -> list[float]:
         out.append(spread.sd(mask | (1 << c), u2, y2))
     return out
 
+
 def solve_objective(game: CompiledRules, spec, options) -> SpreadTable:
     """The registry's solve: the expected-score table (in the precision asked), then
     its spread."""

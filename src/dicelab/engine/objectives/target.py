@@ -547,6 +547,7 @@ def points_turn_values(
     K, s = turn.throws(g, turn.points_final_values(table, filled, u, y, points), first)
     return PointsTurnValues(table, filled, upper_total, y, points, K, s, first)
 
+
 def points_dtype(options) -> type:
     """The values' type of a table over points: single precision unless asked."""
     return np.float32 if options.precision == "single" else np.float64

@@ -287,8 +287,7 @@ def table_file(path: Path, shape: tuple[int, ...], dtype) -> TableFile | None:
         return TableFile(path, shape, dtype)
     except (OSError, ValueError) as exc:
         print(
-            f"warning: no room for the table's file in {path.parent} ({exc}); "
-            "solving it in memory",
+            f"warning: no room for the table's file in {path.parent} ({exc}); solving it in memory",
             file=sys.stderr,
         )
         return None

@@ -59,6 +59,7 @@ class ShutTheBox(ChanceGame):
         self.name = f"shut the box, {tiles} tiles"
         self._totals = {n: _totals(n) for n in (1, 2)}
         self._sums: dict[int, dict[int, list[int]]] = {}
+        self._total = _mask_sums(tiles)
 
     def start(self) -> Hashable:
         return ("roll", (1 << self.tiles) - 1)
@@ -100,7 +101,7 @@ class ShutTheBox(ChanceGame):
             found = {}
             sub = open_
             while sub:
-                found.setdefault(_sum(sub), []).append(sub)
+                found.setdefault(self._total[sub], []).append(sub)
                 sub = (sub - 1) & open_
             self._sums[open_] = found
         return found
@@ -109,7 +110,7 @@ class ShutTheBox(ChanceGame):
         if position[0] != "end":
             return None
         if self.score == "sum":
-            return float(_sum(position[1]))
+            return float(self._total[position[1]])
         return 1.0 if position[1] == 0 else 0.0
 
     def turn_starts(self, position) -> bool:
@@ -137,8 +138,13 @@ class ShutTheBox(ChanceGame):
         return ("roll", open_) if throw is None else ("shut", open_, throw)
 
 
-def _sum(mask: int) -> int:
-    return sum(t + 1 for t in range(mask.bit_length()) if mask >> t & 1)
+def _mask_sums(tiles: int) -> list[int]:
+    """The sum of the tiles of every mask, each from the mask without its lowest tile."""
+    sums = [0] * (1 << tiles)
+    for mask in range(1, 1 << tiles):
+        low = mask & -mask
+        sums[mask] = sums[mask ^ low] + low.bit_length()
+    return sums
 
 
 def _label(mask: int) -> str:

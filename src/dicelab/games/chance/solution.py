@@ -172,8 +172,11 @@ def exact_values(solution: ChanceSolution) -> list[Fraction]:
 
 
 def solve(game: ChanceGame, objective: str | None = None, *, target: float | None = None,
-          limit: int = DEFAULT_LIMIT) -> ChanceSolution:  # fmt: skip
+          limit: int = DEFAULT_LIMIT, exact: bool = False) -> ChanceSolution:  # fmt: skip
     """Solve ``game`` for ``objective`` (the win for two players, the points for one).
+
+    ``exact`` keeps every chance as a fraction too, for :meth:`ChanceSolution.exact`
+    (which otherwise walks the game again). ``limit``: the most positions laid out.
 
     Examples
     --------
@@ -188,6 +191,6 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
         raise UserError(f"{game.name}: {game.players} player(s), so not --objective {objective}")
     if objective == "target" and target is None:
         raise UserError("objective target: give the target (--target)")
-    layout = explore(game, limit=limit)
+    layout = explore(game, limit=limit, exact=exact)
     graph = layout.graph(objective, target)
     return ChanceSolution(layout, objective, target, graph, solver.solve_graph(graph))

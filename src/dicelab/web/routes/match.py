@@ -70,8 +70,10 @@ async def post_match_advice(body: m.MatchAdviceRequest, store: Store = Depends(g
             "value": advice.options[0].value,
             "options": [option_json(o) for o in advice.options],
             "opponents": [
-                {"expected_final_score": float(p @ range(p.size)),
-                 "best_final_score": int(p.nonzero()[0][-1])}  # fmt: skip
+                {
+                    "expected_final_score": float(p @ range(p.size)),
+                    "best_final_score": int(p.nonzero()[0][-1]),
+                }  # fmt: skip
                 for p in turn.opponents
             ],
         }
