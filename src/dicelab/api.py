@@ -129,9 +129,11 @@ def solve(
     if game is not None:
         from dicelab.games.chance.solution import solve as solve_game
 
-        limit = {"limit": 10**9} if allow_large else {}
+        from dicelab.games.chance.explore import DEFAULT_LIMIT
+
         aim = None if objective == "expected" else objective
-        return solve_game(game, aim, target=target, **limit)  # type: ignore[return-value]
+        limit = 10**9 if allow_large else DEFAULT_LIMIT
+        return solve_game(game, aim, target=target, limit=limit)  # type: ignore[return-value]
     params = dict(target=target, theta=theta, opponent=opponent)
     spec = registry.spec(objective, registry.front_door(), **params)
     how = dict(cache=cache, allow_large=allow_large, runner=runner, progress=progress)
