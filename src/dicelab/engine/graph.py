@@ -117,7 +117,7 @@ def solve_graph(graph: Graph, *, tol: float = TOLERANCE) -> GraphSolution:
     _, choice, stats = value_iteration(*parts, LOOSE, MAX_SWEEPS, iterated)
     rounds = 0
     while True:
-        values = evaluate(g, choice)
+        values = evaluate(g, choice, iterated)
         switched, gain = improve(g.kind, g.start, g.to, values, choice, tol)
         rounds += 1
         if switched == 0:
@@ -125,17 +125,19 @@ def solve_graph(graph: Graph, *, tol: float = TOLERANCE) -> GraphSolution:
         if rounds == MAX_ROUNDS:
             iterated = values.copy()
             _, choice, stats = value_iteration(*parts, tol, MAX_SWEEPS, iterated)
-            values = evaluate(g, choice)
+            values = evaluate(g, choice, iterated)
             gain = improve(g.kind, g.start, g.to, values, choice.copy(), tol)[1]
             break
     return GraphSolution(values, choice, float(gain), int(stats[0]), int(stats[1]), rounds,
                          iterated)  # fmt: skip
 
 
-def evaluate(graph: Graph, choice: np.ndarray) -> np.ndarray:
+def evaluate(graph: Graph, choice: np.ndarray, guess: np.ndarray | None = None) -> np.ndarray:
     """Exact values of a fixed ``choice`` (one edge index per decision node).
 
-    Raises ``ValueError`` where the choice can go round forever without a throw.
+    Components too large for a dense solve are swept to rounding instead, starting
+    from ``guess`` (values near the answer: the last ones, if any). Raises
+    ``ValueError`` where the choice can go round forever without a throw.
     """
     from dicelab.engine.kernels.graph import policy_values
 
@@ -146,7 +148,10 @@ def evaluate(graph: Graph, choice: np.ndarray) -> np.ndarray:
     bad = decide & ((choice < first) | (choice >= last))
     if bad.any():
         raise ValueError(f"position {int(np.argmax(bad))}: the choice is not one of its moves")
-    return policy_values(g.kind, g.start, g.to, g.prob, g.payoff, g.reward, choice)
+    start = np.zeros(g.nodes) if guess is None else guess
+    values, _ = policy_values(g.kind, g.start, g.to, g.prob, g.payoff, g.reward, choice, start,
+                              TOLERANCE)  # fmt: skip
+    return values
 
 
 def move_values(graph: Graph, values: np.ndarray, node: int) -> np.ndarray:

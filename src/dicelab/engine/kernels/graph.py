@@ -210,14 +210,22 @@ def _resolve(kind, start, to, reward, choice):
     return target, carried
 
 
+#: Components of more chance nodes than this are valued by sweeps, not a dense solve.
+DENSE_LIMIT = 600
+
+
 @njit(cache=True, nogil=True)
-def policy_values(kind, start, to, prob, payoff, reward, choice):
+def policy_values(kind, start, to, prob, payoff, reward, choice, guess, tol):
     """Exact values of the fixed ``choice``: one linear solve per component.
 
     Decision nodes take the value of the chance or end node their choice leads to;
     the chance nodes of a component that comes back on itself form a dense system
     ``(I - P) x = r + P_out x_out``, solved by Gaussian elimination with partial
-    pivoting. Raises ``ValueError`` where a choice circles without a roll.
+    pivoting. A component of more than :data:`DENSE_LIMIT` chance nodes (two-dice
+    Pig, where a double 1 sends scores back to 0, joins thousands) is swept from
+    ``guess`` until no value moves by more than ``tol`` instead. Returns ``(values,
+    swept)``, ``swept`` the number of components valued so. Raises ``ValueError``
+    where a choice circles without a roll.
     """
     n = start.size - 1
     target, carried = _resolve(kind, start, to, reward, choice)
@@ -236,6 +244,7 @@ def policy_values(kind, start, to, prob, payoff, reward, choice):
         if kind[v] == END:
             values[v] = payoff[v]
     slot = np.full(n, -1, np.int64)
+    swept = 0
     for c in range(comp_start.size - 1):
         a = comp_start[c]
         b = comp_start[c + 1]
@@ -251,6 +260,11 @@ def policy_values(kind, start, to, prob, payoff, reward, choice):
                 else:
                     total += prob[e] * values[res_to[e]]
             values[v] = total / (1.0 - stay)
+            continue
+        if m > DENSE_LIMIT:
+            swept += 1
+            _sweep_component(order, a, b, start, prob, reward, carried, to, res_to, values,
+                             guess, tol)  # fmt: skip
             continue
         for p in range(a, b):
             slot[order[p]] = p - a
@@ -273,7 +287,25 @@ def policy_values(kind, start, to, prob, payoff, reward, choice):
     for v in range(n):
         if kind[v] != CHANCE and kind[v] != END:
             values[v] = carried[v] + values[target[v]]
-    return values
+    return values, swept
+
+
+@njit(cache=True, nogil=True)
+def _sweep_component(order, a, b, start, prob, reward, carried, to, res_to, values, guess, tol):
+    """Gauss-Seidel sweeps over one large component of chance nodes, from ``guess``."""
+    for p in range(a, b):
+        values[order[p]] = guess[order[p]]
+    for _ in range(1_000_000):
+        change = 0.0
+        for p in range(a, b):
+            v = order[p]
+            x = reward[v]
+            for e in range(start[v], start[v + 1]):
+                x += prob[e] * (carried[to[e]] + values[res_to[e]])
+            change = max(change, abs(x - values[v]))
+            values[v] = x
+        if change <= tol:
+            return
 
 
 @njit(cache=True)
