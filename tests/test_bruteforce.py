@@ -7,7 +7,6 @@ points, and applies the extra-bonus and joker rules as SPEC words them, served
 bonuses on the first throw and boxes that pay only once another holds points.
 """
 
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

@@ -243,3 +243,47 @@ def test_command_line_solves_advises_and_refuses(capsys, tmp_path, monkeypatch):
     assert "goal: got '2O'" in err and "Traceback" not in err
     assert dicelab(monkeypatch, "solve", "yacht", "--set", "goal=5") != 0
     assert "go with a dice game" in capsys.readouterr().err
+
+
+def scripted(answers):
+    """A ``read`` that types ``answers`` in turn, then empty lines."""
+    it = iter(answers)
+    return lambda prompt: next(it, "")
+
+
+def test_playing_pig_in_the_terminal_prices_each_decision(tmp_path):
+    from dicelab.cli.chance_play import run_game_play
+    from dicelab.cli.output import Console
+
+    console = Console(record=True, width=120)
+    path = tmp_path / "pig.json"
+    code = run_game_play("pig", ["goal=10"], seed=5, record=path, console=console,
+                         read=scripted([]))  # fmt: skip
+    out = console.export_text()
+    assert code == 0 and "game over" in out and "cost 0.0000 in all" in out
+    saved = json.loads(path.read_text())
+    assert saved["seed"] == 5 and saved["result"] in (0.0, 1.0)
+    assert all(d["cost"] == 0 for d in saved["decisions"])
+    # a hold at the first chance, then the best: the hold's cost is what advice said
+    console = Console(record=True, width=120)
+    run_game_play("pig", ["goal=10"], seed=5, console=console, read=scripted(["hold"]))
+    out = console.export_text()
+    assert "you: hold" in out
+
+
+def test_playing_with_real_dice_and_stopping(tmp_path):
+    from dicelab.cli.chance_play import run_game_play
+    from dicelab.cli.output import Console
+
+    console = Console(record=True, width=120)
+    path = tmp_path / "box.json"
+    answers = ["13", "7", "", "q"]  # not a throw, then 7, the best shut, then stop at a throw
+    code = run_game_play("shut-the-box", ["tiles=9"], dice="real", record=path,
+                         console=console, read=scripted(answers))  # fmt: skip
+    out = console.export_text()
+    assert code == 0 and "not a throw here: '13'" in out and "stopped" in out
+    assert json.loads(path.read_text())["steps"][0] == {"throw": "7"}
+    with pytest.raises(UserError, match="already exists"):
+        run_game_play("pig", [], record=path, console=console, read=scripted([]))
+    with pytest.raises(UserError, match="--seat"):
+        run_game_play("pig", [], seat=3, console=console, read=scripted([]))

@@ -30,12 +30,6 @@ runner = CliRunner()
 PUBLISHED_SD = {"yahtzee": (59.6117, 4), "yatzy": (38.4964, 4), "yacht": (37.86, 2)}
 
 
-
-
-
-
-
-
 @BRUTE
 @given(small_rules())
 def test_optimum_distribution_equals_brute_force(rules):

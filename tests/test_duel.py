@@ -6,7 +6,6 @@ any subset by position, and values every position by the final scores alone
 (no rows of leads, no bounds, no keep recursion).
 """
 
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings

@@ -114,8 +114,9 @@ def test_the_library_gives_the_table_and_the_leads_of_each_option(four):
     position = dicelab.Position(dice=(3, 3), rerolls=1)
     advice = table.duel.advise(position, theirs={}, leads=table)
     assert set(advice.leads) == {o.key for o in advice.options}
-    assert advice.to_dict()["options"][0]["explain"]["expected_lead"] == advice.leads[
-        advice.options[0].key
-    ]
+    assert (
+        advice.to_dict()["options"][0]["explain"]["expected_lead"]
+        == advice.leads[advice.options[0].key]
+    )
     with pytest.raises(dicelab.UserError, match="runner"):
         dicelab.solve(rules, objective="duel-lead", runner=object())

@@ -426,10 +426,13 @@ def test_the_library_solves_the_split_and_advises_with_why():
 
 
 #: The words of a difference that makes an option worse, and of one that makes it better.
-LOSS_WORDS, GAIN_WORDS = (" lower on average", " falls from ", " fall from "), (
-    " higher on average",
-    " rises from ",
-    " rise from ",
+LOSS_WORDS, GAIN_WORDS = (
+    (" lower on average", " falls from ", " fall from "),
+    (
+        " higher on average",
+        " rises from ",
+        " rise from ",
+    ),
 )
 
 

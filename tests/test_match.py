@@ -46,8 +46,6 @@ def rerolled(rules, dice):
             yield [tuple(sorted(kept + x)) for x in itertools.product(faces, repeat=free)]
 
 
-
-
 pmf_lists = st.lists(
     st.lists(st.floats(0.0, 1.0), min_size=1, max_size=7).filter(lambda w: sum(w) > 0.01),
     min_size=1,
@@ -116,8 +114,6 @@ def test_every_option_against_brute_force_at_a_table_of_three(four):
         assert o.value == pytest.approx(want, abs=1e-9), o.label
     start = brute.state(0, 0, 0)[0]  # and the turn as a whole: the chance before the throw
     assert 0 < start < 1
-
-
 
 
 def test_the_lookahead_against_brute_force_at_a_table_of_three(four):
@@ -257,8 +253,10 @@ def test_the_best_reply_reacts_to_the_opponents_turns_and_does_better(four):
 
     rules, game, expected = four
     reply = {seat: reply_table(game, seat) for seat in ("A", "B")}
-    cases = [("B", {"ones": 1}, {"threes": 3, "pair": 10}, 1e-3),
-             ("A", {"ones": 1, "pair": 10, "sum": 5}, {"sum": 4, "threes": 3, "pair": 0}, 0)]
+    cases = [
+        ("B", {"ones": 1}, {"threes": 3, "pair": 10}, 1e-3),
+        ("A", {"ones": 1, "pair": 10, "sum": 5}, {"sum": 4, "threes": 3, "pair": 0}, 0),
+    ]
     for seat, mine, theirs, more in cases:  # fmt: skip
         for dice in ((1, 1), (2, 3), (3, 3)):
             position = Position(dice=dice, rerolls=0, filled=mine)
@@ -376,6 +374,7 @@ def reply_brute(rules, seat: str):
     full = (1 << len(rules.categories)) - 1
     rolls = [tuple(sorted(d)) for d in itertools.product(range(1, rules.faces + 1),
                                                          repeat=rules.dice)]  # fmt: skip
+
     def counts(dice):
         return tuple(dice.count(f) for f in range(1, rules.faces + 1))
 

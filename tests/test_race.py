@@ -15,10 +15,6 @@ from dicelab.games.race.fast import race_payoff
 F = Fraction
 
 
-
-
-
-
 def test_distribution_two_six_sided_dice():
     dist = sum_distribution(2, 6)
     assert dist == {s: F(6 - abs(s - 7), 36) for s in range(2, 13)}

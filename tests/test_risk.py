@@ -134,7 +134,6 @@ def test_solve_command_prints_the_certainty_equivalent():
     assert "certainty equivalent" in text.output
 
 
-
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -142,12 +141,29 @@ def test_solve_command_prints_the_certainty_equivalent():
         (["solve", "yazy", "--objective", "risk"], "objective risk: give theta"),
         (["solve", "yazy", "--theta", "0.1", "--exact"], "--exact"),
         (["advise", "yazy", "--dice", "1", "2", "3", "4", "5", "--theta", "x"], "theta"),
-        (["solve", "yazy", "--objective", "win", "--theta", "0.02"],
-         "--theta goes with --objective risk, not with win"),
+        (
+            ["solve", "yazy", "--objective", "win", "--theta", "0.02"],
+            "--theta goes with --objective risk, not with win",
+        ),
         (["solve", "yazy", "--objective", "expected", "--theta", "0.02"], "not with expected"),
         (["solve", "yazy", "--target", "150", "--theta", "0.02"], "give one of them"),
-        (["advise", "yazy", "--dice", "1", "2", "3", "4", "5", "--theta", "0.01", "--target",
-          "200"], "--theta and --target play for different objectives"),
+        (
+            [
+                "advise",
+                "yazy",
+                "--dice",
+                "1",
+                "2",
+                "3",
+                "4",
+                "5",
+                "--theta",
+                "0.01",
+                "--target",
+                "200",
+            ],
+            "--theta and --target play for different objectives",
+        ),
     ],
 )
 def test_mistakes_are_one_line_exit_2(args, message):

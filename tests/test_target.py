@@ -47,10 +47,6 @@ from dicelab.rules.compiled import compile_rules
 runner = CliRunner()
 
 
-
-
-
-
 def generous_top(rules) -> int:
     """More points than any game can score (every box at its best, every bonus)."""
     bonus = rules.upper_bonus.points if rules.upper_bonus else 0

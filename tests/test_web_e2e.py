@@ -41,6 +41,8 @@ def shot(name: str) -> str:
     never writes into the work tree unasked."""
     folder = os.environ.get("DICELAB_SCREENSHOTS") or tempfile.mkdtemp(prefix="dicelab-shots-")
     return str(Path(folder) / name)
+
+
 uvicorn = pytest.importorskip("uvicorn")
 
 TIMEOUT = 20_000  # milliseconds for any one wait

@@ -127,9 +127,8 @@ def solve(
     """
     game = _dice_game(rules, settings)
     if game is not None:
-        from dicelab.games.chance.solution import solve as solve_game
-
         from dicelab.games.chance.explore import DEFAULT_LIMIT
+        from dicelab.games.chance.solution import solve as solve_game
 
         aim = None if objective == "expected" else objective
         limit = 10**9 if allow_large else DEFAULT_LIMIT

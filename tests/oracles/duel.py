@@ -19,7 +19,6 @@ def duel_brute_force(rules) -> float:
     return value((0, 0, 0), (0, 0, 0), 0)
 
 
-
 def duel_brute(rules):
     """``(value, throw)``: a turn start's and a throw's value for the player to move,
     whose sheet is ``(filled, upper total, flag)``, leading by ``lead``."""
@@ -70,7 +69,6 @@ def duel_brute(rules):
         return best
 
     return value, throw
-
 
 
 FOUR_BOXES = {

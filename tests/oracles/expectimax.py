@@ -82,7 +82,6 @@ def box_choices(rules):
     return choices
 
 
-
 def brute_force(rules) -> float:
     cats = rules.categories
     n = len(cats)
@@ -140,7 +139,6 @@ def brute_force(rules) -> float:
         return best
 
     return game_value(0, 0, 0, 0)
-
 
 
 class BruteForce:
@@ -276,4 +274,3 @@ class BruteForce:
 
     def start(self):
         return self.state(0, 0, 0)
-

@@ -1,6 +1,5 @@
 """A table of players by a plain expectimax: my first turn played to finish first."""
 
-
 import itertools
 
 import numpy as np

@@ -18,7 +18,6 @@ from oracles.expectimax import BruteForce
 TIE = 1e-9
 
 
-
 class PolicyBrute:
     """A table-driven strategy played out exactly over ordered dice."""
 
@@ -149,7 +148,6 @@ class PolicyBrute:
         return pmf, bonus, same
 
 
-
 def assert_same_distribution(dist: ScoreDistribution, brute: PolicyBrute):
     pmf, bonus, same = brute.summary()
     assert max(pmf) < dist.pmf.size
@@ -161,6 +159,4 @@ def assert_same_distribution(dist: ScoreDistribution, brute: PolicyBrute):
         assert dist.p_all_same == pytest.approx(same, abs=1e-12)
 
 
-
 BRUTE = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-

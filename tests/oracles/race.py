@@ -15,7 +15,6 @@ def brute_distribution(dice, faces):
     return {s: F(c, faces**dice) for s, c in counts.items()}
 
 
-
 def plain_race(a, b, dice, faces):
     """(win, lose, tie) by the textbook recursion over what is left on both lists.
 
@@ -49,4 +48,3 @@ def plain_race(a, b, dice, faces):
 
     win, tie = value(tuple(sorted(a)), tuple(sorted(b)))
     return win, 1 - win - tie, tie
-

@@ -9,7 +9,6 @@ def score_strategy():
     return st.one_of(st.integers(0, 30), st.sampled_from(["all", "matching"]))
 
 
-
 @st.composite
 def tiny_rules(draw, variants=False):
     """A tiny random rule set; with ``variants``, also served bonuses, pairs boxes
@@ -95,8 +94,6 @@ def tiny_rules(draw, variants=False):
     return parse_rules(data)
 
 
-
 def small_rules(variants=False):
     """Tiny rules where the brute force runs in a fraction of a second."""
     return tiny_rules(variants).filter(lambda r: r.faces**r.dice * r.rolls <= 54)
-

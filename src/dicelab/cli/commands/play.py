@@ -78,8 +78,14 @@ def advise_command(
 
 @app.command("play")
 def play_command(
-    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    rules: str = typer.Argument(
+        ..., help="A built-in name or a path to a rules file; or a dice game (pig, ...)."
+    ),
     dice: str = typer.Option("virtual", "--dice", help="virtual (drawn) or real (typed in)."),
+    settings: list[str] = typer.Option(
+        [], "--set", help="A dice game's setting NAME=VALUE, e.g. --set goal=50 (repeatable)."
+    ),
+    seat: int = typer.Option(1, "--seat", help="A two-player dice game: your seat, 1 or 2."),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the virtual dice."),
     record: str | None = typer.Option(
         None, "--record", help="Game record file (default: dicelab-game-DATE-TIME.json)."
@@ -97,7 +103,15 @@ def play_command(
     from pathlib import Path
 
     from dicelab.cli.play import run_play
+    from dicelab.games.chance.families import is_game
 
+    if is_game(rules):
+        from dicelab.cli.chance_play import run_game_play
+
+        path = Path(record) if record else None
+        code = run_game_play(rules, settings, seed=seed, seat=seat, dice=dice, record=path,
+                             show=not hide, top=top)  # fmt: skip
+        raise typer.Exit(code)
     code = run_play(
         rules,
         dice=dice,

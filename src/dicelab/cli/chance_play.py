@@ -1,0 +1,186 @@
+"""``dicelab play GAME`` for the dice games of the chance model: against the computer,
+who plays its best, with every move ranked before you choose (unless hidden).
+
+The dice are drawn (``--seed``) or typed in (``--dice real``: the throw's label,
+such as ``4`` in Pig, ``7`` in Shut the Box, ``6-3`` in the bear-off). What you
+type at a decision: the move's number or its name; an empty line takes the best
+move, ``q`` stops. The game is saved as JSON after every step (``--record``) and
+reviewed at the end: each of your decisions priced against the best.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from dicelab.cli.output import Console
+from dicelab.errors import UserError
+from dicelab.games.chance.families import game_from
+from dicelab.games.chance.model import CHANCE, ChanceGame
+from dicelab.games.chance.solution import ChanceSolution, Move, solve
+
+
+def run_game_play(
+    name: str,
+    settings: list[str],
+    *,
+    seed: int | None = None,
+    seat: int = 1,
+    dice: str = "virtual",
+    record: Path | None = None,
+    show: bool = True,
+    top: int = 8,
+    console: Console | None = None,
+    read: Callable[[str], str] | None = None,
+) -> int:
+    """Play a dice game in the terminal; returns the exit code."""
+    console = console or Console()
+    read = read or (lambda prompt: console.input(prompt))
+    game = game_from(name, settings)
+    if seat not in range(1, game.players + 1):
+        raise UserError(f"--seat: got {seat}, expected 1 to {game.players}")
+    if dice not in ("virtual", "real"):
+        raise UserError(f"--dice: got {dice!r}, expected virtual or real")
+    if record is not None and record.exists():
+        raise UserError(f"{record} already exists; name a new file with --record")
+    with console.status(f"solving {game.name}", spinner="dots"):
+        solution = solve(game)
+    seed = random.SystemRandom().randrange(2**31) if seed is None else seed
+    rng = random.Random(seed)
+    log: dict[str, Any] = {"game": name, "settings": settings, "seed": seed, "seat": seat,
+                           "steps": []}  # fmt: skip
+    who = "you" if game.players == 1 else f"you are player {seat}"
+    start = _seen(solution, solution.value(), seat)
+    console.print(f"[bold]{game.name}[/bold]: {who}; {game.measure or 'best play'} from the "
+                  f"start: {start:.4f} (seed {seed})")  # fmt: skip
+    here = game.start()
+    decisions: list[dict] = []
+    while game.result(here) is None:
+        mover = game.to_move(here)
+        if game.turn_starts(here):
+            console.print(f"\n[bold]{game.show(here)}[/bold]")
+        if mover == CHANCE:
+            here = _throw(game, here, rng, dice, read, console, log)
+            if here is None:
+                return _stopped(log, record, console)
+            continue
+        moves = solution.advise(here)
+        if mover + 1 == seat or game.players == 1:
+            if show:
+                console.print(game.show(here))
+                console.print(_moves_table(moves, top))
+            picked = _ask(moves, read, console)
+            if picked is None:
+                return _stopped(log, record, console)
+            decisions.append({"position": game.show(here), "move": picked.label,
+                              "best": moves[0].label, "cost": picked.cost})  # fmt: skip
+            console.print(f"you: {picked.label}" + (f" (costs {picked.cost:.4f})"
+                                                     if picked.cost > 1e-12 else ""))  # fmt: skip
+        else:
+            picked = moves[0]
+            console.print(f"computer: {picked.label}")
+        log["steps"].append({"move": picked.label})
+        here = picked.position
+        _save(log, record)
+    return _finish(game, solution, here, seat, decisions, log, record, console)
+
+
+def _stopped(log: dict, record: Path | None, console: Console) -> int:
+    _save(log, record)
+    console.print("stopped" + (f"; the game so far is in {record}" if record else ""))
+    return 0
+
+
+def _seen(solution: ChanceSolution, value: float, seat: int) -> float:
+    """A first-player value as the human's seat sees it."""
+    return solution.seat_view(value, seat - 1)
+
+
+def _throw(game, here, rng, dice, read, console, log):
+    """The dice decide: drawn, or typed in."""
+    outcomes = game.outcomes(here)
+    if dice == "real":
+        labels = [label for _, label, _ in outcomes]
+        while True:
+            typed = read(f"the throw ({', '.join(dict.fromkeys(labels))}; q: stop): ").strip()
+            if typed.lower() in ("q", "quit"):
+                return None
+            if typed in labels:
+                after = outcomes[labels.index(typed)][2]
+                break
+            console.print(f"not a throw here: {typed!r}")
+    else:
+        picked = rng.choices(outcomes, [float(p) for p, _, _ in outcomes])[0]
+        typed, after = picked[1], picked[2]
+    console.print(f"the dice: [bold]{typed}[/bold]")
+    log["steps"].append({"throw": typed})
+    return after
+
+
+def _moves_table(moves: list[Move], top: int) -> Table:
+    table = Table(show_edge=False)
+    for column, justify in (("#", "right"), ("move", "left"), ("value", "right"),
+                            ("cost", "right")):  # fmt: skip
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for k, m in enumerate(moves[: top or None], 1):
+        cost = "" if m.cost <= 1e-12 else f"{m.cost:.4f}"
+        table.add_row(str(k), m.label, f"{m.value:.4f}", cost)
+    return table
+
+
+def _ask(moves: list[Move], read: Callable[[str], str], console: Console) -> Move | None:
+    """The move the player names (number or name); the best on an empty line."""
+    while True:
+        typed = read("your move (number or name; empty: the best; q: stop): ").strip()
+        if typed.lower() in ("q", "quit"):
+            return None
+        if not typed:
+            return moves[0]
+        if typed.isdigit() and 1 <= int(typed) <= len(moves):
+            return moves[int(typed) - 1]
+        named = [m for m in moves if m.label == typed]
+        if named:
+            return named[0]
+        console.print(f"not a move here: {typed!r}; type its number (1 to {len(moves)}) or name")
+
+
+def _save(log: dict, record: Path | None) -> None:
+    """The game so far, written whole to a temporary file, then moved into place."""
+    if record is None:
+        return
+    part = record.with_name(record.name + ".part")
+    part.write_text(json.dumps(log, indent=1), encoding="utf-8")
+    part.replace(record)
+
+
+def _finish(game: ChanceGame, solution: ChanceSolution, here, seat: int, decisions: list,
+            log: dict, record: Path | None, console: Console) -> int:  # fmt: skip
+    """The end: the result, and each of the player's decisions priced."""
+    result = game.result(here)
+    if game.players == 2:
+        won = (result == 1.0) == (seat == 1)
+        verdict = "a draw" if result == 0.5 else ("you win" if won else "you lose")
+    else:
+        verdict = f"{game.show(here)}; result {result:g}"
+    console.print(f"\n[bold]game over: {verdict}[/bold]")
+    lost = sum(d["cost"] for d in decisions)
+    mistakes = [d for d in decisions if d["cost"] > 1e-12]
+    console.print(f"your {len(decisions)} decisions cost {lost:.4f} in all "
+                  f"({len(mistakes)} not the best)")  # fmt: skip
+    if mistakes:
+        table = Table(show_edge=False)
+        for column in ("position", "you", "best", "cost"):
+            table.add_column(column)
+        for d in mistakes:
+            table.add_row(d["position"], d["move"], d["best"], f"{d['cost']:.4f}")
+        console.print(table)
+    log["result"], log["decisions"] = result, decisions
+    _save(log, record)
+    if record is not None:
+        console.print(f"the game record is in {record}")
+    return 0
