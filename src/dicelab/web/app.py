@@ -26,6 +26,7 @@ from dicelab.web.routes import (
     advice,
     coach,
     duel,
+    games,
     match,
     records,
     remember_request,
@@ -93,7 +94,7 @@ def create_app(store: Store | None = None, hosts: Sequence[str] = ()) -> FastAPI
     app.add_middleware(HostCheck, names=hosts)
     _answer_errors(app)
     _serve_page(app)
-    for area in (rules, advice, duel, match, records, coach):
+    for area in (rules, advice, duel, match, records, coach, games):
         app.include_router(area.router)
     return app
 

@@ -667,3 +667,61 @@ class KeepRequest(_Request):
 class KeptOut(BaseModel):
     kept: bool = Field(description="False when the same record was kept already.")
     id: int | None
+
+
+# -- dice games on the chance model (Pig, Shut the Box, the bear-off) ----------------------
+GameName = Annotated[str, StringConstraints(min_length=1, max_length=40)]
+Setting = Annotated[str, StringConstraints(min_length=0, max_length=80)]
+
+
+class GameSettingOut(BaseModel):
+    name: str
+    help: str
+
+
+class GameFamilyOut(BaseModel):
+    name: str = Field(description="The family's name, as `dicelab solve NAME` takes it.")
+    summary: str
+    settings: list[GameSettingOut]
+
+
+class GamePositionRequest(_Request):
+    """A position of a dice game, and one step from it.
+
+    Without `position`, the start; with `move` (a decision's label) or `throw` (a
+    throw's label at a throw of the dice), the position after that step.
+    """
+
+    game: GameName = Field(description="pig, shut-the-box or bearoff.", examples=["pig"])
+    settings: dict[str, Setting] = Field(
+        default_factory=dict, max_length=8, description='The family\'s settings: {"goal": "50"}.'
+    )
+    position: Any = Field(None, description="A position as an earlier answer gave it.")
+    move: Setting | None = Field(None, description="The label of a move to make.")
+    throw: Setting | None = Field(None, description="The label of a throw of the dice.")
+
+
+class GameMoveOut(BaseModel):
+    move: str
+    value: float = Field(description="For the player to move (chance to win, points, turns).")
+    cost: float = Field(description="Against the best move, in the same unit.")
+
+
+class GameThrowOut(BaseModel):
+    throw: str
+    chance: float
+
+
+class GamePositionOut(BaseModel):
+    game: str = Field(description="The game's name with its settings, in words.")
+    measure: str = Field(description="What `start_value` means.")
+    players: int
+    positions: int = Field(description="Positions the game was solved over.")
+    start_value: float = Field(description="The value of the start with best play.")
+    position: Any = Field(description="The position, to send back with a move or a throw.")
+    text: str = Field(description="The position in words.")
+    mover: str = Field(description="player 1, player 2, dice, or end.")
+    value: float = Field(description="The position's value, for the first player.")
+    moves: list[GameMoveOut] = Field(description="Best first; empty unless a player is to move.")
+    throws: list[GameThrowOut] = Field(description="Empty unless the dice are to decide.")
+    result: float | None = Field(description="At the end: the result (1 means player 1 won).")

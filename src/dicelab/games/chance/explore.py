@@ -64,8 +64,15 @@ class Layout:
             return self.index[position]
         except (KeyError, TypeError):
             raise UserError(
-                f"{self.game.show(position)}: not a position this game reaches from its start"
+                f"{self.shown(position)}: not a position this game reaches from its start"
             ) from None
+
+    def shown(self, position: Hashable) -> str:
+        """``position`` in words, or as written when it is no position of the game."""
+        try:
+            return self.game.show(position)
+        except Exception:  # any shape at all may come from outside
+            return repr(position)[:80]
 
     def graph(self, objective: str, target: float | None = None) -> Graph:
         """The solver's graph for one objective (see :data:`OBJECTIVES`)."""

@@ -1,0 +1,124 @@
+"""Routes of the dice games on the chance model: the families, and play from a position.
+
+The page keeps the game (the position, as the server last gave it); every request
+names the game and its settings, so the server keeps no game of anyone's, only
+the solved games themselves, a few at a time (:data:`KEPT`), each solved once even
+when many ask at once.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from fastapi import APIRouter
+from starlette.concurrency import run_in_threadpool
+
+from dicelab.errors import UserError
+from dicelab.web import models as m
+from dicelab.web.routes import route
+
+router = APIRouter(tags=["games"])
+
+#: Solved games kept in memory, the least recently used dropped first.
+KEPT = 4
+#: The most positions a game solved here may have (Pig to 100 has 2,020,002).
+MAX_POSITIONS = 2_500_000
+
+_solved: OrderedDict[tuple, Any] = OrderedDict()
+_locks: dict[tuple, threading.Lock] = {}
+_guard = threading.Lock()
+
+
+@route(router, "GET", "/api/games", list[m.GameFamilyOut], "The dice games of the chance model")
+def get_games() -> list[dict]:
+    """Each built-in family with its settings (name and meaning, default in brackets)."""
+    from dicelab.games.chance.families import FAMILIES
+
+    return [
+        {"name": f.name, "summary": f.summary,
+         "settings": [{"name": k, "help": h} for k, (_, h) in f.settings.items()]}
+        for f in FAMILIES.values()
+    ]  # fmt: skip
+
+
+@route(router, "POST", "/api/games/position", m.GamePositionOut,
+       "A dice game's position, ranked moves or throws; one step from it")  # fmt: skip
+async def post_game_position(body: m.GamePositionRequest) -> dict:
+    """Solves the game on first use (Pig to 100: about 4 s), then answers at once."""
+    solution = await run_in_threadpool(_solution, body.game, body.settings)
+    return await run_in_threadpool(_answer, solution, body)
+
+
+def _solution(name: str, settings: dict[str, str]):
+    """The solved game, from memory or solved now (once, whoever else waits)."""
+    from dicelab.games.chance.families import FAMILIES, game_from
+    from dicelab.games.chance.solution import solve
+
+    if name not in FAMILIES:
+        raise UserError(f"game: got {name!r}, expected one of {', '.join(FAMILIES)}")
+    game = game_from(name, [f"{k}={v}" for k, v in settings.items()])
+    key = (name, game.name, tuple(sorted(settings.items())))
+    with _guard:
+        lock = _locks.setdefault(key, threading.Lock())
+    with lock:
+        with _guard:
+            if key in _solved:
+                _solved.move_to_end(key)
+                return _solved[key]
+        solution = solve(game, limit=MAX_POSITIONS)
+        with _guard:
+            _solved[key] = solution
+            while len(_solved) > KEPT:
+                _solved.popitem(last=False)
+        return solution
+
+
+def _as_position(value: Any) -> Any:
+    """A position sent back as JSON (lists) as the game's own (tuples)."""
+    if isinstance(value, list):
+        return tuple(_as_position(v) for v in value)
+    return value
+
+
+def _answer(solution, body: m.GamePositionRequest) -> dict:
+    game = solution.game
+    here = game.start() if body.position is None else _as_position(body.position)
+    solution.layout.node(here)  # a position this game reaches, or one clear line
+    if body.move is not None and body.throw is not None:
+        raise UserError("give a move or a throw, not both")
+    if body.move is not None:
+        moves = {mv.label: mv.position for mv in solution.advise(here)}
+        if body.move not in moves:
+            raise UserError(f"move: got {body.move!r}, expected one of {', '.join(moves)}")
+        here = moves[body.move]
+    elif body.throw is not None:
+        if game.result(here) is not None or game.to_move(here) != -1:
+            raise UserError("throw: the dice do not decide here")
+        after = {label: pos for _, label, pos in game.outcomes(here)}
+        if body.throw not in after:
+            raise UserError(f"throw: got {body.throw!r}, expected one of {', '.join(after)}")
+        here = after[body.throw]
+    return _describe(solution, here)
+
+
+def _describe(solution, here) -> dict:
+    game = solution.game
+    result = game.result(here)
+    mover = "end" if result is not None else game.to_move(here)
+    out = {
+        "game": game.name, "measure": game.measure, "players": game.players,
+        "positions": len(solution), "start_value": solution.value(), "position": here,
+        "text": game.show(here), "value": solution.value(here), "result": result,
+        "mover": {"end": "end", -1: "dice"}.get(mover, f"player {int(mover) + 1}"),
+        "moves": [], "throws": [],
+    }  # fmt: skip
+    if mover == -1:
+        out["throws"] = [
+            {"throw": label, "chance": float(p)} for p, label, _ in game.outcomes(here)
+        ]
+    elif mover != "end":
+        out["moves"] = [{"move": mv.label, "value": mv.value, "cost": mv.cost}
+                        for mv in solution.advise(here)]  # fmt: skip
+    return out
