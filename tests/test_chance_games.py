@@ -287,3 +287,33 @@ def test_playing_with_real_dice_and_stopping(tmp_path):
         run_game_play("pig", [], record=path, console=console, read=scripted([]))
     with pytest.raises(UserError, match="--seat"):
         run_game_play("pig", [], seat=3, console=console, read=scripted([]))
+
+
+def test_the_json_api_plays_a_game_from_start_to_end():
+    from fastapi.testclient import TestClient
+
+    from dicelab.web.app import create_app
+
+    client = TestClient(create_app(), base_url="http://localhost")
+    families = {f["name"]: f for f in client.get("/api/games").json()}
+    assert {"pig", "shut-the-box", "bearoff"} <= set(families)
+    game = {"game": "shut-the-box", "settings": {"tiles": "6", "dice": "1"}}
+    now = client.post("/api/games/position", json=game).json()
+    assert now["start_value"] == pytest.approx(145 / 1944) and now["mover"] == "dice"
+    rng = random.Random(1)
+    while now["mover"] != "end":
+        step = {"throw": rng.choice(now["throws"])["throw"]} if now["throws"] else {
+            "move": now["moves"][0]["move"]}  # fmt: skip
+        now = client.post("/api/games/position", json={**game, "position": now["position"],
+                                                         **step}).json()  # fmt: skip
+    assert now["verdict"] and now["result"] in (0.0, 1.0)
+    for body, words in [
+        ({"game": "pog"}, "expected one of pig"),
+        ({"game": "pig", "settings": {"goal": "x"}}, "pig goal: got 'x'"),
+        ({"game": "pig", "position": [9, 9]}, "not a position"),
+        ({"game": "pig", "position": {"a": 1}}, "not a position"),
+        ({"game": "pig", "move": "hold"}, "the dice decide"),
+        ({"game": "pig", "throw": "7", "settings": {"goal": "10"}}, "expected one of 1, 2"),
+    ]:
+        answer = client.post("/api/games/position", json=body)
+        assert answer.status_code == 400 and words in answer.json()["detail"], body

@@ -166,7 +166,7 @@ def _finish(game: ChanceGame, solution: ChanceSolution, here, seat: int, decisio
         won = (result == 1.0) == (seat == 1)
         verdict = "a draw" if result == 0.5 else ("you win" if won else "you lose")
     else:
-        verdict = f"{game.show(here)}; result {result:g}"
+        verdict = game.verdict(here)
     console.print(f"\n[bold]game over: {verdict}[/bold]")
     lost = sum(d["cost"] for d in decisions)
     mistakes = [d for d in decisions if d["cost"] > 1e-12]

@@ -725,3 +725,4 @@ class GamePositionOut(BaseModel):
     moves: list[GameMoveOut] = Field(description="Best first; empty unless a player is to move.")
     throws: list[GameThrowOut] = Field(description="Empty unless the dice are to decide.")
     result: float | None = Field(description="At the end: the result (1 means player 1 won).")
+    verdict: str | None = Field(description="At the end: how the game ended, in words.")

@@ -116,6 +116,11 @@ class BearOff(ChanceGame):
     def turn_starts(self, position) -> bool:
         return position[0] == "roll"
 
+    def verdict(self, position) -> str:
+        if self.players == 1:
+            return "every checker borne off"
+        return f"side {position[1] + 1} bore off first"
+
     def show(self, position) -> str:
         if position[0] == "won":
             return f"side {position[1] + 1} has borne off"

@@ -97,8 +97,8 @@ def is_game(name: str) -> bool:
         return False
     try:
         return "game" in tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return False
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return False  # not a game file: the rules loader says what is wrong with it
 
 
 def game_from(name: str, settings: Iterable[str] = ()) -> ChanceGame:
@@ -110,6 +110,8 @@ def game_from(name: str, settings: Iterable[str] = ()) -> ChanceGame:
             data = tomllib.loads(Path(name).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise UserError(f"{name}: cannot read the game file ({exc})") from None
+        except RecursionError:
+            raise UserError(f"{name}: the game file is nested too deeply") from None
         name, given = str(data.pop("game")), data
         if name not in FAMILIES:
             raise UserError(f"game: got {name!r}, expected one of {', '.join(FAMILIES)}")

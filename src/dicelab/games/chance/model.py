@@ -100,6 +100,13 @@ class ChanceGame(ABC):
         """Whether a new turn starts here (counted by the ``turns`` objective)."""
         return False
 
+    def verdict(self, position: Any) -> str:
+        """How a finished game ended, in words (the result by default)."""
+        result = self.result(position)
+        if self.players == 2:
+            return "a draw" if result == 0.5 else f"player {1 if result == 1 else 2} wins"
+        return f"result {result:g}"
+
     def show(self, position: Any) -> str:
         """The position in words, for reports and the terminal."""
         return str(position)

@@ -116,12 +116,21 @@ class ShutTheBox(ChanceGame):
     def turn_starts(self, position) -> bool:
         return position[0] == "roll"
 
+    def verdict(self, position) -> str:
+        left = position[1]
+        if not left:
+            return "every tile shut"
+        tiles = " ".join(str(t + 1) for t in range(self.tiles) if left >> t & 1)
+        return f"tiles left open: {tiles} (sum {self._total[left]})"
+
     def show(self, position) -> str:
         tiles = " ".join(str(t + 1) for t in range(self.tiles) if position[1] >> t & 1)
         what = {"roll": "to throw", "throw": "the dice are thrown", "end": "the game is over"}
         if position[0] == "shut":
-            return f"open {tiles or '-'}, threw {position[2]}: tiles to shut"
-        return f"open {tiles or '-'}, {what[position[0]]}"
+            return f"open {tiles}, threw {position[2]}: tiles to shut"
+        if position[0] == "end":
+            return f"the game is over: {self.verdict(position)}"
+        return f"open {tiles}, {what[position[0]]}"
 
     def parse(self, text: str) -> Hashable:
         """``"1 2 5 9 / 7"``: the open tiles, and the throw to match after a slash."""

@@ -106,15 +106,17 @@ def _answer(solution, body: m.GamePositionRequest) -> dict:
 def _describe(solution, here) -> dict:
     game = solution.game
     result = game.result(here)
-    mover = "end" if result is not None else game.to_move(here)
+    seat = None if result is not None else game.to_move(here)
+    mover = "end" if seat is None else "dice" if seat == -1 else f"player {seat + 1}"
     out = {
         "game": game.name, "measure": game.measure, "players": game.players,
         "positions": len(solution), "start_value": solution.value(), "position": here,
         "text": game.show(here), "value": solution.value(here), "result": result,
-        "mover": {"end": "end", -1: "dice"}.get(mover, f"player {int(mover) + 1}"),
+        "verdict": None if result is None else game.verdict(here),
+        "mover": mover,
         "moves": [], "throws": [],
     }  # fmt: skip
-    if mover == -1:
+    if mover == "dice":
         out["throws"] = [
             {"throw": label, "chance": float(p)} for p, label, _ in game.outcomes(here)
         ]

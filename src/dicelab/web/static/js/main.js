@@ -3,6 +3,7 @@
 import { showError } from "./api.js";
 import { render } from "./draw.js";
 import { doThrow, enterThrow, newGame, scoreNow, undo } from "./game.js";
+import { renderGame, showSettings, startGame } from "./dicegames.js";
 import { downloadRecord } from "./history.js";
 import { onKey } from "./keys.js";
 import { loadObjectives } from "./objectives.js";
@@ -56,6 +57,9 @@ function wire() {
   }
   $("train-start").addEventListener("click", () => startTraining(false));
   $("train-daily").addEventListener("click", () => startTraining(true));
+  $("games-family").addEventListener("change", showSettings);
+  $("games-start").addEventListener("click", startGame);
+  $("games-advice").addEventListener("change", renderGame);
 }
 
 async function start() {

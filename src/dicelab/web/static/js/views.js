@@ -1,20 +1,23 @@
 // Views: play, training, history.
 import { api, showError } from "./api.js";
 import { computerFilled, computerToMove, inDuel } from "./duel.js";
+import { loadGames } from "./dicegames.js";
 import { loadHistory } from "./history.js";
 import { boxes } from "./record.js";
 import { $, state } from "./state.js";
 import { renderTraining } from "./training.js";
 
-// -- views: play, training, history --------------------------------------------------
+// -- views: play, training, history, dice games -------------------------------------
 export function showView(name) {
   state.view = name;
-  for (const v of ["play", "train", "history"]) {
+  for (const v of ["play", "train", "history", "games"]) {
     $(`${v}-view`).hidden = v !== name;
     $(`view-${v}`).setAttribute("aria-pressed", String(v === name));
   }
   if (name === "history") loadHistory();
   if (name === "train") renderTraining();
+  if (name === "games") loadGames();
+  document.querySelector(".rules-bar").hidden = name === "games";  // rule sets: not here
 }
 
 // A finished game goes to the history of the server's user (kept once).

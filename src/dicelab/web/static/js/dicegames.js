@@ -1,0 +1,167 @@
+// The dice games view: Pig, Shut the Box, the bear-off, against the computer.
+// The page keeps the position the server last gave; each step asks the server for
+// the next one, with the moves ranked (POST /api/games/position).
+import { api, showError } from "./api.js";
+import { escapeHtml } from "./rules.js";
+import { $, random } from "./state.js";
+
+const games = {
+  families: [],    // GET /api/games
+  now: null,       // the last answer: the position, its moves or throws
+  seat: 1,         // the human's seat in a two-player game
+  log: [],         // what happened, newest last
+  decisions: [],   // the human's decisions: {text, move, best, cost}
+  busy: false,
+  request: 0,      // number of the latest request (a new game drops older answers)
+};
+
+const pct = (x) => x.toFixed(4);
+
+export async function loadGames() {
+  if (games.families.length) return;
+  try {
+    games.families = await api("/api/games");
+  } catch (err) {
+    showError(err.message);
+    return;
+  }
+  const select = $("games-family");
+  select.innerHTML = games.families
+    .map((f) => `<option value="${escapeHtml(f.name)}">${escapeHtml(f.name)}</option>`).join("");
+  showSettings();
+}
+
+function family() {
+  return games.families.find((f) => f.name === $("games-family").value);
+}
+
+export function showSettings() {
+  const f = family();
+  if (!f) return;
+  $("games-summary").textContent = f.summary;
+  $("games-settings").innerHTML = f.settings.map((s) => `
+    <label>${escapeHtml(s.name)}
+      <input data-setting="${escapeHtml(s.name)}" placeholder="${escapeHtml(s.help)}"
+        title="${escapeHtml(s.help)}" autocomplete="off"></label>`).join("");
+  $("games-seat-row").hidden = f.name === "shut-the-box";
+}
+
+function settings() {
+  const out = {};
+  for (const input of document.querySelectorAll("#games-settings input")) {
+    if (input.value.trim()) out[input.dataset.setting] = input.value.trim();
+  }
+  return out;
+}
+
+export async function startGame() {
+  games.seat = Number($("games-seat").value) || 1;
+  Object.assign(games, { now: null, log: [], decisions: [] });
+  games.game = { game: $("games-family").value, settings: settings() };
+  $("games-status").textContent = "solving the game (Pig to 100: a few seconds, once)…";
+  renderGame();
+  await step({});
+}
+
+async function step(extra) {
+  const asked = ++games.request;
+  games.busy = true;
+  try {
+    const body = { ...games.game, ...extra };
+    if (games.now) body.position = games.now.position;
+    const answer = await api("/api/games/position", body);
+    if (asked !== games.request) return;
+    games.now = answer;
+    showError("");
+    $("games-status").textContent = `${answer.game}: ${answer.measure}, `
+      + `${pct(answer.start_value)} (${answer.positions.toLocaleString("en")} positions)`;
+  } catch (err) {
+    if (asked === games.request) showError(err.message);
+    $("games-status").textContent = "";
+  } finally {
+    if (asked === games.request) games.busy = false;
+  }
+  renderGame();
+  if (asked === games.request) setTimeout(() => carryOn(asked), 350);
+}
+
+// The dice and the computer move by themselves; the human is asked.
+function carryOn(asked) {
+  const now = games.now;
+  if (!now || asked !== games.request || games.busy) return;
+  if (now.mover === "dice") {
+    let r = random();
+    let pick = now.throws[now.throws.length - 1];
+    for (const t of now.throws) {
+      if (r < t.chance) { pick = t; break; }
+      r -= t.chance;
+    }
+    games.log.push(`the dice: ${pick.throw}`);
+    step({ throw: pick.throw });
+  } else if (now.mover !== "end" && !mine(now)) {
+    games.log.push(`computer: ${now.moves[0].move}`);
+    step({ move: now.moves[0].move });
+  }
+}
+
+const mine = (now) => now.players === 1 || now.mover === `player ${games.seat}`;
+
+function choose(index) {
+  const now = games.now;
+  if (!now || games.busy || !mine(now)) return;
+  const m = now.moves[index];
+  games.decisions.push({ text: now.text, move: m.move, best: now.moves[0].move, cost: m.cost });
+  games.log.push(`you: ${m.move}${m.cost > 1e-12 ? ` (costs ${pct(m.cost)})` : ""}`);
+  step({ move: m.move });
+}
+
+function youSee(now, value) {
+  return now.players === 2 && games.seat === 2 ? 1 - value : value;
+}
+
+export function renderGame() {
+  const now = games.now;
+  $("games-text").textContent = now ? now.text : "";
+  const show = $("games-advice").checked;
+  const moves = $("games-moves");
+  moves.innerHTML = "";
+  if (now && now.mover !== "end" && mine(now) && now.moves.length) {
+    now.moves.forEach((m, i) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = i === 0 && show ? "primary" : "";
+      b.disabled = games.busy;
+      b.innerHTML = escapeHtml(m.move) + (show
+        ? ` <span class="muted">${pct(m.value)}${m.cost > 1e-12 ? `, −${pct(m.cost)}` : ""}</span>`
+        : "");
+      b.addEventListener("click", () => choose(i));
+      moves.append(b);
+    });
+  }
+  $("games-value").textContent = now && show && now.mover !== "end"
+    ? `your ${now.players === 2 ? "chance to win" : "value"} now: ${pct(youSee(now, now.value))}`
+    : "";
+  $("games-log").innerHTML = games.log.slice(-12)
+    .map((line) => `<li>${escapeHtml(line)}</li>`).join("");
+  renderReview(now);
+}
+
+function renderReview(now) {
+  const box = $("games-review");
+  if (!now || now.mover !== "end") {
+    box.innerHTML = "";
+    return;
+  }
+  const lost = games.decisions.reduce((s, d) => s + d.cost, 0);
+  const wrong = games.decisions.filter((d) => d.cost > 1e-12);
+  let verdict = now.verdict;
+  if (now.players === 2) {
+    verdict = (now.result === 1) === (games.seat === 1) ? "you win" : "you lose";
+  }
+  box.innerHTML = `<p><strong>Game over: ${escapeHtml(verdict)}.</strong> Your
+    ${games.decisions.length} decisions cost ${pct(lost)} in all (${wrong.length} not the best).</p>`
+    + (wrong.length ? `<table class="review-table"><tr><th>position</th><th>you</th><th>best</th>
+      <th>cost</th></tr>${wrong.map((d) => `<tr class="costly"><td>${escapeHtml(d.text)}</td>
+      <td>${escapeHtml(d.move)}</td><td>${escapeHtml(d.best)}</td><td>${pct(d.cost)}</td></tr>`)
+      .join("")}</table>` : "");
+}

@@ -1,0 +1,98 @@
+"""The dice games view in Chromium: a game of Pig and one of Shut the Box played to
+the end by clicking, at desktop and phone sizes, with no script error."""
+
+import os
+import socket
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update"]  # fmt: skip
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason=f"no browser at {CHROMIUM}"),
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+]
+sync_api = pytest.importorskip("playwright.sync_api")
+uvicorn = pytest.importorskip("uvicorn")
+
+
+def shot(name: str) -> str:
+    """A screenshot's path: under ``DICELAB_SCREENSHOTS``, else a temporary folder."""
+    folder = os.environ.get("DICELAB_SCREENSHOTS") or tempfile.mkdtemp(prefix="dicelab-shots-")
+    return str(Path(folder) / name)
+
+
+@pytest.fixture(scope="module")
+def server():
+    from dicelab.web.app import create_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port,
+                                        log_level="warning"))  # fmt: skip
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not srv.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+def play_to_the_end(pg, limit=400):
+    """Click the first (best) move until the game is over."""
+    for _ in range(limit):
+        if "Game over" in pg.inner_text("#games-review"):
+            return
+        button = pg.locator("#games-moves button:not([disabled])").first
+        if button.count():
+            button.click()
+        pg.wait_for_timeout(120)
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("width, height", [(1400, 950), (390, 844)])
+def test_pig_and_shut_the_box_played_on_the_page(server, width, height):
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        pg = browser.new_page(viewport={"width": width, "height": height})
+        problems = []
+        pg.on("pageerror", lambda e: problems.append(str(e)))
+        pg.goto(f"{server}/?seed=3")
+        pg.click("#view-games")
+        pg.wait_for_selector("#games-family option[value=pig]", state="attached")
+        pg.fill("#games-settings input[data-setting=goal]", "20")
+        pg.click("#games-start")
+        pg.wait_for_function("document.querySelector('#games-status').textContent.includes('pig')")
+        assert "0.6156" in pg.inner_text("#games-status")  # Pig to 20, the first player
+        pg.wait_for_selector("#games-moves button")
+        assert "roll" in pg.inner_text("#games-moves") and "chance to win" in pg.inner_text(
+            "#games-value"
+        )
+        pg.screenshot(path=shot(f"web-pig-{width}.png"))
+        play_to_the_end(pg)
+        assert "decisions cost 0.0000 in all" in pg.inner_text("#games-review")
+        pg.select_option("#games-family", "shut-the-box")
+        assert pg.is_hidden("#games-seat-row")
+        pg.click("#games-start")
+        pg.wait_for_function("document.querySelector('#games-status').textContent.includes('box')")
+        play_to_the_end(pg)
+        pg.screenshot(path=shot(f"web-shut-the-box-{width}.png"), full_page=True)
+        overflow = pg.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1")
+        assert not overflow, "the page is wider than the screen"
+        pg.fill("#games-settings input[data-setting=tiles]", "99")
+        pg.click("#games-start")
+        pg.wait_for_function("!document.querySelector('#error').hidden")
+        assert "tiles: got 99" in pg.inner_text("#error")
+        browser.close()
+        assert not problems, problems
