@@ -317,3 +317,27 @@ def test_the_json_api_plays_a_game_from_start_to_end():
     ]:
         answer = client.post("/api/games/position", json=body)
         assert answer.status_code == 400 and words in answer.json()["detail"], body
+
+
+def test_pigs_hold_boundary_is_where_holding_beats_rolling_and_is_drawn(tmp_path):
+    from dicelab.cli.chance import run_game_solve
+    from dicelab.cli.output import Console
+    from dicelab.games.chance.pig import hold_boundary
+
+    goal = 14
+    P = oracle.pig_values(goal)
+    s = solve(Pig(goal=goal))
+    boundary = hold_boundary(s)
+    for i in range(goal):
+        for j in range(0, goal, 3):
+            k_hold = [k for k in range(1, goal - i)
+                      if 1 - P[(j, i + k, 0)] > P[(i, j, k)] - 1e-12 and
+                      abs((1 - P[(j, i + k, 0)]) - P[(i, j, k)]) < 1e-12]  # fmt: skip
+            first = k_hold[0] if k_hold else None
+            assert (first is None) == np.isnan(boundary[i, j])
+            assert first is None or boundary[i, j] == first
+    path = tmp_path / "pig.png"
+    run_game_solve("pig", ["goal=14"], plot=str(path), console=Console(record=True))
+    assert path.stat().st_size > 1000
+    with pytest.raises(UserError, match="no picture"):
+        run_game_solve("shut-the-box", [], plot=str(path), console=Console(record=True))

@@ -8,10 +8,15 @@ import time
 
 from rich.table import Table
 
-from dicelab.cli.output import Console
+from dicelab.cli.output import Console, check_plot_path
 from dicelab.errors import UserError
 from dicelab.games.chance.families import game_from
+from dicelab.games.chance.model import ChanceGame
 from dicelab.games.chance.solution import ChanceSolution, solve
+from dicelab.plot.games import has_picture
+
+#: The most positions whose values are worked out in exact fractions.
+EXACT_LIMIT = 200_000
 
 #: What each objective's value is, as a report says it.
 MEANING = {
@@ -23,8 +28,7 @@ MEANING = {
 
 
 def _solved(
-    name: str,
-    settings: list[str],
+    game: ChanceGame,
     objective: str | None,
     target: float | None,
     allow_large: bool,
@@ -32,7 +36,6 @@ def _solved(
     quiet: bool,
     exact: bool = False,
 ) -> tuple[ChanceSolution, float]:
-    game = game_from(name, settings)
     limit = 10**9 if allow_large else None
     began = time.perf_counter()
     with console.status(f"solving {game.name}", spinner="dots") if not quiet else _nothing():
@@ -58,15 +61,22 @@ def run_game_solve(
     exact: bool = False,
     strategy: str | None = None,
     against: str | None = None,
+    plot: str | None = None,
     as_json: bool = False,
     allow_large: bool = False,
     console: Console | None = None,
 ) -> ChanceSolution:
     """Solve a game of the chance model and print its value and how it was checked."""
     console = console or Console()
-    solution, seconds = _solved(
-        name, settings, objective, target, allow_large, console, as_json, exact
-    )
+    game = game_from(name, settings)
+    path = check_plot_path(plot) if plot else None
+    if path is not None and not has_picture(game):
+        raise UserError(f"--plot: {game.name} has no picture yet (Pig has one)")
+    size = getattr(game, "size", None)
+    if exact and size is not None and size() > EXACT_LIMIT:
+        raise UserError(f"--exact: {size():,} positions is too many for fractions; "
+                        f"at most {EXACT_LIMIT:,}")  # fmt: skip
+    solution, seconds = _solved(game, objective, target, allow_large, console, as_json, exact)
     game, s = solution.game, solution.solved
     out: dict = {
         "game": game.name,
@@ -82,10 +92,14 @@ def run_game_solve(
     if game.players == 2:
         out["draw"] = solution.draw()
     if exact:
-        if len(solution) > 200_000:
+        if len(solution) > EXACT_LIMIT:
             raise UserError(f"--exact: {len(solution):,} positions is too many for fractions; "
-                            "at most 200,000")  # fmt: skip
+                            f"at most {EXACT_LIMIT:,}")  # fmt: skip
         out["exact"] = str(solution.exact())
+    if path is not None:
+        from dicelab.plot.games import plot_game
+
+        out["plot"] = str(plot_game(solution, path))
     if strategy:
         from dicelab.games.chance.strategies import strategy_from
 
@@ -104,6 +118,8 @@ def run_game_solve(
                   + (f" = {out['exact']}" if exact else ""))  # fmt: skip
     if out.get("draw"):
         console.print(f"chance of a draw: {out['draw']:.6f}")
+    if path is not None:
+        console.print(f"the picture is in {path}")
     if "strategy" in out:
         st = out["strategy"]
         console.print(f"the strategy {strategy} against {st['against']}: "
@@ -129,7 +145,7 @@ def run_game_advise(
     console = console or Console()
     game = game_from(name, settings)
     position = game.parse(at) if at else None
-    solution, _ = _solved(name, settings, objective, target, False, console, as_json)
+    solution, _ = _solved(game, objective, target, False, console, as_json)
     moves = solution.advise(position)
     if as_json:
         here = position if position is not None else game.start()

@@ -49,6 +49,9 @@ def solve(
     against: str | None = typer.Option(
         None, "--against", help="A dice game: the other player's strategy (default: best)."
     ),
+    plot: str | None = typer.Option(
+        None, "--plot", help="A dice game: its picture (Pig: when to hold) to this file."
+    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
     objective: str | None = typer.Option(
         None,
@@ -91,11 +94,11 @@ def solve(
         from dicelab.cli.chance import run_game_solve
 
         run_game_solve(rules, settings, objective=objective, target=target, exact=exact,
-                       strategy=strategy, against=against, as_json=json_out,
+                       strategy=strategy, against=against, plot=plot, as_json=json_out,
                        allow_large=allow_large)  # fmt: skip
         return
-    if settings or strategy or against:
-        raise UserError("--set, --strategy and --against go with a dice game (pig, "
+    if settings or strategy or against or plot:
+        raise UserError("--set, --strategy, --against and --plot go with a dice game (pig, "
                         "shut-the-box, bearoff), not with a rule set")  # fmt: skip
     if objective is None:
         objective = registry.implied(params, "target" if target is not None else "expected")

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from fractions import Fraction
 from itertools import product
+from typing import Any
 
 from dicelab.errors import UserError
 from dicelab.games.chance.model import CHANCE, ChanceGame
@@ -274,3 +275,32 @@ def pig_layout(game: Pig, exact: bool = False):
         exact_probs = [fr[e - start[v]] if mover[v] == -1 else 0 for v in range(n)
                        for e in range(start[v], start[v + 1])]  # fmt: skip
     return Layout(game, pos, _PigIndex(pos), mover, start, to, prob, result, turn, exact_probs)
+
+
+def hold_boundary(solution) -> Any:
+    """The turn total at which the solved play first holds, for each pair of scores.
+
+    ``out[i, j]`` is for the player to move with ``i`` points against ``j``: the
+    smallest turn total at which holding is best (NaN where the best play rolls on
+    until the goal). Best play is not always a threshold (Neller and Presser show
+    positions where it rolls again past a hold), so this is where holding starts.
+    """
+    import numpy as np
+
+    game, lay = solution.game, solution.layout
+    if not isinstance(lay.positions, PigPositions):
+        raise ValueError("the hold boundary reads Pig's array layout")
+    g = game.goal
+    pos = lay.positions
+    out = np.full((g, g), np.nan)
+    choice = solution.solved.choice
+    for i in range(g):
+        k = np.arange(1, g - i)
+        if k.size == 0:
+            continue
+        for j in range(g):
+            nodes = pos.node(0, False, i, j, k)
+            holds = np.flatnonzero(choice[nodes] == lay.start[nodes] + 1)
+            if holds.size:
+                out[i, j] = k[holds[0]]
+    return out
