@@ -93,18 +93,26 @@ class ChanceSolution:
         if seat < 0:
             what = "the dice decide" if seat == CHANCE else "the game is over"
             raise UserError(f"{self.game.show(here)}: no move to choose, {what}")
-        g, lay = self.graph, self.layout
-        after = solver.move_values(g, self.solved.values, v)
-        labels = [label for label, _ in self.game.moves(here)]
-        targets = [lay.positions[w] for w in g.to[g.start[v] : g.start[v + 1]]]
+        g = self.graph
+        edges = self.move_edges(v, here)
+        after = g.reward[v] + self.solved.values[g.to[[e for _, _, e in edges]]]
         low = g.kind[v] == solver.MIN
         mine = [self.seat_view(float(x), seat) for x in after]
         best = max(mine) if not low or seat != FIRST else min(mine)
         moves = [
-            Move(label, t, x, abs(best - x))
-            for label, t, x in zip(labels, targets, mine, strict=True)
+            Move(label, after_position, x, abs(best - x))
+            for (label, after_position, _), x in zip(edges, mine, strict=True)
         ]
         return sorted(moves, key=lambda m: m.cost)
+
+    def move_edges(self, v: int, here: Hashable) -> list[tuple[str, Hashable, int]]:
+        """The game's moves at node ``v`` (position ``here``), each with its edge in
+        the graph: found by the node it leads to, whatever order the layout chose."""
+        g, lay = self.graph, self.layout
+        first = int(g.start[v])
+        targets = [int(w) for w in g.to[first : g.start[v + 1]]]
+        return [(label, after, first + targets.index(lay.node(after)))
+                for label, after in self.game.moves(here)]  # fmt: skip
 
     def choice_of(self, strategy: Strategy, seats: tuple[int, ...] = (0, 1)) -> np.ndarray:
         """The edge a ``strategy`` picks at every decision of the given seats; the
@@ -113,12 +121,12 @@ class ChanceSolution:
         choice = self.solved.choice.copy()
         for v in np.flatnonzero(np.isin(lay.mover, seats)):
             position = lay.positions[int(v)]
-            labels = [label for label, _ in game.moves(position)]
-            picked = strategy(position, labels)
-            if picked not in labels:
+            edges = {label: e for label, _, e in self.move_edges(int(v), position)}
+            picked = strategy(position, list(edges))
+            if picked not in edges:
                 raise UserError(f"{game.show(position)}: the strategy plays {picked!r}, "
-                                f"not one of {', '.join(labels)}")  # fmt: skip
-            choice[v] = lay.start[v] + labels.index(picked)
+                                f"not one of {', '.join(edges)}")  # fmt: skip
+            choice[v] = edges[picked]
         return choice
 
     def price(self, strategy: Strategy, against: Strategy | None = None) -> float:
