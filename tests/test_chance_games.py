@@ -341,3 +341,28 @@ def test_pigs_hold_boundary_is_where_holding_beats_rolling_and_is_drawn(tmp_path
     assert path.stat().st_size > 1000
     with pytest.raises(UserError, match="no picture"):
         run_game_solve("shut-the-box", [], plot=str(path), console=Console(record=True))
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=3).map(lambda x: tuple(sorted(x))))
+def test_one_sided_bearoff_layout_is_the_walk_and_its_throws_add_up(mine):
+    from dicelab.games.chance.bearoff_layout import throws_distribution
+
+    game = BearOff(mine=mine)
+    walked = explore(game, walk=True)
+    a = graph.solve_graph(walked.graph("turns")).values
+    s = solve(game)
+    assert a[0] == pytest.approx(s.value(), abs=1e-12)
+    for v in range(0, len(walked), 3):
+        assert a[v] == pytest.approx(s.value(walked.positions[v]), abs=1e-12)
+    dist = throws_distribution(s)
+    assert dist.sum() == pytest.approx(1.0) and dist @ np.arange(dist.size) == pytest.approx(
+        s.value()
+    )
+
+
+def test_one_checker_on_the_six_point_bears_off_in_one_throw_three_times_in_four():
+    from dicelab.games.chance.bearoff_layout import throws_distribution
+
+    dist = throws_distribution(solve(BearOff(mine=(6,))))
+    assert list(dist[:3]) == pytest.approx([0.0, 0.75, 0.25]) and dist[3:].sum() == 0

@@ -44,6 +44,19 @@ def _solved(
     return solution, time.perf_counter() - began
 
 
+def throws_of(solution: ChanceSolution) -> list[float] | None:
+    """One side's bear-off: the chance of each number of throws (trailing zeros cut)."""
+    from dicelab.games.chance.bearoff import BearOff
+    from dicelab.games.chance.bearoff_layout import throws_distribution
+
+    if not isinstance(solution.game, BearOff) or solution.game.players != 1:
+        return None
+    dist = [float(p) for p in throws_distribution(solution)]
+    while dist and dist[-1] == 0.0:
+        dist.pop()
+    return dist
+
+
 class _nothing:
     def __enter__(self):
         return None
@@ -71,7 +84,9 @@ def run_game_solve(
     game = game_from(name, settings)
     path = check_plot_path(plot) if plot else None
     if path is not None and not has_picture(game):
-        raise UserError(f"--plot: {game.name} has no picture yet (Pig has one)")
+        raise UserError(
+            f"--plot: {game.name} has no picture yet (Pig and one side's bear-off have)"
+        )
     size = getattr(game, "size", None)
     if exact and size is not None and size() > EXACT_LIMIT:
         raise UserError(f"--exact: {size():,} positions is too many for fractions; "
@@ -96,6 +111,9 @@ def run_game_solve(
             raise UserError(f"--exact: {len(solution):,} positions is too many for fractions; "
                             f"at most {EXACT_LIMIT:,}")  # fmt: skip
         out["exact"] = str(solution.exact())
+    throws = throws_of(solution)
+    if throws is not None:
+        out["throws_distribution"] = throws
     if path is not None:
         from dicelab.plot.games import plot_game
 
@@ -118,6 +136,9 @@ def run_game_solve(
                   + (f" = {out['exact']}" if exact else ""))  # fmt: skip
     if out.get("draw"):
         console.print(f"chance of a draw: {out['draw']:.6f}")
+    if throws is not None:
+        shown = ", ".join(f"{n}: {p:.4f}" for n, p in enumerate(throws) if p >= 5e-5)
+        console.print(f"throws needed (best play): {shown}")
     if path is not None:
         console.print(f"the picture is in {path}")
     if "strategy" in out:

@@ -85,6 +85,19 @@ class BearOff(ChanceGame):
         self.measure = ("the fewest expected throws to bear off" if theirs is None
                         else "the chance that the side on roll wins")  # fmt: skip
 
+    def layout(self, exact: bool = False):
+        """One side alone: every position of as many checkers at once, in arrays
+        (:mod:`dicelab.games.chance.bearoff_layout`); two sides are walked."""
+        from dicelab.games.chance.bearoff_layout import one_sided_layout
+
+        return one_sided_layout(self, exact)
+
+    def size(self) -> int | None:
+        """How many positions :meth:`layout` lays out (``None``: two sides, walked)."""
+        from math import comb
+
+        return comb(sum(self.mine) + 6, 6) * 22 if self.players == 1 else None
+
     def start(self) -> Hashable:
         return ("roll", 0, self.mine, self.theirs)
 

@@ -102,13 +102,15 @@ def explore(
     """Walk ``game`` from its start; refuse past ``limit`` positions.
 
     A game that lays itself out at once (a ``layout(exact)`` method, with ``size()``
-    its number of positions) is not walked, unless ``walk``: Pig's two million
+    its number of positions, or ``None`` where it walks after all) is not walked,
+    unless ``walk``: Pig's two million
     positions take a second that way.
     """
     fast = getattr(game, "layout", None)
-    if fast is not None and not walk:
-        if game.size() > limit:  # type: ignore[attr-defined]
-            raise UserError(f"{game.name}: {game.size():,} positions, more than {limit:,}; "  # type: ignore[attr-defined]
+    size = getattr(game, "size", lambda: None)()
+    if fast is not None and size is not None and not walk:
+        if size > limit:
+            raise UserError(f"{game.name}: {size:,} positions, more than {limit:,}; "
                             "a smaller game, or a larger limit (--allow-large)")  # fmt: skip
         return fast(exact)
     first = game.start()
