@@ -164,7 +164,8 @@ def compile_kernels(progress: Progress | None = None) -> None:
     or after an install that skipped it). Compiled here: the expected-score turn
     in both precisions, the turn over points in both precisions (targets, the win,
     risk), the exact fractions, the distribution's forward pass and the simulation's
-    game, three of them in other processes at once. Kernels already in the cache are
+    game, three of them in other processes at once; then the graph solver of the dice
+    games and the bear-off's plays. Kernels already in the cache are
     loaded, not compiled; no table is kept.
 
     Parameters
@@ -188,7 +189,7 @@ def compile_kernels(progress: Progress | None = None) -> None:
     tick = progress or (lambda done, total: None)
     # where each step ends, in seconds on 2 cores: this process's first compile
     # shares them with the three others, the second has a core of its own
-    ends = [18, 30, 31, 32]
+    ends = [18, 30, 31, 32, 41]
     tick(0, ends[-1])
     jobs = [COMPILE_DOUBLE, COMPILE_FORWARD, COMPILE_GAMES]  # in other processes
     for how, kernels in jobs:
@@ -207,3 +208,10 @@ def compile_kernels(progress: Progress | None = None) -> None:
     score_distribution(game, table, strategy="compile")
     simulate(table, 8)
     tick(ends[3], ends[-1])
+    from dicelab.games.chance.bearoff import BearOff
+    from dicelab.games.chance.pig import Pig
+    from dicelab.games.chance.solution import solve as solve_game
+
+    solve_game(Pig(goal=5))  # the graph solver of the dice games
+    solve_game(BearOff(mine=(2,)))  # and the bear-off's plays
+    tick(ends[4], ends[-1])
