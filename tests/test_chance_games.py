@@ -366,3 +366,34 @@ def test_one_checker_on_the_six_point_bears_off_in_one_throw_three_times_in_four
 
     dist = throws_distribution(solve(BearOff(mine=(6,))))
     assert list(dist[:3]) == pytest.approx([0.0, 0.75, 0.25]) and dist[3:].sum() == 0
+
+
+@pytest.mark.parametrize(
+    "a, b, dice, faces",
+    [((5, 6, 7, 8, 9), (5, 6, 7, 7, 8), 2, 6), ((2, 3), (4,), 1, 4), ((3, 3, 4), (2, 4, 4), 2, 3)],
+)
+def test_the_dice_race_on_the_chance_model_is_the_race_solvers(a, b, dice, faces):
+    from dicelab.games.chance.adapters import DiceRace
+    from dicelab.games.race.exact import race
+
+    r = race(a, b, dice=dice, faces=faces)
+    s = solve(DiceRace(a, b, dice, faces))
+    assert s.exact() == r.win + r.tie / 2
+    assert s.draw() == pytest.approx(float(r.tie), abs=1e-12)
+
+
+@pytest.mark.parametrize("name", ["tictactoe", "door"])
+def test_the_two_player_games_on_the_chance_model_keep_every_value(name):
+    import dicelab.games.twoplayer as tp
+    from dicelab.games.chance.adapters import TwoPlayerGame
+    from dicelab.games.door import DoorGame
+    from dicelab.games.tictactoe import TicTacToe
+
+    inner = TicTacToe() if name == "tictactoe" else DoorGame([1, 2, 3, 4], target=11, bust=12)
+    ref = tp.solve(inner)
+    s = solve(TwoPlayerGame(inner, name))
+    worth = {tp.Value.WIN: 1.0, tp.Value.LOSS: 0.0, tp.Value.DRAW: 0.5}
+    for position, value, _ in ref.items():
+        mine = worth[value]  # for the player to move; the chance model's is the first's
+        first = mine if inner.to_move(position) == tp.FIRST else 1 - mine
+        assert s.value(position) == first, position
