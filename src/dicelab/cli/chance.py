@@ -11,7 +11,7 @@ from rich.table import Table
 from dicelab.cli.output import Console, check_plot_path
 from dicelab.errors import UserError
 from dicelab.games.chance.families import game_from
-from dicelab.games.chance.model import ChanceGame
+from dicelab.games.chance.model import CHANCE, ChanceGame
 from dicelab.games.chance.solution import ChanceSolution, solve
 from dicelab.plot.games import has_picture
 
@@ -166,6 +166,9 @@ def run_game_advise(
     console = console or Console()
     game = game_from(name, settings)
     position = game.parse(at) if at else None
+    if position is None and game.to_move(game.start()) == CHANCE:
+        raise UserError(f"{game.name} starts with a throw of the dice: name a position with "
+                        f"--at, e.g. {game.position_help or 'as the game writes it'}")  # fmt: skip
     solution, _ = _solved(game, objective, target, False, console, as_json)
     moves = solution.advise(position)
     if as_json:

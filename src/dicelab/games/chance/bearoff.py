@@ -81,6 +81,9 @@ class BearOff(ChanceGame):
         self.players = 1 if theirs is None else 2
         self.mine, self.theirs = counts(mine), counts(theirs or ())
         self.name = "bear-off" if theirs is None else "bear-off race"
+        self.position_help = ("'6 5 2 / 6-3' (your checkers' points, then the throw)"
+                              if theirs is None else "'6 5 2 / 4 1 / 6-3' (your checkers' "
+                              "points, theirs, then your throw)")  # fmt: skip
         self.objective = "turns" if theirs is None else "win"
         self.measure = ("the fewest expected throws to bear off" if theirs is None
                         else "the chance that the side on roll wins")  # fmt: skip

@@ -68,6 +68,8 @@ class ChanceGame(ABC):
         players, the points for one).
     measure : str
         What the value of that objective means, for reports.
+    position_help : str
+        An example of a position as :meth:`parse` reads it, for error messages.
     """
 
     players: int = 2
@@ -75,6 +77,7 @@ class ChanceGame(ABC):
     name: str = "a dice game"
     objective: str | None = None
     measure: str = ""
+    position_help: str = ""
 
     @abstractmethod
     def start(self) -> Hashable:

@@ -37,6 +37,7 @@ class Pig(ChanceGame):
 
     players = 2
     measure = "the first player's chance to win, both playing their best"
+    position_help = "'40 55 12' (your score, theirs, your turn total; add p2 for player 2)"
 
     def __init__(self, goal: int = 100, dice: int = 1, faces: int = 6, piglet: bool = False):
         if not 1 <= goal <= 1000:

@@ -40,6 +40,7 @@ class ShutTheBox(ChanceGame):
     tiles (bit ``t - 1`` for tile ``t``)."""
 
     players = 1
+    position_help = "'1 2 5 9 / 7' (the open tiles, then the throw to match)"
 
     def __init__(self, tiles: int = 9, one_die: str = "when-top-shut", dice: int = 2,
                  score: str = "shut"):  # fmt: skip
