@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from dicelab.cli.app import app
+from dicelab.cli.app import SETTINGS_OPTION, app
 from dicelab.cli.objective_options import with_objective_params
 
 
@@ -18,9 +18,7 @@ def advise_command(
     dice: list[str] = typer.Option(
         [], "--dice", help="The dice showing: --dice 3 3 6 5 6 (or 3,3,6,5,6 or 33656)."
     ),
-    settings: list[str] = typer.Option(
-        [], "--set", help="A dice game's setting NAME=VALUE, e.g. --set goal=50 (repeatable)."
-    ),
+    settings: list[str] = SETTINGS_OPTION,
     at: str | None = typer.Option(
         None, "--at", help="A dice game's position, e.g. pig '40 55 12' (default: the start)."
     ),
@@ -82,9 +80,7 @@ def play_command(
         ..., help="A built-in name or a path to a rules file; or a dice game (pig, ...)."
     ),
     dice: str = typer.Option("virtual", "--dice", help="virtual (drawn) or real (typed in)."),
-    settings: list[str] = typer.Option(
-        [], "--set", help="A dice game's setting NAME=VALUE, e.g. --set goal=50 (repeatable)."
-    ),
+    settings: list[str] = SETTINGS_OPTION,
     seat: int = typer.Option(1, "--seat", help="A two-player dice game: your seat, 1 or 2."),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the virtual dice."),
     record: str | None = typer.Option(

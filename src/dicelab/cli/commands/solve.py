@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 import typer
 
-from dicelab.cli.app import CLUSTER_OPTION, STORE_OPTION, WORKERS_OPTION, app
+from dicelab.cli.app import CLUSTER_OPTION, SETTINGS_OPTION, STORE_OPTION, WORKERS_OPTION, app
 from dicelab.cli.objective_options import with_objective_params
 
 if TYPE_CHECKING:
@@ -40,9 +40,7 @@ def solve(
         "bearoff, or a TOML file naming one.",
     ),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    settings: list[str] = typer.Option(
-        [], "--set", help="A dice game's setting NAME=VALUE, e.g. --set goal=50 (repeatable)."
-    ),
+    settings: list[str] = SETTINGS_OPTION,
     strategy: str | None = typer.Option(
         None, "--strategy", help="A dice game: also the exact value of this plain strategy."
     ),

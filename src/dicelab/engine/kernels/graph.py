@@ -50,35 +50,32 @@ def strong_components(start, to, alive):
     for root in range(n):
         if index[root] >= 0 or not alive[root]:
             continue
-        index[root] = counter
-        low[root] = counter
-        counter += 1
-        stack[sp] = root
-        sp += 1
-        on_stack[root] = True
-        call_node[cp] = root
-        call_edge[cp] = start[root]
-        cp += 1
-        while cp > 0:
+        w = root  # the node to visit next, or -1
+        while True:
+            if w >= 0:
+                index[w] = counter
+                low[w] = counter
+                counter += 1
+                stack[sp] = w
+                sp += 1
+                on_stack[w] = True
+                call_node[cp] = w
+                call_edge[cp] = start[w]
+                cp += 1
+                w = -1
+            if cp == 0:
+                break
             v = call_node[cp - 1]
             e = call_edge[cp - 1]
             if e < start[v + 1]:
                 call_edge[cp - 1] = e + 1
-                w = to[e]
-                if not alive[w]:
+                x = to[e]
+                if not alive[x]:
                     continue
-                if index[w] < 0:
-                    index[w] = counter
-                    low[w] = counter
-                    counter += 1
-                    stack[sp] = w
-                    sp += 1
-                    on_stack[w] = True
-                    call_node[cp] = w
-                    call_edge[cp] = start[w]
-                    cp += 1
-                elif on_stack[w] and index[w] < low[v]:
-                    low[v] = index[w]
+                if index[x] < 0:
+                    w = x
+                elif on_stack[x] and index[x] < low[v]:
+                    low[v] = index[x]
                 continue
             cp -= 1
             if cp > 0:
@@ -90,11 +87,11 @@ def strong_components(start, to, alive):
                 nc += 1
                 while True:
                     sp -= 1
-                    w = stack[sp]
-                    on_stack[w] = False
-                    order[op] = w
+                    y = stack[sp]
+                    on_stack[y] = False
+                    order[op] = y
                     op += 1
-                    if w == v:
+                    if y == v:
                         break
     comp_start[nc] = op
     return order[:op], comp_start[: nc + 1]

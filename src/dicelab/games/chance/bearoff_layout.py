@@ -13,13 +13,14 @@ checkers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from itertools import combinations_with_replacement
 
 import numpy as np
 from numba import njit
 
 from dicelab.games.chance.bearoff import ROLLS
+from dicelab.games.chance.explore import Layout
+from dicelab.games.chance.numbered import NumberedPositions
 
 #: The 21 throws as (first die, second die), and their chances as floats.
 THROWS = np.array([t for t, _ in ROLLS], np.int64)
@@ -145,7 +146,7 @@ def _unique(values, m):
     return k
 
 
-class OneSidedPositions(Sequence):
+class OneSidedPositions(NumberedPositions):
     """The layout's positions by number, decoded on demand (no list of a million).
 
     Node ``r`` (a throw to come) is the side ranked ``r``, except that the start's
@@ -159,16 +160,10 @@ class OneSidedPositions(Sequence):
         self.start_rank = start_rank
         self.size = self.n * (1 + len(THROWS))
 
-    def __len__(self) -> int:
-        return self.size
-
     def rank_of_node(self, v: int) -> int:
         return self.start_rank if v == 0 else 0 if v == self.start_rank else v
 
-    def __getitem__(self, v):
-        v = int(v)
-        if not 0 <= v < self.size:
-            raise IndexError(v)
+    def position(self, v: int):
         empty = (0,) * 6
         if v < self.n:
             rank = self.rank_of_node(v)
@@ -178,9 +173,6 @@ class OneSidedPositions(Sequence):
         rank, t = divmod(v - self.n, len(THROWS))
         a, b = (int(x) for x in THROWS[t])
         return ("move", 0, _side(self.keys[rank]), empty, (a, b))
-
-    def __iter__(self):
-        return (self[v] for v in range(self.size))
 
     def index_of(self, position) -> int:
         """The node of a position of this layout; ``KeyError`` if none."""
@@ -202,14 +194,6 @@ class OneSidedPositions(Sequence):
         raise KeyError(position)
 
 
-class _Index:
-    def __init__(self, positions: OneSidedPositions):
-        self.positions = positions
-
-    def __getitem__(self, position) -> int:
-        return self.positions.index_of(position)
-
-
 def _side(key) -> tuple[int, ...]:
     return tuple((int(key) >> (4 * p)) & 15 for p in range(6))
 
@@ -217,8 +201,6 @@ def _side(key) -> tuple[int, ...]:
 def one_sided_layout(game, exact: bool = False):
     """The layout of one side's bear-off: every side of at most as many checkers as
     the game's, each throw's plays, the start first (see the module's text)."""
-    from dicelab.games.chance.explore import Layout
-
     checkers = sum(game.mine)
     keys = all_positions(checkers)
     start_key = sum(c << (4 * p) for p, c in enumerate(game.mine))
@@ -250,7 +232,7 @@ def one_sided_layout(game, exact: bool = False):
 
         chances = [p for _, p in ROLLS]
         fractions = [*(chances * (n - 1)), *([Fraction(0)] * plays_to.size)]
-    return Layout(game, pos, _Index(pos), mover, start, to, prob, result, turn, fractions)
+    return Layout(game, pos, pos.index, mover, start, to, prob, result, turn, fractions)
 
 
 @njit(cache=True)

@@ -20,13 +20,14 @@ Presser (2004) give 0.5306 for the goal of 100.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from fractions import Fraction
 from itertools import product
 from typing import Any
 
 from dicelab.errors import UserError
 from dicelab.games.chance.model import CHANCE, ChanceGame
+from dicelab.games.chance.numbered import NumberedPositions
 
 __all__ = ["Pig"]
 
@@ -141,7 +142,7 @@ class Pig(ChanceGame):
         return (seat, a, b, k, False) if k > 0 else (seat, a, b, 0, True)
 
 
-class PigPositions(Sequence):
+class PigPositions(NumberedPositions):
     """Pig's positions by number, without a list: node ``v`` decoded on demand.
 
     Numbering: for each (seat, throwing) block, the mover's score ``m``, the other's
@@ -157,20 +158,14 @@ class PigPositions(Sequence):
         self.block = int(self.row[-1])
         self.size = 4 * self.block + 2
 
-    def __len__(self) -> int:
-        return self.size
-
     def node(self, seat: int, rolling: bool, mine, other, k):
         """The number of a position (works on arrays too)."""
         block = (2 * seat + (0 if rolling else 1)) * self.block
         return block + self.row[mine] + other * (self.goal - mine) + k
 
-    def __getitem__(self, v):
+    def position(self, v: int) -> Hashable:
         import numpy as np
 
-        v = int(v)
-        if not 0 <= v < self.size:
-            raise IndexError(v)
         if v >= 4 * self.block:
             return ("won", v - 4 * self.block)
         b, r = divmod(v, self.block)
@@ -179,9 +174,6 @@ class PigPositions(Sequence):
         other, k = divmod(r - int(self.row[mine]), self.goal - mine)
         a, bb = (mine, other) if seat == 0 else (other, mine)
         return (seat, a, bb, k, rolling)
-
-    def __iter__(self):
-        return (self[v] for v in range(self.size))
 
     def index_of(self, position) -> int:
         """The number of ``position``; ``KeyError`` if Pig has no such position."""
@@ -199,16 +191,6 @@ class PigPositions(Sequence):
         except (TypeError, ValueError):
             pass
         raise KeyError(position)
-
-
-class _PigIndex:
-    """The mapping from a position to its number, for :class:`PigPositions`."""
-
-    def __init__(self, positions: PigPositions):
-        self.positions = positions
-
-    def __getitem__(self, position) -> int:
-        return self.positions.index_of(position)
 
 
 def pig_layout(game: Pig, exact: bool = False):
@@ -275,7 +257,7 @@ def pig_layout(game: Pig, exact: bool = False):
         fr = [t[0] for t in throws]
         exact_probs = [fr[e - start[v]] if mover[v] == -1 else 0 for v in range(n)
                        for e in range(start[v], start[v + 1])]  # fmt: skip
-    return Layout(game, pos, _PigIndex(pos), mover, start, to, prob, result, turn, exact_probs)
+    return Layout(game, pos, pos.index, mover, start, to, prob, result, turn, exact_probs)
 
 
 def hold_boundary(solution) -> Any:
