@@ -242,7 +242,7 @@ def test_command_line_solves_advises_and_refuses(capsys, tmp_path, monkeypatch):
     err = capsys.readouterr().err
     assert "goal: got '2O'" in err and "Traceback" not in err
     assert dicelab(monkeypatch, "solve", "yacht", "--set", "goal=5") != 0
-    assert "go with a dice game" in capsys.readouterr().err
+    assert "--set: for a dice game" in capsys.readouterr().err
 
 
 def scripted(answers):

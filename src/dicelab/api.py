@@ -31,7 +31,6 @@ import numpy as np
 
 from dicelab.engine import registry
 from dicelab.engine.table import SolvedTable
-from dicelab.errors import UserError
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
 
@@ -55,27 +54,21 @@ def solve(
     opponent: np.ndarray | str | Path | None = None,
     progress: Progress | None = None,
     store: str | Path | None = None,
-    settings: dict | None = None,
 ) -> SolvedTable:
-    """Solve a rule set for an objective, or take its table from the cache; or solve
-    a dice game of the chance model (Pig, Shut the Box, the bear-off, your own).
+    """Solve a rule set for an objective, or take its table from the cache (or a dice game).
 
     Parameters
     ----------
     rules : Rules, str, Path or ChanceGame
         A built-in name (``"yahtzee"``), a path to a rules file, TOML text, or rules
-        already loaded with :func:`dicelab.load_rules`. Or a dice game: a family's
-        name (``"pig"``, ``"shut-the-box"``, ``"bearoff"``, with ``settings``) or a
-        :class:`~dicelab.games.chance.model.ChanceGame`; the result is then a
-        :class:`~dicelab.games.chance.solution.ChanceSolution`, and ``objective``
-        one of ``win``, ``points``, ``target`` (with ``target``) or ``turns``
-        (``"expected"``: the game's own).
+        already loaded with :func:`dicelab.load_rules`. Or a dice game (``"pig"``, or a
+        ``ChanceGame`` such as ``Pig(goal=50)``): see :func:`dicelab.games.chance.solve`.
     objective : str
         An objective of :data:`dicelab.OBJECTIVES` (declared, with what each plays
-        for, in :data:`dicelab.engine.registry.OBJECTIVES`): ``expected`` (the
-        default), ``target``, ``win``, ``risk`` (play safe or risky),
-        ``spread``, ``explain`` (advice that says why), ``duel`` or
-        ``duel-lead`` (pass it as ``leads`` to :meth:`DuelTable.advise`).
+        for, in :data:`dicelab.engine.registry.OBJECTIVES`): ``expected`` (the default),
+        ``target``, ``win``, ``risk`` (play safe or risky), ``spread``, ``explain``
+        (advice that says why), ``duel`` or ``duel-lead`` (pass it as ``leads`` to
+        :meth:`DuelTable.advise`).
     target : int, optional
         For ``target``: the one score to reach, whose table is a fraction of the
         table of every target (returned instead where cached, or without ``target``).
@@ -84,8 +77,7 @@ def solve(
         risky, 0 plays for the average).
     precision : str
         ``"single"`` (the default: values inside a turn in single precision, within
-        1e-6 of double) or ``"double"``; applies to ``expected``, ``target`` and
-        ``win``.
+        1e-6 of double) or ``"double"``; for ``expected``, ``target`` and ``win``.
     cache : bool
         Read and write the disk cache (``False``: solve now, keep nothing).
     allow_large : bool
@@ -100,19 +92,17 @@ def solve(
         ``progress(done, total)``, called as the solve advances.
     store : str or Path, optional
         A folder to hold the table as a file while it is solved, not in memory.
-    settings : dict, optional
-        A dice game family's settings, e.g. ``{"goal": 50}`` for Pig.
 
     Returns
     -------
     SolvedTable
-        The table of the objective (see the module docstring).
+        The table of the objective (see the module docstring); a dice game's solution.
 
     Raises
     ------
     UserError
-        For unknown or broken rules, an unknown objective or precision, or an
-        objective these rules do not support.
+        For unknown or broken rules, an unknown objective or precision, or an objective
+        these rules do not support.
 
     Examples
     --------
@@ -122,17 +112,9 @@ def solve(
     165.76
     >>> dicelab.solve("yazy", objective="risk", theta=0.05).value() < table.value()
     True
-    >>> round(dicelab.solve("pig", settings={"goal": 20}).value(), 4)
-    0.6156
     """
-    game = _dice_game(rules, settings)
-    if game is not None:
-        from dicelab.games.chance.explore import DEFAULT_LIMIT
-        from dicelab.games.chance.solution import solve as solve_game
-
-        aim = None if objective == "expected" else objective
-        limit = 10**9 if allow_large else DEFAULT_LIMIT
-        return solve_game(game, aim, target=target, limit=limit)  # type: ignore[return-value]
+    if (game := _dice_game(rules)) is not None:
+        return _solve_dice_game(game, objective, target, allow_large)
     params = dict(target=target, theta=theta, opponent=opponent)
     spec = registry.spec(objective, registry.front_door(), **params)
     how = dict(cache=cache, allow_large=allow_large, runner=runner, progress=progress)
@@ -140,17 +122,26 @@ def solve(
     return registry.solve(as_game(rules), spec, options)
 
 
-def _dice_game(rules, settings: dict | None):
-    """The chance-model game ``rules`` names, or ``None`` for a rule set."""
+def _solve_dice_game(game, objective: str, target, allow_large: bool):
+    """A dice game of the chance model solved (``"expected"``: the game's own aim)."""
+    from dicelab.games.chance.explore import DEFAULT_LIMIT
+    from dicelab.games.chance.solution import solve as solve_game
+
+    aim = None if objective == "expected" else objective
+    limit = 10**9 if allow_large else DEFAULT_LIMIT
+    return solve_game(game, aim, target=target, limit=limit)
+
+
+def _dice_game(rules):
+    """The chance-model game ``rules`` names (a family with its defaults, or a game
+    object), or ``None`` for a rule set."""
     from dicelab.games.chance.families import FAMILIES, game_from
     from dicelab.games.chance.model import ChanceGame
 
     if isinstance(rules, ChanceGame):
         return rules
     if isinstance(rules, str) and rules in FAMILIES:
-        return game_from(rules, [f"{k}={v}" for k, v in (settings or {}).items()])
-    if settings:
-        raise UserError("settings: go with a dice game (pig, shut-the-box, bearoff)")
+        return game_from(rules)
     return None
 
 

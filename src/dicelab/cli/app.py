@@ -56,11 +56,6 @@ def version() -> None:
 
 
 #: Where a solve runs (see dicelab.engine.runtime.schedule and docs/cluster.md).
-#: A dice game's settings (``dicelab solve pig --set goal=50``): solve, advise and play.
-SETTINGS_OPTION = typer.Option(
-    [], "--set", help="A dice game's setting NAME=VALUE, e.g. --set goal=50 (repeatable)."
-)
-
 CLUSTER_OPTION = typer.Option(
     None, "--cluster", help="Solve on a running Dask scheduler, tcp://HOST:8786 (cluster extra)."
 )

@@ -92,18 +92,23 @@ def run_game_solve(
         raise UserError(f"--exact: {size():,} positions is too many for fractions; "
                         f"at most {EXACT_LIMIT:,}")  # fmt: skip
     solution, seconds = _solved(game, objective, target, allow_large, console, as_json, exact)
+    out = _report(solution, seconds, exact, path, strategy, against)
+    if as_json:
+        console.print_json(json.dumps(out))
+    else:
+        _print_report(solution, out, console)
+    return solution
+
+
+def _report(solution: ChanceSolution, seconds: float, exact: bool, path,
+            strategy: str | None, against: str | None) -> dict:  # fmt: skip
+    """What ``solve`` says of a solved game, as plain data (its ``--json``)."""
     game, s = solution.game, solution.solved
-    out: dict = {
-        "game": game.name,
-        "objective": solution.objective,
-        "value": solution.value(),
-        "positions": len(solution),
-        "cycles": s.cyclic,
-        "residual": s.residual,
-        "seconds": round(seconds, 3),
-    }
+    out: dict = {"game": game.name, "objective": solution.objective, "value": solution.value(),
+                 "positions": len(solution), "cycles": s.cyclic, "residual": s.residual,
+                 "rounds": s.rounds, "seconds": round(seconds, 3)}  # fmt: skip
     if solution.objective == "target":
-        out["target"] = target
+        out["target"] = solution.target
     if game.players == 2:
         out["draw"] = solution.draw()
     if exact:
@@ -125,30 +130,34 @@ def run_game_solve(
         theirs = strategy_from(game, against) if against else None
         out["strategy"] = {"name": strategy, "against": against or "best reply",
                            "value": solution.price(mine, theirs)}  # fmt: skip
-    if as_json:
-        console.print_json(json.dumps(out))
-        return solution
-    console.print(f"[bold]{game.name}[/bold]: {len(solution):,} positions, solved in "
-                  f"{seconds:.2f} s")  # fmt: skip
+    return out
+
+
+def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None:
+    """The report of :func:`_report` in words."""
+    game = solution.game
+    console.print(f"[bold]{game.name}[/bold]: {out['positions']:,} positions, solved in "
+                  f"{out['seconds']:.2f} s")  # fmt: skip
     default = solution.objective == (game.objective or ("win" if game.players == 2 else "points"))
     meaning = game.measure if default and game.measure else MEANING[solution.objective]
-    console.print(f"{meaning}: [bold]{out['value']:.6f}[/bold]"
-                  + (f" = {out['exact']}" if exact else ""))  # fmt: skip
+    exact = f" = {out['exact']}" if "exact" in out else ""
+    console.print(f"{meaning}: [bold]{out['value']:.6f}[/bold]{exact}")
     if out.get("draw"):
         console.print(f"chance of a draw: {out['draw']:.6f}")
-    if throws is not None:
-        shown = ", ".join(f"{n}: {p:.4f}" for n, p in enumerate(throws) if p >= 5e-5)
+    if "throws_distribution" in out:
+        shown = ", ".join(f"{n}: {p:.4f}" for n, p in enumerate(out["throws_distribution"])
+                          if p >= 5e-5)  # fmt: skip
         console.print(f"throws needed (best play): {shown}")
-    if path is not None:
-        console.print(f"the picture is in {path}")
+    if "plot" in out:
+        console.print(f"the picture is in {out['plot']}")
     if "strategy" in out:
         st = out["strategy"]
-        console.print(f"the strategy {strategy} against {st['against']}: "
+        console.print(f"the strategy {st['name']} against {st['against']}: "
                       f"[bold]{st['value']:.6f}[/bold]")  # fmt: skip
-    cycles = f"{s.cyclic:,} groups of positions that come back" if s.cyclic else "no repeats"
-    console.print(f"checked: no single move gains over the solved play by more than "
-                  f"{s.residual:.1e}; {cycles}; {s.rounds} exact valuation(s)")  # fmt: skip
-    return solution
+    cycles = f"{out['cycles']:,} groups of positions that come back" if out["cycles"] else (
+        "no repeats")  # fmt: skip
+    checked = f"{out['residual']:.1e}; {cycles}; {out['rounds']} exact valuation(s)"
+    console.print(f"checked: no single move gains over the solved play by more than {checked}")
 
 
 def run_game_advise(

@@ -4,12 +4,43 @@ from __future__ import annotations
 
 import typer
 
-from dicelab.cli.app import SETTINGS_OPTION, app
+from dicelab.cli.app import app
+from dicelab.cli.game_options import SETTINGS, for_dice_games, text_option
 from dicelab.cli.objective_options import with_objective_params
+
+
+def _advise_game(kw: dict, extra: dict) -> None:
+    """``dicelab advise GAME --at POSITION``: a dice game of the chance model."""
+    from dicelab.cli.chance import run_game_advise
+
+    run_game_advise(kw["rules"], extra["settings"], extra["at"], target=kw["target"],
+                    top=kw["top"], as_json=kw["as_json"])  # fmt: skip
+
+
+def _play_game(kw: dict, extra: dict) -> None:
+    """``dicelab play GAME``: a dice game against the computer."""
+    from pathlib import Path
+
+    from dicelab.cli.chance_play import run_game_play
+    from dicelab.errors import UserError
+
+    seat = extra["seat"] or "1"
+    if seat not in ("1", "2"):
+        raise UserError(f"--seat: got {seat!r}, expected 1 or 2")
+    path = Path(kw["record"]) if kw["record"] else None
+    show = not kw["hide"]
+    code = run_game_play(kw["rules"], extra["settings"], seed=kw["seed"], seat=int(seat),
+                         dice=kw["dice"], record=path, show=show, top=kw["top"])  # fmt: skip
+    raise typer.Exit(code)
+
+
+AT = text_option("--at", "A dice game's position, e.g. pig '40 55 12' (default: the start).")
+SEAT = text_option("--seat", "A two-player dice game: your seat, 1 (default) or 2.")
 
 
 @app.command("advise", context_settings={"allow_extra_args": True})
 @with_objective_params
+@for_dice_games({"settings": SETTINGS, "at": AT}, _advise_game)
 def advise_command(
     ctx: typer.Context,
     rules: str = typer.Argument(
@@ -17,10 +48,6 @@ def advise_command(
     ),
     dice: list[str] = typer.Option(
         [], "--dice", help="The dice showing: --dice 3 3 6 5 6 (or 3,3,6,5,6 or 33656)."
-    ),
-    settings: list[str] = SETTINGS_OPTION,
-    at: str | None = typer.Option(
-        None, "--at", help="A dice game's position, e.g. pig '40 55 12' (default: the start)."
     ),
     rerolls: int | None = typer.Option(
         None, "--rerolls", help="Rerolls left (default: all of them, after the first throw)."
@@ -48,17 +75,9 @@ def advise_command(
     from dicelab.cli.advice import run_advise
     from dicelab.cli.objective_options import given_params
     from dicelab.errors import UserError
-    from dicelab.games.chance.families import is_game
 
-    if is_game(rules):
-        from dicelab.cli.chance import run_game_advise
-
-        run_game_advise(rules, settings, at, target=target, top=top, as_json=as_json)
-        return
     if not dice:
         raise UserError("--dice: missing; give the dice showing, e.g. --dice 3 3 6 5 6")
-    if settings or at:
-        raise UserError("--set and --at go with a dice game (pig, shut-the-box, bearoff)")
     run_advise(
         rules,
         [*dice, *ctx.args],
@@ -75,13 +94,12 @@ def advise_command(
 
 
 @app.command("play")
+@for_dice_games({"settings": SETTINGS, "seat": SEAT}, _play_game)
 def play_command(
     rules: str = typer.Argument(
         ..., help="A built-in name or a path to a rules file; or a dice game (pig, ...)."
     ),
     dice: str = typer.Option("virtual", "--dice", help="virtual (drawn) or real (typed in)."),
-    settings: list[str] = SETTINGS_OPTION,
-    seat: int = typer.Option(1, "--seat", help="A two-player dice game: your seat, 1 or 2."),
     seed: int | None = typer.Option(None, "--seed", help="Seed of the virtual dice."),
     record: str | None = typer.Option(
         None, "--record", help="Game record file (default: dicelab-game-DATE-TIME.json)."
@@ -99,15 +117,7 @@ def play_command(
     from pathlib import Path
 
     from dicelab.cli.play import run_play
-    from dicelab.games.chance.families import is_game
 
-    if is_game(rules):
-        from dicelab.cli.chance_play import run_game_play
-
-        path = Path(record) if record else None
-        code = run_game_play(rules, settings, seed=seed, seat=seat, dice=dice, record=path,
-                             show=not hide, top=top)  # fmt: skip
-        raise typer.Exit(code)
     code = run_play(
         rules,
         dice=dice,

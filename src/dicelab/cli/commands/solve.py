@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING, TypedDict
 
 import typer
 
-from dicelab.cli.app import CLUSTER_OPTION, SETTINGS_OPTION, STORE_OPTION, WORKERS_OPTION, app
+from dicelab.cli.app import CLUSTER_OPTION, STORE_OPTION, WORKERS_OPTION, app
+from dicelab.cli.game_options import SETTINGS, for_dice_games, text_option
 from dicelab.cli.objective_options import with_objective_params
 
 if TYPE_CHECKING:
@@ -31,8 +32,27 @@ class _Showing(TypedDict):
     use_cache: bool
 
 
+def _solve_game(kw: dict, extra: dict) -> None:
+    """``dicelab solve GAME``: a dice game of the chance model."""
+    from dicelab.cli.chance import run_game_solve
+
+    run_game_solve(kw["rules"], extra["settings"], objective=kw["objective"],
+                   target=kw["target"], exact=kw["exact"], strategy=extra["strategy"],
+                   against=extra["against"], plot=extra["plot"], as_json=kw["json_out"],
+                   allow_large=kw["allow_large"])  # fmt: skip
+
+
+GAME_SOLVE = {
+    "settings": SETTINGS,
+    "strategy": text_option("--strategy", "A dice game: also this plain strategy's exact value."),
+    "against": text_option("--against", "A dice game: the other player's strategy (default best)."),
+    "plot": text_option("--plot", "A dice game: its picture (Pig: when to hold) to this file."),
+}
+
+
 @app.command()
 @with_objective_params
+@for_dice_games(GAME_SOLVE, _solve_game)
 def solve(
     rules: str = typer.Argument(
         ...,
@@ -40,16 +60,6 @@ def solve(
         "bearoff, or a TOML file naming one.",
     ),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
-    settings: list[str] = SETTINGS_OPTION,
-    strategy: str | None = typer.Option(
-        None, "--strategy", help="A dice game: also the exact value of this plain strategy."
-    ),
-    against: str | None = typer.Option(
-        None, "--against", help="A dice game: the other player's strategy (default: best)."
-    ),
-    plot: str | None = typer.Option(
-        None, "--plot", help="A dice game: its picture (Pig: when to hold) to this file."
-    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
     objective: str | None = typer.Option(
         None,
@@ -85,19 +95,8 @@ def solve(
     from dicelab.engine import registry
     from dicelab.engine.runtime.schedule import runner_for
     from dicelab.errors import UserError
-    from dicelab.games.chance.families import is_game
 
     params = given_params()
-    if is_game(rules):
-        from dicelab.cli.chance import run_game_solve
-
-        run_game_solve(rules, settings, objective=objective, target=target, exact=exact,
-                       strategy=strategy, against=against, plot=plot, as_json=json_out,
-                       allow_large=allow_large)  # fmt: skip
-        return
-    if settings or strategy or against or plot:
-        raise UserError("--set, --strategy, --against and --plot go with a dice game (pig, "
-                        "shut-the-box, bearoff), not with a rule set")  # fmt: skip
     if objective is None:
         objective = registry.implied(params, "target" if target is not None else "expected")
     for name in params:  # a parameter of another objective is a mistake, not ignored

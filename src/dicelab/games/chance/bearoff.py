@@ -19,15 +19,12 @@ point first.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from fractions import Fraction
 
 from dicelab.errors import UserError
 from dicelab.games.chance.model import CHANCE, ChanceGame
+from dicelab.games.chance.throws import ROLLS
 
 __all__ = ["BearOff", "ROLLS", "plays"]
-
-#: The 21 distinct throws of two dice and their chances.
-ROLLS = tuple(((a, b), Fraction(1 if a == b else 2, 36)) for a in range(1, 7) for b in range(a, 7))
 
 
 def counts(points) -> tuple[int, ...]:

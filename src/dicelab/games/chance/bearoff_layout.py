@@ -18,9 +18,9 @@ from itertools import combinations_with_replacement
 import numpy as np
 from numba import njit
 
-from dicelab.games.chance.bearoff import ROLLS
 from dicelab.games.chance.explore import Layout
 from dicelab.games.chance.numbered import NumberedPositions
+from dicelab.games.chance.throws import ROLLS
 
 #: The 21 throws as (first die, second die), and their chances as floats.
 THROWS = np.array([t for t, _ in ROLLS], np.int64)

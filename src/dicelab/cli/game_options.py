@@ -1,0 +1,67 @@
+"""The dice games' options on the rule sets' commands: ``solve``, ``advise`` and ``play``
+take a game's name where they take rules (``dicelab solve pig --set goal=50``).
+
+:func:`for_dice_games` adds a game's own options (``--set``, ``--at``, ``--strategy``
+...) to a command without adding them to its function, and sends the command to
+the game's runner when its first argument names a dice game; given with rules, one
+of those options is one clear error line.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import typer
+
+from dicelab.errors import UserError
+
+#: A game option: its annotation and its Typer option (whose default means "not given").
+GameOption = tuple[Any, Any]
+
+SETTINGS: GameOption = (
+    list[str],
+    typer.Option(
+        [], "--set", help="A dice game's setting NAME=VALUE, e.g. --set goal=50 (repeatable)."
+    ),
+)
+
+
+def text_option(flag: str, help: str) -> GameOption:
+    """An optional text option of the dice games."""
+    return (str | None, typer.Option(None, flag, help=help))
+
+
+def for_dice_games(options: dict[str, GameOption], run_game: Callable[[dict, dict], Any]):
+    """Give ``command`` the dice games' ``options`` and, when its ``rules`` argument
+    names a game, run ``run_game(command's arguments, game options)`` instead."""
+
+    def wrap(command: Callable) -> Callable:
+        signature = inspect.signature(command)
+        shown = list(signature.parameters.values()) + [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=opt, annotation=ann)
+            for name, (ann, opt) in options.items()
+        ]
+
+        @functools.wraps(command)
+        def run(*args, **kwargs):
+            from dicelab.games.chance.families import is_game
+
+            extra = {name: kwargs.pop(name) for name in options}
+            if is_game(kwargs["rules"]):
+                return run_game(kwargs, extra)
+            given = [opt.param_decls[0] for name, (_, opt) in options.items()
+                     if extra[name] != opt.default]  # fmt: skip
+            if given:
+                raise UserError(f"{', '.join(given)}: for a dice game (pig, shut-the-box, "
+                                "bearoff), not a rule set")  # fmt: skip
+            return command(*args, **kwargs)
+
+        run.__signature__ = signature.replace(parameters=shown)  # type: ignore[attr-defined]
+        run.__annotations__ = {**command.__annotations__,
+                               **{name: ann for name, (ann, _) in options.items()}}  # fmt: skip
+        return run
+
+    return wrap
