@@ -397,3 +397,32 @@ def test_the_two_player_games_on_the_chance_model_keep_every_value(name):
         mine = worth[value]  # for the player to move; the chance model's is the first's
         first = mine if inner.to_move(position) == tp.FIRST else 1 - mine
         assert s.value(position) == first, position
+
+
+def test_simulated_games_meet_the_exact_values_and_a_played_game_is_reviewed(
+    tmp_path, capsys, monkeypatch
+):
+    from dicelab.cli.chance_play import run_game_play, run_game_review
+    from dicelab.cli.output import Console
+    from dicelab.games.chance.simulate import simulate
+
+    for game in (ShutTheBox(), BearOff(mine=(6, 5, 4)), Pig(goal=12, dice=2)):
+        sim = simulate(solve(game), 20_000, seed=3)
+        assert sim.unfinished == 0 and sim.errors_off < 4, (game.name, sim)
+    path = tmp_path / "pig.json"
+    console = Console(record=True, width=150)
+    run_game_play("pig", ["goal=12"], seed=4, record=path, console=console,
+                  read=scripted(["hold", "", "hold"]))  # fmt: skip
+    played = json.loads(path.read_text())["decisions"]
+    again = run_game_review(str(path), console=Console(record=True, width=150))
+    assert [d["cost"] for d in again] == pytest.approx([d["cost"] for d in played])
+    capsys.readouterr()  # what the game and the review above printed
+    assert dicelab(monkeypatch, "review", str(path), "--json") == 0
+    assert json.loads(capsys.readouterr().out)["total_cost"] == pytest.approx(
+        sum(d["cost"] for d in played)
+    )
+    broken = json.loads(path.read_text())
+    broken["steps"][0] = {"move": "roll"}  # the game starts with a throw
+    path.write_text(json.dumps(broken))
+    assert dicelab(monkeypatch, "review", str(path)) == 2
+    assert "step 1: expected a throw" in capsys.readouterr().err

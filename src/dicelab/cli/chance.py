@@ -195,3 +195,25 @@ def run_game_advise(
         table.add_row(m.label, f"{m.value:.6f}", "" if m.cost == 0 else f"{m.cost:.6f}")
     console.print(table)
     return moves
+
+
+def run_game_simulate(name: str, settings: list[str], *, games: int = 100_000, seed: int = 0,
+                      as_json: bool = False, console: Console | None = None):  # fmt: skip
+    """Play games of a dice game with best play, the dice drawn, beside the exact value."""
+    from dicelab.games.chance.simulate import simulate
+
+    console = console or Console()
+    if not 1 <= games <= 100_000_000:
+        raise UserError(f"--games: got {games}, expected 1 to 100,000,000")
+    game = game_from(name, settings)
+    solution, _ = _solved(game, None, None, False, console, as_json)
+    sim = simulate(solution, games, seed)
+    if as_json:
+        console.print_json(json.dumps({"game": game.name, **sim.to_dict()}))
+        return sim
+    console.print(f"[bold]{game.name}[/bold]: {games:,} games with best play (seed {seed})")
+    console.print(f"mean result {sim.mean:.6f} ± {sim.standard_error:.6f} (one standard error); "
+                  f"exact {sim.exact:.6f}: {sim.errors_off:.2f} standard errors apart")  # fmt: skip
+    if sim.unfinished:
+        console.print(f"{sim.unfinished:,} games still going after a million steps, left out")
+    return sim

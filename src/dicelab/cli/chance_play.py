@@ -24,6 +24,9 @@ from dicelab.games.chance.families import game_from
 from dicelab.games.chance.model import CHANCE, ChanceGame
 from dicelab.games.chance.solution import ChanceSolution, Move, solve
 
+#: The "format" of a dice game's record (``dicelab review`` tells it from a Yahtzee game's).
+RECORD_FORMAT = "dicelab-dice-game"
+
 
 def run_game_play(
     name: str,
@@ -52,8 +55,8 @@ def run_game_play(
         solution = solve(game)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     rng = random.Random(seed)
-    log: dict[str, Any] = {"game": name, "settings": settings, "seed": seed, "seat": seat,
-                           "steps": []}  # fmt: skip
+    log: dict[str, Any] = {"format": RECORD_FORMAT, "version": 1, "game": name}
+    log.update(settings=settings, seed=seed, seat=seat, steps=[])
     who = "you" if game.players == 1 else f"you are player {seat}"
     start = _seen(solution, solution.value(), seat)
     console.print(f"[bold]{game.name}[/bold]: {who}; {game.measure or 'best play'} from the "
@@ -184,3 +187,71 @@ def _finish(game: ChanceGame, solution: ChanceSolution, here, seat: int, decisio
     if record is not None:
         console.print(f"the game record is in {record}")
     return 0
+
+
+def is_game_record(path: str) -> bool:
+    """Whether ``path`` holds a dice game's record (any trouble reading it: no)."""
+    from dicelab.play.game import load_record
+
+    try:
+        load_record(path, RECORD_FORMAT, "dice game")
+    except (UserError, OSError):
+        return False
+    return True
+
+
+def run_game_review(path: str, *, as_json: bool = False, console: Console | None = None) -> list:
+    """``dicelab review FILE`` of a dice game: each of the player's decisions priced again."""
+    from dicelab.play.game import load_record
+
+    console = console or Console()
+    record = load_record(path, RECORD_FORMAT, "dice game")
+    settings = record.get("settings") or []
+    if not isinstance(record.get("game"), str) or not isinstance(settings, list):
+        raise UserError(f"{path}: the record names no game and settings")
+    game = game_from(record["game"], [str(s) for s in settings])
+    seat = record.get("seat", 1)
+    solution = solve(game)
+    decisions = _replay(game, solution, record.get("steps") or [], seat)
+    lost = sum(d["cost"] for d in decisions)
+    if as_json:
+        console.print_json(json.dumps({"game": game.name, "seat": seat, "total_cost": lost,
+                                       "decisions": decisions}))  # fmt: skip
+        return decisions
+    console.print(f"[bold]{game.name}[/bold]: {len(decisions)} decisions of player {seat}, "
+                  f"costing {lost:.4f} in all")  # fmt: skip
+    table = Table(show_edge=False)
+    for column in ("position", "played", "best", "cost"):
+        table.add_column(column)
+    for d in decisions:
+        table.add_row(d["position"], d["move"], d["best"], f"{d['cost']:.4f}" if d["cost"] > 1e-12
+                      else "")  # fmt: skip
+    console.print(table)
+    return decisions
+
+
+def _replay(game: ChanceGame, solution: ChanceSolution, steps: list, seat) -> list[dict]:
+    """The record's steps played again from the start, the player's decisions priced."""
+    here = game.start()
+    decisions = []
+    for n, step in enumerate(steps, 1):
+        if game.result(here) is not None:
+            raise UserError(f"step {n}: the game was already over")
+        mover = game.to_move(here)
+        if not isinstance(step, dict) or ("throw" in step) != (mover == CHANCE):
+            raise UserError(f"step {n}: expected a {'throw' if mover == CHANCE else 'move'}")
+        if mover == CHANCE:
+            after = {label: pos for _, label, pos in game.outcomes(here)}
+            if step["throw"] not in after:
+                raise UserError(f"step {n}: {step['throw']!r} is not a throw here")
+            here = after[step["throw"]]
+            continue
+        moves = solution.advise(here)
+        picked = [m for m in moves if m.label == step.get("move")]
+        if not picked:
+            raise UserError(f"step {n}: {step.get('move')!r} is not a move here")
+        if mover + 1 == seat or game.players == 1:
+            decisions.append({"position": game.show(here), "move": picked[0].label,
+                              "best": moves[0].label, "cost": picked[0].cost})  # fmt: skip
+        here = picked[0].position
+    return decisions

@@ -145,13 +145,32 @@ def review_command(
 ) -> None:
     """Review a recorded game: each decision, the best option, the cost of each mistake."""
     from dicelab.cli.advice import run_review
+    from dicelab.cli.chance_play import is_game_record, run_game_review
+
+    if is_game_record(file):
+        run_game_review(file, as_json=as_json)
+        return
 
     run_review(file, rules=rules, as_json=as_json, mistakes_only=mistakes, explain=explain)
 
 
+def _simulate_game(kw: dict, extra: dict) -> None:
+    """``dicelab simulate GAME``: a dice game's exact value against drawn games."""
+    from dicelab.cli.chance import run_game_simulate
+    from dicelab.errors import UserError
+
+    if kw["plot"]:
+        raise UserError("--plot: simulated dice games have no picture; see dicelab solve --plot")
+    run_game_simulate(kw["rules"], extra["settings"], games=kw["games"], seed=kw["seed"],
+                      as_json=kw["as_json"])  # fmt: skip
+
+
 @app.command("simulate")
+@for_dice_games({"settings": SETTINGS}, _simulate_game)
 def simulate_command(
-    rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
+    rules: str = typer.Argument(
+        ..., help="A built-in name or a path to a rules file; or a dice game (pig, ...)."
+    ),
     games: int = typer.Option(100_000, "--games", help="Number of games."),
     seed: int = typer.Option(0, "--seed", help="Seed of the dice: same seed, same games."),
     plot: str | None = typer.Option(None, "--plot", help="Write a histogram (.png, .svg, .pdf)."),

@@ -355,3 +355,31 @@ def improve(kind, start, to, values, choice, eps):
             choice[v] = arg
             switched += 1
     return switched, gain
+
+
+@njit(cache=True, nogil=True)
+def play_games(kind, start, to, prob, payoff, reward, choice, games, seed, max_steps):
+    """Play ``games`` games from node 0 with the ``choice`` at every decision and the
+    dice drawn (seeded); each game's payoff plus the rewards met (NaN if a game is
+    still going after ``max_steps`` steps)."""
+    np.random.seed(seed)
+    out = np.empty(games, np.float64)
+    for g in range(games):
+        v = 0
+        total = 0.0
+        steps = 0
+        while kind[v] != END and steps < max_steps:
+            total += reward[v]
+            if kind[v] == CHANCE:
+                r = np.random.random()
+                e = start[v]
+                last = start[v + 1] - 1
+                while e < last and r >= prob[e]:
+                    r -= prob[e]
+                    e += 1
+                v = to[e]
+            else:
+                v = to[choice[v]]
+            steps += 1
+        out[g] = total + payoff[v] if kind[v] == END else np.nan
+    return out
