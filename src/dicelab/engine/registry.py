@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dicelab.errors import DamagedTable, UserError
+from dicelab.plain import plain_fields
 
 T = TypeVar("T")
 Progress = Callable[[int, int], None]
@@ -168,11 +169,7 @@ class Objective:
     def to_dict(self) -> dict:
         """Plain data for the page and the API."""
         return {
-            "name": self.name,
-            "summary": self.summary,
-            "unit": self.unit,
-            "value_name": self.value_name,
-            "menu": self.menu,
+            **plain_fields(self, "name summary unit value_name menu"),
             "params": [
                 {"name": p.name, "kind": p.kind.__name__, "help": p.help, "low": p.low,
                  "high": p.high, "default": p.default}

@@ -17,6 +17,7 @@ from dicelab.engine.objectives.duel import DuelTable, duel_turn_values
 from dicelab.engine.objectives.expected import ExpectedTable
 from dicelab.engine.position import TIE, Option, Position, rank, scorecard_state
 from dicelab.errors import UserError
+from dicelab.plain import plain_fields
 from dicelab.play.game import (
     Game,
     check_header,
@@ -399,13 +400,9 @@ class Disagreement:
         return self.my_score - self.their_score
 
     def to_dict(self) -> dict:
+        names = "turn seat my_boxes their_boxes my_score their_score"
         return {
-            "turn": self.turn,
-            "seat": self.seat,
-            "my_boxes": self.my_filled,
-            "their_boxes": self.their_filled,
-            "my_score": self.my_score,
-            "their_score": self.their_score,
+            **plain_fields(self, names, my_boxes="my_filled", their_boxes="their_filled"),
             "dice": list(self.dice),
             "rerolls_left": self.rerolls_left,
             "to_win": self.to_win.label,

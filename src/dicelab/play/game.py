@@ -54,6 +54,7 @@ from dicelab.engine.advice.single import TIE, Advice, Option, Position, advise
 from dicelab.engine.objectives.expected import ExpectedTable
 from dicelab.engine.table import SolvedTable
 from dicelab.errors import UserError, parse_nested, read_user_file
+from dicelab.plain import plain_fields
 
 FORMAT = "dicelab-game"
 FORMAT_VERSION = 1
@@ -643,15 +644,9 @@ class Review:
     def to_dict(self) -> dict:
         """Plain data for JSON output."""
         return {
-            "rules": self.rules,
-            "measure": self.measure,
-            "finished": self.finished,
-            "score": self.score,
-            "expected_score": self.expected_score,
-            "total_cost": self.total_cost,
+            **plain_fields(self, "rules measure finished score expected_score total_cost"),
             "mistakes": len(self.mistakes),
-            "luck": self.luck,
-            "outcome": self.outcome,
+            **plain_fields(self, "luck outcome"),
             "average_cost": self.total_cost / len(self.decisions) if self.decisions else 0.0,
             "by_kind": self.by_kind(),
             "decisions": [

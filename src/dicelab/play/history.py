@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dicelab.errors import UserError
+from dicelab.plain import plain_fields
 
 #: ``PRAGMA application_id`` of a dicelab history ("DLHI").
 APPLICATION_ID = 0x444C4849
@@ -106,18 +107,8 @@ class Entry:
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(self.finished_at))
 
     def to_dict(self) -> dict:
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "rules": self.rules,
-            "finished_at": self.when,
-            "score": self.score,
-            "decisions": self.decisions,
-            "mistakes": self.mistakes,
-            "total_cost": self.total_cost,
-            "average_cost": self.average_cost,
-            "worst": self.worst,
-        }
+        names = "id kind rules finished_at score decisions mistakes total_cost average_cost worst"
+        return plain_fields(self, names, finished_at="when")
 
 
 #: A row of the games as :func:`entries` selects it: an entry's fields, ``worst`` as JSON.

@@ -17,6 +17,7 @@ from numba import njit
 
 from dicelab.errors import UserError
 from dicelab.games.race.exact import Dice
+from dicelab.plain import plain_fields
 
 #: Most games one simulation plays (as ``dicelab simulate``): minutes, not days.
 MAX_GAMES = 20_000_000
@@ -91,17 +92,8 @@ class Simulation:
 
     def to_dict(self) -> dict:
         """Plain data for JSON."""
-        out: dict = {
-            "games": self.games,
-            "wins": self.wins,
-            "losses": self.losses,
-            "ties": self.ties,
-            "seed": self.seed,
-            "min_games": self.min_games,
-            "max_games": self.max_games,
-            "decisive_share": self.decisive_share,
-            "stopped_early": self.stopped_early,
-        }
+        names = "games wins losses ties seed min_games max_games decisive_share stopped_early"
+        out = plain_fields(self, names)
         for name in ("win", "lose", "tie"):
             p, se = self.estimate(name)
             out[name] = {"estimate": p, "standard_error": se}
