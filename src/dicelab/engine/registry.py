@@ -72,6 +72,17 @@ class SolveOptions:
     precision: str = "single"
     mapped: bool = False
 
+    def solver_kwargs(self, *names: str) -> dict[str, Any]:
+        """The options as the tables' solvers take them: ``use_cache``, ``progress``
+        and ``allow_large``, which every solver takes, and those of ``names`` (among
+        ``runner``, ``mapped``, ``store`` and ``precision``) that this one takes too.
+
+        >>> SolveOptions(cache=False).solver_kwargs("mapped")
+        {'use_cache': False, 'progress': None, 'allow_large': False, 'mapped': False}
+        """
+        how = {"use_cache": self.cache, "progress": self.progress, "allow_large": self.allow_large}
+        return how | {name: getattr(self, name) for name in names}
+
 
 @dataclass(frozen=True)
 class Param:

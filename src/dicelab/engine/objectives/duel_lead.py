@@ -316,13 +316,7 @@ def solve_objective(game: CompiledRules, spec, options) -> LeadTable:
     """The registry's solve: the expected leads, worked out in this process."""
     if options.runner is not None:
         raise UserError("runner: the duel-lead table is worked out in this process")
-    return lead_table(
-        game,
-        use_cache=options.cache,
-        progress=options.progress,
-        allow_large=options.allow_large,
-        mapped=options.mapped,
-    )
+    return lead_table(game, **options.solver_kwargs("mapped"))
 
 
 def objective_facts(rules, spec):

@@ -644,14 +644,7 @@ def solve_objective(game: CompiledRules, spec, options) -> ExplainTable:
     the parts add up exactly."""
     from dicelab.engine.objectives.expected import expected_table
 
-    double = expected_table(
-        game,
-        use_cache=options.cache,
-        progress=options.progress,
-        allow_large=options.allow_large,
-        runner=options.runner,
-        precision="double",
-    )
+    double = expected_table(game, precision="double", **options.solver_kwargs("runner"))
     return explain_table(
         game, double, options.cache, options.progress, options.allow_large, mapped=options.mapped
     )

@@ -287,13 +287,7 @@ def _layer_rows(states, Q, qoff, slots, R, nxt):
 def solve_objective(game, spec, options) -> RemainingTable:
     """The registry's solve: the points to come from every state (for a table at
     play), its rows memory-mapped where ``options.mapped``."""
-    return remaining_table(
-        game,
-        use_cache=options.cache,
-        progress=options.progress,
-        mapped=options.mapped,
-        allow_large=options.allow_large,
-    )
+    return remaining_table(game, **options.solver_kwargs("mapped"))
 
 
 def objective_facts(rules, spec):

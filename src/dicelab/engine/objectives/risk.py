@@ -224,11 +224,7 @@ def solve_objective(game: CompiledRules, spec, options) -> RiskTable:
     return risk_table(
         game,
         required_theta(spec),
-        use_cache=options.cache,
-        progress=options.progress,
-        allow_large=options.allow_large,
-        runner=options.runner,
-        mapped=options.mapped,
+        **options.solver_kwargs("runner", "mapped"),
     )
 
 

@@ -244,14 +244,7 @@ def option_spreads(spread: SpreadTable, position, options) -> list[float]:
 def solve_objective(game: CompiledRules, spec, options) -> SpreadTable:
     """The registry's solve: the expected-score table (in the precision asked), then
     its spread."""
-    expected = expected_table(
-        game,
-        use_cache=options.cache,
-        progress=options.progress,
-        allow_large=options.allow_large,
-        runner=options.runner,
-        precision=options.precision,
-    )
+    expected = expected_table(game, **options.solver_kwargs("runner", "precision"))
     return spread_table(game, expected, use_cache=options.cache, progress=options.progress)
 
 

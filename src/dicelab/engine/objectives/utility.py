@@ -413,14 +413,7 @@ def target_objective(game: CompiledRules, spec, options):
     """The registry's solve: the quickest table that answers the target (see
     :func:`~dicelab.engine.objectives.utility.reach_table`), or without one the table
     of every target."""
-    how = dict(
-        use_cache=options.cache,
-        progress=options.progress,
-        allow_large=options.allow_large,
-        runner=options.runner,
-        mapped=options.mapped,
-        dtype=points_dtype(options),
-    )
+    how = options.solver_kwargs("runner", "mapped") | {"dtype": points_dtype(options)}
     target = spec.params.get("target")
     if target is not None:
         return reach_table(game, target, **how)
