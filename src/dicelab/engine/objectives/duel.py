@@ -404,8 +404,6 @@ class DuelTable(SolvedTable):
     game: CompiledRules
     space: DuelSpace
     values: np.ndarray
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
 
     objective: ClassVar[str] = "duel"
 

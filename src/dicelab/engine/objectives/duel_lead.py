@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -107,8 +107,6 @@ class LeadTable(SolvedTable):
     settled: np.ndarray
     #: the duel table's chances in float32, as the lead pass compared them
     chances: np.ndarray
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
 
     objective: ClassVar[str] = OBJECTIVE_LEAD
 

@@ -37,7 +37,7 @@ from dicelab.engine.kernels.turn import slot_outcome
 from dicelab.engine.objectives.distribution import OutcomeLayout
 from dicelab.engine.objectives.expected import ExpectedTable, expected_table
 from dicelab.engine.objectives.points import layers
-from dicelab.engine.table import SolvedTable
+from dicelab.engine.table import FollowsExpected, SolvedTable
 from dicelab.errors import UserError
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
 from dicelab.rules.placement import next_flag
@@ -48,7 +48,7 @@ TURNS_KEPT = 64
 
 
 @dataclass(repr=False)
-class SpreadTable(SolvedTable):
+class SpreadTable(FollowsExpected, SolvedTable):
     """``values[mask, flag, upper] = E[R**2]``, ``R`` the points still to come from a
     turn start under the expected-score optimum (``expected`` holds ``E[R]``).
 
@@ -61,16 +61,10 @@ class SpreadTable(SolvedTable):
 
     expected: ExpectedTable
     values: np.ndarray
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
     #: the last turns asked for (a player asks about one turn two or three times)
     turns: OrderedDict = field(default_factory=OrderedDict, repr=False)
 
     objective: ClassVar[str] = "spread"
-
-    @property
-    def game(self) -> CompiledRules:
-        return self.expected.game
 
     def value(self) -> float:
         """Standard deviation of the final score of a whole game."""

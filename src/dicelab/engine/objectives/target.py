@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -87,8 +87,6 @@ class PointsTable(SolvedTable):
     sign: int
     below: float
     above: float
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
 
     def value(self, filled: int = 0, upper_total: int = 0, flag: int = 0, points: int = 0) -> float:
         """Value of a turn start with ``points`` so far (or still needed); the whole

@@ -244,7 +244,15 @@ def _cached_utility(game, utility, name, cls, fields, mapped, dtype, how):
             into.discard()
         raise
     table = cls(
-        game, layout, solved.values, SO_FAR, below, above, solved.seconds, utility=utility, **fields
+        game,
+        layout,
+        solved.values,
+        SO_FAR,
+        below,
+        above,
+        seconds=solved.seconds,
+        utility=utility,
+        **fields,
     )
     cache.remember(table, game.rules, objective, params, use_cache, into=into)
     return table
