@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from dicelab.cli.output import Console
+from dicelab.cli.output import Console, columns_table, justify_right
 from dicelab.engine.advice.single import TIE, Option
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
@@ -89,20 +89,21 @@ def choice_note(options: list[Option], choice: Option) -> str:
     return f" [yellow](costs {cost:.4f} against {options[0].label})[/yellow]"
 
 
-def options_table(options: list[Option], top: int, measure: str = "win chance") -> Table:
-    """The options of a decision, best first, with their ``measure`` and its cost."""
-    t = Table(header_style="bold")
+def options_table(
+    options: list[Option], top: int, measure: str = "win chance", digits: int = 4
+) -> Table:
+    """The first ``top`` options of a decision (0: all), best first, with their
+    ``measure`` and its cost to ``digits`` places, the best ones in green."""
     columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("#", "right"),
         ("option", "left"),
         (measure, "right"),
         ("cost", "right"),
     )
-    for col, just in columns:
-        t.add_column(col, justify=just)
+    t = columns_table(columns)
     for n, o in enumerate(options if top <= 0 else options[:top], start=1):
         style = "bold green" if o.cost <= TIE else None
-        t.add_row(str(n), o.label, f"{o.value:.4f}", f"{o.cost:.4f}", style=style)
+        t.add_row(str(n), o.label, f"{o.value:.{digits}f}", f"{o.cost:.{digits}f}", style=style)
     return t
 
 
@@ -141,9 +142,8 @@ def show_decisions(
     shown = mistakes if mistakes_only else decisions
     if not shown:
         return
-    t = Table(header_style="bold")
-    for col in ("turn", "dice", "rerolls", "chosen", "best", "cost"):
-        t.add_column(col, justify="right" if col in ("turn", "rerolls", "cost") else "left")
+    headings = ("turn", "dice", "rerolls", "chosen", "best", "cost")
+    t = columns_table(justify_right(headings, ("turn", "rerolls", "cost")))
     for d in shown:
         t.add_row(str(d.turn), " ".join(map(str, d.dice)), str(d.rerolls_left), d.chosen.label,
                   d.best.label, f"{d.cost:.4f}")  # fmt: skip

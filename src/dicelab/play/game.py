@@ -562,9 +562,26 @@ def _replay(game: Game, record: dict) -> Iterator[_Step]:
 
 
 # -- review ------------------------------------------------------------------------------
+class PricedChoice:
+    """A choice against the best option of its decision, priced as the options are
+    ranked (``chosen.cost``): what a reviewed decision and a graded answer share."""
+
+    chosen: Option
+    best: Option
+
+    @property
+    def cost(self) -> float:
+        """What the choice loses against the best option (0 for a best choice)."""
+        return self.chosen.cost
+
+    @property
+    def mistake(self) -> bool:
+        return self.cost > TIE
+
+
 @dataclass(frozen=True)
-class Decision:
-    """One decision of a played game, priced against the best option."""
+class Decision(PricedChoice):
+    """One decision of a played game, priced in expected points against the best option."""
 
     turn: int
     throw: int
@@ -580,15 +597,6 @@ class Decision:
     #: why the choice costs what it does, for a mistake reviewed with the split of the
     #: expected score by box (see :func:`review`); else empty
     why: str = ""
-
-    @property
-    def cost(self) -> float:
-        """Expected points lost against the best option (0 for a best choice)."""
-        return self.chosen.cost
-
-    @property
-    def mistake(self) -> bool:
-        return self.chosen.cost > TIE
 
 
 @dataclass(frozen=True)
