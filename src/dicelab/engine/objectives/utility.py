@@ -31,7 +31,6 @@ from dicelab.engine.objectives.points import (
 )
 from dicelab.engine.objectives.target import (
     OBJECTIVE_TARGET,
-    POINTS_WIDTH,
     SO_FAR,
     PointsTable,
     Progress,
@@ -85,6 +84,17 @@ class Utility:
         v = self.values
         diff = np.flatnonzero(v != v[-1])
         return int(diff[-1] + 1) if diff.size else 0
+
+    @property
+    def row_ends(self) -> tuple[int, int]:
+        """The points where a table's rows end: ``flat_below``, and ``flat_from`` (one
+        point higher at least); below and above them the utility is constant."""
+        return self.flat_below, max(self.flat_from, self.flat_below + 1)
+
+    def bounds(self) -> tuple[float, float]:
+        """The utility below and above a table's rows (see :attr:`row_ends`)."""
+        low, high = self.row_ends
+        return float(self.at(np.array([low]))[0]), float(self.at(np.array([high]))[0])
 
     def key(self) -> str:
         """Checksum of the values, naming a cached table."""
@@ -146,46 +156,26 @@ class UtilityTable(PointsTable):
 def solve_utility(
     rules: Rules | CompiledRules | str,
     utility: Utility,
-    progress: Progress | None = None,
-    width: int = POINTS_WIDTH,
-    allow_large: bool = False,
-    runner=None,
-    dtype: type = np.float64,
     start: tuple[int, int, int, int] | None = None,
-    store=None,
+    **how: Any,
 ) -> UtilityTable:
-    """Solve for the best expected utility of the final score (in ``dtype``:
-    :func:`utility_table` keeps single precision, as :func:`target_table`). With
-    ``start`` (``(mask, flag, capped upper total, points)``), only the rest of the
-    game from that turn start: the other states' values are not worked out.
-    ``store``: where the table lives while it is solved (see
-    :func:`dicelab.engine.runtime.schedule.new_table`)."""
+    """Solve for the best expected utility of the final score. With ``start``
+    (``(mask, flag, capped upper total, points)``), only the rest of the game from
+    that turn start: the other states' values are not worked out. ``how``: how the
+    points are solved, as :func:`~dicelab.engine.objectives.target.solve_points`
+    takes it (``progress``, ``width``, ``allow_large``, ``runner``, ``store``, and
+    ``dtype``, double by default: :func:`utility_table` keeps single precision, as
+    :func:`target_table`)."""
     game = as_game(rules)
-    low = utility.flat_below
-    high = max(utility.flat_from, low + 1)
     layout = utility_layout(game, utility, start)
     bounds = state_bounds(game)
-    below = float(utility.at(np.array([low]))[0])
-    above = float(utility.at(np.array([high]))[0])
+    below, above = utility.bounds()
     began = time.perf_counter()
 
     def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:
         return utility.at(points + bounds.bonus_of(u))
 
-    T = solve_points(
-        game,
-        layout,
-        SO_FAR,
-        below,
-        above,
-        terminal,
-        progress,
-        width,
-        dtype=dtype,
-        allow_large=allow_large,
-        runner=runner,
-        store=store,
-    )
+    T = solve_points(game, layout, SO_FAR, below, above, terminal, **how)
     seconds = time.perf_counter() - began
     return UtilityTable(game, layout, T, SO_FAR, below, above, seconds=seconds, utility=utility)
 
@@ -222,10 +212,8 @@ def _cached_utility(game, utility, name, cls, fields, mapped, dtype, how):
     objective, params = name
     use_cache = how.pop("use_cache")
     layout = utility_layout(game, utility)
-    low, high = utility.flat_below, max(utility.flat_from, utility.flat_below + 1)
     params = _utility_params(params, layout, dtype)
-    below = float(utility.at(np.array([low]))[0])
-    above = float(utility.at(np.array([high]))[0])
+    below, above = utility.bounds()
     into = None
     if use_cache:
         found = cache.lookup(game.rules, objective, (layout.size,), params, mapped=mapped)
@@ -413,8 +401,7 @@ def utility_layout(game: CompiledRules, utility: Utility, start=None) -> PointsL
     """The rows of a utility table: points so far, cut where the utility is constant
     (with ``start``, only the states that can follow that turn start: see
     :func:`~dicelab.engine.objectives.points.so_far_layout`)."""
-    low = utility.flat_below
-    return so_far_layout(game, low, max(utility.flat_from, low + 1), start=start)
+    return so_far_layout(game, *utility.row_ends, start=start)
 
 
 def target_objective(game: CompiledRules, spec, options):

@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from dicelab.errors import UserError
-from dicelab.games.race.exact import Dice
+from dicelab.games.race.exact import Dice, Matchup
 from dicelab.plain import plain_fields
 
 #: Most games one simulation plays (as ``dicelab simulate``): minutes, not days.
@@ -60,12 +60,9 @@ def _play(a, b, dice, faces, seed, min_games, max_games, share):
 
 
 @dataclass(frozen=True)
-class Simulation:
+class Simulation(Matchup):
     """Counted outcomes of simulated races of ``a`` against ``b``."""
 
-    a: tuple[int, ...]
-    b: tuple[int, ...]
-    dice: Dice
     wins: int
     losses: int
     ties: int
