@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dicelab.cli.output import (
     Console,
@@ -31,38 +31,23 @@ if TYPE_CHECKING:
     from rich.console import JustifyMethod
 
 
-def load_duel(
-    rules: Rules,
-    quiet: bool = False,
-    use_cache: bool = True,
-    allow_large: bool = False,
-    mapped: bool = False,
-    compare: bool = False,
-    runner=None,
-    store=None,
-) -> DuelTable:
-    """The duel table, solving it (with a progress bar) if it is not cached, and with
-    ``compare`` the strategy comparisons too (``runner``, ``store``: where the solve
-    runs, see :mod:`dicelab.engine.runtime.schedule`)."""
+def load_duel(rules: Rules, quiet: bool = False, **how: Any) -> DuelTable:
+    """The duel table, solving it (with a progress bar) if it is not cached; ``how``:
+    as :func:`~dicelab.engine.objectives.duel.duel_table` takes it (``use_cache``,
+    ``allow_large``, ``mapped``, ``compare``: the strategy comparisons too,
+    ``runner`` and ``store``), but for the progress, which the bar shows. A mapped
+    table found damaged is read whole: the damage is seen and the table solved anew."""
     from dicelab.engine.runtime.cache import DamagedTable
 
     game = compile_rules(rules)
     with progress_bar(f"solving the {rules.name} duel", enabled=not quiet, unit="work") as tick:
-        table = duel_table(
-            game,
-            use_cache=use_cache,
-            progress=tick,
-            allow_large=allow_large,
-            mapped=mapped,
-            compare=compare,
-            runner=runner,
-            store=store,
-        )
-        if mapped and table.meta.get("mapped") is not None:
+        table = duel_table(game, progress=tick, **how)
+        if how.get("mapped") and table.meta.get("mapped") is not None:
             try:
                 table.meta["mapped"].check(0, 1)
-            except DamagedTable:  # read whole: the damage is seen and the table solved anew
-                table = duel_table(game, use_cache=use_cache, progress=tick, compare=compare)
+            except DamagedTable:
+                again = {k: how[k] for k in ("use_cache", "compare") if k in how}
+                table = duel_table(game, progress=tick, **again)
     return table
 
 

@@ -195,22 +195,31 @@ def utility_table(
 ) -> UtilityTable:
     """The utility table of a rule set, from the cache when it holds one for this
     utility (``mapped``: memory-mapped, as :func:`target_table`)."""
-    game = as_game(rules)
-    params = {"utility": utility.key()}
-    how = dict(use_cache=use_cache, progress=progress, allow_large=allow_large, runner=runner)
-    return _cached_utility(
-        game, utility, (OBJECTIVE_UTILITY, params), UtilityTable, {}, mapped, dtype, how
-    )
+    name = (OBJECTIVE_UTILITY, {"utility": utility.key()})
+    how = (use_cache, progress, allow_large, runner, mapped, dtype)
+    return _cached_utility(as_game(rules), utility, name, UtilityTable, {}, *how)
 
 
-def _cached_utility(game, utility, name, cls, fields, mapped, dtype, how):
+def _cached_utility(
+    game,
+    utility,
+    name,
+    cls,
+    fields,
+    use_cache=True,
+    progress=None,
+    allow_large=False,
+    runner=None,
+    mapped=False,
+    dtype=np.float32,
+):
     """A utility table of class ``cls`` (with ``fields``), cached under ``name``: the
     objective and the parameters, to which the row ranges and the precision are
-    added. ``how``: ``use_cache``, ``progress``, ``allow_large`` and ``runner``."""
+    added. The rest as :func:`utility_table` takes it."""
     from dicelab.engine.runtime import cache
 
     objective, params = name
-    use_cache = how.pop("use_cache")
+    how = {"progress": progress, "allow_large": allow_large, "runner": runner}
     layout = utility_layout(game, utility)
     params = _utility_params(params, layout, dtype)
     below, above = utility.bounds()
@@ -317,25 +326,15 @@ class OneTargetTable(UtilityTable):
         return {"target": target}
 
 
-def one_target_table(
-    rules: Rules | CompiledRules | str,
-    target: int,
-    use_cache: bool = True,
-    progress: Progress | None = None,
-    allow_large: bool = False,
-    runner=None,
-    mapped: bool = False,
-    dtype: type = np.float32,
-) -> OneTargetTable:
+def one_target_table(rules: Rules | CompiledRules | str, target: int, **how: Any) -> OneTargetTable:
     """The table of one target, from the cache when it holds one (see
-    :class:`OneTargetTable`; the other options as :func:`target_table`)."""
+    :class:`OneTargetTable`); ``how``: as :func:`utility_table` takes it
+    (``use_cache``, ``progress``, ``allow_large``, ``runner``, ``mapped``, ``dtype``)."""
     game = as_game(rules)
     check_target(game, target)
-    utility = step_utility(game, target)
-    how = dict(use_cache=use_cache, progress=progress, allow_large=allow_large, runner=runner)
-    name = (OBJECTIVE_TARGET, {"target": int(target)})
     fields = {"target": int(target)}
-    return _cached_utility(game, utility, name, OneTargetTable, fields, mapped, dtype, how)
+    name = (OBJECTIVE_TARGET, fields)
+    return _cached_utility(game, step_utility(game, target), name, OneTargetTable, fields, **how)
 
 
 def reach_table(
