@@ -26,6 +26,7 @@ from dicelab.play.game import (
     load_record,
     record_header,
 )
+from dicelab.play.history import PricedGame
 from dicelab.rules import Rules
 
 FORMAT = "dicelab-duel"
@@ -343,16 +344,12 @@ def review_duel(
 
 
 @dataclass(frozen=True)
-class DuelResult:
+class DuelResult(PricedGame):
     """A finished duel as the history keeps it: the player's final score and
     decisions, each priced in win chance."""
 
     score: int
     decisions: list
-
-    @property
-    def total_cost(self) -> float:
-        return float(sum(d.cost for d in self.decisions))
 
 
 def duel_result(table: DuelTable, expected: ExpectedTable, record: dict) -> DuelResult:

@@ -55,6 +55,7 @@ from dicelab.engine.objectives.expected import ExpectedTable
 from dicelab.engine.table import SolvedTable
 from dicelab.errors import UserError, parse_nested, read_user_file
 from dicelab.plain import plain_fields
+from dicelab.play.history import PricedGame
 
 FORMAT = "dicelab-game"
 FORMAT_VERSION = 1
@@ -600,7 +601,7 @@ class Decision(PricedChoice):
 
 
 @dataclass(frozen=True)
-class Review:
+class Review(PricedGame):
     """A played game, decision by decision, against optimal play.
 
     ``luck`` splits the difference between the outcome and the expectation at the
@@ -619,10 +620,6 @@ class Review:
     expected_score: float
     outcome: float
     measure: str = "points"
-
-    @property
-    def total_cost(self) -> float:
-        return float(sum(d.cost for d in self.decisions))
 
     @property
     def mistakes(self) -> list[Decision]:

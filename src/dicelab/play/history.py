@@ -225,12 +225,25 @@ def _migrate(con: sqlite3.Connection, path: Path) -> None:
         _patiently(con, "PRAGMA journal_mode=WAL")
 
 
+class PricedGame:
+    """A played game as :func:`keep` reads it: its ``score`` and its ``decisions``,
+    each priced (``cost``), and what they cost in all. A reviewed game, a duel and a
+    game at a table add up their costs here alike."""
+
+    score: int
+    decisions: list
+
+    @property
+    def total_cost(self) -> float:
+        return float(sum(d.cost for d in self.decisions))
+
+
 def keep(record: dict, review, kind: str = "game", path: Path | None = None) -> int | None:
     """Keep a finished game with the figures of its review; returns its id, or
     ``None`` when the same record is kept already.
 
-    ``review`` is the game's :class:`dicelab.play.game.Review` (or any object with
-    ``score``, ``decisions`` and ``total_cost``; each decision with ``cost``,
+    ``review`` is the game's :class:`dicelab.play.game.Review` (or any
+    :class:`PricedGame`; each decision with ``cost``,
     ``mistake``, ``turn``, ``dice``, ``chosen`` and ``best``, and ``throw`` where
     known). Costs are expected points, or win chance for a duel or a game at a table.
     """
