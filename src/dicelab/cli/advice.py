@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
-from dicelab.cli.output import Console, check_plot_path
+from dicelab.cli.output import Console, check_plot_path, columns_table
 from dicelab.dice import parse_dice
 from dicelab.engine.advice.single import Advice, Position, advise, advise_target
 from dicelab.engine.objectives.expected import ExpectedTable, expected_table
@@ -57,6 +57,26 @@ def parse_filled(items: Sequence[str], rules: Rules) -> dict[str, int | None]:
             else:
                 raise UserError(f"box {box!r}: points {pts!r} are not a whole number (or ?)")
     return filled
+
+
+def typed_position(
+    rules: Rules,
+    dice: Sequence[str],
+    rerolls: int | None,
+    filled: Sequence[str],
+    upper: int | None,
+    bonuses: int,
+) -> Position:
+    """A player's position as the command line gives it: the dice showing, the rerolls
+    left (all of them after the first throw when not given) and the sheet's boxes
+    (:func:`parse_filled`), upper total and extra bonuses."""
+    return Position(
+        dice=tuple(parse_dice(dice, rules.faces)),
+        rerolls=rules.rolls - 1 if rerolls is None else rerolls,
+        filled=parse_filled(filled, rules),
+        upper_total=upper,
+        extra_bonuses=bonuses,
+    )
 
 
 def load_table(rules: str | Rules, quiet: bool = False) -> ExpectedTable:
@@ -108,13 +128,7 @@ def run_advise(
     console = console or Console()
     r = load_rules(rules)
     params = {k: v for k, v in (params or {}).items() if v is not None}
-    position = Position(
-        dice=tuple(parse_dice(dice, r.faces)),
-        rerolls=r.rolls - 1 if rerolls is None else rerolls,
-        filled=parse_filled(filled, r),
-        upper_total=upper,
-        extra_bonuses=bonuses,
-    )
+    position = typed_position(r, dice, rerolls, filled, upper, bonuses)
     if params and target is not None:
         names = " and ".join(f"--{n}" for n in params)
         raise UserError(f"{names} and --target play for different objectives: give one of them")
@@ -321,7 +335,6 @@ def show_review(result: Review, console: Console, mistakes_only: bool = False) -
         for line in review_summary(result):
             console.print(line)
         return
-    table = Table(show_header=True, header_style="bold", title=f"Review ({result.rules})")
     columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("turn", "right"),
         ("dice", "left"),
@@ -330,8 +343,7 @@ def show_review(result: Review, console: Console, mistakes_only: bool = False) -
         ("best", "left"),
         ("cost", "right"),
     )
-    for col, just in columns:
-        table.add_column(col, justify=just)
+    table = columns_table(columns, title=f"Review ({result.rules})")
     for d in shown:
         best = "" if not d.mistake else d.best.label
         style = "red" if d.cost >= 1 else ("yellow" if d.mistake else None)

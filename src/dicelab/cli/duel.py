@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-
-from dicelab.cli.output import Console, check_plot_path, progress_bar
+from dicelab.cli.output import (
+    Console,
+    check_plot_path,
+    columns_table,
+    justify_right,
+    progress_bar,
+)
 from dicelab.engine.advice.duel import DuelAdvice, Sheet, duel_advise
 from dicelab.engine.objectives.duel import DuelTable, duel_table
 from dicelab.engine.position import Position, check_turn
@@ -27,38 +31,23 @@ if TYPE_CHECKING:
     from rich.console import JustifyMethod
 
 
-def load_duel(
-    rules: Rules,
-    quiet: bool = False,
-    use_cache: bool = True,
-    allow_large: bool = False,
-    mapped: bool = False,
-    compare: bool = False,
-    runner=None,
-    store=None,
-) -> DuelTable:
-    """The duel table, solving it (with a progress bar) if it is not cached, and with
-    ``compare`` the strategy comparisons too (``runner``, ``store``: where the solve
-    runs, see :mod:`dicelab.engine.runtime.schedule`)."""
+def load_duel(rules: Rules, quiet: bool = False, **how: Any) -> DuelTable:
+    """The duel table, solving it (with a progress bar) if it is not cached; ``how``:
+    as :func:`~dicelab.engine.objectives.duel.duel_table` takes it (``use_cache``,
+    ``allow_large``, ``mapped``, ``compare``: the strategy comparisons too,
+    ``runner`` and ``store``), but for the progress, which the bar shows. A mapped
+    table found damaged is read whole: the damage is seen and the table solved anew."""
     from dicelab.engine.runtime.cache import DamagedTable
 
     game = compile_rules(rules)
     with progress_bar(f"solving the {rules.name} duel", enabled=not quiet, unit="work") as tick:
-        table = duel_table(
-            game,
-            use_cache=use_cache,
-            progress=tick,
-            allow_large=allow_large,
-            mapped=mapped,
-            compare=compare,
-            runner=runner,
-            store=store,
-        )
-        if mapped and table.meta.get("mapped") is not None:
+        table = duel_table(game, progress=tick, **how)
+        if how.get("mapped") and table.meta.get("mapped") is not None:
             try:
                 table.meta["mapped"].check(0, 1)
-            except DamagedTable:  # read whole: the damage is seen and the table solved anew
-                table = duel_table(game, use_cache=use_cache, progress=tick, compare=compare)
+            except DamagedTable:
+                again = {k: how[k] for k in ("use_cache", "compare") if k in how}
+                table = duel_table(game, progress=tick, **again)
     return table
 
 
@@ -184,9 +173,10 @@ def show_verdicts(table: DuelTable, console: Console, seconds: float, typed: str
             f"the solve, {_minutes(COMPARE_WEIGHT * solve)} here, once)."
         )
         return
-    grid = Table(title="Strategy pairs, exact (A moves first)", header_style="bold")
-    for col in ("A plays", "B plays", "A wins", "tie", "B wins", "A's chance"):
-        grid.add_column(col, justify="left" if "plays" in col else "right")
+    headings = ("A plays", "B plays", "A wins", "tie", "B wins", "A's chance")
+    grid = columns_table(
+        justify_right(headings, headings[2:]), title="Strategy pairs, exact (A moves first)"
+    )
     order = ("win-win", "win-expected", "expected-win", "expected-expected")
     for p in sorted(v["pairs"].values(), key=lambda p: order.index(f"{p['a']}-{p['b']}")):
         grid.add_row(
@@ -279,7 +269,6 @@ def show_duel_advice(
         f"{advice.my_score} to {advice.their_score}, {standing}; dice "
         f"{' '.join(map(str, sorted(dice)))}, {when}"
     )
-    table = Table(header_style="bold")
     columns: list[tuple[str, JustifyMethod]] = [
         ("#", "right"),
         ("option", "left"),
@@ -290,8 +279,7 @@ def show_duel_advice(
     ]
     if advice.leads is not None:
         columns.append(("expected lead", "right"))
-    for col, just in columns:
-        table.add_column(col, justify=just)
+    table = columns_table(columns)
     shown = advice.options if top <= 0 else advice.options[:top]
     for n, o in enumerate(shown, start=1):
         rank, score = advice.expected_rank[o.key]
@@ -354,18 +342,10 @@ def run_disagreements(
         f"{report.cost_per_game:.4f} of win chance per game."
     )
     ids = {c.id: c.label for c in r.categories}
-    t = Table(title="The largest disagreements", header_style="bold")
-    for col in (
-        "turn",
-        "score",
-        "open boxes: mine | theirs",
-        "dice",
-        "rerolls",
-        "to win",
-        "for points",
-        "cost",
-    ):
-        t.add_column(col, justify="right" if col in ("turn", "rerolls", "cost") else "left")
+    headings = ("turn", "score", "open boxes: mine | theirs", "dice", "rerolls", "to win",
+                "for points", "cost")  # fmt: skip
+    right = ("turn", "rerolls", "cost")
+    t = columns_table(justify_right(headings, right), title="The largest disagreements")
     for d in report.disagreements[: max(top, 0) or None]:
         mine = [ids[b] for b in ids if b not in d.my_filled]
         theirs = [ids[b] for b in ids if b not in d.their_filled]

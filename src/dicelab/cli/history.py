@@ -6,9 +6,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.table import Table
-
-from dicelab.cli.output import Console, check_plot_path
+from dicelab.cli.output import Console, check_plot_path, columns_table
 from dicelab.errors import UserError, read_user_file
 from dicelab.play import history
 
@@ -65,14 +63,12 @@ def show_history(shown: list, entries: list, console: Console) -> None:
     if not entries:
         console.print(f"no games kept yet in {history.history_path()}")
         return
-    table = Table(title=f"Games kept in {history.history_path()}", header_style="bold")
     kinds = {e.kind for e in shown}
     columns: list[tuple[str, JustifyMethod]] = [("#", "right"), ("ended", "left")]
     columns += [("kind", "left")] if kinds != {"game"} else []
     columns += [("rules", "left"), ("score", "right"), ("loss/decision", "right"),
                 ("mistakes", "right")]  # fmt: skip
-    for col, just in columns:
-        table.add_column(col, justify=just, no_wrap=True)
+    table = columns_table(columns, no_wrap=True, title=f"Games kept in {history.history_path()}")
     worst = []
     for e in shown:
         chance = e.kind in history.CHANCE_KINDS  # costs in win chance

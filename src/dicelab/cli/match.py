@@ -9,17 +9,16 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 from rich.table import Table
 
-from dicelab.cli.advice import load_table, parse_filled
+from dicelab.cli.advice import load_table, parse_filled, typed_position
 from dicelab.cli.output import progress_bar
-from dicelab.dice import parse_dice
+from dicelab.cli.seats import options_table
 from dicelab.engine.advice.duel import Sheet
-from dicelab.engine.advice.single import Position
 from dicelab.errors import UserError
 from dicelab.rules import Rules, load_rules
 from dicelab.text import plural
 
 if TYPE_CHECKING:
-    from rich.console import JustifyMethod
+    pass
 
 
 def run_match_advise(
@@ -47,13 +46,7 @@ def run_match_advise(
 
     console = console or Console()
     r = load_rules(rules)
-    position = Position(
-        dice=tuple(parse_dice(dice, r.faces)),
-        rerolls=r.rolls - 1 if rerolls is None else rerolls,
-        filled=parse_filled(mine, r),
-        upper_total=upper,
-        extra_bonuses=bonuses,
-    )
+    position = typed_position(r, dice, rerolls, mine, upper, bonuses)
     sheets = [Sheet(parse_filled([t], r)) for t in theirs]
     game = compile_rules(r)
     if not cache.table_path(r, OBJECTIVE_REMAINING).exists():  # sized before its solve
@@ -83,21 +76,8 @@ def show_match_advice(result, rules: Rules, console: Console, top: int = 12) -> 
     for n, pmf in enumerate(result.opponents, start=1):
         mean = sum(x * q for x, q in enumerate(pmf))
         console.print(f"  opponent {n}: expected final score {mean:.1f} if they play for points")
-    table = Table(header_style="bold")
-    columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("#", "right"),
-        ("option", "left"),
-        ("chance to finish first", "right"),
-        ("cost", "right"),
-    )
-    for col, just in columns:
-        table.add_column(col, justify=just)
-    shown = advice.options if top <= 0 else advice.options[:top]
-    for n, o in enumerate(shown, start=1):
-        style = "bold green" if o.cost <= 1e-9 else None
-        table.add_row(str(n), o.label, f"{o.value:.6f}", f"{o.cost:.6f}", style=style)
-    console.print(table)
-    hidden = len(advice.options) - len(shown)
+    console.print(options_table(advice.options, top, "chance to finish first", digits=6))
+    hidden = len(advice.options) - top if top > 0 else 0
     if hidden > 0:
         console.print(f"... and {hidden} more (--top 0 shows all)")
     note = f"Method: {result.method}; a tie for first shared; {result.seconds:.1f} s."

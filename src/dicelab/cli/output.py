@@ -7,10 +7,10 @@ the web page can reuse the same texts.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import rich.console
 from rich.console import Group
@@ -22,6 +22,8 @@ from dicelab.errors import UserError
 from dicelab.text import plural
 
 if TYPE_CHECKING:  # the rules model (pydantic, numpy) loads with the first rule set
+    from rich.console import JustifyMethod
+
     from dicelab.rules import Rules
 
 
@@ -33,6 +35,24 @@ class Console(rich.console.Console):
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("highlight", False)
         super().__init__(*args, **kwargs)
+
+
+def columns_table(
+    columns: Iterable[tuple[str, JustifyMethod]], *, no_wrap: bool = False, **settings: Any
+) -> Table:
+    """A table of the commands: bold headings, ``columns`` each a heading and how its
+    cells are justified (``no_wrap``: none of them wraps), ``settings`` the rest of
+    rich's :class:`~rich.table.Table` (a ``title``)."""
+    table = Table(header_style="bold", **settings)
+    for heading, justify in columns:
+        table.add_column(heading, justify=justify, no_wrap=no_wrap)
+    return table
+
+
+def justify_right(headings: Iterable[str], right: Container[str]) -> list[tuple[str, Any]]:
+    """The columns of :func:`columns_table` for ``headings``: those in ``right``
+    justified right (numbers), the others left."""
+    return [(h, "right" if h in right else "left") for h in headings]
 
 
 def scorecard(rules: Rules) -> Panel:

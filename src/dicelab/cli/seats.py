@@ -1,22 +1,32 @@
 """Games of several players in the terminal (a duel, a game at a table): the sheets
-side by side, the options ranked by a chance to win, the decisions reviewed."""
+side by side, the options ranked by a chance to win, the decisions reviewed.
+
+What you type: the dice to keep (``6 6`` or ``66``), ``all`` to stop rolling,
+``none`` to reroll everything, a box to score now; an empty line takes the best
+option, ``q`` stops (the game so far is saved).
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 
-from dicelab.cli.output import Console
+from dicelab.cli.output import Console, columns_table, justify_right
 from dicelab.engine.advice.single import TIE, Option
-from dicelab.rules import Rules
+from dicelab.errors import UserError
+from dicelab.rules import Rules, load_rules
 
 if TYPE_CHECKING:
     from rich.console import JustifyMethod
 
+    from dicelab.play.duel import SeatedGame
     from dicelab.play.game import Game
+
+Read = Callable[[str], str]
 
 HELP = (
     "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "
@@ -79,20 +89,21 @@ def choice_note(options: list[Option], choice: Option) -> str:
     return f" [yellow](costs {cost:.4f} against {options[0].label})[/yellow]"
 
 
-def options_table(options: list[Option], top: int, measure: str = "win chance") -> Table:
-    """The options of a decision, best first, with their ``measure`` and its cost."""
-    t = Table(header_style="bold")
+def options_table(
+    options: list[Option], top: int, measure: str = "win chance", digits: int = 4
+) -> Table:
+    """The first ``top`` options of a decision (0: all), best first, with their
+    ``measure`` and its cost to ``digits`` places, the best ones in green."""
     columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("#", "right"),
         ("option", "left"),
         (measure, "right"),
         ("cost", "right"),
     )
-    for col, just in columns:
-        t.add_column(col, justify=just)
+    t = columns_table(columns)
     for n, o in enumerate(options if top <= 0 else options[:top], start=1):
         style = "bold green" if o.cost <= TIE else None
-        t.add_row(str(n), o.label, f"{o.value:.4f}", f"{o.cost:.4f}", style=style)
+        t.add_row(str(n), o.label, f"{o.value:.{digits}f}", f"{o.cost:.{digits}f}", style=style)
     return t
 
 
@@ -131,10 +142,162 @@ def show_decisions(
     shown = mistakes if mistakes_only else decisions
     if not shown:
         return
-    t = Table(header_style="bold")
-    for col in ("turn", "dice", "rerolls", "chosen", "best", "cost"):
-        t.add_column(col, justify="right" if col in ("turn", "rerolls", "cost") else "left")
+    headings = ("turn", "dice", "rerolls", "chosen", "best", "cost")
+    t = columns_table(justify_right(headings, ("turn", "rerolls", "cost")))
     for d in shown:
         t.add_row(str(d.turn), " ".join(map(str, d.dice)), str(d.rerolls_left), d.chosen.label,
                   d.best.label, f"{d.cost:.4f}")  # fmt: skip
     console.print(t)
+
+
+def terminal_io(
+    console: Console | None, read: Read | None, record: Path | None, resume: Path | None
+) -> tuple[Console, Read]:
+    """The console and the reader of a game about to be played in the terminal (the
+    terminal's own by default), once ``record`` is known to overwrite no other game
+    (naming the game ``resume`` goes on with is allowed)."""
+    console = console or Console()
+    if record is not None and record.exists() and record != resume:
+        raise UserError(f"{record} already exists; name a new file with --record")
+    return console, read or (lambda prompt: console.input(prompt))
+
+
+def resuming(game: SeatedGame, resume: Path, noun: str, kind: str, console: Console) -> None:
+    """Say that the game (the ``noun`` of ``dicelab kind play``) saved in ``resume``
+    goes on; one finished already is refused: its review is what is left of it."""
+    if game.over:
+        raise UserError(f"the {noun} in {resume} is finished; see it with "
+                        f"dicelab {kind} review {resume}")  # fmt: skip
+    console.print(f"resuming {resume}")
+
+
+def recorded_rules(record: dict, missing: str) -> Rules:
+    """The rules a record of a game names (as they were named when it began, else by
+    their name); a record that names none is the :class:`UserError` ``missing``."""
+    source = record.get("rules_source") or record.get("rules")
+    if not isinstance(source, str):
+        raise UserError(missing)
+    return load_rules(source)
+
+
+def show_review(
+    console: Console,
+    rules: Rules,
+    seat: Any,
+    decisions: list,
+    as_json: bool,
+    what: str,
+    mistakes_only: bool,
+) -> None:
+    """A review of one seat's decisions, as a JSON object or as the table of
+    :func:`show_decisions` (priced in ``what``)."""
+    if not as_json:
+        show_decisions(decisions, console, what, mistakes_only)
+        return
+    out = {
+        "rules": rules.name,
+        "seat": seat,
+        "total_cost": sum(d.cost for d in decisions),
+        "decisions": [d.to_dict() for d in decisions],
+    }
+    console.print_json(json.dumps(out))
+
+
+class SeatsInTerminal:
+    """A game of several players (:class:`dicelab.play.duel.SeatedGame`) played in the
+    terminal by one person against the computer, to its end and its review: what a duel
+    and a game at a table show alike (each turn's heading and sheets, the throws, the
+    options ranked by ``measure``, every decision with the chance it leaves). A
+    subclass names the seats and says what a decision leaves."""
+
+    #: what the options are ranked by and the decisions priced in
+    measure = "win chance"
+    #: the command's word (``dicelab duel play``), the history's kind of game
+    kind = "duel"
+
+    def __init__(self, game: SeatedGame, console: Console, read: Read, show: bool, top: int):
+        self.game = game
+        self.console = console
+        self.read = read
+        self.show = show
+        self.top = top
+
+    def who(self, seat: Any) -> str:
+        return "you" if seat == self.game.record["human"] else "computer"
+
+    def options(self) -> list[Option]:
+        """The options of the decision at hand, best first."""
+        return self.game.options()
+
+    def said(self, choice: Option, human: bool) -> str:
+        """The chance a decision leaves, as said after it."""
+        raise NotImplementedError
+
+    def outcome(self) -> tuple[str, int]:
+        """The verdict of the finished game and the person's score."""
+        raise NotImplementedError
+
+    def review(self) -> list:
+        """The person's decisions in the finished game, priced in ``measure``."""
+        raise NotImplementedError
+
+    def sheets(self) -> Table:
+        """Every sheet side by side, with the scores so far."""
+        human = self.game.record["human"]
+        columns = [
+            (f"{seat} ({'you' if seat == human else 'computer'})", self.game.game_of(seat))
+            for seat in self.game.seats
+        ]
+        return sheets_table(self.game.rules, columns)
+
+    def step(self) -> None:
+        """One move of the mover: a throw, or a decision (asked of the person, taken
+        as advised for the computer)."""
+        game, console = self.game, self.console
+        seat = game.mover
+        assert seat is not None  # a step of a game still on
+        g = game.game_of(seat)
+        human = seat == game.record["human"]
+        who = self.who(seat)
+        if g.phase == "roll":
+            if g._turn is None:
+                console.print(f"\n[bold]turn {len(g.filled) + 1}: {who} "
+                              f"({game.seat_name(seat)})[/bold]")  # fmt: skip
+                console.print(self.sheets())
+            dice = g.roll()
+            console.print(f"{who} threw [bold]{' '.join(map(str, dice))}[/bold]")
+            return
+        options = self.options()
+        if not human:
+            choice = options[0]
+        else:
+            if self.show:
+                console.print(options_table(options, self.top, self.measure))
+            choice, options = ask_choice(game, g, options, self.read, console, self.show)
+        game.apply(choice)
+        note = choice_note(options, choice) if human else ""
+        console.print(f"{who}: {choice.label}; {self.said(choice, human)}{note}")
+
+    def play(self, path: Path, rules: str, opening: str) -> int:
+        """Play the game to its end, saved in ``path`` after every move, and review it
+        (kept in the history); returns the exit code. ``opening`` is the first line
+        said, before the seed; ``rules`` as named on the command line."""
+        from dicelab.cli.history import keep_game
+        from dicelab.play.duel import DuelResult
+        from dicelab.play.game import save_record
+
+        game, console = self.game, self.console
+        save_record(game.record, path)
+        console.print(f"{opening} (seed {game.record['seed']}); the game is saved in {path}")
+        again = f"dicelab {self.kind} play {rules} --resume {path}"
+        stopped = play_out(game, path, console, self.step, again)
+        if stopped is not None:
+            return stopped
+        verdict, score = self.outcome()
+        console.print(f"[bold]game over: {verdict}[/bold]")
+        console.print(self.sheets())
+        decisions = self.review()
+        show_decisions(decisions, console, self.measure)
+        keep_game(game.record, DuelResult(score, decisions), console, kind=self.kind)
+        console.print(f"the game record is in {path} (dicelab {self.kind} review {path})")
+        return 0

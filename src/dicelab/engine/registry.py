@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dicelab.errors import DamagedTable, UserError
+from dicelab.plain import plain_fields
 
 T = TypeVar("T")
 Progress = Callable[[int, int], None]
@@ -70,6 +71,17 @@ class SolveOptions:
     store: str | Path | None = None
     precision: str = "single"
     mapped: bool = False
+
+    def solver_kwargs(self, *names: str) -> dict[str, Any]:
+        """The options as the tables' solvers take them: ``use_cache``, ``progress``
+        and ``allow_large``, which every solver takes, and those of ``names`` (among
+        ``runner``, ``mapped``, ``store`` and ``precision``) that this one takes too.
+
+        >>> SolveOptions(cache=False).solver_kwargs("mapped")
+        {'use_cache': False, 'progress': None, 'allow_large': False, 'mapped': False}
+        """
+        how = {"use_cache": self.cache, "progress": self.progress, "allow_large": self.allow_large}
+        return how | {name: getattr(self, name) for name in names}
 
 
 @dataclass(frozen=True)
@@ -168,11 +180,7 @@ class Objective:
     def to_dict(self) -> dict:
         """Plain data for the page and the API."""
         return {
-            "name": self.name,
-            "summary": self.summary,
-            "unit": self.unit,
-            "value_name": self.value_name,
-            "menu": self.menu,
+            **plain_fields(self, "name summary unit value_name menu"),
             "params": [
                 {"name": p.name, "kind": p.kind.__name__, "help": p.help, "low": p.low,
                  "high": p.high, "default": p.default}

@@ -30,12 +30,21 @@ if TYPE_CHECKING:
     from dicelab.rules.compiled import CompiledRules
 
 
-class SolvedTable:
+@dataclass(repr=False, eq=False)
+class SolveRecord:
+    """What every solved table keeps of how it came to be: ``seconds``, the solve's
+    time (0 when read from the cache), and ``meta``, the cache record (``cached``,
+    ``path``, ...). Both are given by keyword, after the table's own fields."""
+
+    seconds: float = field(default=0.0, kw_only=True)
+    meta: dict = field(default_factory=dict, kw_only=True)
+
+
+class SolvedTable(SolveRecord):
     """The base of every solved table.
 
-    Subclasses hold ``game`` (the compiled rules), ``values`` (the solved array),
-    ``seconds`` (the solve's time, 0 when read from the cache) and ``meta`` (the cache
-    record: ``cached``, ``path``, ...), and say what their start value means in
+    Subclasses hold ``game`` (the compiled rules) and ``values`` (the solved array)
+    beside the :class:`SolveRecord`, and say what their start value means in
     :attr:`summary`.
 
     Examples
@@ -48,8 +57,6 @@ class SolvedTable:
     #: The objective's name, as the cache, the command line and :func:`dicelab.solve` spell it.
     objective: ClassVar[str] = ""
     values: Any
-    seconds: float
-    meta: dict
 
     if TYPE_CHECKING:  # a field of each subclass (a property of some)
 
@@ -139,8 +146,6 @@ class ExpectedScoreTable(SolvedTable):
     objective: ClassVar[str] = "expected"
     game: CompiledRules
     values: np.ndarray
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
 
     if TYPE_CHECKING:  # each subclass has them
 
@@ -161,3 +166,15 @@ class ExpectedScoreTable(SolvedTable):
     def final_value(self, score: int, **params) -> float:
         """A finished game's final score."""
         return float(score)
+
+
+class FollowsExpected:
+    """A table worked out along the expected-score optimum of its ``expected`` table
+    (the points to come, their spread, the split by box): its game is that table's,
+    and no second copy of the rules is kept beside it."""
+
+    expected: ExpectedScoreTable
+
+    @property
+    def game(self) -> CompiledRules:
+        return self.expected.game

@@ -9,6 +9,8 @@ to the last bit (``tests/test_turn_values.py`` checks it).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from dicelab.engine.kernels import rule_arrays
@@ -18,6 +20,21 @@ from dicelab.rules.placement import placed
 #: Values closer than this are a tie; the strategy then takes the first option
 #: (see :func:`strategy_boxes` and :func:`chosen_keeps`).
 TIE = 1e-9
+
+
+def open_boxes(
+    game: CompiledRules, score: np.ndarray, mask: int, y: int
+) -> Iterator[tuple[int, np.ndarray, np.ndarray | int]]:
+    """Each box ``c`` left open by ``mask``, in order, with its points for every roll
+    (``score[c]``) and the flag after it (``y``, but for the all-alike box: 1 where it
+    scores and the rules keep the flag): the boxes every final roll may go in, as
+    the best box and the strategy's box are chosen among them."""
+    for c in range(score.shape[0]):
+        if (mask >> c) & 1:
+            continue
+        pts = score[c]
+        y2 = np.where((pts > 0) & (game.n_flag == 2), 1, 0) if c == game.yahtzee else y
+        yield c, pts, y2
 
 
 def best_boxes(
@@ -32,14 +49,9 @@ def best_boxes(
     score as made on the turn's first throw (served points included).
     """
     score = game.served_score if first_throw else game.score
-    n_cat, n_rolls = score.shape
-    best = np.full(n_rolls, -np.inf)
+    best = np.full(score.shape[1], -np.inf)
     ordinary = game.roll_face < 0
-    for c in range(n_cat):
-        if (mask >> c) & 1:
-            continue
-        pts = score[c]
-        y2 = np.where((pts > 0) & (game.n_flag == 2), 1, 0) if c == game.yahtzee else y
+    for c, pts, y2 in open_boxes(game, score, mask, y):
         value = value_of(c, pts, 0, y2)
         np.maximum(best, np.where(ordinary, value, -np.inf), out=best)
     rules = rule_arrays(game, served=first_throw)
@@ -161,7 +173,7 @@ def strategy_boxes(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int
     spread, the split of the score by box) starts from here.
     """
     score = game.score
-    n_cat, n_rolls = score.shape
+    n_rolls = score.shape[1]
     cap = game.threshold
     best = np.full(n_rolls, -np.inf)
     box = np.full(n_rolls, -1, dtype=np.int64)
@@ -170,11 +182,7 @@ def strategy_boxes(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int
     y2 = np.zeros(n_rolls, dtype=np.int64)
     u2 = np.zeros(n_rolls, dtype=np.int64)
     ordinary = game.roll_face < 0
-    for c in range(n_cat):
-        if (mask >> c) & 1:
-            continue
-        p = score[c]
-        yc = np.where((p > 0) & (game.n_flag == 2), 1, 0) if c == game.yahtzee else y
+    for c, p, yc in open_boxes(game, score, mask, y):
         uc = np.where(game.upper[c] & (cap > 0), np.minimum(u + p, cap), u)
         a = p + V[mask | (1 << c), yc, uc]
         take = ordinary & (a > best + TIE)

@@ -9,13 +9,15 @@ replays it and prices every decision of the human player in win chance.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from dicelab.engine.objectives.duel import DuelTable, duel_turn_values
 from dicelab.engine.objectives.expected import ExpectedTable
 from dicelab.engine.position import TIE, Option, Position, rank, scorecard_state
 from dicelab.errors import UserError
+from dicelab.plain import plain_fields
 from dicelab.play.game import (
     Game,
     check_header,
@@ -24,13 +26,89 @@ from dicelab.play.game import (
     load_record,
     record_header,
 )
+from dicelab.play.history import PricedGame
+from dicelab.rules import Rules
 
 FORMAT = "dicelab-duel"
 FORMAT_VERSION = 1
 SEATS = ("A", "B")
 
+SeatT = TypeVar("SeatT", str, int)
 
-class DuelGame:
+
+def seats_seed(seed: int | None) -> int:
+    """The seed of a game of several players, checked, or drawn at random when none
+    is given; seat ``k``'s virtual dice are seeded ``seed + k``."""
+    check_seed(seed)
+    return secrets.randbelow(2**31) if seed is None else seed
+
+
+class SeatedGame(Generic[SeatT]):
+    """A game of several players in progress, whatever its seats are called (a duel's
+    ``"A"`` and ``"B"``, a table's 1 to 4): one way to know whether it is over, to
+    carry out the mover's option and to read one typed, so that a duel and a game at
+    a table, and whatever plays them in the terminal, behave alike. A subclass gives
+    ``mover``, ``seats``, :meth:`game_of` and :meth:`options`."""
+
+    record: dict
+    expected: ExpectedTable
+
+    @property
+    def mover(self) -> SeatT | None:
+        """The seat to play, ``None`` when every sheet is full."""
+        raise NotImplementedError
+
+    @property
+    def rules(self) -> Rules:
+        """The rules played: those of the expected-score table each seat's game keeps
+        its score by."""
+        return self.expected.rules
+
+    @property
+    def seats(self) -> tuple[SeatT, ...]:
+        """Every seat, in the order they play."""
+        raise NotImplementedError
+
+    def seat_name(self, seat: SeatT) -> str:
+        """A seat as a turn's heading names it (``A``, ``seat 1``)."""
+        return str(seat)
+
+    def game_of(self, seat: SeatT) -> Game:
+        """The one-player game of ``seat``."""
+        raise NotImplementedError
+
+    def options(self, rerolls: int | None = None) -> list[Option]:
+        """Every option of the decision at hand, by the mover's chance, best first."""
+        raise NotImplementedError
+
+    @property
+    def over(self) -> bool:
+        return self.mover is None
+
+    @property
+    def _seat(self) -> SeatT:
+        """The seat to play, while the game is on (a turn or a decision at hand)."""
+        seat = self.mover
+        assert seat is not None, "the game is over"
+        return seat
+
+    def apply(self, option: Option) -> None:
+        """Carry out an option of :meth:`options` for the mover."""
+        g = self.game_of(self._seat)
+        if option.kind == "keep":
+            assert option.keep is not None  # a keep option holds its dice
+            g.keep(list(option.keep))
+        else:
+            assert option.box is not None  # a box option names its box
+            g.fill(option.box)
+
+    def find(self, text: str, options: list[Option]) -> Option:
+        """The option the person typed: dice to keep, ``all``, ``none`` or a box."""
+        g = self.game_of(self._seat)
+        return find_typed(g, text, options, lambda: self.options(rerolls=0))
+
+
+class DuelGame(SeatedGame[str]):
     """Two players' games in alternation; ``human`` is the seat of the person playing."""
 
     def __init__(
@@ -43,9 +121,7 @@ class DuelGame:
     ):
         if human not in SEATS:
             raise UserError(f"seat: got {human!r}, expected A (first) or B (second)")
-        check_seed(seed)
-        if seed is None:
-            seed = secrets.randbelow(2**31)
+        seed = seats_seed(seed)
         self.table = table
         self.expected = expected
         self.games = {
@@ -73,10 +149,6 @@ class DuelGame:
         return game
 
     @property
-    def rules(self):
-        return self.table.rules
-
-    @property
     def mover(self) -> str | None:
         """The seat to play (``None`` when both sheets are full)."""
         a, b = self.games["A"], self.games["B"]
@@ -89,15 +161,11 @@ class DuelGame:
         return "B"
 
     @property
-    def over(self) -> bool:
-        return self.mover is None
+    def seats(self) -> tuple[str, ...]:
+        return SEATS
 
-    @property
-    def _seat(self) -> str:
-        """The seat to play, while the duel is on (a decision at hand)."""
-        seat = self.mover
-        assert seat is not None, "the duel is over"
-        return seat
+    def game_of(self, seat: str) -> Game:
+        return self.games[seat]
 
     def state(self, seat: str) -> tuple[int, int]:
         """Player state and score so far (without the upper bonus) of a seat."""
@@ -119,20 +187,6 @@ class DuelGame:
         roll = space.index(tuple(_thrown(g.dice)))
         left = g.rerolls_left if rerolls is None else rerolls
         return rank(self.table.game, turn, roll, left, 0.0)
-
-    def apply(self, option: Option) -> None:
-        """Carry out an option of :meth:`options` for the mover."""
-        g = self.games[self._seat]
-        if option.kind == "keep":
-            assert option.keep is not None  # a keep option holds its dice
-            g.keep(list(option.keep))
-        else:
-            assert option.box is not None  # a box option names its box
-            g.fill(option.box)
-
-    def find(self, text: str, options: list[Option]) -> Option:
-        """The option a player typed: dice to keep, ``all``, ``none`` or a box."""
-        return find_typed(self.games[self._seat], text, options, lambda: self.options(rerolls=0))
 
 
 def find_typed(g: Game, text: str, options: list[Option], boxes_now) -> Option:
@@ -228,18 +282,31 @@ def replay(table: DuelTable, expected: ExpectedTable, record: dict) -> Iterator[
     check_duel_record(record, table)
     duel = DuelGame(table, expected, seed=0, human=record["human"])
     duel.games = {"A": Game(expected, dice="real"), "B": Game(expected, dice="real")}
-    turns = {"A": record["a"]["turns"], "B": record["b"]["turns"]}
+    turns = [record["a"]["turns"], record["b"]["turns"]]
+    return replay_seats(duel, turns, "duel", lambda seat: True)
+
+
+def replay_seats(
+    game: SeatedGame, turns: list[list], what: str, priced: Callable[[SeatT], bool]
+) -> Iterator[DuelDecision]:
+    """Play a recorded game of several players again on ``game`` (its dice real), a
+    round at a time: ``turns`` holds each seat's recorded turns, in the order of
+    ``game.seats``. Yields the decisions of the seats ``priced(seat)``, in the order
+    they were made (the other seats' turns are played unpriced). ``what`` names the
+    record in a mistake. One replay for a duel and a game at a table alike."""
     try:
-        for t in range(table.rules.n_categories):
-            for seat in SEATS:
-                if t >= len(turns[seat]):
+        for t in range(game.rules.n_categories):
+            for seat, recorded in zip(game.seats, turns, strict=True):
+                if t >= len(recorded):
                     return
-                steps = replay_turn(duel.games[seat], turns[seat][t], f"turn {t + 1} of {seat}",
-                                    duel.options)  # fmt: skip
-                for dice, rerolls, chosen, best in steps:
+                where = f"turn {t + 1} of {game.seat_name(seat)}"
+                ranked = game.options if priced(seat) else None
+                for dice, rerolls, chosen, best in replay_turn(
+                    game.game_of(seat), recorded[t], where, ranked
+                ):
                     yield DuelDecision(t + 1, seat, dice, rerolls, chosen, best)
     except (KeyError, TypeError, ValueError) as exc:
-        raise UserError(f"duel record: broken turn data ({exc})") from None
+        raise UserError(f"{what} record: broken turn data ({exc})") from None
 
 
 def replay_turn(g: Game, rt: dict, where: str, options=None):
@@ -277,16 +344,12 @@ def review_duel(
 
 
 @dataclass(frozen=True)
-class DuelResult:
+class DuelResult(PricedGame):
     """A finished duel as the history keeps it: the player's final score and
     decisions, each priced in win chance."""
 
     score: int
     decisions: list
-
-    @property
-    def total_cost(self) -> float:
-        return float(sum(d.cost for d in self.decisions))
 
 
 def duel_result(table: DuelTable, expected: ExpectedTable, record: dict) -> DuelResult:
@@ -334,13 +397,9 @@ class Disagreement:
         return self.my_score - self.their_score
 
     def to_dict(self) -> dict:
+        names = "turn seat my_boxes their_boxes my_score their_score"
         return {
-            "turn": self.turn,
-            "seat": self.seat,
-            "my_boxes": self.my_filled,
-            "their_boxes": self.their_filled,
-            "my_score": self.my_score,
-            "their_score": self.their_score,
+            **plain_fields(self, names, my_boxes="my_filled", their_boxes="their_filled"),
             "dice": list(self.dice),
             "rerolls_left": self.rerolls_left,
             "to_win": self.to_win.label,
@@ -381,6 +440,30 @@ class DisagreementReport:
         }
 
 
+def duel_decisions(
+    table: DuelTable,
+    expected: ExpectedTable,
+    games: int,
+    seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[tuple[DuelGame, str]]:
+    """Every decision met in ``games`` duels played one after another (the dice of
+    duel ``n`` seeded ``seed + 2 * n``), as the duel and the seat to decide, its dice
+    thrown; the caller carries out an option (``apply``) before taking the next.
+    ``progress(done, games)`` is told after each duel. The one loop of every count
+    over duels played by the computer on both seats."""
+    for n in range(games):
+        duel = DuelGame(table, expected, seed=seed + 2 * n)
+        while (seat := duel.mover) is not None:
+            g = duel.games[seat]
+            if g.phase == "roll":
+                g.roll()
+                continue
+            yield duel, seat
+        if progress is not None:
+            progress(n + 1, games)
+
+
 def find_disagreements(
     table: DuelTable, expected: ExpectedTable, games: int = 200, seed: int = 0, progress=None
 ) -> DisagreementReport:
@@ -397,50 +480,43 @@ def find_disagreements(
     found: dict[tuple, Disagreement] = {}
     decisions = occurrences = 0
     total = 0.0
-    for n in range(games):
-        duel = DuelGame(table, expected, seed=seed + 2 * n)
-        while (seat := duel.mover) is not None:
-            g = duel.games[seat]
-            if g.phase == "roll":
-                g.roll()
-                continue
-            dice = g.dice
-            assert dice is not None  # a decision: the dice are thrown
-            options = duel.options()
-            other = duel.games["B" if seat == "A" else "A"]
-            plain = advise(
-                expected,
-                Position(tuple(dice), g.rerolls_left, g.filled, extra_bonuses=g.extra_bonuses),
+    for duel, seat in duel_decisions(table, expected, games, seed, progress):
+        g = duel.games[seat]
+        dice = g.dice
+        assert dice is not None  # a decision: the dice are thrown
+        options = duel.options()
+        other = duel.games["B" if seat == "A" else "A"]
+        plain = advise(
+            expected,
+            Position(tuple(dice), g.rerolls_left, g.filled, extra_bonuses=g.extra_bonuses),
+        )
+        decisions += 1
+        choice = next(o for o in options if o.key == plain.options[0].key)
+        if options[0].value - choice.value > TIE:
+            _, mine = duel.state(seat)
+            _, theirs = duel.state("B" if seat == "A" else "A")
+            d = Disagreement(
+                len(g.filled) + 1,
+                seat,
+                dict(g.filled),
+                dict(other.filled),
+                mine,
+                theirs,
+                tuple(dice),
+                g.rerolls_left,
+                options[0],
+                choice,
             )
-            decisions += 1
-            choice = next(o for o in options if o.key == plain.options[0].key)
-            if options[0].value - choice.value > TIE:
-                _, mine = duel.state(seat)
-                _, theirs = duel.state("B" if seat == "A" else "A")
-                d = Disagreement(
-                    len(g.filled) + 1,
-                    seat,
-                    dict(g.filled),
-                    dict(other.filled),
-                    mine,
-                    theirs,
-                    tuple(dice),
-                    g.rerolls_left,
-                    options[0],
-                    choice,
-                )
-                key = (
-                    seat,
-                    tuple(sorted(d.my_filled.items())),
-                    tuple(sorted(d.their_filled.items())),
-                    d.dice,
-                    d.rerolls_left,
-                )
-                found[key] = d
-                occurrences += 1
-                total += d.cost
-            duel.apply(options[0])
-        if progress is not None:
-            progress(n + 1, games)
+            key = (
+                seat,
+                tuple(sorted(d.my_filled.items())),
+                tuple(sorted(d.their_filled.items())),
+                d.dice,
+                d.rerolls_left,
+            )
+            found[key] = d
+            occurrences += 1
+            total += d.cost
+        duel.apply(options[0])
     ordered = sorted(found.values(), key=lambda d: -d.cost)
     return DisagreementReport(games, decisions, ordered, occurrences, total)

@@ -54,6 +54,8 @@ from dicelab.engine.advice.single import TIE, Advice, Option, Position, advise
 from dicelab.engine.objectives.expected import ExpectedTable
 from dicelab.engine.table import SolvedTable
 from dicelab.errors import UserError, parse_nested, read_user_file
+from dicelab.plain import plain_fields
+from dicelab.play.history import PricedGame
 
 FORMAT = "dicelab-game"
 FORMAT_VERSION = 1
@@ -561,9 +563,26 @@ def _replay(game: Game, record: dict) -> Iterator[_Step]:
 
 
 # -- review ------------------------------------------------------------------------------
+class PricedChoice:
+    """A choice against the best option of its decision, priced as the options are
+    ranked (``chosen.cost``): what a reviewed decision and a graded answer share."""
+
+    chosen: Option
+    best: Option
+
+    @property
+    def cost(self) -> float:
+        """What the choice loses against the best option (0 for a best choice)."""
+        return self.chosen.cost
+
+    @property
+    def mistake(self) -> bool:
+        return self.cost > TIE
+
+
 @dataclass(frozen=True)
-class Decision:
-    """One decision of a played game, priced against the best option."""
+class Decision(PricedChoice):
+    """One decision of a played game, priced in expected points against the best option."""
 
     turn: int
     throw: int
@@ -580,18 +599,9 @@ class Decision:
     #: expected score by box (see :func:`review`); else empty
     why: str = ""
 
-    @property
-    def cost(self) -> float:
-        """Expected points lost against the best option (0 for a best choice)."""
-        return self.chosen.cost
-
-    @property
-    def mistake(self) -> bool:
-        return self.chosen.cost > TIE
-
 
 @dataclass(frozen=True)
-class Review:
+class Review(PricedGame):
     """A played game, decision by decision, against optimal play.
 
     ``luck`` splits the difference between the outcome and the expectation at the
@@ -610,10 +620,6 @@ class Review:
     expected_score: float
     outcome: float
     measure: str = "points"
-
-    @property
-    def total_cost(self) -> float:
-        return float(sum(d.cost for d in self.decisions))
 
     @property
     def mistakes(self) -> list[Decision]:
@@ -643,15 +649,9 @@ class Review:
     def to_dict(self) -> dict:
         """Plain data for JSON output."""
         return {
-            "rules": self.rules,
-            "measure": self.measure,
-            "finished": self.finished,
-            "score": self.score,
-            "expected_score": self.expected_score,
-            "total_cost": self.total_cost,
+            **plain_fields(self, "rules measure finished score expected_score total_cost"),
             "mistakes": len(self.mistakes),
-            "luck": self.luck,
-            "outcome": self.outcome,
+            **plain_fields(self, "luck outcome"),
             "average_cost": self.total_cost / len(self.decisions) if self.decisions else 0.0,
             "by_kind": self.by_kind(),
             "decisions": [

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dicelab.errors import UserError
+from dicelab.plain import plain_fields
 
 #: ``PRAGMA application_id`` of a dicelab history ("DLHI").
 APPLICATION_ID = 0x444C4849
@@ -106,18 +107,8 @@ class Entry:
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(self.finished_at))
 
     def to_dict(self) -> dict:
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "rules": self.rules,
-            "finished_at": self.when,
-            "score": self.score,
-            "decisions": self.decisions,
-            "mistakes": self.mistakes,
-            "total_cost": self.total_cost,
-            "average_cost": self.average_cost,
-            "worst": self.worst,
-        }
+        names = "id kind rules finished_at score decisions mistakes total_cost average_cost worst"
+        return plain_fields(self, names, finished_at="when")
 
 
 #: A row of the games as :func:`entries` selects it: an entry's fields, ``worst`` as JSON.
@@ -234,12 +225,25 @@ def _migrate(con: sqlite3.Connection, path: Path) -> None:
         _patiently(con, "PRAGMA journal_mode=WAL")
 
 
+class PricedGame:
+    """A played game as :func:`keep` reads it: its ``score`` and its ``decisions``,
+    each priced (``cost``), and what they cost in all. A reviewed game, a duel and a
+    game at a table add up their costs here alike."""
+
+    score: int
+    decisions: list
+
+    @property
+    def total_cost(self) -> float:
+        return float(sum(d.cost for d in self.decisions))
+
+
 def keep(record: dict, review, kind: str = "game", path: Path | None = None) -> int | None:
     """Keep a finished game with the figures of its review; returns its id, or
     ``None`` when the same record is kept already.
 
-    ``review`` is the game's :class:`dicelab.play.game.Review` (or any object with
-    ``score``, ``decisions`` and ``total_cost``; each decision with ``cost``,
+    ``review`` is the game's :class:`dicelab.play.game.Review` (or any
+    :class:`PricedGame`; each decision with ``cost``,
     ``mistake``, ``turn``, ``dice``, ``chosen`` and ``best``, and ``throw`` where
     known). Costs are expected points, or win chance for a duel or a game at a table.
     """

@@ -12,7 +12,6 @@ the person playing in chance to finish first.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 
 from dicelab.engine.advice.duel import Sheet
@@ -20,14 +19,14 @@ from dicelab.engine.advice.match import MAX_PLAYERS, METHODS, MIN_PLAYERS, Match
 from dicelab.engine.advice.single import Option
 from dicelab.engine.objectives.expected import ExpectedTable
 from dicelab.errors import UserError
-from dicelab.play.duel import DuelDecision, find_typed, replay_turn
-from dicelab.play.game import Game, check_header, check_seed, load_record, record_header
+from dicelab.play.duel import DuelDecision, SeatedGame, replay_seats, seats_seed
+from dicelab.play.game import Game, check_header, load_record, record_header
 
 FORMAT = "dicelab-match"
 FORMAT_VERSION = 1
 
 
-class MatchGame:
+class MatchGame(SeatedGame[int]):
     """Every seat's game, in turn; ``human`` is the seat (1 first) of the person
     playing, the others are computer players who play to win."""
 
@@ -48,9 +47,7 @@ class MatchGame:
             raise UserError(f"seat: got {human!r}, expected 1 to {players}")
         if method not in METHODS:
             raise UserError(f"method: got {method!r}, expected one of {', '.join(METHODS)}")
-        check_seed(seed)
-        if seed is None:
-            seed = secrets.randbelow(2**31)
+        seed = seats_seed(seed)
         self.expected = expected
         self.method = method
         self.games = [
@@ -79,10 +76,6 @@ class MatchGame:
         return game
 
     @property
-    def rules(self):
-        return self.expected.rules
-
-    @property
     def mover(self) -> int | None:
         """The seat to play (1 first), ``None`` when every sheet is full."""
         for k, g in enumerate(self.games):
@@ -94,15 +87,14 @@ class MatchGame:
         return counts.index(min(counts)) + 1
 
     @property
-    def over(self) -> bool:
-        return self.mover is None
+    def seats(self) -> tuple[int, ...]:
+        return tuple(range(1, len(self.games) + 1))
 
-    @property
-    def _seat(self) -> int:
-        """The seat to play, while the game is on (a turn or a decision at hand)."""
-        seat = self.mover
-        assert seat is not None, "the game is over"
-        return seat
+    def seat_name(self, seat: int) -> str:
+        return f"seat {seat}"
+
+    def game_of(self, seat: int) -> Game:
+        return self.games[seat - 1]
 
     def turn(self, progress=None) -> MatchTurn:
         """The advice of the turn under way (worked out once for it)."""
@@ -128,21 +120,6 @@ class MatchGame:
         if rerolls is not None:
             position = replace(position, rerolls=rerolls)
         return self.turn(progress).advise(position).options
-
-    def apply(self, option: Option) -> None:
-        """Carry out an option of :meth:`options` for the mover."""
-        g = self.games[self._seat - 1]
-        if option.kind == "keep":
-            assert option.keep is not None  # a keep option holds its dice
-            g.keep(list(option.keep))
-        else:
-            assert option.box is not None  # a box option names its box
-            g.fill(option.box)
-
-    def find(self, text: str, options: list[Option]) -> Option:
-        """The option the person typed: dice to keep, ``all``, ``none`` or a box."""
-        g = self.games[self._seat - 1]
-        return find_typed(g, text, options, lambda: self.options(rerolls=0))
 
     def standings(self) -> list[int]:
         """Every seat's score so far (upper bonus included once earned)."""
@@ -181,17 +158,7 @@ def replay(expected: ExpectedTable, record: dict, seat: int) -> Iterator[DuelDec
     table = MatchGame(expected, record["players"], seed=0, method=record.get("method", "auto"))
     table.games = [Game(expected, dice="real") for _ in range(record["players"])]
     turns = [sheet.get("turns", []) for sheet in record["sheets"]]
-    try:
-        for t in range(expected.rules.n_categories):
-            for k, g in enumerate(table.games):
-                if t >= len(turns[k]):
-                    return
-                where = f"turn {t + 1} of seat {k + 1}"
-                ranked = table.options if k + 1 == seat else None
-                for dice, rerolls, chosen, best in replay_turn(g, turns[k][t], where, ranked):
-                    yield DuelDecision(t + 1, seat, dice, rerolls, chosen, best)
-    except (KeyError, TypeError, ValueError) as exc:
-        raise UserError(f"match record: broken turn data ({exc})") from None
+    return replay_seats(table, turns, "match", lambda k: k == seat)
 
 
 def review_match(expected: ExpectedTable, record: dict, seat: int | None = None):

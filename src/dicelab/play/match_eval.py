@@ -33,26 +33,20 @@ def agreement(
     ``choose(game)`` gives the key of the option the strategy takes in a
     :class:`~dicelab.play.duel.DuelGame`."""
     from dicelab.engine.advice.single import TIE, advise
-    from dicelab.play.duel import DuelGame
+    from dicelab.play.duel import duel_decisions
 
     decisions = same = 0
-    for n in range(games):
-        game = DuelGame(duel, expected, seed=seed + 2 * n)
-        while (mover := game.mover) is not None:
-            g = game.games[mover]
-            if g.phase == "roll":
-                g.roll()
-                continue
-            options = game.options()  # by the win-optimal chances
-            if mover != seat:
-                plain = advise(expected, g.position())
-                game.apply(next(o for o in options if o.key == plain.options[0].key))
-                continue
-            key = choose(game)
-            chosen = next(o for o in options if o.key == key)
-            decisions += 1
-            same += options[0].value - chosen.value <= TIE
-            game.apply(chosen)
+    for game, mover in duel_decisions(duel, expected, games, seed):
+        options = game.options()  # by the win-optimal chances
+        if mover != seat:
+            plain = advise(expected, game.games[mover].position())
+            game.apply(next(o for o in options if o.key == plain.options[0].key))
+            continue
+        key = choose(game)
+        chosen = next(o for o in options if o.key == key)
+        decisions += 1
+        same += options[0].value - chosen.value <= TIE
+        game.apply(chosen)
     return decisions, same
 
 

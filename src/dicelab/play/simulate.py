@@ -108,6 +108,14 @@ def finish_sheet(u, R, bonus_points, out):
 
 
 @njit(cache=True, inline="always")
+def tally_row(results, g, out):
+    """Game ``g``'s tally (:func:`write_box`, :func:`finish_sheet`) into its row of
+    ``results``: score, upper bonus, extra bonuses, the all-same box scored."""
+    for j in range(4):
+        results[g, j] = out[j]
+
+
+@njit(cache=True, inline="always")
 def _throws(levels, arg, draws, pos, keep_size, D):
     """A turn's throws: all the dice from draw ``pos`` on, then the best keep
     ``arg[n]`` before each reroll ``n = levels .. 1`` until a keep holds every die.
@@ -212,8 +220,7 @@ def _play_block(counter, w, draws, V, keep_size, R, D, served, SR, bonus_points,
     g = take(counter)
     while g < draws.shape[0]:
         _play_game(draws[g], V, scratch, keep_size, R, D, served, SR, bonus_points, alike, out)
-        for j in range(4):
-            results[g, j] = out[j]
+        tally_row(results, g, out)
         g = take(counter)
 
 
@@ -262,8 +269,7 @@ def _play_saved_block(counter, w, draws, V, keep_size, R, D, bonus_points, alike
     g = take(counter)
     while g < draws.shape[0]:
         _play_saved_game(draws[g], V, A, cand, arg, keep_size, R, D, bonus_points, alike_box, out)
-        for j in range(4):
-            results[g, j] = out[j]
+        tally_row(results, g, out)
         g = take(counter)
 
 

@@ -28,7 +28,7 @@ import numpy as np
 from dicelab.engine.advice.single import TIE, Advice, Option, Position, advise
 from dicelab.engine.objectives.expected import ExpectedTable
 from dicelab.errors import UserError
-from dicelab.play.game import DECISION_KINDS, Game, find_box_option, record_header
+from dicelab.play.game import DECISION_KINDS, Game, PricedChoice, find_box_option, record_header
 
 FORMAT = "dicelab-training"
 FORMAT_VERSION = 1
@@ -85,7 +85,7 @@ class Question:
 
 
 @dataclass(frozen=True)
-class Graded:
+class Graded(PricedChoice):
     """An answer against the best option: what it costs, and why."""
 
     question: Question
@@ -94,18 +94,10 @@ class Graded:
     why: str = ""
 
     @property
-    def cost(self) -> float:
-        return self.chosen.cost
-
-    @property
     def correct(self) -> bool:
-        return self.chosen.cost <= TIE
+        return not self.mistake
 
     # the figures of a reviewed decision, for the history
-    @property
-    def mistake(self) -> bool:
-        return not self.correct
-
     @property
     def turn(self) -> int:
         return len(self.question.position.filled) + 1

@@ -358,7 +358,7 @@ def match_turn(
         mask, upper, flag, score = scorecard_state(expected, position)
         u, y = game.turn_state(upper, flag)
         rest = (mask, y, u, score)  # the rest of this game only
-        table = solve_utility(game, utility, progress, allow_large=allow_large, start=rest)
+        table = solve_utility(game, utility, rest, progress=progress, allow_large=allow_large)
     seconds = time.perf_counter() - start
     return MatchTurn(game, expected, list(theirs), pmfs, method, table, seconds, utility)
 

@@ -404,8 +404,6 @@ class DuelTable(SolvedTable):
     game: CompiledRules
     space: DuelSpace
     values: np.ndarray
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
 
     objective: ClassVar[str] = "duel"
 
@@ -734,16 +732,7 @@ def duel_turn_values(table: DuelTable, mover: int, other: int, lead: int) -> Due
 def solve_objective(game: CompiledRules, spec, options) -> DuelTable:
     """The registry's solve: the two-player table, without the strategy comparisons
     (they are asked for apart)."""
-    return duel_table(
-        game,
-        use_cache=options.cache,
-        progress=options.progress,
-        allow_large=options.allow_large,
-        mapped=options.mapped,
-        compare=False,
-        runner=options.runner,
-        store=options.store,
-    )
+    return duel_table(game, compare=False, **options.solver_kwargs("mapped", "runner", "store"))
 
 
 def objective_facts(rules, spec):

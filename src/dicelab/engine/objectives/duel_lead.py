@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -107,8 +107,6 @@ class LeadTable(SolvedTable):
     settled: np.ndarray
     #: the duel table's chances in float32, as the lead pass compared them
     chances: np.ndarray
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
 
     objective: ClassVar[str] = OBJECTIVE_LEAD
 
@@ -316,13 +314,7 @@ def solve_objective(game: CompiledRules, spec, options) -> LeadTable:
     """The registry's solve: the expected leads, worked out in this process."""
     if options.runner is not None:
         raise UserError("runner: the duel-lead table is worked out in this process")
-    return lead_table(
-        game,
-        use_cache=options.cache,
-        progress=options.progress,
-        allow_large=options.allow_large,
-        mapped=options.mapped,
-    )
+    return lead_table(game, **options.solver_kwargs("mapped"))
 
 
 def objective_facts(rules, spec):

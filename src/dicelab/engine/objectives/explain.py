@@ -25,14 +25,14 @@ option add up to its expected final score to the last digits.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from dicelab.engine import turn
 from dicelab.engine.runtime.cost import Cost, expected_cost
-from dicelab.engine.table import SolvedTable
+from dicelab.engine.table import FollowsExpected, SolvedTable
 from dicelab.errors import UserError
 from dicelab.rules.compiled import (
     CompiledRules,
@@ -118,7 +118,7 @@ def explain_cost(game: CompiledRules) -> Cost:
 
 # -- the table ----------------------------------------------------------------------------
 @dataclass(repr=False)
-class ExplainTable(SolvedTable):
+class ExplainTable(FollowsExpected, SolvedTable):
     """``values[layout.rows(mask, y, u) + j]``: part ``j`` of the points to come from a
     turn start (see :class:`PartsLayout`); ``expected`` is the double-precision
     expected-score table whose strategy they follow.
@@ -134,14 +134,8 @@ class ExplainTable(SolvedTable):
 
     expected: ExpectedTable
     values: np.ndarray
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
 
     objective: ClassVar[str] = OBJECTIVE_EXPLAIN
-
-    @property
-    def game(self) -> CompiledRules:
-        return self.expected.game
 
     @property
     def layout(self) -> PartsLayout:
@@ -644,14 +638,7 @@ def solve_objective(game: CompiledRules, spec, options) -> ExplainTable:
     the parts add up exactly."""
     from dicelab.engine.objectives.expected import expected_table
 
-    double = expected_table(
-        game,
-        use_cache=options.cache,
-        progress=options.progress,
-        allow_large=options.allow_large,
-        runner=options.runner,
-        precision="double",
-    )
+    double = expected_table(game, precision="double", **options.solver_kwargs("runner"))
     return explain_table(
         game, double, options.cache, options.progress, options.allow_large, mapped=options.mapped
     )

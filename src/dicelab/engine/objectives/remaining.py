@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from dicelab.engine.objectives.expected import ExpectedTable, expected_table
 from dicelab.engine.runtime.cost import Cost
-from dicelab.engine.table import SolvedTable
+from dicelab.engine.table import FollowsExpected, SolvedTable
 from dicelab.errors import UserError
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
 
@@ -66,7 +66,7 @@ def remaining_cost(game: CompiledRules) -> Cost:
 
 
 @dataclass(repr=False)
-class RemainingTable(SolvedTable):
+class RemainingTable(FollowsExpected, SolvedTable):
     """``values`` holds, state by state, the chance of each number of points to come
     from a turn start under the expected-score optimum.
 
@@ -81,14 +81,8 @@ class RemainingTable(SolvedTable):
     hi: np.ndarray
     off: np.ndarray
     values: np.ndarray
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
 
     objective: ClassVar[str] = OBJECTIVE_REMAINING
-
-    @property
-    def game(self) -> CompiledRules:
-        return self.expected.game
 
     def value(self) -> float:
         """Expected final score of a whole game (the mean of the start's row)."""
@@ -162,7 +156,7 @@ def solve_remaining(
     kept.insert(0, np.concatenate([lo.ravel(), hi.ravel()]).astype(np.float32))
     off = _offsets(game, lo, hi) + 2 * size
     seconds = time.perf_counter() - start
-    return RemainingTable(values, lo, hi, off, np.concatenate(kept), seconds)
+    return RemainingTable(values, lo, hi, off, np.concatenate(kept), seconds=seconds)
 
 
 def _layer_work(game: CompiledRules) -> np.ndarray:
@@ -287,13 +281,7 @@ def _layer_rows(states, Q, qoff, slots, R, nxt):
 def solve_objective(game, spec, options) -> RemainingTable:
     """The registry's solve: the points to come from every state (for a table at
     play), its rows memory-mapped where ``options.mapped``."""
-    return remaining_table(
-        game,
-        use_cache=options.cache,
-        progress=options.progress,
-        mapped=options.mapped,
-        allow_large=options.allow_large,
-    )
+    return remaining_table(game, **options.solver_kwargs("mapped"))
 
 
 def objective_facts(rules, spec):

@@ -205,10 +205,10 @@ def risk_table(
     """The risk table of a rule set for ``theta``, from the cache when it holds one."""
     game = as_game(rules)
     utility = risk_utility(game, theta)
-    how = dict(use_cache=use_cache, progress=progress, allow_large=allow_large, runner=runner)
-    name = (OBJECTIVE_RISK, {"theta": float(theta)})
     fields = {"theta": float(theta)}
-    return _cached_utility(game, utility, name, RiskTable, fields, mapped, np.float64, how)
+    name = (OBJECTIVE_RISK, fields)
+    how = (use_cache, progress, allow_large, runner, mapped, np.float64)
+    return _cached_utility(game, utility, name, RiskTable, fields, *how)
 
 
 def required_theta(spec) -> float:
@@ -224,11 +224,7 @@ def solve_objective(game: CompiledRules, spec, options) -> RiskTable:
     return risk_table(
         game,
         required_theta(spec),
-        use_cache=options.cache,
-        progress=options.progress,
-        allow_large=options.allow_large,
-        runner=options.runner,
-        mapped=options.mapped,
+        **options.solver_kwargs("runner", "mapped"),
     )
 
 

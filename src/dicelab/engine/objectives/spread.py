@@ -37,7 +37,7 @@ from dicelab.engine.kernels.turn import slot_outcome
 from dicelab.engine.objectives.distribution import OutcomeLayout
 from dicelab.engine.objectives.expected import ExpectedTable, expected_table
 from dicelab.engine.objectives.points import layers
-from dicelab.engine.table import SolvedTable
+from dicelab.engine.table import FollowsExpected, SolvedTable
 from dicelab.errors import UserError
 from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants
 from dicelab.rules.placement import next_flag
@@ -48,7 +48,7 @@ TURNS_KEPT = 64
 
 
 @dataclass(repr=False)
-class SpreadTable(SolvedTable):
+class SpreadTable(FollowsExpected, SolvedTable):
     """``values[mask, flag, upper] = E[R**2]``, ``R`` the points still to come from a
     turn start under the expected-score optimum (``expected`` holds ``E[R]``).
 
@@ -61,16 +61,10 @@ class SpreadTable(SolvedTable):
 
     expected: ExpectedTable
     values: np.ndarray
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
     #: the last turns asked for (a player asks about one turn two or three times)
     turns: OrderedDict = field(default_factory=OrderedDict, repr=False)
 
     objective: ClassVar[str] = "spread"
-
-    @property
-    def game(self) -> CompiledRules:
-        return self.expected.game
 
     def value(self) -> float:
         """Standard deviation of the final score of a whole game."""
@@ -244,14 +238,7 @@ def option_spreads(spread: SpreadTable, position, options) -> list[float]:
 def solve_objective(game: CompiledRules, spec, options) -> SpreadTable:
     """The registry's solve: the expected-score table (in the precision asked), then
     its spread."""
-    expected = expected_table(
-        game,
-        use_cache=options.cache,
-        progress=options.progress,
-        allow_large=options.allow_large,
-        runner=options.runner,
-        precision=options.precision,
-    )
+    expected = expected_table(game, **options.solver_kwargs("runner", "precision"))
     return spread_table(game, expected, use_cache=options.cache, progress=options.progress)
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -87,8 +87,6 @@ class PointsTable(SolvedTable):
     sign: int
     below: float
     above: float
-    seconds: float = 0.0
-    meta: dict = field(default_factory=dict)
 
     def value(self, filled: int = 0, upper_total: int = 0, flag: int = 0, points: int = 0) -> float:
         """Value of a turn start with ``points`` so far (or still needed); the whole
@@ -394,17 +392,10 @@ def check_target(game: CompiledRules, target: int) -> None:
         )
 
 
-def solve_target(
-    rules: Rules | CompiledRules | str,
-    progress: Progress | None = None,
-    width: int = POINTS_WIDTH,
-    dtype: type = np.float64,
-    allow_large: bool = False,
-    runner=None,
-    store=None,
-) -> TargetTable:
-    """Solve for the best ``P(final score >= S)``, every ``S`` at once (``runner`` and
-    ``store``: see :func:`solve_points`)."""
+def solve_target(rules: Rules | CompiledRules | str, **how: Any) -> TargetTable:
+    """Solve for the best ``P(final score >= S)``, every ``S`` at once; ``how``: how
+    the points are solved, as :func:`solve_points` takes it (``progress``, ``width``,
+    ``dtype``, ``allow_large``, ``runner``, ``store``)."""
     game = as_game(rules)
     layout = needed_layout(game)
     bounds = state_bounds(game)
@@ -413,22 +404,8 @@ def solve_target(
     def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:
         return (points <= bounds.bonus_of(u)).astype(np.float64)
 
-    T = solve_points(
-        game,
-        layout,
-        NEEDED,
-        1.0,
-        0.0,
-        terminal,
-        progress,
-        width,
-        dtype=dtype,
-        allow_large=allow_large,
-        runner=runner,
-        store=store,
-    )
-    seconds = time.perf_counter() - start
-    return TargetTable(game, layout, T, NEEDED, 1.0, 0.0, seconds=seconds)
+    T = solve_points(game, layout, NEEDED, 1.0, 0.0, terminal, **how)
+    return TargetTable(game, layout, T, NEEDED, 1.0, 0.0, seconds=time.perf_counter() - start)
 
 
 def target_table(

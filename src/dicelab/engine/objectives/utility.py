@@ -31,7 +31,6 @@ from dicelab.engine.objectives.points import (
 )
 from dicelab.engine.objectives.target import (
     OBJECTIVE_TARGET,
-    POINTS_WIDTH,
     SO_FAR,
     PointsTable,
     Progress,
@@ -85,6 +84,17 @@ class Utility:
         v = self.values
         diff = np.flatnonzero(v != v[-1])
         return int(diff[-1] + 1) if diff.size else 0
+
+    @property
+    def row_ends(self) -> tuple[int, int]:
+        """The points where a table's rows end: ``flat_below``, and ``flat_from`` (one
+        point higher at least); below and above them the utility is constant."""
+        return self.flat_below, max(self.flat_from, self.flat_below + 1)
+
+    def bounds(self) -> tuple[float, float]:
+        """The utility below and above a table's rows (see :attr:`row_ends`)."""
+        low, high = self.row_ends
+        return float(self.at(np.array([low]))[0]), float(self.at(np.array([high]))[0])
 
     def key(self) -> str:
         """Checksum of the values, naming a cached table."""
@@ -146,46 +156,26 @@ class UtilityTable(PointsTable):
 def solve_utility(
     rules: Rules | CompiledRules | str,
     utility: Utility,
-    progress: Progress | None = None,
-    width: int = POINTS_WIDTH,
-    allow_large: bool = False,
-    runner=None,
-    dtype: type = np.float64,
     start: tuple[int, int, int, int] | None = None,
-    store=None,
+    **how: Any,
 ) -> UtilityTable:
-    """Solve for the best expected utility of the final score (in ``dtype``:
-    :func:`utility_table` keeps single precision, as :func:`target_table`). With
-    ``start`` (``(mask, flag, capped upper total, points)``), only the rest of the
-    game from that turn start: the other states' values are not worked out.
-    ``store``: where the table lives while it is solved (see
-    :func:`dicelab.engine.runtime.schedule.new_table`)."""
+    """Solve for the best expected utility of the final score. With ``start``
+    (``(mask, flag, capped upper total, points)``), only the rest of the game from
+    that turn start: the other states' values are not worked out. ``how``: how the
+    points are solved, as :func:`~dicelab.engine.objectives.target.solve_points`
+    takes it (``progress``, ``width``, ``allow_large``, ``runner``, ``store``, and
+    ``dtype``, double by default: :func:`utility_table` keeps single precision, as
+    :func:`target_table`)."""
     game = as_game(rules)
-    low = utility.flat_below
-    high = max(utility.flat_from, low + 1)
     layout = utility_layout(game, utility, start)
     bounds = state_bounds(game)
-    below = float(utility.at(np.array([low]))[0])
-    above = float(utility.at(np.array([high]))[0])
+    below, above = utility.bounds()
     began = time.perf_counter()
 
     def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:
         return utility.at(points + bounds.bonus_of(u))
 
-    T = solve_points(
-        game,
-        layout,
-        SO_FAR,
-        below,
-        above,
-        terminal,
-        progress,
-        width,
-        dtype=dtype,
-        allow_large=allow_large,
-        runner=runner,
-        store=store,
-    )
+    T = solve_points(game, layout, SO_FAR, below, above, terminal, **how)
     seconds = time.perf_counter() - began
     return UtilityTable(game, layout, T, SO_FAR, below, above, seconds=seconds, utility=utility)
 
@@ -205,27 +195,34 @@ def utility_table(
 ) -> UtilityTable:
     """The utility table of a rule set, from the cache when it holds one for this
     utility (``mapped``: memory-mapped, as :func:`target_table`)."""
-    game = as_game(rules)
-    params = {"utility": utility.key()}
-    how = dict(use_cache=use_cache, progress=progress, allow_large=allow_large, runner=runner)
-    return _cached_utility(
-        game, utility, (OBJECTIVE_UTILITY, params), UtilityTable, {}, mapped, dtype, how
-    )
+    name = (OBJECTIVE_UTILITY, {"utility": utility.key()})
+    how = (use_cache, progress, allow_large, runner, mapped, dtype)
+    return _cached_utility(as_game(rules), utility, name, UtilityTable, {}, *how)
 
 
-def _cached_utility(game, utility, name, cls, fields, mapped, dtype, how):
+def _cached_utility(
+    game,
+    utility,
+    name,
+    cls,
+    fields,
+    use_cache=True,
+    progress=None,
+    allow_large=False,
+    runner=None,
+    mapped=False,
+    dtype=np.float32,
+):
     """A utility table of class ``cls`` (with ``fields``), cached under ``name``: the
     objective and the parameters, to which the row ranges and the precision are
-    added. ``how``: ``use_cache``, ``progress``, ``allow_large`` and ``runner``."""
+    added. The rest as :func:`utility_table` takes it."""
     from dicelab.engine.runtime import cache
 
     objective, params = name
-    use_cache = how.pop("use_cache")
+    how = {"progress": progress, "allow_large": allow_large, "runner": runner}
     layout = utility_layout(game, utility)
-    low, high = utility.flat_below, max(utility.flat_from, utility.flat_below + 1)
     params = _utility_params(params, layout, dtype)
-    below = float(utility.at(np.array([low]))[0])
-    above = float(utility.at(np.array([high]))[0])
+    below, above = utility.bounds()
     into = None
     if use_cache:
         found = cache.lookup(game.rules, objective, (layout.size,), params, mapped=mapped)
@@ -244,7 +241,15 @@ def _cached_utility(game, utility, name, cls, fields, mapped, dtype, how):
             into.discard()
         raise
     table = cls(
-        game, layout, solved.values, SO_FAR, below, above, solved.seconds, utility=utility, **fields
+        game,
+        layout,
+        solved.values,
+        SO_FAR,
+        below,
+        above,
+        seconds=solved.seconds,
+        utility=utility,
+        **fields,
     )
     cache.remember(table, game.rules, objective, params, use_cache, into=into)
     return table
@@ -321,25 +326,15 @@ class OneTargetTable(UtilityTable):
         return {"target": target}
 
 
-def one_target_table(
-    rules: Rules | CompiledRules | str,
-    target: int,
-    use_cache: bool = True,
-    progress: Progress | None = None,
-    allow_large: bool = False,
-    runner=None,
-    mapped: bool = False,
-    dtype: type = np.float32,
-) -> OneTargetTable:
+def one_target_table(rules: Rules | CompiledRules | str, target: int, **how: Any) -> OneTargetTable:
     """The table of one target, from the cache when it holds one (see
-    :class:`OneTargetTable`; the other options as :func:`target_table`)."""
+    :class:`OneTargetTable`); ``how``: as :func:`utility_table` takes it
+    (``use_cache``, ``progress``, ``allow_large``, ``runner``, ``mapped``, ``dtype``)."""
     game = as_game(rules)
     check_target(game, target)
-    utility = step_utility(game, target)
-    how = dict(use_cache=use_cache, progress=progress, allow_large=allow_large, runner=runner)
-    name = (OBJECTIVE_TARGET, {"target": int(target)})
     fields = {"target": int(target)}
-    return _cached_utility(game, utility, name, OneTargetTable, fields, mapped, dtype, how)
+    name = (OBJECTIVE_TARGET, fields)
+    return _cached_utility(game, step_utility(game, target), name, OneTargetTable, fields, **how)
 
 
 def reach_table(
@@ -405,22 +400,14 @@ def utility_layout(game: CompiledRules, utility: Utility, start=None) -> PointsL
     """The rows of a utility table: points so far, cut where the utility is constant
     (with ``start``, only the states that can follow that turn start: see
     :func:`~dicelab.engine.objectives.points.so_far_layout`)."""
-    low = utility.flat_below
-    return so_far_layout(game, low, max(utility.flat_from, low + 1), start=start)
+    return so_far_layout(game, *utility.row_ends, start=start)
 
 
 def target_objective(game: CompiledRules, spec, options):
     """The registry's solve: the quickest table that answers the target (see
     :func:`~dicelab.engine.objectives.utility.reach_table`), or without one the table
     of every target."""
-    how = dict(
-        use_cache=options.cache,
-        progress=options.progress,
-        allow_large=options.allow_large,
-        runner=options.runner,
-        mapped=options.mapped,
-        dtype=points_dtype(options),
-    )
+    how = options.solver_kwargs("runner", "mapped") | {"dtype": points_dtype(options)}
     target = spec.params.get("target")
     if target is not None:
         return reach_table(game, target, **how)

@@ -207,12 +207,8 @@ def solve_objective(game: CompiledRules, spec, options) -> UtilityTable:
     return solve_win(
         game,
         spec.params.get("opponent"),
-        use_cache=options.cache,
-        progress=options.progress,
-        allow_large=options.allow_large,
-        runner=options.runner,
         dtype=points_dtype(options),
-        mapped=options.mapped,
+        **options.solver_kwargs("runner", "mapped"),
     ).table  # type: ignore[return-value]  # a report of solve_win always holds it
 
 

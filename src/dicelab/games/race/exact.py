@@ -134,12 +134,19 @@ def parse_list(text: str, who: str = "list") -> tuple[int, ...]:
 
 
 @dataclass(frozen=True)
-class RaceResult:
-    """The exact outcome chances of list ``a`` against list ``b``."""
+class Matchup:
+    """List ``a`` raced against list ``b`` with ``dice``: what an exact result and a
+    simulation of a race both start from."""
 
     a: tuple[int, ...]
     b: tuple[int, ...]
     dice: Dice
+
+
+@dataclass(frozen=True)
+class RaceResult(Matchup):
+    """The exact outcome chances of list ``a`` against list ``b``."""
+
     win: Fraction
     lose: Fraction
     tie: Fraction

@@ -16,7 +16,8 @@ import numpy as np
 from numba import njit
 
 from dicelab.errors import UserError
-from dicelab.games.race.exact import Dice
+from dicelab.games.race.exact import Dice, Matchup
+from dicelab.plain import plain_fields
 
 #: Most games one simulation plays (as ``dicelab simulate``): minutes, not days.
 MAX_GAMES = 20_000_000
@@ -59,12 +60,9 @@ def _play(a, b, dice, faces, seed, min_games, max_games, share):
 
 
 @dataclass(frozen=True)
-class Simulation:
+class Simulation(Matchup):
     """Counted outcomes of simulated races of ``a`` against ``b``."""
 
-    a: tuple[int, ...]
-    b: tuple[int, ...]
-    dice: Dice
     wins: int
     losses: int
     ties: int
@@ -91,17 +89,8 @@ class Simulation:
 
     def to_dict(self) -> dict:
         """Plain data for JSON."""
-        out: dict = {
-            "games": self.games,
-            "wins": self.wins,
-            "losses": self.losses,
-            "ties": self.ties,
-            "seed": self.seed,
-            "min_games": self.min_games,
-            "max_games": self.max_games,
-            "decisive_share": self.decisive_share,
-            "stopped_early": self.stopped_early,
-        }
+        names = "games wins losses ties seed min_games max_games decisive_share stopped_early"
+        out = plain_fields(self, names)
         for name in ("win", "lose", "tie"):
             p, se = self.estimate(name)
             out[name] = {"estimate": p, "standard_error": se}

@@ -21,23 +21,32 @@ export function today() {
   return `${d.getFullYear()}-${pad2(d.getMonth() + 1)}-${pad2(d.getDate())}`;
 }
 
-export async function startTraining(daily) {
-  if (training.busy || !state.rulesId) return;
-  const count = Math.max(1, Math.min(50, Number($("train-count").value) || 10));
-  const body = { rules: state.rulesId, questions: count };
-  if (daily) body.date = today();
-  Object.assign(training, { session: null, summary: null, graded: null, answers: [], index: 0 });
+// One request of the training view: busy (its buttons off) until the answer comes,
+// drawn first unless `drawFirst` is false, an error shown in place of an answer, and
+// drawn again either way. Every request of the view goes through here.
+async function whileBusy(request, drawFirst = true) {
   training.busy = true;
-  renderTraining();
+  if (drawFirst) renderTraining();
   try {
-    training.session = await api("/api/training", body);
-    showError("");
+    await request();
   } catch (err) {
     showError(err.message);
   } finally {
     training.busy = false;
     renderTraining();
   }
+}
+
+export async function startTraining(daily) {
+  if (training.busy || !state.rulesId) return;
+  const count = Math.max(1, Math.min(50, Number($("train-count").value) || 10));
+  const body = { rules: state.rulesId, questions: count };
+  if (daily) body.date = today();
+  Object.assign(training, { session: null, summary: null, graded: null, answers: [], index: 0 });
+  await whileBusy(async () => {
+    training.session = await api("/api/training", body);
+    showError("");
+  });
 }
 
 export async function answerTraining(label) {
@@ -47,19 +56,13 @@ export async function answerTraining(label) {
   const position = {
     dice: q.dice, rerolls_left: q.rerolls_left, filled: q.filled, extra_bonuses: q.extra_bonuses,
   };
-  training.busy = true;
-  try {
+  await whileBusy(async () => {
     training.graded = await api("/api/training/answer", { rules: t.rules, ...position, answer: label });
     training.answers.push({ ...position, answer: label });
     showError("");
-  } catch (err) {
-    showError(err.message);
-  } finally {
-    training.busy = false;
-    renderTraining();
-    const next = $("train-next");
-    if (next) next.focus();
-  }
+  }, false);
+  const next = $("train-next");
+  if (next) next.focus();
 }
 
 export async function nextTraining() {
@@ -70,18 +73,11 @@ export async function nextTraining() {
     renderTraining();
     return;
   }
-  training.busy = true;
-  renderTraining();
-  try {
+  await whileBusy(async () => {
     const body = { rules: t.rules, answers: training.answers };
     if (t.daily) body.date = t.daily; else body.seed = t.seed;
     training.summary = await api("/api/training/finish", body);
-  } catch (err) {
-    showError(err.message);
-  } finally {
-    training.busy = false;
-    renderTraining();
-  }
+  });
 }
 
 export function boxName(id) {
