@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from dicelab.errors import UserError
-from dicelab.games.chance.model import CHANCE, ChanceGame
+from dicelab.games.chance.model import CHANCE, ChanceGame, points
 from dicelab.games.chance.throws import ROLLS
 
 __all__ = ["BearOff", "ROLLS", "plays"]
@@ -69,6 +69,12 @@ class BearOff(ChanceGame):
     """Two sides, or one; a position is ``("roll", seat, mine, theirs)``,
     ``("move", seat, mine, theirs, throw)`` or ``("won", seat)``, with ``mine`` the
     checkers of seat 0."""
+
+    settings = {
+        "mine": (points, "the points of the side on roll's checkers, e.g. 6,5,2"),
+        "theirs": (points, "the other side's; left out: one side, fewest throws"),
+    }
+    summary = "backgammon's bear-off; the side on roll's chance to win, or the fewest throws"
 
     def __init__(self, mine=(6, 5, 4, 3, 2, 1), theirs=None):
         for name, side in (("mine", mine), ("theirs", theirs or (1,))):

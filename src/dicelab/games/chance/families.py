@@ -28,24 +28,10 @@ else:  # pragma: no cover
 __all__ = ["FAMILIES", "Family", "game_from", "is_game"]
 
 
-def _flag(text: str) -> bool:
-    low = text.strip().lower()
-    if low in ("1", "true", "yes", "on"):
-        return True
-    if low in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(text)
-
-
-def _points(text: Any) -> tuple[int, ...]:
-    if isinstance(text, list | tuple):
-        return tuple(int(p) for p in text)
-    return tuple(int(p) for p in str(text).replace(" ", ",").split(",") if p)
-
-
 @dataclass(frozen=True)
 class Family:
-    """A built-in game: how to build it and what each setting means."""
+    """A built-in game: how to build it and what each setting means (declared by the
+    game's class, beside the rules they change)."""
 
     name: str
     build: Callable[..., ChanceGame]
@@ -54,37 +40,8 @@ class Family:
 
 
 FAMILIES = {
-    "pig": Family(
-        "pig",
-        Pig,
-        {
-            "goal": (int, "the score that wins (100)"),
-            "dice": (int, "1, or 2 for two-dice Pig (1)"),
-            "faces": (int, "faces of the die (6)"),
-            "piglet": (_flag, "a coin instead of a die (false)"),
-        },
-        "two players throw until they hold or a 1 comes; the first player's chance to win",
-    ),
-    "shut-the-box": Family(
-        "shut-the-box",
-        ShutTheBox,
-        {
-            "tiles": (int, "tiles 1 to N (9)"),
-            "one_die": (str, "never, when-top-shut or always (when-top-shut)"),
-            "dice": (int, "2, or 1 for one die every throw (2)"),
-            "score": (str, "shut (the chance of shutting all) or sum (lowest sum left) (shut)"),
-        },
-        "one player shuts tiles that add up to the throw; the chance of shutting them all",
-    ),
-    "bearoff": Family(
-        "bearoff",
-        BearOff,
-        {
-            "mine": (_points, "the points of the side on roll's checkers, e.g. 6,5,2"),
-            "theirs": (_points, "the other side's; left out: one side, fewest throws"),
-        },
-        "backgammon's bear-off; the side on roll's chance to win, or the fewest throws",
-    ),
+    name: Family(name, game, game.settings, game.summary)
+    for name, game in (("pig", Pig), ("shut-the-box", ShutTheBox), ("bearoff", BearOff))
 }
 
 

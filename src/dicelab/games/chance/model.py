@@ -37,11 +37,11 @@ the sum, unless a 1 comes, which scores nothing; but the score may not pass 10.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
-__all__ = ["CHANCE", "FIRST", "SECOND", "ChanceGame"]
+__all__ = ["CHANCE", "FIRST", "SECOND", "ChanceGame", "flag", "points"]
 
 FIRST = 0
 """The player who moves first (the only one in a one-player game)."""
@@ -49,6 +49,23 @@ SECOND = 1
 """The other player."""
 CHANCE = -1
 """Returned by :meth:`ChanceGame.to_move` where the dice decide."""
+
+
+def flag(text: Any) -> bool:
+    """A yes-or-no setting as typed: true/false, yes/no, on/off, 1/0."""
+    low = str(text).strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(text)
+
+
+def points(text: Any) -> tuple[int, ...]:
+    """A list of whole numbers as typed (``6,5,2``) or as a TOML list."""
+    if isinstance(text, list | tuple):
+        return tuple(int(p) for p in text)
+    return tuple(int(p) for p in str(text).replace(" ", ",").split(",") if p)
 
 
 class ChanceGame(ABC):
@@ -78,6 +95,10 @@ class ChanceGame(ABC):
     objective: str | None = None
     measure: str = ""
     position_help: str = ""
+    #: A built-in family's settings, by name: how a typed value is read, and its meaning.
+    settings: ClassVar[dict[str, tuple[Callable[[Any], Any], str]]] = {}
+    #: A built-in family's one-line description.
+    summary: str = ""
 
     @abstractmethod
     def start(self) -> Hashable:

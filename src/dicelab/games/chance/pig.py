@@ -26,7 +26,7 @@ from itertools import product
 from typing import Any
 
 from dicelab.errors import UserError
-from dicelab.games.chance.model import CHANCE, ChanceGame
+from dicelab.games.chance.model import CHANCE, ChanceGame, flag
 from dicelab.games.chance.numbered import NumberedPositions
 
 __all__ = ["Pig"]
@@ -37,6 +37,14 @@ class Pig(ChanceGame):
     throwing)`` with the scores of player 0 first: ``(seat, a, b, k, rolling)``."""
 
     players = 2
+    #: The settings of ``dicelab solve pig --set NAME=VALUE``: how each is read, its meaning.
+    settings = {
+        "goal": (int, "the score that wins (100)"),
+        "dice": (int, "1, or 2 for two-dice Pig (1)"),
+        "faces": (int, "faces of the die (6)"),
+        "piglet": (flag, "a coin instead of a die (false)"),
+    }
+    summary = "two players throw until they hold or a 1 comes; the first player's chance to win"
     measure = "the first player's chance to win, both playing their best"
     position_help = "'40 55 12' (your score, theirs, your turn total; add p2 for player 2)"
 

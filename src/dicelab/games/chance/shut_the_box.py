@@ -40,6 +40,13 @@ class ShutTheBox(ChanceGame):
     tiles (bit ``t - 1`` for tile ``t``)."""
 
     players = 1
+    settings = {
+        "tiles": (int, "tiles 1 to N (9)"),
+        "one_die": (str, "never, when-top-shut or always (when-top-shut)"),
+        "dice": (int, "2, or 1 for one die every throw (2)"),
+        "score": (str, "shut (the chance of shutting all) or sum (lowest sum left) (shut)"),
+    }
+    summary = "one player shuts tiles that add up to the throw; the chance of shutting them all"
     position_help = "'1 2 5 9 / 7' (the open tiles, then the throw to match)"
 
     def __init__(self, tiles: int = 9, one_die: str = "when-top-shut", dice: int = 2,

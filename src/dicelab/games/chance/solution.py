@@ -46,17 +46,20 @@ class Move:
         return {"move": self.label, "value": self.value, "cost": self.cost}
 
 
+@dataclass(eq=False, repr=False)
 class ChanceSolution:
-    """A game solved for one objective (see :func:`solve`)."""
+    """A game solved for one objective (see :func:`solve`): its positions (``layout``),
+    the graph solved for the objective, and what the solver found (``solved``)."""
 
-    def __init__(self, layout: Layout, objective: str, target: float | None,
-                 graph: solver.Graph, solved: solver.GraphSolution):  # fmt: skip
-        self.layout = layout
-        self.game = layout.game
-        self.objective = objective
-        self.target = target
-        self.graph = graph
-        self.solved = solved
+    layout: Layout
+    objective: str
+    target: float | None
+    graph: solver.Graph
+    solved: solver.GraphSolution
+
+    @property
+    def game(self) -> ChanceGame:
+        return self.layout.game
 
     def __len__(self) -> int:
         return len(self.layout)
