@@ -296,7 +296,7 @@ def test_built_in_rules_are_their_validated_form():
     from dicelab.rules import _resolve
 
     for name in builtin_names():
-        source, data = _resolve(name, None)
+        source, data, _ = _resolve(name, None)
         checked = parse_rules(data, source)
         built = load_rules(name)
         assert built == checked and type(built) is type(checked), name

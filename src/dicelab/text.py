@@ -10,3 +10,15 @@ def plural(n: int, noun: str, many: str | None = None) -> str:
     if many is None:
         many = noun + ("es" if noun.endswith(("s", "x", "sh", "ch")) else "s")
     return f"{n} {many}"
+
+
+def did_you_mean(text: str, names) -> str:
+    """`` (did you mean 'yahtzee'?)`` for a name close to one of ``names``, else ''.
+
+    >>> did_you_mean("chanse", ["chance", "ones"])
+    " (did you mean 'chance'?)"
+    """
+    import difflib
+
+    close = difflib.get_close_matches(text.strip().lower(), list(names), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

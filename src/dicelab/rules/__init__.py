@@ -13,13 +13,22 @@ from pathlib import Path
 
 from dicelab.errors import NotFound, UserError, parse_nested, read_user_file
 from dicelab.rules.model import Rules, expand_columns, validator
+from dicelab.rules.variants import SECTIONS, Origins, drop_false, merge
+from dicelab.text import did_you_mean
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["Rules", "builtin_names", "load_rules", "parse_rules", "rules_from_text"]
+__all__ = [
+    "Rules",
+    "builtin_names",
+    "did_you_mean",
+    "load_rules",
+    "parse_rules",
+    "rules_from_text",
+]
 
 
 def builtin_names() -> list[str]:
@@ -52,21 +61,15 @@ def builtin_name(text: str) -> str | None:
     return low if low in builtin_names() else None
 
 
-def did_you_mean(text: str, names) -> str:
-    """`` (did you mean 'yahtzee'?)`` for a name close to one of ``names``, else ''."""
-    import difflib
-
-    close = difflib.get_close_matches(text.strip().lower(), list(names), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
 def _builtin_names() -> tuple[str, ...]:
     return tuple(sorted(p.name[:-5] for p in BUILTIN.iterdir() if p.name.endswith(".toml")))
 
 
-def _format_error(exc, source: str) -> str:
-    """One line naming every wrong field and what is expected there."""
-    return f"{source}: " + "; ".join(_one_problem(err) for err in exc.errors())
+def _format_error(exc, source: str, origins: Origins) -> str:
+    """One line naming every wrong field, what it was inherited from, and what is
+    expected there."""
+    problems = (origins.annotate(_one_problem(err)) for err in exc.errors())
+    return f"{source}: " + "; ".join(problems)
 
 
 def _one_problem(err: dict) -> str:
@@ -96,19 +99,23 @@ def _one_problem(err: dict) -> str:
     elif err["type"] == "union_tag_not_found":
         field += ".kind"
         msg = "missing 'kind' (face, chance, of_a_kind, full_house, pairs, groups, straight)"
+    elif loc in [[key] for key in SECTIONS] and err["type"] == "dataclass_type":
+        msg = f"expected a table [{loc[0]}], or false for none"
     return f"{field}: {msg}" if field else msg
 
 
-def parse_rules(data: dict, source: str = "rules") -> Rules:
-    """Validate rules given as a dictionary (as read from TOML)."""
+def parse_rules(data: dict, source: str = "rules", origins: Origins | None = None) -> Rules:
+    """Validate rules given as a dictionary (as read from TOML); ``origins`` says what
+    the parts were inherited from, for the messages."""
     from pydantic import ValidationError
 
+    origins = origins or Origins()
     try:
         return validator().validate_python(expand_columns(data))
     except ValueError as exc:  # a scorecard's columns that cannot be laid out
         if isinstance(exc, ValidationError):
-            raise UserError(_format_error(exc, source)) from None
-        raise UserError(f"{source}: {exc}") from None
+            raise UserError(_format_error(exc, source, origins)) from None
+        raise UserError(f"{source}: {origins.annotate(str(exc))}") from None
 
 
 def _read_source(text: str, base: Path | None = None) -> tuple[str, str, Path | None]:
@@ -130,23 +137,26 @@ def _read_source(text: str, base: Path | None = None) -> tuple[str, str, Path | 
     )
 
 
-def _resolve(text: str, base: Path | None, depth: int = 0) -> tuple[str, dict]:
+def _resolve(text: str, base: Path | None, depth: int = 0) -> tuple[str, dict, Origins]:
     """Read rules data from a name or path, applying ``extends``."""
     source, raw, folder = _read_source(text, base)
-    return source, _data_from_text(raw, source, folder, True, depth)
+    return (source, *_data_from_text(raw, source, folder, True, depth))
 
 
 def _data_from_text(
     raw: str, source: str, folder: Path | None, allow_files: bool, depth: int = 0
-) -> dict:
-    """Parse TOML and merge it into the rule set it ``extends``, if any."""
+) -> tuple[dict, Origins]:
+    """Parse TOML and merge it into the rule set it ``extends``, if any; with the
+    origins of its parts."""
     try:
         data = parse_nested(tomllib.loads, raw, source)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{source}: not valid TOML: {exc}") from None
     parent = data.pop("extends", None)
     if parent is None:
-        return data
+        if "replace_categories" in data:
+            raise UserError(f"{source}: replace_categories: only in a file that extends another")
+        return drop_false(data), Origins()
     names = builtin_names()
     if not allow_files and parent not in names:
         raise UserError(
@@ -158,21 +168,13 @@ def _data_from_text(
     if depth >= 8:
         raise UserError(f"{source}: extends: rule sets extend each other in a loop")
     try:
-        _, merged = _resolve(parent, folder, depth + 1)
+        found, base, base_origins = _resolve(parent, folder, depth + 1)
     except UserError as exc:
         if str(exc).startswith(f"{source}: extends:"):
             raise
         raise UserError(f"{source}: extends: {exc}") from None
-    # the base's title and description describe the base, not this file
-    base_name = merged.get("name", parent)
-    merged["title"] = f"{data.get('name', base_name)} (based on {base_name})"
-    merged.pop("description", None)
-    for key, value in data.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = {**merged[key], **value}
-        else:
-            merged[key] = value
-    return merged
+    label = builtin_name(parent) or found
+    return merge(base, base_origins, data, label, source)
 
 
 def rules_from_text(text: str, source: str = "rules", allow_files: bool = False) -> Rules:
@@ -182,7 +184,8 @@ def rules_from_text(text: str, source: str = "rules", allow_files: bool = False)
     (relative to the current folder), so that text from elsewhere cannot make the
     caller read its files.
     """
-    return parse_rules(_data_from_text(text, source, None, allow_files), source)
+    data, origins = _data_from_text(text, source, None, allow_files)
+    return parse_rules(data, source, origins)
 
 
 def _is_file(text: str) -> bool:
@@ -196,9 +199,10 @@ def load_rules(source: str | Path | Rules) -> Rules:
     """Load a built-in rule set by name, a rules file by path, or rules from TOML text.
 
     A file may start from another rule set with ``extends = "NAME_OR_PATH"`` and
-    change only what differs: its tables are merged key by key into the base, its
-    other values (the category list among them) replace the base's. Rules already
-    loaded are returned as they are.
+    change only what differs: its tables are merged key by key into the base, ``false``
+    drops an optional section, its boxes are merged by id (changed, added, moved or
+    removed: :mod:`dicelab.rules.variants`), its other values replace the base's.
+    Rules already loaded are returned as they are.
 
     Parameters
     ----------
@@ -228,13 +232,13 @@ def load_rules(source: str | Path | Rules) -> Rules:
     name = builtin_name(text) if not _is_file(text) else None
     if name is not None:
         return _builtin(name)
-    found, data = _resolve(text, None)
-    return parse_rules(data, found)
+    found, data, origins = _resolve(text, None)
+    return parse_rules(data, found, origins)
 
 
 @cache
 def _builtin(name: str) -> Rules:
     """A built-in rule set, read once per process (rules are immutable); its data is
     known to be valid (``Rules.from_checked``)."""
-    found, data = _resolve(name, None)
+    _, data, _ = _resolve(name, None)
     return Rules.from_checked(data)

@@ -306,6 +306,31 @@ CATEGORY_KINDS = {
 }
 
 
+def misfit(c: _Category, dice: int, faces: int) -> tuple[str, str] | None:
+    """Why box ``c`` cannot be made with ``dice`` dice of ``faces`` faces, as
+    (field, reason), the field '' for the box as a whole; ``None`` when it fits."""
+    if isinstance(c, FaceCategory) and c.face > faces:
+        return "face", f"got {c.face}, the dice have {faces} faces"
+    if isinstance(c, OfAKindCategory) and c.count > dice:
+        return "count", f"{c.count} of a kind needs {c.count} dice, the rules have {dice}"
+    if isinstance(c, FullHouseCategory) and dice < 5:
+        return "", f"a full house needs 5 dice, the rules have {dice}"
+    if isinstance(c, PairsCategory) and 2 * c.pairs > dice:
+        return "pairs", f"{c.pairs} pairs need {2 * c.pairs} dice, the rules have {dice}"
+    if isinstance(c, GroupsCategory) and sum(c.sizes) > dice:
+        return "sizes", f"groups of {sum(c.sizes)} dice, the rules have {dice}"
+    if isinstance(c, StraightCategory):
+        if c.length is not None and c.length > min(dice, faces):
+            return "length", (
+                f"a straight of {c.length} needs {c.length} dice and faces, "
+                f"the rules have {dice} dice with {faces} faces"
+            )
+        for s in c.sets or []:
+            if len(s) > dice or max(s) > faces:
+                return "sets", f"{s} cannot be shown by {dice} dice with {faces} faces"
+    return None
+
+
 def _plain(value):
     """A model as plain JSON data, every field by name, in the order of the fields."""
     if is_dataclass(value) and not isinstance(value, type):
@@ -472,36 +497,9 @@ class Rules:
             where = f"categories[{i}] ({c.id})"
             if ids.index(c.id) != i:
                 raise ValueError(f"{where}.id: '{c.id}' is used twice, ids must be unique")
-            if isinstance(c, FaceCategory) and c.face > self.faces:
-                raise ValueError(f"{where}.face: got {c.face}, the dice have {self.faces} faces")
-            if isinstance(c, OfAKindCategory) and c.count > self.dice:
-                raise ValueError(
-                    f"{where}.count: {c.count} of a kind needs {c.count} dice, "
-                    f"the rules have {self.dice}"
-                )
-            if isinstance(c, FullHouseCategory) and self.dice < 5:
-                raise ValueError(f"{where}: a full house needs 5 dice, the rules have {self.dice}")
-            if isinstance(c, PairsCategory) and 2 * c.pairs > self.dice:
-                raise ValueError(
-                    f"{where}.pairs: {c.pairs} pairs need {2 * c.pairs} dice, "
-                    f"the rules have {self.dice}"
-                )
-            if isinstance(c, GroupsCategory) and sum(c.sizes) > self.dice:
-                raise ValueError(
-                    f"{where}.sizes: groups of {sum(c.sizes)} dice, the rules have {self.dice}"
-                )
-            if isinstance(c, StraightCategory):
-                if c.length is not None and c.length > min(self.dice, self.faces):
-                    raise ValueError(
-                        f"{where}.length: a straight of {c.length} needs {c.length} dice "
-                        f"and faces, the rules have {self.dice} dice with {self.faces} faces"
-                    )
-                for s in c.sets or []:
-                    if len(s) > self.dice or max(s) > self.faces:
-                        raise ValueError(
-                            f"{where}.sets: {s} cannot be shown by {self.dice} dice "
-                            f"with {self.faces} faces"
-                        )
+            bad = misfit(c, self.dice, self.faces)
+            if bad is not None:
+                raise ValueError(f"{where}{'.' + bad[0] if bad[0] else ''}: {bad[1]}")
         self._check_requires(ids)
         if self.max_saved_throws is not None and not self.save_unused_throws:
             raise ValueError(
@@ -693,3 +691,20 @@ def validator() -> TypeAdapter:
     from pydantic import BeforeValidator, Field, TypeAdapter  # noqa: F401 (read by name)
 
     return TypeAdapter(Rules)
+
+
+@cache
+def box_validator() -> TypeAdapter:
+    """pydantic's validator of one box (any kind), built once when needed."""
+    from pydantic import BeforeValidator, Field, TypeAdapter  # noqa: F401 (read by name)
+
+    kinds = (
+        FaceCategory
+        | ChanceCategory
+        | OfAKindCategory
+        | FullHouseCategory
+        | PairsCategory
+        | GroupsCategory
+        | StraightCategory
+    )
+    return TypeAdapter(Annotated[kinds, Field(discriminator="kind")])
