@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from dicelab.cli.output import Console, check_plot_path
+from dicelab.cli.output import Console, check_plot_path, warn
 from dicelab.errors import UserError, read_user_file
 from dicelab.play import history
 
@@ -35,8 +35,11 @@ def run_history(
         kept, known = import_records(import_file, quiet=as_json)
         console.print(f"imported {kept} game{'s' if kept != 1 else ''}; {known} already kept")
         return
+    damaged: list[int] = []
     if export is not None:
-        found = history.records(path=None)
+        found = history.records(damaged=damaged)
+        if damaged:
+            warn(history.damaged_note(damaged))
         text = json.dumps(found, indent=1)
         try:
             Path(export).write_text(text + "\n")
@@ -44,7 +47,9 @@ def run_history(
             raise UserError(f"export: cannot write {export!r}: {exc.strerror}") from None
         console.print(f"exported {len(found)} game records to {export}")
         return
-    entries = history.entries(rules)
+    entries = history.entries(rules, damaged=damaged)
+    if damaged:
+        warn(history.damaged_note(damaged))
     if plot is not None:
         from dicelab.plot.history import plot_history
 
@@ -141,6 +146,6 @@ def keep_game(record: dict, result, console: Console, kind: str = "game") -> Non
     try:
         history.keep(record, result, kind)
     except UserError as exc:
-        console.print(f"[yellow]not kept in the history: {exc}[/yellow]")
+        warn(f"{exc}: this {'session' if kind == 'training' else 'game'} is not kept")
         return
     console.print(f"kept in the history ({history.history_path()}; dicelab history)")

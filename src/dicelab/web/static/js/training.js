@@ -31,7 +31,7 @@ export async function startTraining(daily) {
   renderTraining();
   try {
     training.session = await api("/api/training", body);
-    showError("");
+    showError(training.session.note || "");  // a history that could not be read, if so
   } catch (err) {
     showError(err.message);
   } finally {
