@@ -1,6 +1,7 @@
 """A history that cannot be written, cannot be opened for writing, or holds a damaged
 row never costs a game: one warning line, the game kept in its record file, exit 0;
-the server answers 503 in a sentence without its paths."""
+the server answers 503 in a sentence without its paths. A file to import that
+cannot be had is one line and exit code 2."""
 
 import errno
 import json
@@ -332,3 +333,37 @@ def test_the_server_lists_the_history_without_its_damaged_rows(client, tmp_path,
     assert out.status_code == 200, out.text
     assert [g["id"] for g in out.json()["games"]] == [1, 5]
     assert out.json()["note"].startswith("games #2, #3, #4 of the history are damaged")
+
+
+# -- history --import: one line and exit 2 for what is not a records file ----------------
+def test_import_refuses_deep_huge_and_irregular_files_in_one_line(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"format": "dicelab-game", "seed": ' + "9" * 5000 + "}")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for file, message in [
+        (deep, f"{deep}: nested too deeply"),
+        (huge, f"{huge}: a number of thousands of digits (expected a few)"),
+        (fifo, f"game records file '{fifo}' is not a regular file (a folder, a pipe or a device)"),
+        (tmp_path, f"game records file '{tmp_path}' is not a regular file"),
+    ]:
+        out = run("history", "--import", str(file), data=tmp_path / "data", timeout=60)
+        assert out.returncode == 2, (file, out.stderr)
+        assert out.stderr.startswith(f"error: {message}") and out.stderr.count("\n") == 1
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_number_of_thousands_of_digits_is_one_line_for_other_files_too(tmp_path):
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"format": "dicelab-game", "seed": ' + "9" * 5000 + "}")
+    toml = tmp_path / "huge.toml"
+    toml.write_text(f"name = 'x'\ndice = {'9' * 5000}\n")
+    for args, name in [
+        (("review", str(huge)), "huge.json"),
+        (("rules", "show", str(toml)), "huge.toml"),
+    ]:
+        out = run(*args, data=tmp_path / "data")
+        assert out.returncode == 2, (args, out.stderr)
+        assert out.stderr == f"error: {name}: a number of thousands of digits (expected a few)\n"

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 
 from dicelab.cli.output import Console, check_plot_path, warn
-from dicelab.errors import UserError, read_user_file
+from dicelab.errors import UserError, parse_nested, read_user_file
 from dicelab.play import history
 
 if TYPE_CHECKING:
@@ -115,8 +115,9 @@ def import_records(file: str, quiet: bool = False) -> tuple[int, int]:
     from dicelab.cli.advice import load_table
     from dicelab.play.game import FORMAT, review
 
+    text = read_user_file(file, f"game records file {file!r}", regular=True)
     try:
-        data = json.loads(read_user_file(file, f"game records file {file!r}"))
+        data = parse_nested(json.loads, text, file)
     except json.JSONDecodeError as exc:
         raise UserError(f"{file}: not JSON ({exc.msg}, line {exc.lineno})") from None
     found = data if isinstance(data, list) else [data]
