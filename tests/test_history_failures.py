@@ -1,7 +1,7 @@
 """A history that cannot be written, cannot be opened for writing, or holds a damaged
 row never costs a game: one warning line, the game kept in its record file, exit 0;
-the server answers 503 in a sentence without its paths. A file to import that
-cannot be had is one line and exit code 2."""
+the server answers 503 in a sentence without its paths. A file to import or a size
+that cannot be had is one line and exit code 2."""
 
 import errno
 import json
@@ -13,6 +13,7 @@ from pathlib import Path
 from types import SimpleNamespace as NS
 
 import pytest
+import typer
 
 from dicelab.cli.history import keep_game
 from dicelab.cli.output import Console
@@ -367,3 +368,22 @@ def test_a_number_of_thousands_of_digits_is_one_line_for_other_files_too(tmp_pat
         out = run(*args, data=tmp_path / "data")
         assert out.returncode == 2, (args, out.stderr)
         assert out.stderr == f"error: {name}: a number of thousands of digits (expected a few)\n"
+
+
+# -- serve --max-memory: a finite size this machine has ----------------------------------
+@pytest.mark.parametrize("size", ["inf", "1e30", "-inf", "nan", "100000T"])
+def test_max_memory_beyond_this_machine_is_one_line(size, capsys):
+    from dicelab.cli.commands.serve import parse_bytes
+
+    with pytest.raises(typer.Exit) as stop:
+        parse_bytes(size)
+    assert stop.value.exit_code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: max memory: got {size!r}, expected") and err.count("\n") == 1
+
+
+def test_serve_max_memory_inf_is_one_line():
+    out = subprocess.run([sys.executable, "-m", "dicelab.cli", "serve", "--max-memory", "inf"],
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert out.returncode == 2 and out.stderr.count("\n") == 1
+    assert "expected at most this machine's memory" in out.stderr
