@@ -184,8 +184,10 @@ def connect(path: Path | None = None, write: bool = False) -> Iterator[sqlite3.C
 def _exists(path: Path) -> bool:
     try:
         return path.exists()
-    except OSError:  # a folder that may not be looked into: opening it says why
+    except PermissionError:  # a folder that may not be looked into: opening it says why
         return True
+    except OSError:  # a name too long for this system: no such file
+        return False
 
 
 def _open(path: Path, write: bool) -> sqlite3.Connection:
@@ -253,8 +255,6 @@ def _environmental(exc: BaseException) -> bool:
 
 
 def _failure(exc: BaseException, path: Path, doing: str) -> HistoryError:
-    if isinstance(exc, HistoryError):
-        return exc
     why, public = _reason(exc, path)
     return HistoryError(doing, why, public)
 
@@ -272,7 +272,7 @@ def _reason(exc: BaseException, path: Path) -> tuple[str, str]:
     if place is not None:
         return place
     if code in (errno.EROFS, errno.EACCES, errno.EPERM) or (
-        _environmental(exc) and "i/o" not in text
+        isinstance(exc, sqlite3.Error) and _environmental(exc) and "i/o" not in text
     ):
         return _read_only(path, exc)
     if isinstance(exc, OSError):
@@ -315,7 +315,7 @@ def _read_only(path: Path, exc: BaseException) -> tuple[str, str]:
         if os.statvfs(folder).f_flag & os.ST_RDONLY:
             return f"read-only file system at {folder}", "read-only file system"
     if _exists(path) and not os.access(path, os.R_OK):
-        return f"no permission to read {path}", "no permission to read its file"
+        return f"no permission to open {path}", "no permission to open its file"
     if _exists(path) and not os.access(path, os.W_OK):
         return f"read-only file {path}", "read-only file"
     if not os.access(folder, os.W_OK | os.X_OK) or "read" in str(exc).lower():
