@@ -117,16 +117,20 @@ class DamagedTable(UserError):
 MAX_USER_FILE = 16 * 1024 * 1024
 
 
-def read_user_file(path, what: str, limit: int = MAX_USER_FILE) -> str:
+def read_user_file(path, what: str, limit: int = MAX_USER_FILE, regular: bool = False) -> str:
     """The text of a file a user named, or one line that says why it cannot be had.
 
     ``what`` names the file in the message (``"rules file 'x.toml'"``): a missing
     file is a :class:`NotFound`, any other failure (a folder, no permission, not
-    UTF-8, more than ``limit`` bytes) a :class:`UserError`.
+    UTF-8, more than ``limit`` bytes; with ``regular``, a pipe or a device) a
+    :class:`UserError`.
     """
+    import stat
     from pathlib import Path
 
     try:
+        if regular and not stat.S_ISREG(Path(path).stat().st_mode):  # a pipe would wait
+            raise UserError(f"{what} is not a regular file (a folder, a pipe or a device)")
         with Path(path).open("rb") as fh:
             data = fh.read(limit + 1)
     except FileNotFoundError:
@@ -143,7 +147,8 @@ def read_user_file(path, what: str, limit: int = MAX_USER_FILE) -> str:
 
 def parse_nested(parse, text: str, what: str):
     """``parse(text)`` (``json.loads``, ``tomllib.loads``), with input nested deeper
-    than the parser's recursion allows as a :class:`UserError` naming ``what``."""
+    than the parser's recursion allows, or a number longer than Python converts
+    (``sys.get_int_max_str_digits``), as a :class:`UserError` naming ``what``."""
     try:
         return parse(text)
     except RecursionError:
@@ -151,6 +156,10 @@ def parse_nested(parse, text: str, what: str):
             f"{what}: nested too deeply (hundreds of lists or tables inside each other; "
             "expected a few levels)"
         ) from None
+    except ValueError as exc:
+        if "integer string conversion" not in str(exc):  # the parser's own mistakes
+            raise
+        raise UserError(f"{what}: a number of thousands of digits (expected a few)") from None
 
 
 def whole_numbers(words, mistake: str) -> tuple[int, ...]:

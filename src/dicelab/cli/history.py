@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dicelab.cli.output import Console, check_plot_path, columns_table
-from dicelab.errors import UserError, read_user_file
+from dicelab.cli.output import Console, check_plot_path, columns_table, warn
+from dicelab.errors import UserError, parse_nested, read_user_file
 from dicelab.play import history
 
 if TYPE_CHECKING:
@@ -33,8 +33,11 @@ def run_history(
         kept, known = import_records(import_file, quiet=as_json)
         console.print(f"imported {kept} game{'s' if kept != 1 else ''}; {known} already kept")
         return
+    damaged: list[int] = []
     if export is not None:
-        found = history.records(path=None)
+        found = history.records(damaged=damaged)
+        if damaged:
+            warn(history.damaged_note(damaged))
         text = json.dumps(found, indent=1)
         try:
             Path(export).write_text(text + "\n")
@@ -42,7 +45,9 @@ def run_history(
             raise UserError(f"export: cannot write {export!r}: {exc.strerror}") from None
         console.print(f"exported {len(found)} game records to {export}")
         return
-    entries = history.entries(rules)
+    entries = history.entries(rules, damaged=damaged)
+    if damaged:
+        warn(history.damaged_note(damaged))
     if plot is not None:
         from dicelab.plot.history import plot_history
 
@@ -106,8 +111,9 @@ def import_records(file: str, quiet: bool = False) -> tuple[int, int]:
     from dicelab.cli.advice import load_table
     from dicelab.play.game import FORMAT, review
 
+    text = read_user_file(file, f"game records file {file!r}", regular=True)
     try:
-        data = json.loads(read_user_file(file, f"game records file {file!r}"))
+        data = parse_nested(json.loads, text, file)
     except json.JSONDecodeError as exc:
         raise UserError(f"{file}: not JSON ({exc.msg}, line {exc.lineno})") from None
     found = data if isinstance(data, list) else [data]
@@ -137,6 +143,6 @@ def keep_game(record: dict, result, console: Console, kind: str = "game") -> Non
     try:
         history.keep(record, result, kind)
     except UserError as exc:
-        console.print(f"[yellow]not kept in the history: {exc}[/yellow]")
+        warn(f"{exc}: this {'session' if kind == 'training' else 'game'} is not kept")
         return
     console.print(f"kept in the history ({history.history_path()}; dicelab history)")

@@ -55,6 +55,12 @@ def justify_right(headings: Iterable[str], right: Container[str]) -> list[tuple[
     return [(h, "right" if h in right else "left") for h in headings]
 
 
+def warn(message: str) -> None:
+    """One warning line on standard error: what is printed on standard output (a
+    table, JSON) stays as it is."""
+    print(f"warning: {message}", file=sys.stderr, flush=True)
+
+
 def scorecard(rules: Rules) -> Panel:
     """A readable scorecard of a rule set: boxes, scoring, bonuses, joker."""
     table = Table(show_header=True, header_style="bold", expand=False)

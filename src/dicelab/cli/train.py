@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 from collections.abc import Callable
@@ -11,7 +10,7 @@ from rich.markup import escape
 
 from dicelab.cli.advice import explain_split, load_table
 from dicelab.cli.history import keep_game
-from dicelab.cli.output import Console
+from dicelab.cli.output import Console, warn
 from dicelab.errors import UserError
 from dicelab.play import history
 from dicelab.play.training import Question, Training, kind_weights
@@ -39,7 +38,7 @@ def run_train(
     r = load_rules(rules)
     table = load_table(r, quiet=as_json)
     split = explain_split(r, quiet=as_json, mapped=True) if why else None
-    weights = None if date is not None else kind_weights(_past_kinds(r.name, console))
+    weights = None if date is not None else kind_weights(_past_kinds(r.name))
     session = Training(table, questions, seed=seed, day=date, kind_weights=weights,
                        explain=split, rules_source=rules)  # fmt: skip
     if not as_json:
@@ -91,13 +90,17 @@ def _date(text: str) -> dt.date:
         raise UserError(f"--date: got {text!r}, expected a date as 2026-11-26") from None
 
 
-def _past_kinds(rules: str, console: Console) -> list[dict]:
+def _past_kinds(rules: str) -> list[dict]:
     """The player's past decisions by kind; an unreadable history weighs nothing."""
+    damaged: list[int] = []
     try:
-        return history.kinds_of(rules)
+        found = history.kinds_of(rules, damaged=damaged)
     except UserError as exc:
-        console.print(f"[yellow]{escape(str(exc))}[/yellow]")
+        warn(f"{exc}: the questions are drawn without its weights")
         return []
+    if damaged:
+        warn(history.damaged_note(damaged))
+    return found
 
 
 def _show(q: Question, rules, console: Console) -> None:
@@ -124,9 +127,11 @@ def _finish(session: Training, console: Console, as_json: bool, stopped: bool = 
             console.print(f"  {row['kind']}: {row['mistakes']} of {row['decisions']} cost "
                           f"{row['cost']:.2f} points")  # fmt: skip
     if session.answers:
-        if as_json:
-            with contextlib.suppress(UserError):  # the JSON stream stays as it is
+        if as_json:  # the JSON stream stays as it is; a warning goes to standard error
+            try:
                 history.keep(session.record, session, "training")
+            except UserError as exc:
+                warn(f"{exc}: this session is not kept")
         else:
             keep_game(session.record, session, console, kind="training")
     return 0

@@ -4,8 +4,10 @@ Every mistake in a request is answered with a 4xx status and ``{"detail": "..."}
 naming what is wrong: :class:`~dicelab.errors.UserError` from the library becomes
 400 (404 for an unknown rule set), a body that does not fit the request model
 becomes 422, a body over the size limit 413, a ``Host`` header that names
-another site 400 (:mod:`dicelab.web.guards`). A 500 means a bug in dicelab. The
-routes live in :mod:`dicelab.web.routes`, one module per area.
+another site 400 (:mod:`dicelab.web.guards`). A history of games that cannot be read
+or written (this server's own files) is a 503 that names why, without a path. A 500
+means a bug in dicelab. The routes live in :mod:`dicelab.web.routes`, one module per
+area.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dicelab.errors import DamagedTable, UserError
+from dicelab.play.history import HistoryError
 from dicelab.web.guards import BodyLimit, HostCheck
 from dicelab.web.routes import (
     Stopping,
@@ -120,6 +123,12 @@ def _answer_errors(app: FastAPI) -> None:
         # solved anew and damaged again (a failing disk?): the path stays unsaid
         detail = "a cached table was found damaged twice while being read; ask again later"
         return JSONResponse({"detail": detail}, status_code=503)
+
+    @app.exception_handler(HistoryError)
+    async def _no_history(request: Request, exc: HistoryError) -> JSONResponse:
+        # this server's own files: no fault of the request, and no path said
+        lost = ": nothing was kept" if exc.doing == "written" else ""
+        return JSONResponse({"detail": coach.unavailable(exc) + lost}, status_code=503)
 
     @app.exception_handler(UserError)
     async def _user_error(request: Request, exc: UserError) -> JSONResponse:

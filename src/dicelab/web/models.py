@@ -597,6 +597,9 @@ class TrainingOut(BaseModel):
     seed: int
     daily: str | None = Field(description="The date of a daily set.")
     questions: list[QuestionOut]
+    note: str | None = Field(
+        None, description="Why the history gave no weights (it could not be read), if so."
+    )
 
 
 class AnswerRequest(_Request):
@@ -656,6 +659,7 @@ class HistoryGameOut(BaseModel):
 class HistoryOut(BaseModel):
     games: list[HistoryGameOut] = Field(description="The games kept, oldest first.")
     summary: dict[str, Any]
+    note: str | None = Field(None, description="The damaged games left out, if any.")
 
 
 class KeepRequest(_Request):

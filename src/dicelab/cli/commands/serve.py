@@ -69,7 +69,10 @@ def serve_command(
 
 
 def parse_bytes(text: str) -> int:
-    """``4G``, ``500M``, ``64K`` or a number of bytes, or one line saying what is wrong."""
+    """``4G``, ``500M``, ``64K`` or a number of bytes, or one line saying what is wrong
+    (a size under 64M, or over this machine's memory: no worker could be given it)."""
+    from dicelab.engine.runtime.cost import human_bytes, machine_memory
+
     units = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
     word = text.strip().upper().removesuffix("IB").removesuffix("B")
     scale = units.get(word[-1:], 1)
@@ -80,6 +83,10 @@ def parse_bytes(text: str) -> int:
         value = -1
     if not value >= 64 * 2**20:
         fail(f"max memory: got {text!r}, expected a size of at least 64M such as 4G or 500M")
+    most = machine_memory()
+    if not value <= most:  # infinite, or more than this machine has
+        fail(f"max memory: got {text!r}, expected at most this machine's memory, "
+             f"{human_bytes(most)}, such as 4G or 500M")  # fmt: skip
     return int(value)
 
 

@@ -2,7 +2,9 @@
 
 The history is the one of the user who runs the server (the local database of
 :mod:`dicelab.play.history`): a finished game of the page and a finished training
-session are kept there, as by ``dicelab play`` and ``dicelab train``.
+session are kept there, as by ``dicelab play`` and ``dicelab train``. A history that
+cannot be read or written is answered 503, in a sentence without its path; training
+without its weights, and a listing without its damaged games, carry a ``note``.
 """
 
 from __future__ import annotations
@@ -55,9 +57,9 @@ async def post_training(body: m.TrainingRequest, store: Store = Depends(get_stor
     if day is not None and body.seed is not None:
         raise UserError("seed: a daily set takes its seed from the date; give one or the other")
     table = await table_for(store, entry.rules)
-    weights = None
+    weights, note = None, None
     if day is None:
-        weights = kind_weights(await run_in_threadpool(history.kinds_of, entry.rules.name))
+        weights, note = await run_in_threadpool(_past_weights, entry.rules.name)
     session = await run_in_threadpool(
         Training, table, body.questions, body.seed, day, weights, None, entry.id
     )
@@ -67,7 +69,25 @@ async def post_training(body: m.TrainingRequest, store: Store = Depends(get_stor
         "seed": session.seed,
         "daily": day.isoformat() if day else None,
         "questions": [q.to_dict() for q in session.questions],
+        "note": note,
     }
+
+
+def unavailable(exc: history.HistoryError) -> str:
+    """What a history that failed says to the page: no path of the server's."""
+    return f"this server's history could not be {exc.doing} ({exc.reason})"
+
+
+def _past_weights(rules: str) -> tuple[dict | None, str | None]:
+    """The weights of the kinds of decision from the history, and a note where it
+    could not be read (the questions are then drawn without them) or some of its
+    games are damaged."""
+    damaged: list[int] = []
+    try:
+        weights = kind_weights(history.kinds_of(rules, damaged=damaged))
+    except history.HistoryError as exc:
+        return None, f"{unavailable(exc)}: the questions are drawn without its weights"
+    return weights, history.damaged_note(damaged) if damaged else None
 
 
 @route(router, "POST", "/api/training/answer", m.GradedOut, "Grade one answer, with why")
@@ -139,9 +159,12 @@ async def get_history(rules: str | None = None, last: int = 50) -> dict:
     mean score, loss per decision and share of best choices."""
     if not 0 <= last <= 10_000:
         raise UserError(f"last: got {last}, expected 0 to 10000")
-    found = await run_in_threadpool(history.entries, rules)
+    damaged: list[int] = []
+    found = await run_in_threadpool(lambda: history.entries(rules, damaged=damaged))
     shown = found[-last:] if last else found
-    return {"games": [e.to_dict() for e in shown], "summary": history.summary(found)}
+    note = history.damaged_note(damaged) if damaged else None
+    return {"games": [e.to_dict() for e in shown], "summary": history.summary(found),
+            "note": note}  # fmt: skip
 
 
 @route(router, "POST", "/api/history", m.KeptOut, "Keep a finished game")

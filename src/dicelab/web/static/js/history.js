@@ -12,7 +12,9 @@ import { training } from "./training.js";
 // -- history: the games kept, and their trend ---------------------------------------------
 export async function loadHistory() {
   try {
-    renderHistory(await api("/api/history?last=200"));
+    const h = await api("/api/history?last=200");
+    renderHistory(h);
+    if (h.note) showError(h.note);  // damaged games left out
   } catch (err) {
     showError(err.message);
   }

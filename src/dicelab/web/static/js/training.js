@@ -45,7 +45,7 @@ export async function startTraining(daily) {
   Object.assign(training, { session: null, summary: null, graded: null, answers: [], index: 0 });
   await whileBusy(async () => {
     training.session = await api("/api/training", body);
-    showError("");
+    showError(training.session.note || "");  // a history that could not be read, if so
   });
 }
 
