@@ -165,20 +165,22 @@ def run_game_advise(
     settings: list[str],
     at: str | None,
     *,
-    objective: str | None = None,
     target: float | None = None,
     top: int = 12,
     as_json: bool = False,
     console: Console | None = None,
 ) -> list:
-    """Rank every move at a position of a chance-model game, with its cost."""
+    """Rank every move at a position of a chance-model game, with its cost (by the
+    chance of reaching ``target`` where one is given, one player)."""
     console = console or Console()
     game = game_from(name, settings)
     position = game.parse(at) if at else None
     if position is None and game.to_move(game.start()) == CHANCE:
         raise UserError(f"{game.name} starts with a throw of the dice: name a position with "
                         f"--at, e.g. {game.position_help or 'as the game writes it'}")  # fmt: skip
-    solution, _ = _solved(game, objective, target, False, console, as_json)
+    solution, _ = _solved(
+        game, None if target is None else "target", target, False, console, as_json
+    )
     moves = solution.advise(position)
     if as_json:
         here = position if position is not None else game.start()
