@@ -1520,3 +1520,17 @@ def test_a_queued_table_says_what_it_waits_behind():
     finally:
         store._solving.clear()
         store.close()
+
+
+def test_a_bad_scorecard_is_refused_before_any_table_is_solved():
+    from dicelab.web.store import Store
+
+    store = Store()
+    with TestClient(create_app(store), base_url=LOCAL) as c:
+        body = {"rules": "yahtzee", "filled": {}, "extra_bonuses": 215, "objective": "win"}
+        answer = c.post("/api/outlook", json=body)
+        assert answer.status_code == 400 and "extra bonuses" in answer.json()["detail"]
+        rules = store.get("yahtzee").rules
+        assert store.loaded(rules, "win") is None  # no win table was solved for it
+        schema = c.get("/openapi.json").json()
+    assert "413" in schema["paths"]["/api/outlook"]["post"]["responses"]

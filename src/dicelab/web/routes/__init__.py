@@ -13,6 +13,7 @@ import asyncio
 import inspect
 import json
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -27,6 +28,7 @@ from dicelab.web.store import Store
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": m.ErrorOut, "description": "The request makes no sense for the rules."},
     404: {"model": m.ErrorOut, "description": "Unknown rule set."},
+    413: {"model": m.ErrorOut, "description": "The body is over the size limit."},
     422: {"model": m.ErrorOut, "description": "The body does not fit the request model."},
 }
 
@@ -151,6 +153,14 @@ async def with_table(store: Store, rules, objective: str, use):
             store.drop_damaged(rules, objective, exc.path)
             if attempt == 2:
                 raise
+
+
+@dataclass(frozen=True)
+class RulesOnly:
+    """The compiled rules in a table's place, where a check needs only them (a
+    scorecard checked before its table is solved)."""
+
+    game: Any
 
 
 def turn_start(table, body) -> tuple[int, int, int, int]:

@@ -10,10 +10,12 @@ from dicelab.engine.advice.single import TIE, Advice, Position
 from dicelab.engine.objectives.expected import OBJECTIVE as EXPECTED_OBJECTIVE
 from dicelab.engine.objectives.spread import option_spreads
 from dicelab.errors import UserError
+from dicelab.rules.compiled import as_game
 from dicelab.web import models as m
 from dicelab.web.routes import (
     ClientGone,
     FastJSON,
+    RulesOnly,
     awaitable,
     awaited_while_there,
     get_store,
@@ -123,6 +125,7 @@ async def post_outlook(body: m.OutlookRequest, store: Store = Depends(get_store)
     entry = store.get(body.rules)
     rules = entry.rules
     spec = spec_of(body)
+    turn_start(RulesOnly(as_game(rules)), body)  # the scorecard checked before any solve
 
     def look(table) -> tuple[tuple[int, int, int, int], float]:
         start = turn_start(table, body)
