@@ -426,3 +426,41 @@ def test_simulated_games_meet_the_exact_values_and_a_played_game_is_reviewed(
     path.write_text(json.dumps(broken))
     assert dicelab(monkeypatch, "review", str(path)) == 2
     assert "step 1: expected a throw" in capsys.readouterr().err
+
+
+def test_a_new_users_mistakes_are_one_line_each(tmp_path, capsys, monkeypatch):
+    mistakes = [
+        (["advise", "bearoff", "--set", "mine=6,5,2", "--at", "8 5 2 / 6-3"], "bearoff position"),
+        (["advise", "bearoff", "--set", "mine=6,5,2", "--at", "0 5 2 / 6-3"], "bearoff position"),
+        (["advise", "pig", "--at", "40 55 -3"], "of 0 or more"),
+        (["advise", "shut-the-box", "--at", "1 2 3 / 13"], "throws are 1 to 12"),
+        (["solve", "pig", "--against", "hold-at=20"], "--against: goes with --strategy"),
+        (["solve", "pig", "--set", "goal=abc"], "expected a whole number"),
+        (["solve", "shut-the-box", "--set", "tiles=13"], "expected 1 to 12"),
+        (["solve", "bearoff", "--set", "mine=7,8"], "got '7,8'"),
+        (["solve", "bearoff", "--set", "mine=" + ",".join(["6"] * 15),
+          "--set", "theirs=" + ",".join(["6"] * 15)], "up to 129,561,594,624 positions"),
+        (["play", "shut-the-box", "--seat", "2"], "played alone"),
+        (["play", "pig", "--resume", "x.json"], "--resume: for the Yahtzee family"),
+    ]  # fmt: skip
+    game_file = tmp_path / "t.toml"
+    game_file.write_text('game = "shut-the-box"\ntiles = 9.5\n')
+    mistakes.append((["solve", str(game_file)], "tiles: got 9.5, expected a whole number"))
+    for args, words in mistakes:
+        assert dicelab(monkeypatch, *args) == 2, args
+        err = capsys.readouterr().err
+        assert words in err and err.count("\n") == 1, (args, err)
+    assert dicelab(monkeypatch, "solve", "bearoff", "--set", "mine=5,2", "--set", "theirs=3,2",
+                   "--exact", "--json") == 0  # fmt: skip
+    assert json.loads(capsys.readouterr().out)["exact"] == "1957/2916"
+
+
+def test_typed_throws_either_way_round_and_moves_in_any_case(tmp_path):
+    from dicelab.cli.chance_play import run_game_play
+    from dicelab.cli.output import Console
+
+    console = Console(record=True, width=150)
+    run_game_play("bearoff", ["mine=6,5,4"], dice="real", console=console,
+                  read=scripted(["6-3", "6/3 5/off", "q"]))  # fmt: skip
+    out = console.export_text()
+    assert "the dice: 3-6" in out and "you: 6/3 5/off" in out

@@ -87,10 +87,12 @@ def run_game_solve(
         raise UserError(
             f"--plot: {game.name} has no picture yet (Pig and one side's bear-off have)"
         )
-    size = getattr(game, "size", None)
-    if exact and size is not None and size() > EXACT_LIMIT:
-        raise UserError(f"--exact: {size():,} positions is too many for fractions; "
+    size = getattr(game, "size", lambda: None)()
+    if exact and size is not None and size > EXACT_LIMIT:
+        raise UserError(f"--exact: {size:,} positions is too many for fractions; "
                         f"at most {EXACT_LIMIT:,}")  # fmt: skip
+    if against and not strategy:
+        raise UserError("--against: goes with --strategy (the strategy it plays against)")
     solution, seconds = _solved(game, objective, target, allow_large, console, as_json, exact)
     out = _report(solution, seconds, exact, path, strategy, against)
     if as_json:

@@ -45,11 +45,13 @@ def run_game_play(
     console = console or Console()
     read = read or (lambda prompt: console.input(prompt))
     game = game_from(name, settings)
+    if game.players == 1 and seat != 1:
+        raise UserError(f"--seat: {game.name} is played alone, no seat to choose")
     if seat not in range(1, game.players + 1):
         raise UserError(f"--seat: got {seat}, expected 1 to {game.players}")
     if dice not in ("virtual", "real"):
         raise UserError(f"--dice: got {dice!r}, expected virtual or real")
-    if record is not None and record.exists():
+    if record is not None and record.exists() and record.stat().st_size > 0:
         raise UserError(f"{record} already exists; name a new file with --record")
     with console.status(f"solving {game.name}", spinner="dots"):
         solution = solve(game)
@@ -59,8 +61,12 @@ def run_game_play(
     log.update(settings=settings, seed=seed, seat=seat, steps=[])
     who = "you" if game.players == 1 else f"you are player {seat}"
     start = _seen(solution, solution.value(), seat)
-    console.print(f"[bold]{game.name}[/bold]: {who}; {game.measure or 'best play'} from the "
-                  f"start: {start:.4f} (seed {seed})")  # fmt: skip
+    measure = "your chance to win, both playing their best" if game.players == 2 else (
+        game.measure or "the value with best play")  # fmt: skip
+    console.print(f"[bold]{game.name}[/bold]: {who}; {measure} from the start: {start:.4f} "
+                  f"(seed {seed})")  # fmt: skip
+    if record is not None:
+        console.print(f"the game is saved in {record}")
     here = game.start()
     decisions: list[dict] = []
     while game.result(here) is None:
@@ -113,6 +119,8 @@ def _throw(game, here, rng, dice, read, console, log):
             typed = read(f"the throw ({', '.join(dict.fromkeys(labels))}; q: stop): ").strip()
             if typed.lower() in ("q", "quit"):
                 return None
+            if typed not in labels and "-" in typed:  # 6-3 as well as 3-6
+                typed = "-".join(reversed(typed.split("-")))
             if typed in labels:
                 after = outcomes[labels.index(typed)][2]
                 break
@@ -146,7 +154,7 @@ def _ask(moves: list[Move], read: Callable[[str], str], console: Console) -> Mov
             return moves[0]
         if typed.isdigit() and 1 <= int(typed) <= len(moves):
             return moves[int(typed) - 1]
-        named = [m for m in moves if m.label == typed]
+        named = [m for m in moves if m.label.lower() == typed.lower()]
         if named:
             return named[0]
         console.print(f"not a move here: {typed!r}; type its number (1 to {len(moves)}) or name")

@@ -27,7 +27,12 @@ def _play_game(kw: dict, extra: dict) -> None:
     seat = extra["seat"] or "1"
     if seat not in ("1", "2"):
         raise UserError(f"--seat: got {seat!r}, expected 1 or 2")
-    path = Path(kw["record"]) if kw["record"] else None
+    for flag, given in (("--resume", kw["resume"]), ("--explain", kw["explain"])):
+        if given:
+            raise UserError(f"{flag}: for the Yahtzee family's games, not yet the dice games")
+    from dicelab.cli.play import default_record_path
+
+    path = Path(kw["record"]) if kw["record"] else default_record_path("dicelab-dice-game")
     show = not kw["hide"]
     code = run_game_play(kw["rules"], extra["settings"], seed=kw["seed"], seat=int(seat),
                          dice=kw["dice"], record=path, show=show, top=kw["top"])  # fmt: skip

@@ -31,6 +31,8 @@ def counts(points) -> tuple[int, ...]:
     """Checkers per point (points 1 to 6) from a list of their points."""
     out = [0] * 6
     for p in points:
+        if not 1 <= p <= 6:
+            raise ValueError(f"point {p}: the points of a home board are 1 to 6")
         out[p - 1] += 1
     return tuple(out)
 
@@ -79,11 +81,13 @@ class BearOff(ChanceGame):
     def __init__(self, mine=(6, 5, 4, 3, 2, 1), theirs=None):
         for name, side in (("mine", mine), ("theirs", theirs or (1,))):
             if not side or len(side) > 15 or any(not 1 <= int(p) <= 6 for p in side):
-                raise UserError(f"bearoff {name}: got {side!r}, expected 1 to 15 checkers "
+                given = ",".join(map(str, side))
+                raise UserError(f"bearoff {name}: got {given!r}, expected 1 to 15 checkers "
                                 "on points 1 to 6, e.g. 6,5,2")  # fmt: skip
         self.players = 1 if theirs is None else 2
         self.mine, self.theirs = counts(mine), counts(theirs or ())
-        self.name = "bear-off" if theirs is None else "bear-off race"
+        self.name = f"bear-off of {_points(self.mine)}" if theirs is None else (
+            f"bear-off race, {_points(self.mine)} against {_points(self.theirs)}")  # fmt: skip
         self.position_help = ("'6 5 2 / 6-3' (your checkers' points, then the throw)"
                               if theirs is None else "'6 5 2 / 4 1 / 6-3' (your checkers' "
                               "points, theirs, then your throw)")  # fmt: skip
@@ -97,6 +101,14 @@ class BearOff(ChanceGame):
         from dicelab.games.chance.bearoff_layout import one_sided_layout
 
         return one_sided_layout(self, exact)
+
+    def estimate(self) -> int:
+        """At most how many positions the game has (both sides' checkers anywhere
+        lower), known before any is laid out."""
+        from math import comb
+
+        sides = comb(sum(self.mine) + 6, 6) * comb(sum(self.theirs) + 6, 6)
+        return sides * 22 * self.players
 
     def size(self) -> int | None:
         """How many positions :meth:`layout` lays out (``None``: two sides, walked)."""
@@ -160,12 +172,10 @@ class BearOff(ChanceGame):
             x, y = (int(w) for w in parts[-1].split("-"))
         except ValueError:
             raise UserError(
-                f"bearoff position: got {text!r}, expected the checkers' points "
-                "of each side and the throw, e.g. '6 5 2 / 4 1 / 6-3'"
+                f"bearoff position: got {text!r}, expected {self.position_help}"
             ) from None
         if len(parts) != want or not (1 <= x <= 6 and 1 <= y <= 6):
-            raise UserError(f"bearoff position: got {text!r}, expected {want - 1} side(s) "
-                            "and a throw such as 6-3")  # fmt: skip
+            raise UserError(f"bearoff position: got {text!r}, expected {self.position_help}")
         theirs = sides[1] if self.players == 2 else self.theirs
         return ("move", 0, sides[0], theirs, (min(x, y), max(x, y)))
 

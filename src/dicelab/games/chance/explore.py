@@ -113,6 +113,10 @@ def explore(
             raise UserError(f"{game.name}: {size:,} positions, more than {limit:,}; "
                             "a smaller game, or a larger limit (--allow-large)")  # fmt: skip
         return fast(exact)
+    estimate = getattr(game, "estimate", lambda: 0)()
+    if estimate > limit:
+        raise UserError(f"{game.name}: up to {estimate:,} positions, more than {limit:,}; "
+                        "a smaller game, or a larger limit (--allow-large)")  # fmt: skip
     first = game.start()
     positions: list = [first]
     index: dict = {first: 0}

@@ -16,7 +16,7 @@ from typing import Any
 
 from dicelab.errors import UserError
 from dicelab.games.chance.bearoff import BearOff
-from dicelab.games.chance.model import ChanceGame
+from dicelab.games.chance.model import ChanceGame, flag, points
 from dicelab.games.chance.pig import Pig
 from dicelab.games.chance.shut_the_box import ShutTheBox
 
@@ -43,6 +43,21 @@ FAMILIES = {
     name: Family(name, game, game.settings, game.summary)
     for name, game in (("pig", Pig), ("shut-the-box", ShutTheBox), ("bearoff", BearOff))
 }
+
+
+#: How each kind of setting is said in an error (before the setting's own words).
+KIND_WORDS = {int: "a whole number: ", flag: "true or false: ", points: "points 1 to 6: "}
+
+
+def _read(kind, value):
+    """A setting's value of its kind; a whole number must be written as one (not 9.5)."""
+    if kind is str:
+        if not isinstance(value, str):
+            raise ValueError(value)
+        return value
+    if kind is int:
+        return int(str(value).strip())
+    return kind(value)
 
 
 def is_game(name: str) -> bool:
@@ -85,7 +100,8 @@ def game_from(name: str, settings: Iterable[str] = ()) -> ChanceGame:
             raise UserError(f"{name}: no setting {key!r}; expected one of {known}")
         kind, what = family.settings[key]
         try:
-            args[key] = value if kind is str else kind(value)
+            args[key] = _read(kind, value)
         except (TypeError, ValueError):
-            raise UserError(f"{name} {key}: got {value!r}, expected {what}") from None
+            words = KIND_WORDS.get(kind, "")
+            raise UserError(f"{name} {key}: got {value!r}, expected {words}{what}") from None
     return family.build(**args)

@@ -146,6 +146,9 @@ class Pig(ChanceGame):
                 f"pig position: got {text!r}, expected three whole numbers "
                 "'MY-SCORE THEIR-SCORE TURN-TOTAL' (e.g. '40 55 12')"
             ) from None
+        if min(mine, theirs, k) < 0:
+            raise UserError(f"pig position: got {text!r}, expected scores and a turn total "
+                            "of 0 or more")  # fmt: skip
         a, b = (mine, theirs) if seat == 0 else (theirs, mine)
         return (seat, a, b, k, False) if k > 0 else (seat, a, b, 0, True)
 

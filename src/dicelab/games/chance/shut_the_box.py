@@ -51,8 +51,9 @@ class ShutTheBox(ChanceGame):
 
     def __init__(self, tiles: int = 9, one_die: str = "when-top-shut", dice: int = 2,
                  score: str = "shut"):  # fmt: skip
-        if not 1 <= tiles <= 16:
-            raise UserError(f"shut-the-box tiles: got {tiles}, expected 1 to 16")
+        if not 1 <= tiles <= 12:
+            raise UserError(f"shut-the-box tiles: got {tiles}, expected 1 to 12 (two dice "
+                            "throw at most 12: a higher tile could never be shut)")  # fmt: skip
         if one_die not in ONE_DIE:
             raise UserError(f"shut-the-box one_die: got {one_die!r}, expected "
                             f"{', '.join(ONE_DIE)}")  # fmt: skip
@@ -152,6 +153,10 @@ class ShutTheBox(ChanceGame):
         if any(not 1 <= t <= self.tiles for t in tiles):
             raise UserError(f"shut-the-box position: tiles are 1 to {self.tiles}")
         open_ = sum(1 << (t - 1) for t in set(tiles))
+        highest = 6 * self.dice if self.one_die == "never" or self.dice == 1 else 12
+        if throw is not None and not 1 <= throw <= highest:
+            raise UserError(f"shut-the-box position: the throw {throw} cannot come; "
+                            f"throws are 1 to {highest}")  # fmt: skip
         return ("roll", open_) if throw is None else ("shut", open_, throw)
 
 

@@ -15,7 +15,7 @@ const games = {
   request: 0,      // number of the latest request (a new game drops older answers)
 };
 
-const pct = (x) => x.toFixed(4);
+const pct = (x) => Math.abs(x) < 5e-5 ? "0.0000" : x.toFixed(4);
 
 export async function loadGames() {
   if (games.families.length) return;
@@ -43,7 +43,15 @@ export function showSettings() {
     <label>${escapeHtml(s.name)}
       <input data-setting="${escapeHtml(s.name)}" placeholder="${escapeHtml(s.help)}"
         title="${escapeHtml(s.help)}" autocomplete="off"></label>`).join("");
-  $("games-seat-row").hidden = f.name === "shut-the-box";
+  seatPicker();
+}
+
+// Two players (Pig, a bear-off race with the other side given): the seat to play.
+export function seatPicker() {
+  const f = family();
+  const theirs = document.querySelector("#games-settings input[data-setting=theirs]");
+  $("games-seat-row").hidden = f.name === "shut-the-box"
+    || (f.name === "bearoff" && !(theirs && theirs.value.trim()));
 }
 
 function settings() {

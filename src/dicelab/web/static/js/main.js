@@ -3,7 +3,7 @@
 import { showError } from "./api.js";
 import { render } from "./draw.js";
 import { doThrow, enterThrow, newGame, scoreNow, undo } from "./game.js";
-import { renderGame, showSettings, startGame } from "./dicegames.js";
+import { renderGame, seatPicker, showSettings, startGame } from "./dicegames.js";
 import { downloadRecord } from "./history.js";
 import { onKey } from "./keys.js";
 import { loadObjectives } from "./objectives.js";
@@ -58,6 +58,7 @@ function wire() {
   $("train-start").addEventListener("click", () => startTraining(false));
   $("train-daily").addEventListener("click", () => startTraining(true));
   $("games-family").addEventListener("change", showSettings);
+  $("games-settings").addEventListener("input", seatPicker);
   $("games-start").addEventListener("click", startGame);
   $("games-advice").addEventListener("change", renderGame);
 }
