@@ -18,14 +18,12 @@ from typing import Any
 
 from rich.table import Table
 
+from dicelab.cli.game_options import RECORD_FORMAT
 from dicelab.cli.output import Console
 from dicelab.errors import UserError
 from dicelab.games.chance.families import game_from
 from dicelab.games.chance.model import CHANCE, ChanceGame
 from dicelab.games.chance.solution import ChanceSolution, Move, solve
-
-#: The "format" of a dice game's record (``dicelab review`` tells it from a Yahtzee game's).
-RECORD_FORMAT = "dicelab-dice-game"
 
 
 def run_game_play(
@@ -195,17 +193,6 @@ def _finish(game: ChanceGame, solution: ChanceSolution, here, seat: int, decisio
     if record is not None:
         console.print(f"the game record is in {record}")
     return 0
-
-
-def is_game_record(path: str) -> bool:
-    """Whether ``path`` holds a dice game's record (any trouble reading it: no)."""
-    from dicelab.play.game import load_record
-
-    try:
-        load_record(path, RECORD_FORMAT, "dice game")
-    except (UserError, OSError):
-        return False
-    return True
 
 
 def run_game_review(path: str, *, as_json: bool = False, console: Console | None = None) -> list:

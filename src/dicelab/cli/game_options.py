@@ -18,6 +18,9 @@ import typer
 
 from dicelab.errors import UserError
 
+#: The "format" of a dice game's record (``dicelab review`` tells it from a Yahtzee game's).
+RECORD_FORMAT = "dicelab-dice-game"
+
 #: A game option: its annotation and its Typer option (whose default means "not given").
 GameOption = tuple[Any, Any]
 
@@ -65,3 +68,14 @@ def for_dice_games(options: dict[str, GameOption], run_game: Callable[[dict, dic
         return run
 
     return wrap
+
+
+def is_game_record(path: str) -> bool:
+    """Whether ``path`` holds a dice game's record (any trouble reading it: no)."""
+    from dicelab.play.game import load_record
+
+    try:
+        load_record(path, RECORD_FORMAT, "dice game")
+    except (UserError, OSError):
+        return False
+    return True

@@ -150,9 +150,11 @@ def review_command(
 ) -> None:
     """Review a recorded game: each decision, the best option, the cost of each mistake."""
     from dicelab.cli.advice import run_review
-    from dicelab.cli.chance_play import is_game_record, run_game_review
+    from dicelab.cli.game_options import is_game_record
 
     if is_game_record(file):
+        from dicelab.cli.chance_play import run_game_review
+
         run_game_review(file, as_json=as_json)
         return
 
