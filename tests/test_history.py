@@ -235,3 +235,25 @@ def test_an_older_schema_is_brought_up_to_date_and_keeps_its_games(tmp_path):
     kinds = history.kinds_of("yazy", path=path)
     assert {row["kind"] for row in kinds} >= {"keep"}
     assert sum(row["mistakes"] for row in kinds) == len(result.mistakes)
+
+
+def test_an_import_checks_a_records_rules_before_solving_anything(tmp_path, monkeypatch):
+    import dicelab.cli.advice as advice
+    from dicelab.cli.history import import_records
+
+    record, _ = played(3)
+    solved = []
+    real = advice.load_table
+    monkeypatch.setattr(advice, "load_table", lambda r, quiet=False: solved.append(r) or real(r))
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+    for source, words in [
+        ("maxi-yatzy", "other rules than 'maxi-yatzy'"),  # a large solve it must not start
+        ('extends = "/etc/hostname"\nname = "x"', "extends"),  # text may not read files
+        (str(fifo), "neither built in nor a regular file"),  # a pipe would hang the import
+    ]:
+        path = tmp_path / "r.json"
+        path.write_text(json.dumps({**record, "rules_source": source}))
+        with pytest.raises(UserError, match=words):
+            import_records(str(path), quiet=True)
+    assert solved == []

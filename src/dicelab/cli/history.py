@@ -125,7 +125,8 @@ def import_records(file: str, quiet: bool = False) -> tuple[int, int]:
         if not isinstance(source, str):
             raise UserError(f"{file}: record {i} names no rules")
         try:
-            result = review(load_table(source, quiet=quiet), record)
+            rules = _record_rules(source, record)  # checked before anything is solved
+            result = review(load_table(rules, quiet=quiet), record)
         except UserError as exc:
             raise UserError(f"{file}: record {i}: {exc}") from None
         if not result.finished:
@@ -135,6 +136,28 @@ def import_records(file: str, quiet: bool = False) -> tuple[int, int]:
         else:
             kept += 1
     return kept, known
+
+
+def _record_rules(source: str, record: dict):
+    """The rules a record names, loaded and matched to its fingerprint before any
+    table is solved: TOML text in a record may extend only built-in rule sets, and a
+    path must be a regular file (never a pipe that would hang the import)."""
+    from pathlib import Path
+
+    from dicelab.rules import builtin_name, load_rules, rules_from_text
+
+    if "\n" in source or "=" in source:
+        rules = rules_from_text(source, source="the record's rules", allow_files=False)
+    elif builtin_name(source) is not None:
+        rules = load_rules(source)
+    elif Path(source).is_file():
+        rules = load_rules(Path(source))
+    else:
+        raise UserError(f"the rules {source[:80]!r} are neither built in nor a regular file")
+    if rules.fingerprint() != record.get("fingerprint"):
+        raise UserError(f"the game was played under other rules than {rules.name!r} "
+                        "(their fingerprints differ)")  # fmt: skip
+    return rules
 
 
 def keep_game(record: dict, result, console: Console, kind: str = "game") -> None:
