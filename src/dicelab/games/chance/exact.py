@@ -25,7 +25,8 @@ def fraction_values(graph: Graph, chances: list[Fraction], choice: np.ndarray,
     g = graph
     n = g.nodes
     target, carried = _resolve(g, choice)
-    payoff = [_fraction(g.payoff[v], players) if g.kind[v] == END else Fraction(0)
+    zero = Fraction(0)
+    payoff = [_fraction(g.payoff[v], players) if g.kind[v] == END else zero
               for v in range(n)]  # fmt: skip
     res_to = np.array([target[w] for w in g.to], np.int64)
     order, comp_start = strong_components(g.start, res_to, g.kind == CHANCE)
@@ -38,15 +39,15 @@ def fraction_values(graph: Graph, chances: list[Fraction], choice: np.ndarray,
         for v in members:
             row = [Fraction(0)] * (m + 1)
             row[slot[v]] += 1
-            row[m] = Fraction(g.reward[v]).limit_denominator()
+            row[m] = _reward(g.reward[v])
             for e in range(g.start[v], g.start[v + 1]):
                 w = int(res_to[e])
                 p = chances[e]
-                row[m] += p * carried[int(g.to[e])]
+                met = carried[int(g.to[e])] + (0 if w in slot else values[w])
+                if met:  # most are 0 (a lost game, no reward): no fractions to add
+                    row[m] += p * met
                 if w in slot:
                     row[slot[w]] -= p
-                else:
-                    row[m] += p * values[w]
             rows.append(row)
         for v, x in zip(members, _gauss(rows, m), strict=True):
             values[v] = x
@@ -54,6 +55,14 @@ def fraction_values(graph: Graph, chances: list[Fraction], choice: np.ndarray,
         if g.kind[v] != CHANCE and g.kind[v] != END:
             values[v] = carried[v] + values[target[v]]
     return values
+
+
+_NONE = Fraction(0)
+
+
+def _reward(x: float) -> Fraction:
+    """A node's reward as a fraction (most are 0: no new fraction made for those)."""
+    return Fraction(x).limit_denominator() if x else _NONE
 
 
 def _fraction(x: float, players: int) -> Fraction:
@@ -76,7 +85,7 @@ def _resolve(g: Graph, choice: np.ndarray) -> tuple[list[int], list[Fraction]]:
             v = int(g.to[choice[v]])
         extra = carried[v]
         for u in reversed(path):
-            extra += Fraction(g.reward[u]).limit_denominator()
+            extra += _reward(g.reward[u])
             target[u] = target[v]
             carried[u] = extra
     return target, carried

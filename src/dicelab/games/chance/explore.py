@@ -24,6 +24,8 @@ from dicelab.games.chance.model import CHANCE, FIRST, ChanceGame
 
 __all__ = ["DEFAULT_LIMIT", "Layout", "explore"]
 
+_ZERO = Fraction(0)  # the chance a move's edge carries (read at throws only)
+
 #: Positions a walk may reach before it stops and says so (about 1.5 GB of arrays).
 DEFAULT_LIMIT = 30_000_000
 
@@ -142,7 +144,7 @@ def explore(
             if who == CHANCE:
                 links = [(p, after) for p, _label, after in game.outcomes(here)]
             else:
-                links = [(Fraction(0), after) for _label, after in game.moves(here)]
+                links = [(_ZERO, after) for _label, after in game.moves(here)]
             if not links:
                 raise ValueError(f"{game.show(here)}: an unfinished position with no move")
             for p, after in links:
@@ -158,7 +160,7 @@ def explore(
                 to.append(w)
                 prob.append(float(p))
                 if fractions is not None:
-                    fractions.append(Fraction(p))
+                    fractions.append(p if isinstance(p, Fraction) else Fraction(p))
         start.append(len(to))
         v += 1
     return Layout(game, positions, index, np.array(mover, np.int64),
