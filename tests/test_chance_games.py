@@ -429,6 +429,7 @@ def test_simulated_games_meet_the_exact_values_and_a_played_game_is_reviewed(
 
 
 def test_a_new_users_mistakes_are_one_line_each(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # where a game played from the command line is saved
     mistakes = [
         (["advise", "bearoff", "--set", "mine=6,5,2", "--at", "8 5 2 / 6-3"], "bearoff position"),
         (["advise", "bearoff", "--set", "mine=6,5,2", "--at", "0 5 2 / 6-3"], "bearoff position"),
@@ -453,6 +454,7 @@ def test_a_new_users_mistakes_are_one_line_each(tmp_path, capsys, monkeypatch):
     assert dicelab(monkeypatch, "solve", "bearoff", "--set", "mine=5,2", "--set", "theirs=3,2",
                    "--exact", "--json") == 0  # fmt: skip
     assert json.loads(capsys.readouterr().out)["exact"] == "1957/2916"
+    assert not list(tmp_path.glob("dicelab-dice-game-*"))  # no game: no record file
 
 
 def test_typed_throws_either_way_round_and_moves_in_any_case(tmp_path):

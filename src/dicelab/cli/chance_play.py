@@ -38,8 +38,11 @@ def run_game_play(
     top: int = 8,
     console: Console | None = None,
     read: Callable[[str], str] | None = None,
+    named: bool = False,
 ) -> int:
-    """Play a dice game in the terminal; returns the exit code."""
+    """Play a dice game in the terminal; returns the exit code. ``named``: without a
+    ``record``, save the game in a new file named with the date and time (once the
+    settings are checked)."""
     console = console or Console()
     read = read or (lambda prompt: console.input(prompt))
     game = game_from(name, settings)
@@ -51,6 +54,10 @@ def run_game_play(
         raise UserError(f"--dice: got {dice!r}, expected virtual or real")
     if record is not None and record.exists() and record.stat().st_size > 0:
         raise UserError(f"{record} already exists; name a new file with --record")
+    if record is None and named:
+        from dicelab.cli.play import default_record_path
+
+        record = default_record_path("dicelab-dice-game")
     with console.status(f"solving {game.name}", spinner="dots"):
         solution = solve(game)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed

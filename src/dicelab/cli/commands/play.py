@@ -30,12 +30,11 @@ def _play_game(kw: dict, extra: dict) -> None:
     for flag, given in (("--resume", kw["resume"]), ("--explain", kw["explain"])):
         if given:
             raise UserError(f"{flag}: for the Yahtzee family's games, not yet the dice games")
-    from dicelab.cli.play import default_record_path
-
-    path = Path(kw["record"]) if kw["record"] else default_record_path("dicelab-dice-game")
+    path = Path(kw["record"]) if kw["record"] else None
     show = not kw["hide"]
     code = run_game_play(kw["rules"], extra["settings"], seed=kw["seed"], seat=int(seat),
-                         dice=kw["dice"], record=path, show=show, top=kw["top"])  # fmt: skip
+                         dice=kw["dice"], record=path, show=show, top=kw["top"],
+                         named=True)  # fmt: skip
     raise typer.Exit(code)
 
 
