@@ -65,3 +65,18 @@ def test_compare_refuses_in_one_line(monkeypatch, capsys, args, says):
     assert dicelab_cli(monkeypatch, "compare", *args) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and says in err
+
+
+def test_compare_boxes_adds_a_balance_sheet_that_sums_to_the_expected_score(monkeypatch, capsys):
+    assert dicelab_cli(monkeypatch, "compare", "yazy", "yacht", "--boxes", "--json") == 0
+    yazy, yacht = json.loads(capsys.readouterr().out)
+    for f in (yazy, yacht):
+        assert sum(f["box_points"].values()) == pytest.approx(f["expected_score"], abs=1e-6)
+    assert "upper bonus" not in yazy["box_points"]
+    assert yacht["box_points"]["upper bonus"] == pytest.approx(35 * yacht["p_bonus"], abs=1e-9)
+    assert set(yacht["box_points"]) == {c.id for c in dicelab.load_rules("yacht").categories} | {
+        "upper bonus"
+    }
+    assert dicelab_cli(monkeypatch, "compare", "yazy", "yacht", "--boxes") == 0
+    out = capsys.readouterr().out
+    assert "expected points of" in out and "Five of a kind" in out and "24.159" in out

@@ -33,9 +33,11 @@ class Compared:
     rules: Rules
     expected: float
     dist: ScoreDistribution
+    boxes: dict[str, float] | None = None
 
     def to_dict(self) -> dict:
         d = self.dist
+        sheet = {} if self.boxes is None else {"box_points": self.boxes}
         return {
             "rules": self.rules.name,
             "given": self.given,
@@ -47,7 +49,33 @@ class Compared:
             "p_all_same": d.p_all_same,
             "min_score": d.lowest,
             "max_score": d.highest,
-        }
+        } | sheet
+
+
+#: The balance sheet's parts beside the boxes (keys of :attr:`Compared.boxes`).
+UPPER_BONUS, EXTRA_BONUSES = "upper bonus", "extra bonuses"
+
+
+def balance_sheet(
+    r: Rules, quiet: bool, use_cache: bool = True, allow_large: bool = False
+) -> dict[str, float]:
+    """Expected points each box ends with under the expected-score optimum (box id to
+    points), then the upper bonus and the extra bonuses where the rules have them:
+    the game's start in the split of the score by box (``dicelab advise --explain``'s
+    table, cached once solved; about 40 times the expected-score solve)."""
+    from dicelab.cli.output import progress_bar
+    from dicelab.engine.objectives.explain import BONUS, EXTRA, explain_table
+
+    with progress_bar(f"{r.name}'s score by box", enabled=not quiet) as tick:
+        table = explain_table(r, use_cache=use_cache, progress=tick, allow_large=allow_large)
+    row = table.parts(0, 0, 0)  # every box open, no flag, upper total 0
+    n = r.n_categories
+    sheet = {cat.id: float(row[c]) for c, cat in enumerate(r.categories)}
+    if r.bonus_threshold > 0:
+        sheet[UPPER_BONUS] = float(row[n + BONUS])
+    if r.extra_bonus:
+        sheet[EXTRA_BONUSES] = float(row[n + EXTRA])
+    return sheet
 
 
 def load_each(given: list[str]) -> list[Rules]:
@@ -70,9 +98,15 @@ def load_each(given: list[str]) -> list[Rules]:
 
 
 def compared(
-    given: str, r: Rules, quiet: bool, use_cache: bool = True, allow_large: bool = False
+    given: str,
+    r: Rules,
+    quiet: bool,
+    use_cache: bool = True,
+    allow_large: bool = False,
+    boxes: bool = False,
 ) -> Compared:
-    """The figures of one rule set, solved or read from the cache."""
+    """The figures of one rule set, solved or read from the cache (with ``boxes``, its
+    balance sheet too)."""
     from dicelab.cli.objectives import optimum_distribution
     from dicelab.cli.output import progress_bar
     from dicelab.engine.objectives.expected import expected_table
@@ -80,7 +114,8 @@ def compared(
     with progress_bar(f"solving {r.name}", enabled=not quiet) as tick:
         table = expected_table(r, use_cache=use_cache, progress=tick, allow_large=allow_large)
     dist = optimum_distribution(r, quiet, use_cache, allow_large)
-    return Compared(given, r, table.value(), dist)
+    sheet = balance_sheet(r, quiet, use_cache, allow_large) if boxes else None
+    return Compared(given, r, table.value(), dist, sheet)
 
 
 def _percent(p: float | None) -> str:
@@ -106,6 +141,21 @@ def comparison_rows(found: list[Compared]) -> list[tuple[str, list[str]]]:
     return rows
 
 
+def sheet_rows(found: list[Compared]) -> list[tuple[str, list[str]]]:
+    """The balance sheet's rows: each box label (in the order of the scorecards, the
+    first rule set's first), then the bonuses; empty where a rule set has no such
+    part."""
+    cells: dict[str, dict[int, str]] = {}
+    for i, c in enumerate(found):
+        assert c.boxes is not None  # asked for with --boxes
+        labels = {cat.id: cat.label for cat in c.rules.categories}
+        for key, points in c.boxes.items():
+            cells.setdefault(labels.get(key, key), {})[i] = f"{points:.3f}"
+    bonuses = [k for k in (UPPER_BONUS, EXTRA_BONUSES) if k in cells]
+    order = [k for k in cells if k not in bonuses] + bonuses
+    return [(k, [cells[k].get(i, "") for i in range(len(found))]) for k in order]
+
+
 def show_comparison(found: list[Compared]) -> None:
     """One table, a column per rule set."""
     from dicelab.cli.output import Console, columns_table, justify_right
@@ -117,6 +167,11 @@ def show_comparison(found: list[Compared]) -> None:
     table = columns_table(columns, title="under optimal play (expected-score optimum)")
     for heading, cells in comparison_rows(found):
         table.add_row(heading, *cells)
+    if found[0].boxes is not None:
+        table.add_section()
+        table.add_row("expected points of", *([""] * len(found)))
+        for heading, cells in sheet_rows(found):
+            table.add_row(f"  {heading}", *cells)
     Console().print(table)
 
 
@@ -126,6 +181,7 @@ def run_compare(
     plot: Path | None = None,
     use_cache: bool = True,
     allow_large: bool = False,
+    boxes: bool = False,
 ) -> list[Compared]:
     """``dicelab compare``: load every rule set, solve each (or read the cache), then
     print the table or the JSON list, and draw the distributions overlaid."""
@@ -135,7 +191,8 @@ def run_compare(
         check_plot_path(plot)
     loaded = load_each(given)
     found = [
-        compared(g, r, as_json, use_cache, allow_large) for g, r in zip(given, loaded, strict=True)
+        compared(g, r, as_json, use_cache, allow_large, boxes)
+        for g, r in zip(given, loaded, strict=True)
     ]
     if plot is not None:
         from dicelab.plot.distribution import plot_distributions

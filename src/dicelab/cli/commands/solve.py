@@ -169,6 +169,11 @@ def compare_command(
     plot: str | None = typer.Option(
         None, "--plot", help="Draw the final-score distributions overlaid (.png, .svg, .pdf)."
     ),
+    boxes: bool = typer.Option(
+        False,
+        "--boxes",
+        help="Add the expected points of each box and bonus (about 40 times the solve, once).",
+    ),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
     allow_large: bool = typer.Option(
         False, "--allow-large", help="Solve even what this machine is not expected to hold."
@@ -180,4 +185,5 @@ def compare_command(
     from dicelab.cli.compare import run_compare
 
     path = Path(plot) if plot else None
-    run_compare(rules, as_json, path, use_cache=not no_cache, allow_large=allow_large)
+    how = {"use_cache": not no_cache, "allow_large": allow_large, "boxes": boxes}
+    run_compare(rules, as_json, path, **how)
