@@ -45,7 +45,15 @@ def test_compare_prints_one_table_and_draws_the_distributions(monkeypatch, capsy
     assert dicelab_cli(monkeypatch, "compare", "yazy", "yacht", "--plot", str(plot)) == 0
     out = capsys.readouterr().out
     assert plot.stat().st_size > 0
-    for text in ("expected score", "165.7573", "191.7744", "P(upper bonus)", "69.02%", "p90"):
+    for text in (
+        "expected score",
+        "165.7573",
+        "191.7744",
+        "P(upper bonus)",
+        "69.02%",
+        "p90",
+        "P(it scores)",
+    ):
         assert text in out
     assert out.count("yazy") == 1 and str(plot) in out
 

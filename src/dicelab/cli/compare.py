@@ -132,12 +132,8 @@ def comparison_rows(found: list[Compared]) -> list[tuple[str, list[str]]]:
         rows.append((f"p{q}", [str(c.dist.percentile(q)) for c in found]))
     rows.append(("range", [f"{c.dist.lowest}..{c.dist.highest}" for c in found]))
     rows.append(("P(upper bonus)", [_percent(c.dist.p_bonus) for c in found]))
-    alike = [
-        _percent(c.dist.p_all_same)
-        + (f" ({c.dist.all_same_box})" if c.dist.all_same_box is not None else "")
-        for c in found
-    ]
-    rows.append(("P(all-alike box scored)", alike))
+    rows.append(("all-alike box", [c.dist.all_same_box or "none" for c in found]))
+    rows.append(("P(it scores)", [_percent(c.dist.p_all_same) for c in found]))
     return rows
 
 
@@ -165,6 +161,7 @@ def show_comparison(found: list[Compared]) -> None:
         headings = [c.given for c in found]
     columns = justify_right(["", *headings], set(headings))
     table = columns_table(columns, title="under optimal play (expected-score optimum)")
+    table.columns[0].no_wrap = True
     for heading, cells in comparison_rows(found):
         table.add_row(heading, *cells)
     if found[0].boxes is not None:
