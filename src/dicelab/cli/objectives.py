@@ -11,6 +11,7 @@ import json
 import time
 from fractions import Fraction
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -18,6 +19,10 @@ from dicelab.cli.output import progress_bar
 from dicelab.engine import registry
 from dicelab.errors import UserError
 from dicelab.rules import load_rules
+
+if TYPE_CHECKING:
+    from dicelab.engine.objectives.scores import ScoreDistribution
+    from dicelab.rules import Rules
 
 #: The objectives of ``dicelab solve``: those with a report of their own here, then
 #: every other objective of the registry that has a report (:func:`run_registered`).
@@ -260,6 +265,26 @@ def score_marks(dist, most: int = 8) -> list[int]:
     return [lo, hi]
 
 
+def optimum_distribution(
+    r: Rules, quiet: bool = False, use_cache: bool = True, allow_large: bool = False, runner=None
+) -> ScoreDistribution:
+    """The final-score distribution of the expected-score optimum: from the cache when
+    kept there, else worked out (with a progress bar unless ``quiet``)."""
+    from dicelab.engine.objectives.scores import cached_optimum
+    from dicelab.rules.compiled import compile_rules
+
+    # kept in the cache from an earlier run: read without loading the compiler
+    dist = cached_optimum(compile_rules(r)) if use_cache and not r.save_unused_throws else None
+    if dist is not None:
+        return dist
+    from dicelab.engine.objectives.distribution import score_distribution
+
+    with progress_bar(f"distribution of {r.name}", enabled=not quiet) as tick:
+        return score_distribution(
+            r, progress=tick, use_cache=use_cache, allow_large=allow_large, runner=runner
+        )
+
+
 def run_distribution(
     rules: str,
     as_json: bool = False,
@@ -270,22 +295,12 @@ def run_distribution(
 ) -> None:
     """Print the final-score distribution of the expected-score optimum."""
     from dicelab.cli.output import check_plot_path
-    from dicelab.engine.objectives.scores import cached_optimum
     from dicelab.plot.distribution import plot_distribution
-    from dicelab.rules.compiled import compile_rules
 
     if plot is not None:
         check_plot_path(plot)
     r = load_rules(rules)
-    # kept in the cache from an earlier run: read without loading the compiler
-    dist = cached_optimum(compile_rules(r)) if use_cache and not r.save_unused_throws else None
-    if dist is None:
-        from dicelab.engine.objectives.distribution import score_distribution
-
-        with progress_bar(f"distribution of {r.name}", enabled=not as_json) as tick:
-            dist = score_distribution(
-                r, progress=tick, use_cache=use_cache, allow_large=allow_large, runner=runner
-            )
+    dist = optimum_distribution(r, as_json, use_cache, allow_large, runner)
     if plot is not None:
         plot_distribution(dist, plot)
     if as_json:

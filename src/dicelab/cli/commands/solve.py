@@ -158,3 +158,32 @@ def distribution_command(
 
     with runner_for(cluster, workers) as runner:
         run_distribution(rules, allow_large=allow_large, runner=runner, **how)
+
+
+@app.command("compare")
+def compare_command(
+    rules: list[str] = typer.Argument(
+        ..., help="Two or more rule sets: built-in names or paths to rules files."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print a list, one object per rule set."),
+    plot: str | None = typer.Option(
+        None, "--plot", help="Draw the final-score distributions overlaid (.png, .svg, .pdf)."
+    ),
+    boxes: bool = typer.Option(
+        False,
+        "--boxes",
+        help="Add the expected points of each box and bonus (about 40 times the solve, once).",
+    ),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
+    allow_large: bool = typer.Option(
+        False, "--allow-large", help="Solve even what this machine is not expected to hold."
+    ),
+) -> None:
+    """Rule sets side by side: expected score, spread, percentiles, bonus chances."""
+    from pathlib import Path
+
+    from dicelab.cli.compare import run_compare
+
+    path = Path(plot) if plot else None
+    how = {"use_cache": not no_cache, "allow_large": allow_large, "boxes": boxes}
+    run_compare(rules, as_json, path, **how)
