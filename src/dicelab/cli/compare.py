@@ -56,9 +56,17 @@ class Compared:
 UPPER_BONUS, EXTRA_BONUSES = "upper bonus", "extra bonuses"
 
 
-def balance_sheet(
-    r: Rules, quiet: bool, use_cache: bool = True, allow_large: bool = False
-) -> dict[str, float]:
+@dataclass(frozen=True)
+class Solving:
+    """How a comparison has its tables: with a progress bar or quietly, from the cache
+    or not, large ones allowed or refused; the same for every table it reads."""
+
+    quiet: bool = False
+    use_cache: bool = True
+    allow_large: bool = False
+
+
+def balance_sheet(r: Rules, how: Solving) -> dict[str, float]:
     """Expected points each box ends with under the expected-score optimum (box id to
     points), then the upper bonus and the extra bonuses where the rules have them:
     the game's start in the split of the score by box (``dicelab advise --explain``'s
@@ -66,8 +74,9 @@ def balance_sheet(
     from dicelab.cli.output import progress_bar
     from dicelab.engine.objectives.explain import BONUS, EXTRA, explain_table
 
-    with progress_bar(f"{r.name}'s score by box", enabled=not quiet) as tick:
-        table = explain_table(r, use_cache=use_cache, progress=tick, allow_large=allow_large)
+    with progress_bar(f"{r.name}'s score by box", enabled=not how.quiet) as tick:
+        table = explain_table(r, use_cache=how.use_cache, progress=tick,
+                              allow_large=how.allow_large)  # fmt: skip
     row = table.parts(0, 0, 0)  # every box open, no flag, upper total 0
     n = r.n_categories
     sheet = {cat.id: float(row[c]) for c, cat in enumerate(r.categories)}
@@ -97,24 +106,18 @@ def load_each(given: list[str]) -> list[Rules]:
     return loaded
 
 
-def compared(
-    given: str,
-    r: Rules,
-    quiet: bool,
-    use_cache: bool = True,
-    allow_large: bool = False,
-    boxes: bool = False,
-) -> Compared:
+def compared(given: str, r: Rules, how: Solving, boxes: bool = False) -> Compared:
     """The figures of one rule set, solved or read from the cache (with ``boxes``, its
     balance sheet too)."""
     from dicelab.cli.objectives import optimum_distribution
     from dicelab.cli.output import progress_bar
     from dicelab.engine.objectives.expected import expected_table
 
-    with progress_bar(f"solving {r.name}", enabled=not quiet) as tick:
-        table = expected_table(r, use_cache=use_cache, progress=tick, allow_large=allow_large)
-    dist = optimum_distribution(r, quiet, use_cache, allow_large)
-    sheet = balance_sheet(r, quiet, use_cache, allow_large) if boxes else None
+    with progress_bar(f"solving {r.name}", enabled=not how.quiet) as tick:
+        table = expected_table(r, use_cache=how.use_cache, progress=tick,
+                               allow_large=how.allow_large)  # fmt: skip
+    dist = optimum_distribution(r, how.quiet, how.use_cache, how.allow_large)
+    sheet = balance_sheet(r, how) if boxes else None
     return Compared(given, r, table.value(), dist, sheet)
 
 
@@ -188,7 +191,7 @@ def run_compare(
         check_plot_path(plot)
     loaded = load_each(given)
     found = [
-        compared(g, r, as_json, use_cache, allow_large, boxes)
+        compared(g, r, Solving(as_json, use_cache, allow_large), boxes)
         for g, r in zip(given, loaded, strict=True)
     ]
     if plot is not None:

@@ -30,21 +30,9 @@ def plot_distribution(dist: ScoreDistribution, path: str | Path) -> Path:
             ax.text(x, top * 1.02, f"p{q}\n{x}", ha="center", va="bottom", fontsize=8)
     ax.set_xlim(lo - 1, hi + 1)
     ax.set_ylim(0, top * 1.18)
-    ax.set_xlabel("final score")
-    ax.set_ylabel("probability")
-    ax.set_title(
-        f"{dist.rules.name}: final score under the {dist.strategy} "
-        f"(sd {dist.sd:.2f}, P(bonus) {dist.p_bonus or 0:.3f})"
-    )
-    ax.legend(loc="upper right")
-    fig.tight_layout()
-    try:
-        fig.savefig(path)
-    except (OSError, ValueError) as exc:
-        raise UserError(f"plot: cannot write {path}: {exc}") from None
-    finally:
-        plt.close(fig)
-    return path
+    title = (f"{dist.rules.name}: final score under the {dist.strategy} "
+             f"(sd {dist.sd:.2f}, P(bonus) {dist.p_bonus or 0:.3f})")  # fmt: skip
+    return _finish(fig, ax, title, path)
 
 
 #: One colour per rule set of an overlaid plot (then round again).
@@ -74,9 +62,17 @@ def plot_distributions(dists: list[ScoreDistribution], path: str | Path) -> Path
         ax.axvline(dist.mean, color=colour, lw=1, ls="--")
     ax.set_xlim(lo - 1, hi + 1)
     ax.set_ylim(bottom=0)
+    return _finish(fig, ax, "final score under the expected-score optimum (dashed: means)", path)
+
+
+def _finish(fig, ax, title: str, path: Path) -> Path:
+    """The axes of a final-score picture named and the figure written to ``path``
+    (a path that cannot be written is one clear error)."""
+    import matplotlib.pyplot as plt
+
     ax.set_xlabel("final score")
     ax.set_ylabel("probability")
-    ax.set_title("final score under the expected-score optimum (dashed: means)")
+    ax.set_title(title)
     ax.legend(loc="upper right")
     fig.tight_layout()
     try:
@@ -85,4 +81,4 @@ def plot_distributions(dists: list[ScoreDistribution], path: str | Path) -> Path
         raise UserError(f"plot: cannot write {path}: {exc}") from None
     finally:
         plt.close(fig)
-    return path
+    return Path(path)
