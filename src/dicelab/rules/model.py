@@ -695,16 +695,13 @@ def validator() -> TypeAdapter:
 
 @cache
 def box_validator() -> TypeAdapter:
-    """pydantic's validator of one box (any kind), built once when needed."""
-    from pydantic import BeforeValidator, Field, TypeAdapter  # noqa: F401 (read by name)
+    """pydantic's validator of one box (any kind), built once when needed: the type of
+    an element of :attr:`Rules.categories`, as the rules declare it."""
+    from typing import get_args, get_type_hints
 
-    kinds = (
-        FaceCategory
-        | ChanceCategory
-        | OfAKindCategory
-        | FullHouseCategory
-        | PairsCategory
-        | GroupsCategory
-        | StraightCategory
-    )
-    return TypeAdapter(Annotated[kinds, Field(discriminator="kind")])
+    from pydantic import BeforeValidator, Field, TypeAdapter
+
+    names = {"Field": Field, "BeforeValidator": BeforeValidator}
+    declared = get_type_hints(Rules, localns=names, include_extras=True)["categories"]
+    boxes = get_args(get_args(declared)[0])[0]  # Annotated[list[box], ...] -> box
+    return TypeAdapter(boxes)
