@@ -117,7 +117,9 @@ def play_command(
         False, "--explain", help="Say why each choice that costs points costs them."
     ),
 ) -> None:
-    """Play along in the terminal with advice at every step; the game is saved and reviewed."""
+    """Play along in the terminal with advice at every step; the game is saved and reviewed.
+
+    A dice game (pig, shut-the-box, bearoff) is played against the computer."""
     from pathlib import Path
 
     from dicelab.cli.play import run_play
@@ -183,7 +185,8 @@ def simulate_command(
     bins: int = typer.Option(20, "--bins", help="Bins of the text histogram."),
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
 ) -> None:
-    """Simulate games with the optimal strategy and compare with the exact expectation."""
+    """Simulate games with the optimal strategy and compare with the exact expectation
+    (a dice game too: pig, shut-the-box, bearoff)."""
     from pathlib import Path
 
     from dicelab.cli.advice import run_simulate

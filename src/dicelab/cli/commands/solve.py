@@ -89,7 +89,8 @@ def solve(
     The maximum expected score by default; with --target S the best
     P(score >= S); with --objective win the best chance to beat an
     opponent; with --theta T the best play for a player who plays safe
-    (T > 0) or risky (T < 0)."""
+    (T > 0) or risky (T < 0). A dice game (pig, shut-the-box, bearoff:
+    --set NAME=VALUE) gets its value with best play, checked."""
 
     from dicelab.cli.objective_options import given_params
     from dicelab.engine import registry
