@@ -3,17 +3,16 @@ against plain solvers written from the rules, published figures and simulation."
 
 import json
 import random
-import sys
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from command_line import run_in_process as dicelab
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import chance as oracle
 
 import dicelab.engine.graph as graph
-from dicelab.cli import main
 from dicelab.errors import UserError
 from dicelab.games.chance import ChanceGame, solve
 from dicelab.games.chance.bearoff import BearOff
@@ -213,16 +212,6 @@ def test_settings_and_positions_are_checked_with_one_clear_line():
         Pig().parse("40 x")
     with pytest.raises(UserError, match="more than 10"):
         solve(Pig(goal=30), limit=10)
-
-
-def dicelab(monkeypatch, *args):
-    """Run the command line in this process; its exit code."""
-    monkeypatch.setattr(sys, "argv", ["dicelab", *args])
-    try:
-        main()
-    except SystemExit as exc:
-        return exc.code or 0
-    return 0
 
 
 def test_command_line_solves_advises_and_refuses(capsys, tmp_path, monkeypatch):

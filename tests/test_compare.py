@@ -1,25 +1,14 @@
 """``dicelab compare``: rule sets side by side, through the command line in this process."""
 
 import json
-import sys
 
 import pytest
+from command_line import run_in_process as dicelab_cli
 
 import dicelab
-from dicelab.cli import main
 
 #: Published optimal expected scores (yacht: the SPEC's; yazy: docs/objectives.md).
 PUBLISHED = {"yazy": 165.7573, "yacht": 191.7744}
-
-
-def dicelab_cli(monkeypatch, *args):
-    """Run the command line in this process; its exit code."""
-    monkeypatch.setattr(sys, "argv", ["dicelab", *args])
-    try:
-        main()
-    except SystemExit as exc:
-        return exc.code or 0
-    return 0
 
 
 def test_compare_json_gives_the_published_expected_scores(monkeypatch, capsys):

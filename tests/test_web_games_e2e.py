@@ -49,15 +49,25 @@ def server():
     thread.join(timeout=10)
 
 
+#: The page is ready for a move of the player's, or the game is over.
+READY = """(before) => {
+    const view = document.querySelector('#games-view');
+    if (document.querySelector('#games-review').textContent.includes('Game over')) return true;
+    return view.dataset.step !== before && view.dataset.busy === 'false'
+        && document.querySelector('#games-moves button:not([disabled])') !== null;
+}"""
+
+
 def play_to_the_end(pg, limit=400):
-    """Click the first (best) move until the game is over."""
+    """Click the first (best) move until the game is over, each time waiting for the
+    page to show the next decision (the dice and the computer move by themselves)."""
+    pg.wait_for_function(READY, arg="none")
     for _ in range(limit):
         if "Game over" in pg.inner_text("#games-review"):
             return
-        button = pg.locator("#games-moves button:not([disabled])").first
-        if button.count():
-            button.click()
-        pg.wait_for_timeout(120)
+        before = pg.get_attribute("#games-view", "data-step")
+        pg.locator("#games-moves button:not([disabled])").first.click()
+        pg.wait_for_function(READY, arg=before)
     raise AssertionError("the game did not end")
 
 

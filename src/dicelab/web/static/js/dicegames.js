@@ -129,6 +129,9 @@ function youSee(now, value) {
 
 export function renderGame() {
   const now = games.now;
+  // which answer is shown, and whether the next is awaited (read by the page's tests)
+  $("games-view").dataset.step = String(games.request);
+  $("games-view").dataset.busy = String(games.busy);
   $("games-text").textContent = now ? now.text : "";
   const show = $("games-advice").checked;
   const moves = $("games-moves");
