@@ -14,12 +14,11 @@ from types import SimpleNamespace as NS
 
 import pytest
 import typer
+from played import finished_game
 
 from dicelab.cli.history import keep_game
 from dicelab.cli.output import Console
-from dicelab.engine.objectives.expected import expected_table
 from dicelab.play import history
-from dicelab.play.game import Game
 
 OPTION = NS(label="keep 6 6")
 RESULT = NS(score=100, decisions=[NS(cost=0.5, mistake=True, turn=1, throw=1, dice=(1, 2, 3, 4, 5),
@@ -28,21 +27,6 @@ RESULT = NS(score=100, decisions=[NS(cost=0.5, mistake=True, turn=1, throw=1, di
 
 def record(i: int) -> dict:
     return {"format": "dicelab-game", "rules": "yazy", "i": i}
-
-
-def finished_game(seed: int = 12) -> dict:
-    """A finished game of yazy, every option the best."""
-    game = Game(expected_table("yazy"), seed=seed)
-    while game.phase != "over":
-        if game.phase == "roll":
-            game.roll()
-        else:
-            best = game.advice().best
-            if best.kind == "box":
-                game.fill(best.box)
-            else:
-                game.keep(list(best.keep))
-    return game.record
 
 
 def run(*args, data: Path | str, stdin: str = "", timeout: float = 120):

@@ -1327,23 +1327,13 @@ def test_training_questions_grading_and_finish(client):
 
 
 def test_a_finished_page_game_is_kept_once(client):
-    from dicelab.play.game import Game
+    from played import finished_game
 
-    table = expected_table("yazy")
-    game = Game(table, seed=12)
-    while game.phase != "over":
-        if game.phase == "roll":
-            game.roll()
-        else:
-            best = game.advice().best
-            if best.kind == "box":
-                game.fill(best.box)
-            else:
-                game.keep(list(best.keep))
-    first = client.post("/api/history", json={"record": game.record}).json()
+    record = finished_game(12)
+    first = client.post("/api/history", json={"record": record}).json()
     assert first["kept"] and first["id"] > 0
-    assert not client.post("/api/history", json={"record": game.record}).json()["kept"]
-    unfinished = dict(game.record, turns=game.record["turns"][:2], finished=False,
+    assert not client.post("/api/history", json={"record": record}).json()["kept"]
+    unfinished = dict(record, turns=record["turns"][:2], finished=False,
                       final_score=None)  # fmt: skip
     detail = error(client.post("/api/history", json={"record": unfinished}), 400)
     assert "not finished" in detail
