@@ -6,9 +6,11 @@ Run ``python benchmarks/bench_games.py`` (``--runs N``, ``--goals 10,15,20,25``,
 Three parts, each a median of ``--runs``:
 
 - whole commands from process start: ``dicelab solve pig`` (Pig to 100),
-  ``dicelab solve shut-the-box --set tiles=12 --exact`` (the value as a fraction)
-  and ``dicelab solve bearoff`` of 15 checkers on the 6-point (every side of up to
-  15 checkers: the one-sided table, with its distribution of throws);
+  ``dicelab solve shut-the-box --set tiles=12 --exact`` (the value as a fraction),
+  ``dicelab solve bearoff`` of 15 checkers on the 6-point (every side of up to
+  15 checkers: the one-sided table, with its distribution of throws) and the race
+  of 6 checkers on the 6-point a side (every pair of sides of up to 6 checkers:
+  the two-sided table, 853,776 pairs);
 - Pig to each of ``--goals``, solved in this process (layout, value iteration,
   exact valuation), beside OpenSpiel's value iteration on the same game
   (``open_spiel.python.algorithms.value_iteration`` with ``cyclic_game=True``)
@@ -108,9 +110,13 @@ def main() -> None:
     box = whole_command(["solve", "shut-the-box", "--set", "tiles=12", "--exact"], args.runs)
     fifteen = "mine=" + ",".join(["6"] * 15)
     bear = whole_command(["solve", "bearoff", "--set", fifteen], args.runs)
+    six = ",".join(["6"] * 6)
+    race = whole_command(["solve", "bearoff", "--set", f"mine={six}", "--set", f"theirs={six}"],
+                         args.runs)  # fmt: skip
     print(f"dicelab solve pig (to 100), whole command:              {pig:7.2f} s")
     print(f"dicelab solve shut-the-box --set tiles=12 --exact:      {box:7.2f} s")
     print(f"dicelab solve bearoff (15 checkers, 54,264 sides):      {bear:7.2f} s")
+    print(f"dicelab solve bearoff race (6 a side, 853,776 pairs):   {race:7.2f} s")
     python = None if args.no_peer else peer_python(args.peer_python)
     print("\nPig, solved in one process (medians)")
     print(f"{'goal':>5} {'positions':>10} {'dicelab s':>10} {'OpenSpiel s':>12} {'ratio':>7}"

@@ -156,9 +156,9 @@ def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None
         st = out["strategy"]
         console.print(f"the strategy {st['name']} against {st['against']}: "
                       f"[bold]{st['value']:.6f}[/bold]")  # fmt: skip
-    cycles = f"{out['cycles']:,} groups of positions that come back" if out["cycles"] else (
-        "no repeats")  # fmt: skip
-    checked = f"{out['residual']:.1e}; {cycles}; {out['rounds']} exact valuation(s)"
+    cycles = (f"{out['cycles']:,} groups of positions that come back; {out['rounds']} exact "
+              "valuation(s)" if out["cycles"] else "no position comes back: one pass backwards")  # fmt: skip
+    checked = f"{out['residual']:.1e}; {cycles}"
     console.print(f"checked: no single move gains over the solved play by more than {checked}")
 
 

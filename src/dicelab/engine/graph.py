@@ -7,7 +7,9 @@ move at every decision, and values that choice exactly (see
 :mod:`dicelab.engine.kernels.graph`); :func:`evaluate` values any other fixed
 choice, a plain strategy such as Pig's "hold at 20" or one player's strategy
 against another's. The arrays are all it reads: it knows nothing of dice or
-boards.
+boards. A game with alike seats may hold each position once, from the mover's
+side: an edge to ``-w - 1`` reads node ``w`` as the other player sees it
+(``1 - values[w]``; :func:`seen`).
 
 >>> import numpy as np
 >>> # a coin flipped until heads: each flip costs one, heads ends the game
@@ -26,7 +28,8 @@ import numpy as np
 
 from dicelab.engine.kernels.graph import CHANCE, END, MAX, MIN
 
-__all__ = ["CHANCE", "END", "MAX", "MIN", "Graph", "GraphSolution", "evaluate", "solve_graph"]
+__all__ = ["CHANCE", "END", "MAX", "MIN", "Graph", "GraphSolution", "evaluate", "seen",
+           "solve_graph"]  # fmt: skip
 
 #: Sweeps stop once none changes a value by more than this.
 TOLERANCE = 1e-15
@@ -101,6 +104,8 @@ class GraphSolution:
 def solve_graph(graph: Graph, *, tol: float = TOLERANCE) -> GraphSolution:
     """Best values and a best choice at every position of ``graph``.
 
+    Where no position comes back, one pass backwards through the components is
+    backward induction, exact as it stands.
     Value iteration over strong components, to a loose tolerance, gives a first
     choice; then policy iteration: the choice is valued exactly (a linear solve per
     component) and every decision switched to a better move, until none is better
@@ -111,10 +116,13 @@ def solve_graph(graph: Graph, *, tol: float = TOLERANCE) -> GraphSolution:
 
     g = graph
     alive = np.ones(g.nodes, np.bool_)
-    order, comp_start = strong_components(g.start, g.to, alive)
+    order, comp_start = strong_components(g.start, g.to, alive)  # edges to -w - 1 read w
     iterated = np.zeros(g.nodes)
     parts = (g.kind, g.start, g.to, g.prob, g.payoff, g.reward, order, comp_start)
     _, choice, stats = value_iteration(*parts, LOOSE, MAX_SWEEPS, iterated)
+    if stats[0] == 0:  # no position comes back: one backward pass was exact already
+        gain = improve(g.kind, g.start, g.to, iterated, choice.copy(), tol)[1]
+        return GraphSolution(iterated, choice, float(gain), 0, 0, 0, iterated)
     rounds = 0
     while True:
         values = evaluate(g, choice, iterated)
@@ -157,4 +165,12 @@ def evaluate(graph: Graph, choice: np.ndarray, guess: np.ndarray | None = None) 
 def move_values(graph: Graph, values: np.ndarray, node: int) -> np.ndarray:
     """The value after each move of decision ``node`` (its reward included)."""
     a, b = graph.start[node], graph.start[node + 1]
-    return graph.reward[node] + values[graph.to[a:b]]
+    return graph.reward[node] + seen(values, graph.to[a:b])
+
+
+def seen(values: np.ndarray, targets) -> np.ndarray:
+    """The values edges to ``targets`` carry: ``values[w]``, or ``1 - values[w]`` for
+    a target ``-w - 1`` (node ``w`` seen by the other player)."""
+    targets = np.asarray(targets, np.int64)
+    nodes = np.where(targets >= 0, targets, -targets - 1)
+    return np.where(targets >= 0, values[nodes], 1.0 - values[nodes])

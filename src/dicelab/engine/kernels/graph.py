@@ -19,6 +19,12 @@ a linear solve over each component of the graph that choice leaves
 come back under the choice, a few dozen in Pig. The solver (:mod:`dicelab.engine.graph`)
 sweeps to a loose tolerance, then alternates exact values and better choices
 (:func:`improve`) until no choice improves: policy iteration.
+
+A two-player game whose seats are alike (the bear-off race) may be laid out from
+the mover's side only: an edge written ``-w - 1`` leads to node ``w`` seen by the
+other player, worth ``1 - values[w]`` (a chance to win, seen from the other
+chair). Every kernel here reads edges through :func:`node_of` and :func:`seen`,
+so such a graph holds each position once instead of once per seat.
 """
 
 from __future__ import annotations
@@ -27,6 +33,19 @@ import numpy as np
 from numba import njit
 
 MAX, MIN, CHANCE, END = 0, 1, 2, 3
+
+
+@njit(cache=True, inline="always")
+def node_of(x):
+    """The node an edge's target ``x`` names (``-w - 1``: node ``w``, the other's view)."""
+    return x if x >= 0 else -x - 1
+
+
+@njit(cache=True, inline="always")
+def seen(values, x):
+    """The value an edge's target ``x`` carries: ``values[x]``, or ``1 - values[w]``
+    for ``x = -w - 1`` (node ``w`` as the other player sees it)."""
+    return values[x] if x >= 0 else 1.0 - values[-x - 1]
 
 
 @njit(cache=True, nogil=True)
@@ -69,7 +88,7 @@ def strong_components(start, to, alive):
             e = call_edge[cp - 1]
             if e < start[v + 1]:
                 call_edge[cp - 1] = e + 1
-                x = to[e]
+                x = node_of(to[e])
                 if not alive[x]:
                     continue
                 if index[x] < 0:
@@ -108,12 +127,12 @@ def _backup(v, kind, start, to, prob, payoff, reward, values, choice):
     if k == CHANCE:
         total = 0.0
         for e in range(a, b):
-            total += prob[e] * values[to[e]]
+            total += prob[e] * seen(values, to[e])
         return reward[v] + total
-    best = values[to[a]]
+    best = seen(values, to[a])
     arg = a
     for e in range(a + 1, b):
-        x = values[to[e]]
+        x = seen(values, to[e])
         if (k == MAX and x > best) or (k == MIN and x < best):
             best = x
             arg = e
@@ -145,7 +164,7 @@ def value_iteration(
         if not loop:
             v = order[a]
             for e in range(start[v], start[v + 1]):
-                loop = loop or to[e] == v
+                loop = loop or node_of(to[e]) == v
         if not loop:
             v = order[a]
             values[v] = _backup(v, kind, start, to, prob, payoff, reward, values, choice)
@@ -176,13 +195,15 @@ def value_iteration(
 def _resolve(kind, start, to, reward, choice):
     """Follow every decision's chosen edge to the first chance or end node.
 
-    Returns ``(target, carried)``: where a node's value comes from and the rewards
-    met on the way; ``target`` is -1 for decisions that only lead to decisions in
-    a circle (a game that can stall).
+    Returns ``(target, carried, sign)``: a decision's value is ``carried[v] +
+    sign[v] * values[target[v]]``, the rewards met on the way and, past an edge
+    seen by the other player, the value turned round (``sign`` -1); ``target`` is
+    -1 for decisions that only lead to decisions in a circle (a game that can stall).
     """
     n = start.size - 1
     target = np.full(n, -2, np.int64)  # -2 not yet known, -3 on the current path
     carried = np.zeros(n, np.float64)
+    sign = np.ones(n, np.float64)
     path = np.empty(n, np.int64)
     for v in range(n):
         if kind[v] == CHANCE or kind[v] == END:
@@ -196,15 +217,30 @@ def _resolve(kind, start, to, reward, choice):
             target[v] = -3
             path[depth] = v
             depth += 1
-            v = to[choice[v]]
+            v = node_of(to[choice[v]])
         found = target[v] if target[v] != -3 else -1
         extra = carried[v] if found >= 0 else 0.0
+        turned = sign[v] if found >= 0 else 1.0
         for d in range(depth - 1, -1, -1):
             u = path[d]
+            if to[choice[u]] < 0:  # the other player's view: 1 - (extra + turned * x)
+                extra = 1.0 - extra
+                turned = -turned
             extra += reward[u]
             target[u] = found
             carried[u] = extra
-    return target, carried
+            sign[u] = turned
+    return target, carried, sign
+
+
+@njit(cache=True, inline="always")
+def _through(x, carried, sign):
+    """What an edge to ``x`` adds, as ``(constant, factor)`` of its resolved
+    node's value (see :func:`_resolve`)."""
+    w = node_of(x)
+    if x >= 0:
+        return carried[w], sign[w]
+    return 1.0 - carried[w], -sign[w]
 
 
 #: Components of more chance nodes than this are valued by sweeps, not a dense solve.
@@ -225,7 +261,7 @@ def policy_values(kind, start, to, prob, payoff, reward, choice, guess, tol):
     where a choice circles without a roll.
     """
     n = start.size - 1
-    target, carried = _resolve(kind, start, to, reward, choice)
+    target, carried, sign = _resolve(kind, start, to, reward, choice)
     # the graph of chance nodes, edges already resolved through the decisions
     chance = np.zeros(n, np.bool_)
     for v in range(n):
@@ -234,7 +270,7 @@ def policy_values(kind, start, to, prob, payoff, reward, choice, guess, tol):
         chance[v] = kind[v] == CHANCE
     res_to = np.empty(to.size, np.int64)
     for e in range(to.size):
-        res_to[e] = target[to[e]]
+        res_to[e] = target[node_of(to[e])]
     order, comp_start = strong_components(start, res_to, chance)
     values = np.zeros(n, np.float64)
     for v in range(n):
@@ -251,17 +287,18 @@ def policy_values(kind, start, to, prob, payoff, reward, choice, guess, tol):
             stay = 0.0
             total = reward[v]
             for e in range(start[v], start[v + 1]):
-                total += prob[e] * carried[to[e]]
+                const, factor = _through(to[e], carried, sign)
+                total += prob[e] * const
                 if res_to[e] == v:
-                    stay += prob[e]
+                    stay += prob[e] * factor
                 else:
-                    total += prob[e] * values[res_to[e]]
+                    total += prob[e] * factor * values[res_to[e]]
             values[v] = total / (1.0 - stay)
             continue
         if m > DENSE_LIMIT:
             swept += 1
-            _sweep_component(order, a, b, start, prob, reward, carried, to, res_to, values,
-                             guess, tol)  # fmt: skip
+            _sweep_component(order, a, b, start, prob, reward, (carried, sign), to, res_to,
+                             values, guess, tol)  # fmt: skip
             continue
         for p in range(a, b):
             slot[order[p]] = p - a
@@ -272,24 +309,27 @@ def policy_values(kind, start, to, prob, payoff, reward, choice, guess, tol):
             A[i, m] = reward[v]
             for e in range(start[v], start[v + 1]):
                 w = res_to[e]
-                A[i, m] += prob[e] * carried[to[e]]
+                const, factor = _through(to[e], carried, sign)
+                A[i, m] += prob[e] * const
                 if slot[w] >= 0:
-                    A[i, slot[w]] -= prob[e]
+                    A[i, slot[w]] -= prob[e] * factor
                 else:
-                    A[i, m] += prob[e] * values[w]
+                    A[i, m] += prob[e] * factor * values[w]
         x = _gauss(A, m)
         for i in range(m):
             values[order[a + i]] = x[i]
             slot[order[a + i]] = -1
     for v in range(n):
         if kind[v] != CHANCE and kind[v] != END:
-            values[v] = carried[v] + values[target[v]]
+            values[v] = carried[v] + sign[v] * values[target[v]]
     return values, swept
 
 
 @njit(cache=True, nogil=True)
-def _sweep_component(order, a, b, start, prob, reward, carried, to, res_to, values, guess, tol):
-    """Gauss-Seidel sweeps over one large component of chance nodes, from ``guess``."""
+def _sweep_component(order, a, b, start, prob, reward, resolved, to, res_to, values, guess, tol):
+    """Gauss-Seidel sweeps over one large component of chance nodes, from ``guess``
+    (``resolved``: the decisions' carried rewards and signs, see :func:`_resolve`)."""
+    carried, sign = resolved
     for p in range(a, b):
         values[order[p]] = guess[order[p]]
     for _ in range(1_000_000):
@@ -298,7 +338,8 @@ def _sweep_component(order, a, b, start, prob, reward, carried, to, res_to, valu
             v = order[p]
             x = reward[v]
             for e in range(start[v], start[v + 1]):
-                x += prob[e] * (carried[to[e]] + values[res_to[e]])
+                const, factor = _through(to[e], carried, sign)
+                x += prob[e] * (const + factor * values[res_to[e]])
             change = max(change, abs(x - values[v]))
             values[v] = x
         if change <= tol:
@@ -342,11 +383,11 @@ def improve(kind, start, to, values, choice, eps):
         k = kind[v]
         if k != MAX and k != MIN:
             continue
-        held = values[to[choice[v]]]
+        held = seen(values, to[choice[v]])
         best = held
         arg = choice[v]
         for e in range(start[v], start[v + 1]):
-            x = values[to[e]]
+            x = seen(values, to[e])
             if (k == MAX and x > best + eps) or (k == MIN and x < best - eps):
                 best = x
                 arg = e
@@ -360,16 +401,17 @@ def improve(kind, start, to, values, choice, eps):
 @njit(cache=True, nogil=True)
 def play_games(kind, start, to, prob, payoff, reward, choice, games, seed, max_steps):
     """Play ``games`` games from node 0 with the ``choice`` at every decision and the
-    dice drawn (seeded); each game's payoff plus the rewards met (NaN if a game is
-    still going after ``max_steps`` steps)."""
+    dice drawn (seeded); each game's payoff plus the rewards met, as node 0 sees it
+    (NaN if a game is still going after ``max_steps`` steps)."""
     np.random.seed(seed)
     out = np.empty(games, np.float64)
     for g in range(games):
         v = 0
-        total = 0.0
+        base = 0.0  # node 0's value is base + turned * (the value of the node at hand)
+        turned = 1.0
         steps = 0
         while kind[v] != END and steps < max_steps:
-            total += reward[v]
+            base += turned * reward[v]
             if kind[v] == CHANCE:
                 r = np.random.random()
                 e = start[v]
@@ -377,9 +419,12 @@ def play_games(kind, start, to, prob, payoff, reward, choice, games, seed, max_s
                 while e < last and r >= prob[e]:
                     r -= prob[e]
                     e += 1
-                v = to[e]
             else:
-                v = to[choice[v]]
+                e = choice[v]
+            if to[e] < 0:  # the other player's view from here on
+                base += turned
+                turned = -turned
+            v = node_of(to[e])
             steps += 1
-        out[g] = total + payoff[v] if kind[v] == END else np.nan
+        out[g] = base + turned * payoff[v] if kind[v] == END else np.nan
     return out

@@ -96,11 +96,13 @@ class BearOff(ChanceGame):
                         else "the chance that the side on roll wins")  # fmt: skip
 
     def layout(self, exact: bool = False):
-        """One side alone: every position of as many checkers at once, in arrays
-        (:mod:`dicelab.games.chance.bearoff_layout`); two sides are walked."""
+        """Every position at once, in arrays: one side alone
+        (:mod:`dicelab.games.chance.bearoff_layout`), or two from the side on roll
+        (:mod:`dicelab.games.chance.bearoff_race`)."""
         from dicelab.games.chance.bearoff_layout import one_sided_layout
+        from dicelab.games.chance.bearoff_race import race_layout
 
-        return one_sided_layout(self, exact)
+        return one_sided_layout(self, exact) if self.players == 1 else race_layout(self, exact)
 
     def estimate(self) -> int:
         """At most how many positions the game has (both sides' checkers anywhere
@@ -111,10 +113,16 @@ class BearOff(ChanceGame):
         return sides * 22 * self.players
 
     def size(self) -> int | None:
-        """How many positions :meth:`layout` lays out (``None``: two sides, walked)."""
+        """How many positions :meth:`layout` lays out; ``None`` where walking from
+        the start reaches fewer (two sides of very different sizes)."""
         from math import comb
 
-        return comb(sum(self.mine) + 6, 6) * 22 if self.players == 1 else None
+        from dicelab.games.chance.bearoff_race import race_size
+
+        if self.players == 1:
+            return comb(sum(self.mine) + 6, 6) * 22
+        race = race_size(max(sum(self.mine), sum(self.theirs)))
+        return race if race <= self.estimate() else None
 
     def start(self) -> Hashable:
         return ("roll", 0, self.mine, self.theirs)

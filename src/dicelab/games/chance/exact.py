@@ -24,11 +24,11 @@ def fraction_values(graph: Graph, chances: list[Fraction], choice: np.ndarray,
 
     g = graph
     n = g.nodes
-    target, carried = _resolve(g, choice)
+    target, carried, sign = _resolve(g, choice)
     zero = Fraction(0)
     payoff = [_fraction(g.payoff[v], players) if g.kind[v] == END else zero
               for v in range(n)]  # fmt: skip
-    res_to = np.array([target[w] for w in g.to], np.int64)
+    res_to = np.array([target[_node(w)] for w in g.to], np.int64)
     order, comp_start = strong_components(g.start, res_to, g.kind == CHANCE)
     values = list(payoff)
     for c in range(len(comp_start) - 1):
@@ -43,18 +43,31 @@ def fraction_values(graph: Graph, chances: list[Fraction], choice: np.ndarray,
             for e in range(g.start[v], g.start[v + 1]):
                 w = int(res_to[e])
                 p = chances[e]
-                met = carried[int(g.to[e])] + (0 if w in slot else values[w])
+                const, factor = _through(int(g.to[e]), carried, sign)
+                met = const + (0 if w in slot else factor * values[w])
                 if met:  # most are 0 (a lost game, no reward): no fractions to add
                     row[m] += p * met
                 if w in slot:
-                    row[slot[w]] -= p
+                    row[slot[w]] -= p * factor
             rows.append(row)
         for v, x in zip(members, _gauss(rows, m), strict=True):
             values[v] = x
     for v in range(n):
         if g.kind[v] != CHANCE and g.kind[v] != END:
-            values[v] = carried[v] + values[target[v]]
+            values[v] = carried[v] + sign[v] * values[target[v]]
     return values
+
+
+def _node(x) -> int:
+    """The node an edge names (``-w - 1``: node ``w`` seen by the other player)."""
+    x = int(x)
+    return x if x >= 0 else -x - 1
+
+
+def _through(x: int, carried: list[Fraction], sign: list[int]) -> tuple[Fraction, int]:
+    """What an edge to ``x`` adds, as ``(constant, factor)`` of its resolved value."""
+    w = _node(x)
+    return (carried[w], sign[w]) if x >= 0 else (1 - carried[w], -sign[w])
 
 
 _NONE = Fraction(0)
@@ -70,11 +83,13 @@ def _fraction(x: float, players: int) -> Fraction:
     return Fraction(x).limit_denominator(2 if players == 2 else 1_000_000)
 
 
-def _resolve(g: Graph, choice: np.ndarray) -> tuple[list[int], list[Fraction]]:
-    """Each node's throw or end reached through the chosen moves, and the rewards met."""
+def _resolve(g: Graph, choice: np.ndarray) -> tuple[list[int], list[Fraction], list[int]]:
+    """Each node's throw or end reached through the chosen moves, the rewards met,
+    and whether the value is turned round on the way (``carried + sign * value``)."""
     n = g.nodes
     target = [v if g.kind[v] in (CHANCE, END) else -1 for v in range(n)]
     carried = [Fraction(0)] * n
+    sign = [1] * n
     for v0 in range(n):
         path = []
         v = v0
@@ -82,13 +97,16 @@ def _resolve(g: Graph, choice: np.ndarray) -> tuple[list[int], list[Fraction]]:
             if v in path:
                 raise ValueError("a choice leads round in a circle without a throw of the dice")
             path.append(v)
-            v = int(g.to[choice[v]])
-        extra = carried[v]
+            v = _node(g.to[choice[v]])
+        extra, turned = carried[v], sign[v]
         for u in reversed(path):
+            if g.to[choice[u]] < 0:  # seen by the other player
+                extra, turned = 1 - extra, -turned
             extra += _reward(g.reward[u])
             target[u] = target[v]
             carried[u] = extra
-    return target, carried
+            sign[u] = turned
+    return target, carried, sign
 
 
 def _gauss(rows: list[list[Fraction]], m: int) -> list[Fraction]:

@@ -56,6 +56,9 @@ class Layout:
     result: np.ndarray
     turn: np.ndarray
     exact: list | None = field(default=None, repr=False)
+    #: Laid out from the mover's side (alike seats): a position with seat 1 to move is
+    #: node ``-w - 1``, the mirror of node ``w``, and only ``win`` can be asked of it.
+    mirrored: bool = False
 
     def __len__(self) -> int:
         return len(self.positions)
@@ -78,6 +81,9 @@ class Layout:
 
     def graph(self, objective: str, target: float | None = None) -> Graph:
         """The solver's graph for one objective (see :data:`OBJECTIVES`)."""
+        if self.mirrored and objective != "win":
+            raise UserError(f"{self.game.name}: laid out from the mover's side, so only "
+                            f"the win, not {objective}")  # fmt: skip
         n = len(self)
         kind = np.full(n, NODE_CHANCE, np.int8)
         kind[self.mover == -2] = END

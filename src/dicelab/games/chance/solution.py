@@ -72,11 +72,13 @@ class ChanceSolution:
     def value(self, position: Hashable | None = None) -> float:
         """The value of ``position`` (the start by default), for the first player."""
         v = 0 if position is None else self.layout.node(position)
-        return float(self.solved.values[v])
+        return float(solver.seen(self.solved.values, [v])[0])
 
     def draw(self, position: Hashable | None = None) -> float:
         """The chance of a draw from ``position`` when both play as solved."""
         v = 0 if position is None else self.layout.node(position)
+        if self.layout.mirrored:  # seats alike, one winner: no draw
+            return 0.0
         drawn = solver.evaluate(self.layout.graph("draw"), self.solved.choice)
         return float(drawn[v])
 
@@ -92,15 +94,17 @@ class ChanceSolution:
         """
         here = self.game.start() if position is None else position
         v = self.layout.node(here)
-        seat = int(self.layout.mover[v])
+        u = v if v >= 0 else -v - 1  # a mirrored node: the other seat moves
+        seat = int(self.layout.mover[u])
         if seat < 0:
             what = "the dice decide" if seat == CHANCE else "the game is over"
             raise UserError(f"{self.game.show(here)}: no move to choose, {what}")
+        seat = seat if v >= 0 else 1 - seat
         g = self.graph
         edges = self.move_edges(v, here)
-        after = g.reward[v] + self.solved.values[g.to[[e for _, _, e in edges]]]
-        low = g.kind[v] == solver.MIN
-        mine = [self.seat_view(float(x), seat) for x in after]
+        after = g.reward[u] + solver.seen(self.solved.values, g.to[[e for _, _, e in edges]])
+        low = g.kind[u] == solver.MIN
+        mine = [float(x) if v < 0 else self.seat_view(float(x), seat) for x in after]
         best = max(mine) if not low or seat != FIRST else min(mine)
         moves = [
             Move(label, after_position, x, abs(best - x))
@@ -110,11 +114,18 @@ class ChanceSolution:
 
     def move_edges(self, v: int, here: Hashable) -> list[tuple[str, Hashable, int]]:
         """The game's moves at node ``v`` (position ``here``), each with its edge in
-        the graph: found by the node it leads to, whatever order the layout chose."""
+        the graph: found by the node it leads to, whatever order the layout chose
+        (at a mirrored node ``-u - 1``, the edges of ``u`` lead to mirrors)."""
         g, lay = self.graph, self.layout
-        first = int(g.start[v])
-        targets = [int(w) for w in g.to[first : g.start[v + 1]]]
-        return [(label, after, first + targets.index(lay.node(after)))
+        u = v if v >= 0 else -v - 1
+        first = int(g.start[u])
+        targets = [int(w) for w in g.to[first : g.start[u + 1]]]
+
+        def edge_node(after: Hashable) -> int:
+            w = lay.node(after)
+            return w if v >= 0 else -w - 1
+
+        return [(label, after, first + targets.index(edge_node(after)))
                 for label, after in self.game.moves(here)]  # fmt: skip
 
     def choice_of(self, strategy: Strategy, seats: tuple[int, ...] = (0, 1)) -> np.ndarray:
@@ -137,8 +148,11 @@ class ChanceSolution:
         against ``against``, or against best play when that is ``None``).
 
         Against best play means the reply that is best against this very strategy,
-        so the value is what the strategy guarantees.
+        so the value is what the strategy guarantees. A game laid out from the
+        mover's side is walked seat by seat for this (a strategy is one seat's).
         """
+        if self.layout.mirrored:
+            return solve(self.game, self.objective, walk=True).price(strategy, against)
         if self.game.players == 1:
             return float(solver.evaluate(self.graph, self.choice_of(strategy))[0])
         if against is not None:
@@ -153,7 +167,9 @@ class ChanceSolution:
 
     def exact(self, position: Hashable | None = None) -> Fraction:
         """The value as an exact fraction (small games: every chance kept as a fraction)."""
-        return exact_values(self)[0 if position is None else self.layout.node(position)]
+        v = 0 if position is None else self.layout.node(position)
+        values = exact_values(self)
+        return values[v] if v >= 0 else 1 - values[-v - 1]
 
 
 def _best_reply(g: solver.Graph, kind: np.ndarray, fixed: np.ndarray, mine: np.ndarray):
@@ -183,11 +199,12 @@ def exact_values(solution: ChanceSolution) -> list[Fraction]:
 
 
 def solve(game: ChanceGame, objective: str | None = None, *, target: float | None = None,
-          limit: int = DEFAULT_LIMIT, exact: bool = False) -> ChanceSolution:  # fmt: skip
+          limit: int = DEFAULT_LIMIT, exact: bool = False, walk: bool = False) -> ChanceSolution:  # fmt: skip
     """Solve ``game`` for ``objective`` (the win for two players, the points for one).
 
     ``exact`` keeps every chance as a fraction too, for :meth:`ChanceSolution.exact`
-    (which otherwise walks the game again). ``limit``: the most positions laid out.
+    (which otherwise walks the game again). ``limit``: the most positions laid out;
+    ``walk``: walk from the start even where the game lays itself out in arrays.
 
     Examples
     --------
@@ -202,6 +219,6 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
         raise UserError(f"{game.name}: {game.players} player(s), so not --objective {objective}")
     if objective == "target" and target is None:
         raise UserError("objective target: give the target (--target)")
-    layout = explore(game, limit=limit, exact=exact)
+    layout = explore(game, limit=limit, exact=exact, walk=walk)
     graph = layout.graph(objective, target)
     return ChanceSolution(layout, objective, target, graph, solver.solve_graph(graph))
