@@ -9,7 +9,9 @@ import time
 from rich.table import Table
 
 from dicelab.cli.output import Console, check_plot_path
+from dicelab.engine import registry
 from dicelab.errors import UserError
+from dicelab.games.chance.explore import DEFAULT_LIMIT
 from dicelab.games.chance.families import game_from
 from dicelab.games.chance.model import CHANCE, ChanceGame
 from dicelab.games.chance.solution import ChanceSolution, solve
@@ -18,13 +20,8 @@ from dicelab.plot.games import has_picture
 #: The most positions whose values are worked out in exact fractions.
 EXACT_LIMIT = 200_000
 
-#: What each objective's value is, as a report says it.
-MEANING = {
-    "win": "the first player's chance to win, both playing their best",
-    "points": "the best expected result",
-    "target": "the best chance of reaching the target",
-    "turns": "the fewest expected turns",
-}
+#: What each objective's value is, as a report says it (from the registry).
+MEANING = {name: o.value_name for name, o in registry.GAME_OBJECTIVES.items()}
 
 
 def _solved(
@@ -39,8 +36,8 @@ def _solved(
     limit = 10**9 if allow_large else None
     began = time.perf_counter()
     with console.status(f"solving {game.name}", spinner="dots") if not quiet else _nothing():
-        kw = {"limit": limit} if limit else {}
-        solution = solve(game, objective, target=target, exact=exact, **kw)
+        solution = solve(game, objective, target=target, exact=exact,
+                         limit=limit or DEFAULT_LIMIT)  # fmt: skip
     return solution, time.perf_counter() - began
 
 
@@ -156,8 +153,10 @@ def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None
         st = out["strategy"]
         console.print(f"the strategy {st['name']} against {st['against']}: "
                       f"[bold]{st['value']:.6f}[/bold]")  # fmt: skip
-    cycles = (f"{out['cycles']:,} groups of positions that come back; {out['rounds']} exact "
-              "valuation(s)" if out["cycles"] else "no position comes back: one pass backwards")  # fmt: skip
+    cycles = "no position comes back: one pass backwards"
+    if out["cycles"]:
+        cycles = (f"{out['cycles']:,} groups of positions that come back; {out['rounds']} "
+                  "exact valuation(s)")  # fmt: skip
     checked = f"{out['residual']:.1e}; {cycles}"
     console.print(f"checked: no single move gains over the solved play by more than {checked}")
 

@@ -168,6 +168,9 @@ class Objective:
     #: ``module:function``: ``report(table, options) -> dict`` for the command line,
     #: and ``report_lines(dict) -> list[str]`` beside it (``None``: a command of its own)
     report: str | None = None
+    #: a game of the chance model's objective: the number of players it is for
+    #: (``solve`` then names ``graph(layout, spec)``; ``None``: a Yahtzee table's)
+    players: int | None = None
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -320,6 +323,49 @@ OBJECTIVES: dict[str, Objective] = {
         ),
     )
 }
+
+
+_GAME = "dicelab.engine.objectives.chance:"
+
+#: What a game of the chance model (Pig, Shut the Box, the bear-off, one's own) is
+#: solved for; ``solve`` names the function that values its layout as a graph.
+GAME_OBJECTIVES: dict[str, Objective] = {
+    o.name: o
+    for o in (
+        Objective("win", "two players: the first player's chance to win, both playing "
+                  "their best (a draw counts half)", solve=_GAME + "win", facts=_GAME + "facts",
+                  unit="chance", value_name="the first player's chance to win, both playing "
+                  "their best", players=2, front_door=False),
+        Objective("points", "one player: the best expected result", solve=_GAME + "points",
+                  facts=_GAME + "facts", value_name="the best expected result", players=1,
+                  front_door=False),
+        Objective("target", "one player: the best chance of a result of at least the target "
+                  "(at most, where lower is better)", solve=_GAME + "target",
+                  facts=_GAME + "facts", unit="chance",
+                  value_name="the best chance of reaching the target",
+                  params=(Param("target", float, "the result to reach"),), players=1,
+                  front_door=False),
+        Objective("turns", "one player: the fewest expected turns to the end",
+                  solve=_GAME + "turns", facts=_GAME + "facts", unit="turns",
+                  value_name="the fewest expected turns", players=1, front_door=False),
+    )
+}  # fmt: skip
+
+
+def game_objective(name: str | None, players: int, **params: Any) -> Spec:
+    """The objective of a game with ``players`` players (its default where ``name`` is
+    ``None``: the win for two, the points for one), its parameters checked; one line
+    where it does not fit the game."""
+    if name is None:
+        name = "win" if players == 2 else "points"
+    found = spec(name, list(GAME_OBJECTIVES.values()), **params)
+    if found.objective.players != players:
+        fits = _listed([o.name for o in GAME_OBJECTIVES.values() if o.players == players])
+        raise UserError(f"objective: {players} player(s), so {fits}, not {name}")
+    missing = [p.name for p in found.objective.params if found.params[p.name] is None]
+    if missing:
+        raise UserError(f"objective {name}: give the {missing[0]} (--{missing[0]})")
+    return found
 
 
 #: What a table offers beyond its own values, worked out by a module above it:

@@ -9,6 +9,7 @@ import typer
 from dicelab.cli.app import CLUSTER_OPTION, STORE_OPTION, WORKERS_OPTION, app
 from dicelab.cli.game_options import SETTINGS, for_dice_games, text_option
 from dicelab.cli.objective_options import with_objective_params
+from dicelab.engine import registry
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -65,7 +66,10 @@ def solve(
         None,
         "--objective",
         help="expected (default), target (best P(score >= S)), targets (the same from the "
-        "table of every S, about 4x longer once), win, or risk (--theta: play safe or risky).",
+        "table of every S, about 4x longer once), win, or risk (--theta: play safe or risky). "
+        "A dice game: "
+        + "; ".join(f"{o.name} ({o.summary})" for o in registry.GAME_OBJECTIVES.values())
+        + ".",
     ),
     target: int | None = typer.Option(None, "--target", help="The score S to reach."),
     exact: bool = typer.Option(False, "--exact", help="An exact fraction (small state spaces)."),

@@ -17,10 +17,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from dicelab.engine.graph import CHANCE as NODE_CHANCE
-from dicelab.engine.graph import END, MAX, MIN, Graph
+from dicelab.engine.graph import Graph
 from dicelab.errors import UserError
-from dicelab.games.chance.model import CHANCE, FIRST, ChanceGame
+from dicelab.games.chance.model import CHANCE, ChanceGame
 
 __all__ = ["DEFAULT_LIMIT", "Layout", "explore"]
 
@@ -79,29 +78,28 @@ class Layout:
         except Exception:  # any shape at all may come from outside
             return repr(position)[:80]
 
+    @property
+    def players(self) -> int:
+        return self.game.players
+
+    @property
+    def lower_is_better(self) -> bool:
+        return bool(self.game.lower_is_better)
+
     def graph(self, objective: str, target: float | None = None) -> Graph:
-        """The solver's graph for one objective (see :data:`OBJECTIVES`)."""
+        """The solver's graph for one objective of
+        :data:`~dicelab.engine.registry.GAME_OBJECTIVES` (or ``draw``: the chance of
+        a draw, to value a strategy's draws)."""
+        from dicelab.engine import registry
+        from dicelab.engine.objectives import chance
+
         if self.mirrored and objective != "win":
             raise UserError(f"{self.game.name}: laid out from the mover's side, so only "
                             f"the win, not {objective}")  # fmt: skip
-        n = len(self)
-        kind = np.full(n, NODE_CHANCE, np.int8)
-        kind[self.mover == -2] = END
-        one = self.game.players == 1
-        high = not (one and self.game.lower_is_better) or objective == "target"
-        kind[self.mover == FIRST] = MAX if high and objective != "turns" else MIN
-        kind[self.mover == 1] = MIN
-        payoff = np.where(self.mover == -2, self.result, 0.0)
-        reward = np.zeros(n)
-        if objective == "target":
-            reached = self.result <= target if self.game.lower_is_better else self.result >= target
-            payoff = np.where(self.mover == -2, reached.astype(np.float64), 0.0)
-        elif objective == "turns":
-            payoff = np.zeros(n)
-            reward = self.turn.astype(np.float64)
-        elif objective == "draw":
-            payoff = np.where(self.mover == -2, (self.result == 0.5).astype(np.float64), 0.0)
-        return Graph(kind, self.start, self.to, self.prob, payoff, reward)
+        if objective == "draw":
+            return chance.draw(self, registry.game_objective("win", 2))
+        spec = registry.game_objective(objective, self.players, target=target)
+        return spec.objective.load("solve")(self, spec)
 
 
 def explore(

@@ -17,17 +17,19 @@ from typing import Any
 import numpy as np
 
 from dicelab.engine import graph as solver
+from dicelab.engine import registry
 from dicelab.errors import UserError
 from dicelab.games.chance.explore import DEFAULT_LIMIT, Layout, explore
 from dicelab.games.chance.model import CHANCE, FIRST, ChanceGame
 
 __all__ = ["OBJECTIVES", "ChanceSolution", "Move", "solve"]
 
-#: What a game can be solved for: ``win`` (two players: the first player's chance,
-#: a draw counting half), ``points`` (one player: best expected points), ``target``
-#: (one player: best chance of a result at least ``target``, at most for a cost),
-#: ``turns`` (one player: fewest expected turns).
-OBJECTIVES = ("win", "points", "target", "turns")
+#: What a game can be solved for (declared in
+#: :data:`dicelab.engine.registry.GAME_OBJECTIVES`): ``win`` (two players: the first
+#: player's chance, a draw counting half), ``points`` (one player: best expected
+#: points), ``target`` (one player: best chance of a result at least ``target``, at
+#: most for a cost), ``turns`` (one player: fewest expected turns).
+OBJECTIVES = tuple(registry.GAME_OBJECTIVES)
 
 #: A strategy: the label of the move it plays at a position, given the moves there.
 Strategy = Callable[[Any, list[str]], str]
@@ -199,7 +201,8 @@ def exact_values(solution: ChanceSolution) -> list[Fraction]:
 
 
 def solve(game: ChanceGame, objective: str | None = None, *, target: float | None = None,
-          limit: int = DEFAULT_LIMIT, exact: bool = False, walk: bool = False) -> ChanceSolution:  # fmt: skip
+          limit: int = DEFAULT_LIMIT, exact: bool = False,
+          walk: bool = False) -> ChanceSolution:  # fmt: skip
     """Solve ``game`` for ``objective`` (the win for two players, the points for one).
 
     ``exact`` keeps every chance as a fraction too, for :meth:`ChanceSolution.exact`
@@ -212,13 +215,8 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
     >>> round(solve(Pig(goal=10)).value(), 6)
     0.709424
     """
-    objective = objective or game.objective or ("win" if game.players == 2 else "points")
-    if objective not in OBJECTIVES:
-        raise UserError(f"objective: got {objective!r}, expected one of {', '.join(OBJECTIVES)}")
-    if (objective == "win") != (game.players == 2):
-        raise UserError(f"{game.name}: {game.players} player(s), so not --objective {objective}")
-    if objective == "target" and target is None:
-        raise UserError("objective target: give the target (--target)")
+    spec = registry.game_objective(objective or game.objective, game.players, target=target)
+    objective, target = spec.name, spec.params.get("target")
     layout = explore(game, limit=limit, exact=exact, walk=walk)
     graph = layout.graph(objective, target)
     return ChanceSolution(layout, objective, target, graph, solver.solve_graph(graph))
