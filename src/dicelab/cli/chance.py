@@ -8,7 +8,7 @@ import time
 
 from rich.table import Table
 
-from dicelab.cli.output import Console, check_plot_path
+from dicelab.cli.output import Console, check_plot_path, progress_bar
 from dicelab.engine import registry
 from dicelab.errors import UserError
 from dicelab.games.chance.explore import DEFAULT_LIMIT
@@ -35,8 +35,9 @@ def _solved(
 ) -> tuple[ChanceSolution, float]:
     limit = 10**9 if allow_large else None
     began = time.perf_counter()
-    with console.status(f"solving {game.name}", spinner="dots") if not quiet else _nothing():
-        solution = solve(game, objective, target=target, exact=exact,
+    name = game.name if len(game.name) <= 30 else game.name[:29] + "…"
+    with progress_bar(f"solving {name}", enabled=not quiet, unit="passes") as tick:
+        solution = solve(game, objective, target=target, exact=exact, progress=tick,
                          limit=limit or DEFAULT_LIMIT)  # fmt: skip
     return solution, time.perf_counter() - began
 
@@ -52,14 +53,6 @@ def throws_of(solution: ChanceSolution) -> list[float] | None:
     while dist and dist[-1] == 0.0:
         dist.pop()
     return dist
-
-
-class _nothing:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 def run_game_solve(

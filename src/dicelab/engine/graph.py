@@ -22,13 +22,14 @@ side: an edge to ``-w - 1`` reads node ``w`` as the other player sees it
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from dicelab.engine.kernels.graph import CHANCE, END, MAX, MIN
 
-__all__ = ["CHANCE", "END", "MAX", "MIN", "Graph", "GraphSolution", "evaluate", "seen",
+__all__ = ["CHANCE", "END", "MAX", "MIN", "Graph", "GraphSolution", "Progress", "evaluate", "seen",
            "solve_graph"]  # fmt: skip
 
 #: Sweeps stop once none changes a value by more than this.
@@ -101,33 +102,56 @@ class GraphSolution:
     iterated: np.ndarray = field(repr=False)
 
 
-def solve_graph(graph: Graph, *, tol: float = TOLERANCE) -> GraphSolution:
+#: A :func:`solve_graph` progress callback: ``progress(done, planned)`` in passes
+#: over the graph's links (a component pass, a sweep, an exact valuation: about
+#: the same time each), so a bar over them keeps a fair time estimate.
+Progress = Callable[[int, int], None]
+
+#: Passes planned for a graph whose positions come back, before the rounds are known.
+_PLANNED_ROUNDS = 5
+_PASSES_PER_ROUND = 4
+
+
+def solve_graph(graph: Graph, *, tol: float = TOLERANCE,
+                progress: Progress | None = None) -> GraphSolution:  # fmt: skip
     """Best values and a best choice at every position of ``graph``.
 
-    Where no position comes back, one pass backwards through the components is
-    backward induction, exact as it stands.
     Value iteration over strong components, to a loose tolerance, gives a first
     choice; then policy iteration: the choice is valued exactly (a linear solve per
     component) and every decision switched to a better move, until none is better
     by more than ``tol``. Should the switching not settle (two players can, in
     principle, chase each other), value iteration goes on to ``tol`` instead.
+    Where no position comes back, the first pass backwards through the components
+    is backward induction, exact as it stands. ``progress(done, planned)`` hears of
+    each pass over the graph.
     """
     from dicelab.engine.kernels.graph import improve, strong_components, value_iteration
 
+    tick = progress or (lambda done, planned: None)
     g = graph
     alive = np.ones(g.nodes, np.bool_)
+    planned = 3
+    tick(0, planned)
     order, comp_start = strong_components(g.start, g.to, alive)  # edges to -w - 1 read w
+    tick(1, planned)
     iterated = np.zeros(g.nodes)
     parts = (g.kind, g.start, g.to, g.prob, g.payoff, g.reward, order, comp_start)
     _, choice, stats = value_iteration(*parts, LOOSE, MAX_SWEEPS, iterated)
-    if stats[0] == 0:  # no position comes back: one backward pass was exact already
+    if stats[0] == 0:  # no position comes back: one pass backwards was exact already
+        tick(2, planned)
         gain = improve(g.kind, g.start, g.to, iterated, choice.copy(), tol)[1]
+        tick(3, planned)
         return GraphSolution(iterated, choice, float(gain), 0, 0, 0, iterated)
+    planned = 2 + _PASSES_PER_ROUND * _PLANNED_ROUNDS
+    tick(2, planned)
     rounds = 0
     while True:
         values = evaluate(g, choice, iterated)
         switched, gain = improve(g.kind, g.start, g.to, values, choice, tol)
         rounds += 1
+        planned = max(planned, 2 + _PASSES_PER_ROUND * (rounds + (switched > 0)))
+        done = 2 + _PASSES_PER_ROUND * rounds
+        tick(done, planned if switched else done)
         if switched == 0:
             break
         if rounds == MAX_ROUNDS:

@@ -201,13 +201,15 @@ def exact_values(solution: ChanceSolution) -> list[Fraction]:
 
 
 def solve(game: ChanceGame, objective: str | None = None, *, target: float | None = None,
-          limit: int = DEFAULT_LIMIT, exact: bool = False,
-          walk: bool = False) -> ChanceSolution:  # fmt: skip
+          limit: int = DEFAULT_LIMIT, exact: bool = False, walk: bool = False,
+          progress: solver.Progress | None = None) -> ChanceSolution:  # fmt: skip
     """Solve ``game`` for ``objective`` (the win for two players, the points for one).
 
     ``exact`` keeps every chance as a fraction too, for :meth:`ChanceSolution.exact`
     (which otherwise walks the game again). ``limit``: the most positions laid out;
     ``walk``: walk from the start even where the game lays itself out in arrays.
+    ``progress(done, planned)`` hears of each pass over the game's links (the
+    layout, then the solver's passes: :func:`dicelab.engine.graph.solve_graph`).
 
     Examples
     --------
@@ -217,6 +219,10 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
     """
     spec = registry.game_objective(objective or game.objective, game.players, target=target)
     objective, target = spec.name, spec.params.get("target")
+    tick = progress or (lambda done, planned: None)
+    tick(0, 4)
     layout = explore(game, limit=limit, exact=exact, walk=walk)
+    tick(1, 4)
     graph = layout.graph(objective, target)
-    return ChanceSolution(layout, objective, target, graph, solver.solve_graph(graph))
+    solved = solver.solve_graph(graph, progress=lambda done, planned: tick(done + 1, planned + 1))
+    return ChanceSolution(layout, objective, target, graph, solved)
