@@ -114,12 +114,23 @@ class PartingReport:
         }
 
 
+#: Its name in the cache: a report is a few kilobytes, kept beside the tables.
+CACHED_AS = "partings"
+LAYOUT = "partings-1"
+
+
 def partings(
-    played, other, games: int = GAMES, seed: int = 0, progress: Callable | None = None
+    played,
+    other,
+    games: int = GAMES,
+    seed: int = 0,
+    progress: Callable | None = None,
+    use_cache: bool = True,
 ) -> PartingReport:
     """Play ``games`` games by the optimum of ``played`` (an expected-score table) and
-    price ``other``'s best move wherever it differs (see the module)."""
-    from dicelab.engine.advice.query import OptionValues
+    price ``other``'s best move wherever it differs (see the module); from the cache
+    when these games were played before with these two rule sets."""
+    from dicelab.engine.runtime import cache
 
     ra, rb = played.game.rules, other.game.rules
     why = not_comparable(ra, rb)
@@ -127,6 +138,35 @@ def partings(
         raise UserError(f"{ra.name} and {rb.name} cannot share positions: {why}")
     if isinstance(games, bool) or not isinstance(games, int) or not 1 <= games <= 100_000:
         raise UserError(f"games: got {games!r}, expected 1 to 100,000")
+    params = {"other": rb.normalised(), "games": games, "seed": seed, "layout": LAYOUT}
+    if use_cache:
+        found = cache.lookup(ra, CACHED_AS, (1,), params)
+        if found is not None and isinstance(found[1]["header"].get("report"), dict):
+            return report_of(found[1]["header"]["report"])
+    report = _played(played, other, games, seed, progress)
+    if use_cache:
+        header = {"rules": ra.normalised(), "objective": CACHED_AS, "params": params,
+                  "report": report.to_dict(top=len(report.positions))}  # fmt: skip
+        cache.store_table(cache.table_path(ra, CACHED_AS, params), np.zeros(1), header)
+    return report
+
+
+def report_of(d: dict) -> PartingReport:
+    """A report from its :meth:`PartingReport.to_dict` (every position kept)."""
+    positions = [
+        Parting(p["turn"], p["filled"], p["upper_total"], tuple(p["dice"]), p["rerolls_left"],
+                p["best"], p["other"], p["cost"], p["met"], p["points_per_game"])
+        for p in d["largest"]
+    ]  # fmt: skip
+    return PartingReport(d["played"], d["other"], d["games"], d["decisions"], d["differing"],
+                         positions)  # fmt: skip
+
+
+def _played(played, other, games: int, seed: int, progress) -> PartingReport:
+    """The games of :func:`partings`, played."""
+    from dicelab.engine.advice.query import OptionValues
+
+    ra, rb = played.game.rules, other.game.rules
     ask_a, ask_b = OptionValues(played), OptionValues(other)
     index_b = {c.id: i for i, c in enumerate(rb.categories)}
     to_b = np.array([index_b[c.id] for c in ra.categories], dtype=np.int64)
