@@ -100,7 +100,8 @@ def test_first_players_edge_from_the_duel(monkeypatch, capsys, tmp_path):
     base = ("compare", str(four), str(richer), "--json", "--games", "10")
     assert dicelab_cli(monkeypatch, *base) == 0
     duels = [f["duel"] for f in json.loads(capsys.readouterr().out)["rule_sets"]]
-    assert all(d["first_player_chance"] is None and "--duel" in d["note"] for d in duels)
+    assert all(d["first_player_chance"] is None and d["solvable"] for d in duels)
+    assert all(d["note"].startswith("not solved yet") for d in duels)
     assert dicelab_cli(monkeypatch, *base, "--duel") == 0
     solved = [f["duel"] for f in json.loads(capsys.readouterr().out)["rule_sets"]]
     boxes = [{**c, "score": 14} if c["id"] == "pair" else c for c in FOUR_BOXES["categories"]]
@@ -122,3 +123,4 @@ def test_the_duel_of_a_large_rule_set_is_left_out_saying_why():
 
     edge = duel_edge(dicelab.load_rules("yahtzee"), solve=True)
     assert edge.chance is None and edge.note.startswith("too large to solve here")
+    assert not edge.solvable

@@ -165,7 +165,8 @@ def show_comparison(found: list[Compared]) -> None:
                   "(both playing to win) less a half", highlight=False)  # fmt: skip
     for c, h in zip(found, headings, strict=True):
         if c.duel is not None and c.duel.note:
-            console.print(f"* {h}: {c.duel.note}", highlight=False)
+            way = f": `dicelab compare ... --duel` or `dicelab duel {c.given}` solves it"
+            console.print(f"* {h}: {c.duel.note}{way if c.duel.solvable else ''}", highlight=False)
 
 
 def position_text(p, labels: dict[str, str]) -> str:

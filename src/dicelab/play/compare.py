@@ -39,6 +39,7 @@ class DuelEdge:
     chance: float | None = None
     note: str | None = None
     cached: bool = False
+    solvable: bool = False  # left out only for want of a solve this machine can make
 
     @property
     def edge(self) -> float | None:
@@ -46,7 +47,8 @@ class DuelEdge:
         return None if self.chance is None else self.chance - 0.5
 
     def to_dict(self) -> dict:
-        return {"first_player_chance": self.chance, "edge": self.edge, "note": self.note}
+        return {"first_player_chance": self.chance, "edge": self.edge, "note": self.note,
+                "solvable": self.solvable}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,7 @@ def duel_edge(
     if not solve:
         from dicelab.engine.runtime.cost import human_seconds
 
-        return DuelEdge(note=f"not solved yet ({human_seconds(cost.seconds)}; --duel solves it)")
+        return DuelEdge(note=f"not solved yet ({human_seconds(cost.seconds)})", solvable=True)
     table = duel_table(r, use_cache=use_cache, progress=progress, allow_large=allow_large)
     return DuelEdge(float(table.value()), cached=False)
 
