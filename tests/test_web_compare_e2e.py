@@ -106,7 +106,8 @@ def test_compare_view_shows_the_figures_chart_and_partings(server, tmp_path, wid
             assert f"Played by {played}'s optimum" in partings
         assert "Full house" in partings and pg.locator("table.partings tbody tr").count() >= 2
         wide = pg.evaluate(WIDER)
-        pg.screenshot(path=shot(f"compare-{width}.png"), full_page=True)
+        name = "web-compare.png" if width > 800 else "web-compare-phone.png"
+        pg.screenshot(path=shot(name), full_page=True)
         assert not wide, f"the page is wider than the screen: {wide}"
         assert not problems, problems
         browser.close()
