@@ -15,7 +15,7 @@ from oracles.duel import FOUR_BOXES, FOUR_TOML, duel_brute_force
 import dicelab
 from dicelab.engine.objectives.expected import expected_table
 from dicelab.errors import UserError
-from dicelab.play.variants import partings
+from dicelab.play.variants import not_comparable, partings
 from dicelab.rules import parse_rules
 
 #: Yazy with its full house worth 35: the other boxes as they were.
@@ -80,6 +80,8 @@ def test_a_rule_set_never_parts_from_itself(tmp_path):
     assert rep.decisions > 20 * 11 and rep.differing == 0 and rep.positions == []
     with pytest.raises(UserError, match="boxes differ"):
         partings(a, expected_table("yacht"), games=5)
+    generala = dicelab.load_rules("generala")
+    assert "first throw" in not_comparable(generala, generala)  # served hands: not asked
 
 
 def test_partings_are_cached_by_games_and_seed(house):

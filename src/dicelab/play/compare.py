@@ -167,6 +167,8 @@ def duel_edge(
 
         size = f"{human_bytes(exc.bytes)}, {human_seconds(exc.seconds)}"
         return DuelEdge(note=f"too large to solve here ({size})")
+    except UserError as exc:  # rules the two-player game does not handle
+        return DuelEdge(note=str(exc).split(";")[0].removeprefix(f"{r.name}: "))
     if not solve:
         from dicelab.engine.runtime.cost import human_seconds
 

@@ -45,6 +45,8 @@ def not_comparable(a: Rules, b: Rules) -> str | None:
     for r in (a, b):
         if r.save_unused_throws:
             return f"{r.name} saves unused throws"
+        if r.has_served:
+            return f"{r.name} pays points for a hand made on the first throw"
     return None
 
 
