@@ -57,7 +57,8 @@ def dicelab_value(name: str) -> float:
     return dicelab.solve(name).value()
 
 
-def test_simple_strategy_is_cached_once_worked_out():
+def test_simple_strategy_is_cached_once_worked_out(monkeypatch, tmp_path):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))  # a cache of its own: empty
     first = simple_strategy("yazy")
     again = simple_strategy("yazy")
     assert not first.cached and again.cached
