@@ -78,7 +78,7 @@ def compared(given: str, r: Rules, how: Solving) -> tuple[Compared, object]:
                                allow_large=how.allow_large)  # fmt: skip
     dist = optimum_distribution(r, how.quiet, how.use_cache, how.allow_large)
     with progress_bar(f"{r.name}'s simple strategy", enabled=not how.quiet, unit="layers") as tick:
-        simple = simple_strategy(r, use_cache=how.use_cache, progress=tick)
+        simple = simple_strategy(r, how.use_cache, tick, how.allow_large)
     with progress_bar(f"{r.name}'s two-player game", enabled=not how.quiet) as tick:
         duel = duel_edge(r, how.duel, how.use_cache, how.allow_large, tick)
     sheet = balance_sheet(r, how) if how.boxes else None

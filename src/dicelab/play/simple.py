@@ -74,11 +74,16 @@ class SimpleStrategy:
 
 
 def simple_strategy(
-    rules: Rules | CompiledRules | str, use_cache: bool = True, progress=None
+    rules: Rules | CompiledRules | str,
+    use_cache: bool = True,
+    progress=None,
+    allow_large: bool = False,
 ) -> SimpleStrategy:
     """The simple strategy's exact figures from the game's start (see the module), from
-    the cache when it holds them."""
+    the cache when it holds them; rules whose states do not fit this machine are
+    refused (:class:`dicelab.TooLarge`) unless ``allow_large``."""
     from dicelab.engine.runtime import cache
+    from dicelab.engine.runtime.cost import Cost, expected_cost
 
     game = as_game(rules)
     refuse_variants(game, "the simple strategy's value", served=False)
@@ -88,6 +93,9 @@ def simple_strategy(
         found = cache.lookup(game.rules, objective, (width,), params)
         if found is not None:
             return _figures(game, np.asarray(found[0]), found[1]["header"]["seconds"], True)
+    states = (1 << game.n_categories) * game.n_flag * game.n_upper
+    what = f"{game.rules.name}'s simple strategy"
+    Cost(what, states, 32 * states, expected_cost(game.rules).seconds).check(allow_large)
     start = time.perf_counter()
     row = np.array(start_parts(game, progress), dtype=np.float64)
     seconds = time.perf_counter() - start
