@@ -28,6 +28,7 @@ from dicelab.web.routes import (
     Stopping,
     advice,
     coach,
+    compare,
     duel,
     games,
     match,
@@ -57,6 +58,9 @@ Advice for dice games of the Yahtzee family, from exact tables.
   the chance to win between turns; `POST /api/duel/review` prices a duel record.
 * `POST /api/review` prices every decision of a game record (the format written by
   `dicelab play` and by the page) against optimal play.
+* `POST /api/compare` puts two to four rule sets side by side: expected score, spread,
+  bonus chances, skill gap, the first player's edge where cached, and the positions
+  where their best moves part.
 * `GET /api/objectives` lists what a player may play for (the average, a target score, a
   win, a risk attitude), with each aim's parameters.
 * `GET /api/health` answers while the server is up.
@@ -97,7 +101,7 @@ def create_app(store: Store | None = None, hosts: Sequence[str] = ()) -> FastAPI
     app.add_middleware(HostCheck, names=hosts)
     _answer_errors(app)
     _serve_page(app)
-    for area in (rules, advice, duel, match, records, coach, games):
+    for area in (rules, advice, duel, match, records, coach, games, compare):
         app.include_router(area.router)
     return app
 

@@ -170,7 +170,7 @@ def compare_command(
     rules: list[str] = typer.Argument(
         ..., help="Two or more rule sets: built-in names or paths to rules files."
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print a list, one object per rule set."),
+    as_json: bool = typer.Option(False, "--json", help="Print one object: rule_sets, partings."),
     plot: str | None = typer.Option(
         None, "--plot", help="Draw the final-score distributions overlaid (.png, .svg, .pdf)."
     ),
@@ -179,16 +179,28 @@ def compare_command(
         "--boxes",
         help="Add the expected points of each box and bonus (about 40 times the solve, once).",
     ),
+    duel: bool = typer.Option(
+        False,
+        "--duel",
+        help="Solve the two-player games not cached yet, for the first player's edge "
+        "(minutes each; too large ones are left out).",
+    ),
+    games: int = typer.Option(
+        300, "--games", help="Games played to find where the best moves part (0: none)."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the dice of those games."),
+    top: int = typer.Option(5, "--top", help="Positions listed per pair and direction."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
     allow_large: bool = typer.Option(
         False, "--allow-large", help="Solve even what this machine is not expected to hold."
     ),
 ) -> None:
-    """Rule sets side by side: expected score, spread, percentiles, bonus chances."""
+    """Rule sets side by side: expected score, spread, percentiles, bonus chances, skill
+    gap, the first player's edge, and where the best moves part."""
     from pathlib import Path
 
-    from dicelab.cli.compare import run_compare
+    from dicelab.cli.compare import Solving, run_compare
 
     path = Path(plot) if plot else None
-    how = {"use_cache": not no_cache, "allow_large": allow_large, "boxes": boxes}
-    run_compare(rules, as_json, path, **how)
+    how = Solving(as_json, not no_cache, allow_large, boxes, duel, games, seed, top)
+    run_compare(rules, how, as_json, path)

@@ -1,6 +1,7 @@
 // dicelab play-along page: the game is kept here, the server ranks the options.
 // This module wires the page's controls and starts it; each view is a module of its own.
 import { showError } from "./api.js";
+import { runCompare } from "./compare.js";
 import { render } from "./draw.js";
 import { doThrow, enterThrow, newGame, scoreNow, undo } from "./game.js";
 import { renderGame, seatPicker, showSettings, startGame } from "./dicegames.js";
@@ -61,6 +62,7 @@ function wire() {
   $("games-settings").addEventListener("input", seatPicker);
   $("games-start").addEventListener("click", startGame);
   $("games-advice").addEventListener("change", renderGame);
+  $("compare-run").addEventListener("click", runCompare);
 }
 
 async function start() {

@@ -1,5 +1,6 @@
-// Views: play, training, history.
+// Views: play, training, history, dice games, compare.
 import { api, showError } from "./api.js";
+import { showCompare } from "./compare.js";
 import { computerFilled, computerToMove, inDuel } from "./duel.js";
 import { loadGames } from "./dicegames.js";
 import { loadHistory } from "./history.js";
@@ -10,14 +11,16 @@ import { renderTraining } from "./training.js";
 // -- views: play, training, history, dice games -------------------------------------
 export function showView(name) {
   state.view = name;
-  for (const v of ["play", "train", "history", "games"]) {
+  for (const v of ["play", "train", "history", "games", "compare"]) {
     $(`${v}-view`).hidden = v !== name;
     $(`view-${v}`).setAttribute("aria-pressed", String(v === name));
   }
   if (name === "history") loadHistory();
   if (name === "train") renderTraining();
   if (name === "games") loadGames();
-  document.querySelector(".rules-bar").hidden = name === "games";  // rule sets: not here
+  if (name === "compare") showCompare();
+  // the rule sets are chosen in the view itself, or there are none
+  document.querySelector(".rules-bar").hidden = name === "games" || name === "compare";
 }
 
 // A finished game goes to the history of the server's user (kept once).
