@@ -34,6 +34,9 @@ __all__ = ["CHANCE", "END", "MAX", "MIN", "Graph", "GraphSolution", "Progress", 
 
 #: Sweeps stop once none changes a value by more than this.
 TOLERANCE = 1e-15
+#: Policy iteration sweeps a large component only to this while the choice still
+#: changes (a choice is compared within ten times it), then once to rounding.
+ROUGH = 1e-9
 #: The first sweeps stop here: policy iteration finishes the work, far faster.
 LOOSE = 1e-3
 #: A component still moving after this many sweeps is reported, not hidden.
@@ -145,10 +148,18 @@ def solve_graph(graph: Graph, *, tol: float = TOLERANCE,
     planned = 2 + _PASSES_PER_ROUND * _PLANNED_ROUNDS
     tick(2, planned)
     rounds = 0
+    sweep_tol = ROUGH  # large components are swept only roughly while the choice moves
+    guess = iterated
     while True:
-        values = evaluate(g, choice, iterated)
-        switched, gain = improve(g.kind, g.start, g.to, values, choice, tol)
+        values, swept = _evaluate(g, choice, guess, sweep_tol)
+        guess = values
+        rough = swept > 0 and sweep_tol > tol
+        switched, gain = improve(g.kind, g.start, g.to, values, choice,
+                                 max(tol, 10 * sweep_tol) if rough else tol)  # fmt: skip
         rounds += 1
+        if switched == 0 and rough:  # settled on rough values: once more, to rounding
+            sweep_tol = tol
+            switched = 1
         planned = max(planned, 2 + _PASSES_PER_ROUND * (rounds + (switched > 0)))
         done = 2 + _PASSES_PER_ROUND * rounds
         tick(done, planned if switched else done)
@@ -171,6 +182,11 @@ def evaluate(graph: Graph, choice: np.ndarray, guess: np.ndarray | None = None) 
     from ``guess`` (values near the answer: the last ones, if any). Raises
     ``ValueError`` where the choice can go round forever without a throw.
     """
+    return _evaluate(graph, choice, guess, TOLERANCE)[0]
+
+
+def _evaluate(graph: Graph, choice, guess, tol: float) -> tuple[np.ndarray, int]:
+    """:func:`evaluate`, large components swept to ``tol``; and how many were swept."""
     from dicelab.engine.kernels.graph import policy_values
 
     g = graph
@@ -181,9 +197,9 @@ def evaluate(graph: Graph, choice: np.ndarray, guess: np.ndarray | None = None) 
     if bad.any():
         raise ValueError(f"position {int(np.argmax(bad))}: the choice is not one of its moves")
     start = np.zeros(g.nodes) if guess is None else guess
-    values, _ = policy_values(g.kind, g.start, g.to, g.prob, g.payoff, g.reward, choice, start,
-                              TOLERANCE)  # fmt: skip
-    return values
+    values, swept = policy_values(g.kind, g.start, g.to, g.prob, g.payoff, g.reward, choice,
+                                  start, tol)  # fmt: skip
+    return values, int(swept)
 
 
 def move_values(graph: Graph, values: np.ndarray, node: int) -> np.ndarray:
