@@ -127,8 +127,12 @@ class CompiledRules:
     @property
     def placement_code(self) -> int:
         """What :func:`dicelab.rules.placement.box_rule` takes as ``joker``: the joker
-        mode, with the boxes that need the flag box in the bits above it."""
-        return placement.placement_code(self.joker_code, self.requires_mask)
+        mode, the forced order and the joker that needs no filled all-alike box, with
+        the boxes that need the flag box in the bits above them."""
+        rules = self.rules
+        return placement.placement_code(
+            self.joker_code, self.requires_mask, rules.forced_order, rules.joker_always
+        )
 
     @property
     def full_mask(self) -> int:

@@ -15,6 +15,7 @@ from numba import njit
 from dicelab.engine.kernels import NEG, NO_REFS, lanes
 from dicelab.engine.kernels.turn import (
     cand_rows,
+    closed_mask,
     n_distinct,
     next_flag,
     placements,
@@ -107,10 +108,11 @@ def final_segment(seg, V, A, stride, cand, choice, roll0, R, base, set_base, sha
             after_box(lb, src, u0, pts, R.upper[c] and R.threshold > 0, R.threshold, float(pts), lb)
     zrow = flat[n_cat * nv, off : off + nu]
     zrow[:] = NEG
+    closed = closed_mask(mask, R.joker, n_cat)  # the filled boxes, or all but the forced one
     for c in range(n_cat):
         if (shared >> c) & 1 == 0:
             continue
-        if (mask >> c) & 1 == 1:  # filled here, open elsewhere in the batch
+        if (closed >> c) & 1 == 1:  # filled here, open elsewhere in the batch
             for j in range(n_distinct(R.values, c)):
                 flat[c * nv + j, off : off + nu] = NEG
             continue
@@ -229,7 +231,7 @@ def final_batch(segs, first, last, V, A, stride, cand, choice, roll0, R, base, s
     split_cost = 0
     off = np.int64(0)
     for j in range(first, last):
-        own = full & ~seg_mask[j]
+        own = full & ~closed_mask(seg_mask[j], R.joker, values.shape[0])
         shared |= own
         blocks = (off + seg_nu[j] - 1) // L - off // L + 1
         split_cost += popcount(own) * blocks
@@ -240,7 +242,7 @@ def final_batch(segs, first, last, V, A, stride, cand, choice, roll0, R, base, s
     off = np.int64(0)
     for j in range(first, last):
         seg = (seg_mask[j], seg_y[j], seg_u0[j], seg_nu[j], off)
-        boxes = shared if together else full & ~seg_mask[j]
+        boxes = shared if together else full & ~closed_mask(seg_mask[j], R.joker, values.shape[0])
         final_segment(seg, V, A, stride, cand, choice, roll0, R, base, set_base, boxes)
         if not together:
             final_maxima(off, seg_nu[j], A, stride, cand, choice[0], roll0, boxes, R)

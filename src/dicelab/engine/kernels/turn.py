@@ -31,7 +31,12 @@ def _compiled_with(func, **names):
 
 #: The placement rules of :mod:`dicelab.rules.placement`, compiled for the kernels
 #: (they allocate nothing: a call costs no reference counts, see ``NO_REFS``).
-box_rule = njit(cache=True, **NO_REFS)(placement.box_rule)
+closed_mask = njit(cache=True, **NO_REFS)(placement.closed_mask)
+box_rule = _compiled_with(
+    placement.box_rule,
+    joker_rule=njit(cache=True, **NO_REFS)(placement.joker_rule),
+    closed_mask=closed_mask,
+)
 next_flag = njit(cache=True, **NO_REFS)(placement.next_flag)
 box_points = njit(cache=True, **NO_REFS)(placement.box_points)
 placements = _compiled_with(
