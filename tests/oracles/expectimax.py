@@ -6,9 +6,10 @@ position, tracks the raw upper total and which boxes hold points, and applies th
 extra-bonus and joker rules as SPEC words them, served bonuses on the first throw
 and boxes that pay only once another holds points; forced order (the roll goes in
 the first open box, scoring there by the joker only where the joker rule would put
-it there) and the joker that needs no filled all-alike box (``joker_always``). :class:`BruteForce` carries
-vectors over a points axis (points still needed, or scored so far), so one run
-answers every target, or any utility of the final score, at once.
+it there) and the joker that needs no filled all-alike box (``joker_always``).
+:class:`BruteForce` carries vectors over a points axis (points still needed, or
+scored so far), so one run answers every target, or any utility of the final score,
+at once.
 """
 
 from fractions import Fraction
