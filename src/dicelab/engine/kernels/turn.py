@@ -44,6 +44,13 @@ placements = _compiled_with(
 )
 
 
+@njit(cache=True, inline="always", **NO_REFS)
+def shut(mask, R):
+    """The boxes an ordinary final roll may not go in (:func:`closed_mask`): listed
+    open boxes come from it, next states from ``mask`` itself."""
+    return closed_mask(mask, R.joker, R.upper.shape[0])
+
+
 @njit(cache=True, inline="always")
 def n_distinct(values, c):
     """How many distinct scores box ``c`` has (``values[c]`` is padded with its last)."""
@@ -123,7 +130,7 @@ def candidate_rows(mask, u0, nu, y, V, cand, R):
     """Each open box's distinct scores valued once for lanes ``0 .. nu``: the row
     ``cand[first_row[t] + j]`` holds box ``open_boxes[t]``'s ``j``-th score plus the
     next state's value. Returns :func:`open_box_rows`'s arrays."""
-    open_boxes, first_row, n_vals_of, n_open, total_rows = open_box_rows(mask, R.values)
+    open_boxes, first_row, n_vals_of, n_open, total_rows = open_box_rows(shut(mask, R), R.values)
     for t in range(n_open):
         c = open_boxes[t]
         pos = first_row[t]
