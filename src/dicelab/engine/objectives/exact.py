@@ -353,7 +353,7 @@ def _solve_exact(game: CompiledRules, layout: PointsLayout, mode: int, terminal,
     workers = max(1, get_num_threads())
     for k in range(n - 1, -1, -1):
         d_next = to_limbs(layer_denominator(game, n - k - 1), n_limbs)
-        layer = layers(n)[k]
+        layer = layers(n, game.rules.forced_order)[k]
         plan = plan_layer(layer, layout.block, game.n_flag, width)
         table = (N, layout.lo, layout.hi, layout.off, mode, d_next)
         _solve_layer(plan, width, workers, table, rules, dice, counts, game.has_served, served)

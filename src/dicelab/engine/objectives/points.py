@@ -130,6 +130,8 @@ class StateBounds:
         reachable[:, 0, :] = game.upper_reach
         if game.n_flag == 2:
             reachable[:, 1, :] = game.upper_reach & ~y_open[:, None]
+        if game.rules.forced_order:  # in scorecard order: the sheets filled from the top
+            reachable[(masks & (masks + 1)) != 0] = False
         self.to_come = to_come
         self.so_far_hi = so_far
         self.so_far_lo = np.broadcast_to(u[None, None, :], shape)  # a read-only view
