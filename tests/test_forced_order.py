@@ -17,12 +17,14 @@ from oracles.expectimax import BruteForce, brute_force
 from oracles.policy import PolicyBrute, assert_same_distribution
 from oracles.rules import small_rules, tiny_rules
 
+from dicelab.engine.advice.single import Position, advise
 from dicelab.engine.objectives.distribution import score_distribution
 from dicelab.engine.objectives.exact import exact_expected, exact_target
 from dicelab.engine.objectives.expected import solve_expected
 from dicelab.engine.objectives.points import max_score
 from dicelab.engine.objectives.target import solve_target
-from dicelab.rules import parse_rules
+from dicelab.errors import UserError
+from dicelab.rules import load_rules, parse_rules, rules_from_text
 from dicelab.rules.compiled import compile_rules
 
 SOME = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -126,3 +128,123 @@ def test_the_order_changes_the_value_and_the_joker_changes_it_again():
             seen[order, always] = solve_expected(rules, precision="double").expected_score
             assert seen[order, always] == pytest.approx(brute_force(rules), abs=1e-12)
     assert seen[True, False] < seen[True, True] < seen[False, False]
+
+
+# -- forced Yatzy against an independent solver ---------------------------------------------
+#: Optimal expected scores of forced-order (Tvangsyatzy) Scandinavian Yatzy published by
+#: the PyPI package yatzy-solver 1.0.0 (https://pypi.org/project/yatzy-solver/, source
+#: https://github.com/precisit/yatzy-solver, MIT), an independent solver written in Rust:
+#: ``Solver.build(Variant(v)).state_value("upper 0 | filled -")`` for the variants
+#: "yatzy-scandinavian+forced" and "yatzy-scandinavian+tp4+forced" (four alike accepted
+#: as Two pairs), run in a separate virtual environment (never a dependency).
+PEER_FORCED_YATZY = 122.55852739642387
+PEER_FORCED_YATZY_HOUSE = 123.19457810800856
+
+
+@pytest.mark.parametrize(
+    ("text", "peer"),
+    [
+        ('extends = "yatzy"\nname = "mine"\nforced_order = true\n', PEER_FORCED_YATZY),
+        ('extends = "yatzy-house"\nname = "mine"\nforced_order = true\n', PEER_FORCED_YATZY_HOUSE),
+    ],
+)
+def test_forced_yatzy_agrees_with_the_independent_solver(text, peer):
+    rules = rules_from_text(text)
+    assert solve_expected(rules, precision="double").expected_score == pytest.approx(peer, abs=1e-9)
+    assert solve_expected(rules).expected_score == pytest.approx(peer, abs=1e-6)
+
+
+def test_the_built_in_forced_yatzy_is_yatzy_in_order():
+    forced, plain = load_rules("forced-yatzy"), load_rules("yatzy")
+    assert forced.forced_order and not plain.forced_order
+    assert forced.categories == plain.categories and forced.upper_bonus == plain.upper_bonus
+    game = compile_rules(forced)
+    assert game.n_states == 809  # 16 sheets filled from the top, each with its upper totals
+    table = solve_expected(forced, precision="double")
+    assert table.expected_score == pytest.approx(PEER_FORCED_YATZY, abs=1e-9)
+    assert exact_expected(forced).value == pytest.approx(PEER_FORCED_YATZY, abs=1e-9)
+
+
+def test_rule_sets_without_the_new_switches_keep_their_fingerprints():
+    # the switches appear in the normalised rules only when on: every table cached and
+    # every game recorded before them still matches its rules
+    for name in ("yahtzee", "yatzy", "generala"):
+        data = load_rules(name).normalised()
+        assert "forced_order" not in data
+        assert "joker_always" not in (data.get("extra_yahtzee") or {})
+    assert "forced_order" in load_rules("forced-yatzy").normalised()
+
+
+# -- the rules and the positions, in one line ------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (
+            'extends = "yahtzee"\nname = "x"\n[extra_yahtzee]\njoker = "none"\n'
+            "joker_always = true\n",
+            "joker_always: a joker whether or not the yahtzee box is filled needs joker",
+        ),
+        (
+            'extends = "kniffel"\nname = "x"\n[extra_yahtzee]\njoker = "free-if-fifty"\n'
+            "joker_always = true\n",
+            "needs the box to hold points",
+        ),
+        (
+            'extends = "maxi-yatzy-saved"\nname = "x"\nforced_order = true\n',
+            "forced_order: boxes in scorecard order and saved throws do not combine",
+        ),
+        ('extends = "yatzy"\nname = "x"\nforced_order = "maybe"\n', "forced_order"),
+    ],
+)
+def test_bad_switches_are_one_line(text, words):
+    with pytest.raises(UserError) as err:
+        rules_from_text(text)
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_sheet_out_of_order_is_named():
+    table = solve_expected("forced-yatzy")
+    position = Position(dice=(3, 3, 6, 5, 6), rerolls=0, filled={"ones": 3, "threes": 6})
+    with pytest.raises(UserError, match="'threes' is filled but 'twos' above it is open"):
+        advise(table, position)
+    best = advise(table, Position(dice=(3, 3, 6, 5, 6), rerolls=0, filled={"ones": 3}))
+    assert [o.box for o in best.options] == ["twos"]
+
+
+def test_the_joker_always_in_advice():
+    # Yahtzee with the house joker: five 2s before the Yahtzee box is filled, Twos
+    # filled, go in the large straight for its 40 points under the free joker
+    rules = rules_from_text(
+        'extends = "yahtzee"\nname = "y"\n[extra_yahtzee]\njoker_always = true\n'
+    )
+    table = solve_expected(rules)
+    options = advise(table, Position(dice=(2,) * 5, rerolls=0, filled={"twos": 6})).options
+    points = {o.box: o.points for o in options}
+    assert points["large_straight"] == 40 and points["full_house"] == 25
+    plain = advise(solve_expected("yahtzee"), Position(dice=(2,) * 5, rerolls=0,
+                                                       filled={"twos": 6})).options  # fmt: skip
+    assert {o.box: o.points for o in plain}["large_straight"] == 0
+
+
+# -- the page ------------------------------------------------------------------------------
+def test_the_page_offers_the_forced_box_only():
+    import warnings
+
+    from dicelab.web.app import create_app
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+
+    with TestClient(create_app(), base_url="http://127.0.0.1") as client:
+        info = client.get("/api/rules/forced-yatzy").json()
+        assert info["forced_order"] is True
+        assert [c["id"] for c in info["categories"]][:2] == ["ones", "twos"]
+        body = {"rules": "forced-yatzy", "dice": [6, 6, 6, 6, 6], "rerolls_left": 0,
+                "filled": {"ones": 2}}  # fmt: skip
+        data = client.post("/api/advice", json=body).json()
+        assert [(o["box"], o["points"]) for o in data["options"]] == [("twos", 0)]
+        body["filled"] = {"twos": 4}
+        r = client.post("/api/advice", json=body)
+        assert r.status_code == 400 and "scorecard order" in r.json()["detail"]
+        assert client.get("/api/rules/yatzy").json()["forced_order"] is False

@@ -402,6 +402,18 @@ JOKER_TEXT = {
 }
 
 
+def joker_text(rules) -> str:
+    """The joker rule of ``rules`` in words, the house rule that needs no filled
+    all-alike box included."""
+    if rules.extra_yahtzee is None:
+        return JOKER_TEXT["none"]
+    box = rules.categories[rules.yahtzee_index].label
+    text = JOKER_TEXT[rules.joker].format(box=box)
+    if rules.joker_always:
+        text += f"; an all-same roll is a joker whether or not the {box} box is filled"
+    return text
+
+
 def expand_columns(data):
     """A scorecard of several columns becomes one box per (box, column).
 
