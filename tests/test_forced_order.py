@@ -248,3 +248,17 @@ def test_the_page_offers_the_forced_box_only():
         r = client.post("/api/advice", json=body)
         assert r.status_code == 400 and "scorecard order" in r.json()["detail"]
         assert client.get("/api/rules/yatzy").json()["forced_order"] is False
+
+
+def test_known_rolls_in_scorecard_order_go_in_the_boxes_in_turn():
+    from dicelab.games.assign.hindsight import assign
+
+    rolls = [[(k % 6) + 1, 2, 3, 4, 5] for k in range(15)]
+    rolls[14] = [6, 6, 6, 6, 6]  # a Yatzy, in the Yatzy box at the last turn
+    got = assign([rolls], "forced-yatzy")[0]
+    rules = load_rules("forced-yatzy")
+    assert got.roll_of_box == tuple(range(15))
+    counts = [tuple(r.count(f) for f in range(1, 7)) for r in rolls]
+    assert got.scores == tuple(c.points(n) for c, n in zip(rules.categories, counts, strict=True))
+    assert got.scores[-1] == 50
+    assert assign([rolls], "yatzy")[0].total > got.total  # free order does better
