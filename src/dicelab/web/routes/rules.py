@@ -37,7 +37,6 @@ def info(entry: Entry) -> dict:
     r = entry.rules
     extra = None
     if r.extra_yahtzee is not None:
-        box = r.categories[r.yahtzee_index].label
         extra = {
             "box": r.extra_yahtzee.category,
             "points": r.extra_bonus,
