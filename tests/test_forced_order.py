@@ -262,3 +262,30 @@ def test_known_rolls_in_scorecard_order_go_in_the_boxes_in_turn():
     assert got.scores == tuple(c.points(n) for c, n in zip(rules.categories, counts, strict=True))
     assert got.scores[-1] == 50
     assert assign([rolls], "yatzy")[0].total > got.total  # free order does better
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'extends = "forced-yatzy"\nname = "a"\n',
+        'extends = "yahtzee"\nname = "b"\nforced_order = true\n'
+        "[extra_yahtzee]\njoker_always = true\n",
+        'extends = "yahtzee-forced-joker"\nname = "c"\nforced_order = true\n',
+    ],
+)
+def test_the_advice_turn_is_the_solver_value(text):
+    """Advice values one turn in NumPy (its own list of open boxes): it gives the
+    solver's value at every sheet forced order reaches."""
+    import numpy as np
+
+    from dicelab.engine import turn
+
+    table = solve_expected(rules_from_text(text), precision="double")
+    g = table.game
+    for k in range(g.n_categories):
+        mask = (1 << k) - 1
+        us = np.flatnonzero(g.upper_reach[mask])
+        for u in (us[0], us[len(us) // 2], us[-1]):
+            for y in range(g.flags_of(mask)):
+                _, start, _ = turn.turn_detail(g, table.values, mask, int(u), y)
+                assert start == pytest.approx(table.values[mask, y, u], rel=1e-13, abs=1e-13)
