@@ -289,3 +289,22 @@ def test_the_advice_turn_is_the_solver_value(text):
             for y in range(g.flags_of(mask)):
                 _, start, _ = turn.turn_detail(g, table.values, mask, int(u), y)
                 assert start == pytest.approx(table.values[mask, y, u], rel=1e-13, abs=1e-13)
+
+
+def test_a_closed_form_in_scorecard_order():
+    # Ones then Twos then Threes, no bonus, in order: each turn chases its face, and a
+    # die shows it within three throws with chance 1 - (5/6)^3 = 91/216; so the game
+    # is worth (1 + 2 + 3) * 5 * 91/216 = 455/36 points, as a fraction
+    from fractions import Fraction
+
+    data = {
+        "name": "faces",
+        "dice": 5,
+        "faces": 6,
+        "rolls": 3,
+        "forced_order": True,
+        "categories": [{"id": f"f{k}", "kind": "face", "face": k} for k in (1, 2, 3)],
+    }
+    rules = parse_rules(data)
+    assert exact_expected(rules).value == Fraction(455, 36)
+    assert solve_expected(rules, precision="double").expected_score == pytest.approx(455 / 36)
