@@ -35,11 +35,12 @@ PEER_PACKAGE = "yatzy-solver"
 PEER_VARIANTS = {
     "yahtzee": ("american", 254.5896095),
     "yatzy": ("yatzy-scandinavian", 248.4399894),
+    "forced-yatzy": ("yatzy-scandinavian+forced", 122.5585274),  # boxes in scorecard order
 }
 TARGETS = {"yahtzee": 0.15, "yatzy": 0.4}
 #: the published optimal expected scores (SPEC, Part A)
 REFERENCE = {"yahtzee": 254.5896095, "yatzy": 248.4399894, "yacht": 191.7743692,
-             "yazy": 165.7573}  # fmt: skip
+             "yazy": 165.7573, "forced-yatzy": 122.5585274}  # fmt: skip
 
 OWN = textwrap.dedent(
     """

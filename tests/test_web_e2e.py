@@ -404,6 +404,25 @@ def test_other_built_in_rules(page):
     expect(pg.locator("#upper-bonus")).to_have_count(0)
 
 
+def test_forced_order_offers_only_the_box_of_the_turn(page):
+    # forced Yatzy: the boxes in scorecard order, the box of the turn marked, and
+    # five sixes on the first turn can only go in Ones (for 0)
+    pg = page
+    pg.select_option("#rules-select", "forced-yatzy")
+    expect(counter(pg)).to_have_text("Turn 1 of 15 · Roll 1 of 3")
+    expect(pg.locator("#scorecard tr.forced")).to_have_attribute("data-box", "ones")
+    throw(pg, "6 6 6 6 6")
+    pg.click("#score-now")
+    expect(counter(pg)).to_contain_text("choose a box")
+    expect(pg.locator("#scorecard tr.candidate")).to_have_count(1)
+    cell = pg.locator("#scorecard tr.candidate[data-box=ones]")
+    expect(cell).to_contain_text("0")
+    cell.click()
+    expect(counter(pg)).to_have_text("Turn 2 of 15 · Roll 1 of 3")
+    expect(pg.locator("#scorecard tr.filled[data-box=ones] .points")).to_have_text("0")
+    expect(pg.locator("#scorecard tr.forced")).to_have_attribute("data-box", "twos")
+
+
 def test_a_served_hand_scores_on_the_first_throw(page):
     pg = page
     pg.select_option("#rules-select", "generala")

@@ -4,9 +4,12 @@ It shares nothing with the solvers but the category scoring functions (tested on
 their own in test_rules.py): it throws ordered dice, keeps any subset of dice by
 position, tracks the raw upper total and which boxes hold points, and applies the
 extra-bonus and joker rules as SPEC words them, served bonuses on the first throw
-and boxes that pay only once another holds points. :class:`BruteForce` carries
-vectors over a points axis (points still needed, or scored so far), so one run
-answers every target, or any utility of the final score, at once.
+and boxes that pay only once another holds points; forced order (the roll goes in
+the first open box, scoring there by the joker only where the joker rule would put
+it there) and the joker that needs no filled all-alike box (``joker_always``).
+:class:`BruteForce` carries vectors over a points axis (points still needed, or
+scored so far), so one run answers every target, or any utility of the final score,
+at once.
 """
 
 from fractions import Fraction
@@ -26,6 +29,7 @@ def box_choices(rules):
     ybox = rules.yahtzee_index
     joker = rules.joker
     extra_pts = rules.extra_bonus
+    always = rules.extra_yahtzee is not None and rules.extra_yahtzee.joker_always
 
     def counts(dice):
         c = [0] * faces
@@ -57,9 +61,13 @@ def box_choices(rules):
     def choices(filled, yflag, dice, holds=0, first=False):
         """(box, points, extra) for every box the final dice may go in; ``holds``:
         the boxes holding points; ``first``: the dice are the turn's first throw."""
+        found = any_order(filled, yflag, dice, holds, first)
+        return in_order(rules, filled, found, lambda c: plain_points(c, dice, holds, first))
+
+    def any_order(filled, yflag, dice, holds, first):
         open_boxes = [c for c in range(n) if not filled >> c & 1]
         same = len(set(dice)) == 1
-        y_filled = ybox >= 0 and filled >> ybox & 1
+        y_filled = ybox >= 0 and (filled >> ybox & 1 or always)
         normal = [(c, plain_points(c, dice, holds, first)) for c in open_boxes]
         if not (same and y_filled):
             return [(c, p, 0) for c, p in normal]
@@ -80,6 +88,17 @@ def box_choices(rules):
         return [(c, p, extra) for c, p in normal]
 
     return choices
+
+
+def in_order(rules, filled, found, plain):
+    """``found`` (box, points, extra) under forced order: the first open box only,
+    as the joker rule scores it there, or with its ``plain(box)`` points where the
+    joker rule would not put the roll there."""
+    if not rules.forced_order:
+        return found
+    first = min(c for c in range(rules.n_categories) if not filled >> c & 1)
+    there = [move for move in found if move[0] == first]
+    return there or [(first, plain(first), found[0][2])]
 
 
 def brute_force(rules) -> float:
@@ -197,10 +216,17 @@ class BruteForce:
         return pts
 
     def choices(self, filled, yflag, dice, holds=0, first=False):
+        found = self.any_order(filled, yflag, dice, holds, first)
+        return in_order(
+            self.rules, filled, found, lambda c: self.plain_points(c, dice, holds, first)
+        )
+
+    def any_order(self, filled, yflag, dice, holds, first):
         n, cats = self.n, self.cats
         open_boxes = [c for c in range(n) if not filled >> c & 1]
         same = len(set(dice)) == 1
-        y_filled = self.ybox >= 0 and filled >> self.ybox & 1
+        always = self.rules.extra_yahtzee is not None and self.rules.extra_yahtzee.joker_always
+        y_filled = self.ybox >= 0 and (filled >> self.ybox & 1 or always)
         normal = [(c, self.plain_points(c, dice, holds, first)) for c in open_boxes]
         if not (same and y_filled):
             return [(c, p, 0) for c, p in normal]

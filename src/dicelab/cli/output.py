@@ -97,9 +97,11 @@ def scorecard(rules: Rules) -> Panel:
         if y.bonus:
             once = f"once {box} holds points"
             lines.append(Text(f"Extra bonus: {y.bonus} for each further all-same roll {once}"))
-        from dicelab.rules.model import JOKER_TEXT
+        from dicelab.rules.model import joker_text
 
-        lines.append(Text("Joker: " + JOKER_TEXT[y.joker].format(box=box)))
+        lines.append(Text("Joker: " + joker_text(rules)))
+    if rules.forced_order:
+        lines.append(Text("Order: each turn fills the first open box, in scorecard order"))
     title = f"{rules.name}: {rules.title}" if rules.title else rules.name
     return Panel(Group(*lines, table), title=title, expand=False)
 

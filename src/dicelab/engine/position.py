@@ -245,6 +245,7 @@ def scorecard_state(
             upper_sum += pts
         if c == g.yahtzee and pts > 0:
             flag = 1
+    _check_order(rules, mask)
     score += extra * rules.extra_bonus
     if extra and not flag:
         raise UserError("extra bonuses need the all-same box filled with points")
@@ -272,6 +273,21 @@ def scorecard_state(
     if mask == g.full_mask and not allow_full:
         raise UserError("every box is filled: the game is over")
     return mask, upper, g.turn_state(upper, flag)[1], score
+
+
+def _check_order(rules, mask: int) -> None:
+    """Under forced order a sheet is filled from the top: name the first box left
+    open above a filled one (a table has no value for such a sheet)."""
+    if not rules.forced_order or mask & (mask + 1) == 0:
+        return
+    first = min(c for c in range(rules.n_categories) if not (mask >> c) & 1)
+    below = max(c for c in range(rules.n_categories) if (mask >> c) & 1)
+    ids = [c.id for c in rules.categories]
+    raise UserError(
+        f"{rules.name} fills its boxes in scorecard order: {ids[below]!r} is filled "
+        f"but {ids[first]!r} above it is open (expected every box before "
+        f"{ids[below]!r} filled)"
+    )
 
 
 def _possible_points(game, c: int) -> frozenset[int]:

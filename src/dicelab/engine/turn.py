@@ -15,7 +15,7 @@ import numpy as np
 
 from dicelab.engine.kernels import rule_arrays
 from dicelab.rules.compiled import CompiledRules
-from dicelab.rules.placement import placed
+from dicelab.rules.placement import closed_mask, placed
 
 #: Values closer than this are a tie; the strategy then takes the first option
 #: (see :func:`strategy_boxes` and :func:`chosen_keeps`).
@@ -29,8 +29,9 @@ def open_boxes(
     (``score[c]``) and the flag after it (``y``, but for the all-alike box: 1 where it
     scores and the rules keep the flag): the boxes every final roll may go in, as
     the best box and the strategy's box are chosen among them."""
+    closed = closed_mask(mask, game.placement_code, score.shape[0])  # forced order: one box
     for c in range(score.shape[0]):
-        if (mask >> c) & 1:
+        if (closed >> c) & 1:
             continue
         pts = score[c]
         y2 = np.where((pts > 0) & (game.n_flag == 2), 1, 0) if c == game.yahtzee else y

@@ -388,6 +388,11 @@ def find_box(
             return o
     if key in filled:
         raise UserError(f"box {key!r} is already filled")
+    boxes = [o.box for o in options if o.kind == "box"]
+    if rules.forced_order and boxes:
+        raise UserError(
+            f"{rules.name} fills its boxes in scorecard order: this turn fills {boxes[0]!r}"
+        )
     raise UserError(f"box {key!r} cannot take this roll under the joker rule")
 
 

@@ -45,6 +45,7 @@ from dicelab.engine.kernels.turn import (
     keep_values,
     n_distinct,
     placements,
+    shut,
 )
 from dicelab.engine.kernels.work import on_threads, take
 from dicelab.engine.objectives.distribution import turn_choices, turn_scratch
@@ -156,8 +157,9 @@ def _finals_into(sheet, t, U, top, rem, A, roll0, R, moves, memo):
     mask, y, _ = sheet
     seen, stamps, turn = memo
     n_cat = R.upper.shape[0]
+    closed = shut(mask, R)  # the filled boxes, and in forced order all but the first open
     for c in range(n_cat):
-        if (mask >> c) & 1 == 0:
+        if (closed >> c) & 1 == 0:
             y2 = 0 if c == R.yahtzee else y
             for j in range(n_distinct(R.values, c)):
                 pts = R.values[c, j]
@@ -169,7 +171,7 @@ def _finals_into(sheet, t, U, top, rem, A, roll0, R, moves, memo):
             continue
         best = -1.0
         for c in range(n_cat):
-            if (mask >> c) & 1 == 0:
+            if (closed >> c) & 1 == 0:
                 v = seen[c, 0 if c == R.yahtzee else y, R.values[c, R.index[c, r]]]
                 best = v if v > best else best
         A[roll0 + r, 0] = best

@@ -127,8 +127,12 @@ class CompiledRules:
     @property
     def placement_code(self) -> int:
         """What :func:`dicelab.rules.placement.box_rule` takes as ``joker``: the joker
-        mode, with the boxes that need the flag box in the bits above it."""
-        return placement.placement_code(self.joker_code, self.requires_mask)
+        mode, the forced order and the joker that needs no filled all-alike box, with
+        the boxes that need the flag box in the bits above them."""
+        rules = self.rules
+        return placement.placement_code(
+            self.joker_code, self.requires_mask, rules.forced_order, rules.joker_always
+        )
 
     @property
     def full_mask(self) -> int:
@@ -191,12 +195,15 @@ class CompiledRules:
 
     @cached_property
     def n_states(self) -> int:
-        """Number of reachable turn-start states (filled boxes, upper total, flag)."""
+        """Number of reachable turn-start states (filled boxes, upper total, flag);
+        under forced order only the sheets filled from the top."""
         reach, subset = self.upper_subsets
-        counts = reach.sum(axis=1)[subset]
+        masks = np.arange(1 << self.n_categories)
+        if self.rules.forced_order:  # the boxes in order: the sheets filled from the top
+            masks = (1 << np.arange(self.n_categories + 1)) - 1
+        counts = reach.sum(axis=1)[subset[masks]]
         total = int(counts.sum())
         if self.n_flag == 2:
-            masks = np.arange(1 << self.n_categories)
             with_y = ((masks >> self.yahtzee) & 1).astype(bool)
             total += int(counts[with_y].sum())
         return total

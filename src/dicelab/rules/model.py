@@ -365,6 +365,9 @@ class ExtraYahtzee:
       is open, an upper box (with 0);
     * ``free-if-fifty``: as ``free``, but only while the box holds its points;
     * ``none``: no joker.
+
+    ``joker_always`` (a house rule): the joker holds whether or not the all-alike
+    box is filled, each rule's other conditions unchanged.
     """
 
     __pydantic_config__: ClassVar = {"extra": "forbid"}
@@ -372,6 +375,18 @@ class ExtraYahtzee:
     category: str
     bonus: Annotated[int, Field(ge=0, le=MAX_POINTS)]
     joker: JokerMode
+    joker_always: Annotated[
+        bool,
+        Field(description="an all-alike roll is a joker whether or not its box is filled"),
+    ] = False
+
+    def __post_init__(self) -> None:
+        if self.joker_always and self.joker in ("none", "free-if-fifty"):
+            raise ValueError(
+                f"joker_always: a joker whether or not the {self.category} box is filled "
+                f"needs joker = 'free' or 'forced' (got joker = '{self.joker}', which "
+                f"{'has no joker' if self.joker == 'none' else 'needs the box to hold points'})"
+            )
 
 
 #: Each joker rule in words (``{box}`` is the all-same box's name).
@@ -385,6 +400,18 @@ JOKER_TEXT = {
     "go in any open box (matching upper box filled), full house and straights at full points",
     "none": "no joker",
 }
+
+
+def joker_text(rules) -> str:
+    """The joker rule of ``rules`` in words, the house rule that needs no filled
+    all-alike box included."""
+    if rules.extra_yahtzee is None:
+        return JOKER_TEXT["none"]
+    box = rules.categories[rules.yahtzee_index].label
+    text = JOKER_TEXT[rules.joker].format(box=box)
+    if rules.joker_always:
+        text += f"; an all-same roll is a joker whether or not the {box} box is filled"
+    return text
 
 
 def expand_columns(data):
@@ -473,6 +500,10 @@ class Rules:
         bool, Field(description="throws a turn does not use are kept for later turns (Maxi Yatzy)")
     ] = False
     max_saved_throws: Annotated[int | None, Field(ge=1, le=60)] = None
+    forced_order: Annotated[
+        bool,
+        Field(description="each turn fills the first open box in scorecard order (forced Yatzy)"),
+    ] = False
     upper_bonus: UpperBonus | None = None
     extra_yahtzee: ExtraYahtzee | None = None
     categories: Annotated[
@@ -505,6 +536,11 @@ class Rules:
             raise ValueError(
                 "max_saved_throws: only with save_unused_throws = true (expected it removed, "
                 "or save_unused_throws = true)"
+            )
+        if self.save_unused_throws and self.forced_order:
+            raise ValueError(
+                "forced_order: boxes in scorecard order and saved throws do not combine "
+                "yet (expected forced_order = false, or save_unused_throws = false)"
             )
         if self.save_unused_throws and self.has_served:
             raise ValueError(
@@ -645,13 +681,18 @@ class Rules:
         return "none" if self.extra_yahtzee is None else self.extra_yahtzee.joker
 
     @property
+    def joker_always(self) -> bool:
+        """Whether an all-alike roll is a joker whether or not its box is filled."""
+        return self.extra_yahtzee is not None and self.extra_yahtzee.joker_always
+
+    @property
     def extra_bonus(self) -> int:
         """Points for each further all-same roll (0 for none)."""
         return 0 if self.extra_yahtzee is None else self.extra_yahtzee.bonus
 
     def normalised(self) -> dict:
         """Everything that changes results, as plain data (no title or description)."""
-        data = _plain(self)
+        data = self.as_data()
         del data["title"], data["description"]
         return data
 
@@ -671,8 +712,18 @@ class Rules:
 
     def as_data(self) -> dict:
         """Every field as plain data, title and description included: what
-        :func:`dicelab.rules.parse_rules` reads back into equal rules."""
-        return _plain(self)
+        :func:`dicelab.rules.parse_rules` reads back into equal rules.
+
+        The switches added since the first tables (``forced_order``,
+        ``joker_always``) appear only when on, so the fingerprint of every rule set
+        without them, and every table and record made by it, stays as it was."""
+        data = _plain(self)
+        if not data["forced_order"]:
+            del data["forced_order"]
+        extra = data.get("extra_yahtzee")
+        if extra is not None and not extra["joker_always"]:
+            del extra["joker_always"]
+        return data
 
     def fingerprint(self) -> str:
         """SHA-256 of the normalised rules: equal for rule sets that play alike."""

@@ -369,6 +369,9 @@ class ExtraBonusInfo(BaseModel):
     box: str = Field(description="The all-same box.")
     points: int = Field(description="Points for each further all-same roll.")
     joker: str
+    joker_always: bool = Field(
+        False, description="Whether an all-same roll is a joker whether or not its box is filled."
+    )
     text: str = Field(description="The joker rule in words.")
 
 
@@ -391,6 +394,11 @@ class RulesInfo(RulesSummary):
     served: bool = Field(
         description="Whether some box pays extra for a hand made on the turn's first throw; "
         "then a first throw scored at once is advised with rerolls_left = rolls - 1."
+    )
+    forced_order: bool = Field(
+        False,
+        description="Whether each turn fills the first open box in scorecard order "
+        "(advice then offers that box alone).",
     )
     categories: list[Box]
 

@@ -176,10 +176,10 @@ def rule_arrays(game, solving: bool = False, served: bool = False) -> RuleArrays
 
 
 def _rule_arrays(game, solving: bool, served: bool) -> RuleArrays:
-    from dicelab.rules.placement import JOKER_NONE
+    from dicelab.rules.placement import plain_code
 
     roll_face = game.roll_face
-    if solving and game.n_flag == 1 and game.placement_code == JOKER_NONE:
+    if solving and game.n_flag == 1 and plain_code(game.placement_code):
         roll_face = np.full_like(roll_face, -1)
     score, (values, index) = game.score, game.distinct_scores
     if served:

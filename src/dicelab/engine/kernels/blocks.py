@@ -15,6 +15,7 @@ from numba import njit
 from dicelab.engine.kernels import NEG, NO_REFS, lanes
 from dicelab.engine.kernels.turn import (
     cand_rows,
+    closed_mask,
     n_distinct,
     next_flag,
     placements,
@@ -74,7 +75,7 @@ def put_lanes(A, blk, row, stride, m, lo, hi):
 def final_segment(seg, V, A, stride, cand, choice, roll0, R, base, set_base, shared):
     """The candidates of one segment (lanes ``off .. off + nu`` of a batch) and its
     all-alike rolls; :func:`final_maxima` then takes every other roll's best box
-    for the whole batch at once.
+    for the whole batch at once (``seg[5]``: the boxes closed to an ordinary roll).
 
     Candidate row ``c * n_vals + j`` (``n_vals = values.shape[1]``) holds box ``c``'s
     ``j``-th distinct score in every lane whose state has ``c`` open, and ``NEG``
@@ -89,7 +90,7 @@ def final_segment(seg, V, A, stride, cand, choice, roll0, R, base, set_base, sha
     maximum like any other roll. ``choice[0]`` lists the rows a roll takes,
     ``choice[1:4]`` the boxes an all-alike roll may go in (see :func:`placements`).
     """
-    mask, y, u0, nu, off = seg
+    mask, y, u0, nu, off, closed = seg
     picks, moves = choice[0], choice[1:4]
     n_cat, n_rolls = R.score.shape
     nv = R.values.shape[1]
@@ -110,7 +111,7 @@ def final_segment(seg, V, A, stride, cand, choice, roll0, R, base, set_base, sha
     for c in range(n_cat):
         if (shared >> c) & 1 == 0:
             continue
-        if (mask >> c) & 1 == 1:  # filled here, open elsewhere in the batch
+        if (closed >> c) & 1 == 1:  # filled here, open elsewhere in the batch
             for j in range(n_distinct(R.values, c)):
                 flat[c * nv + j, off : off + nu] = NEG
             continue
@@ -229,7 +230,7 @@ def final_batch(segs, first, last, V, A, stride, cand, choice, roll0, R, base, s
     split_cost = 0
     off = np.int64(0)
     for j in range(first, last):
-        own = full & ~seg_mask[j]
+        own = full & ~closed_mask(seg_mask[j], R.joker, values.shape[0])
         shared |= own
         blocks = (off + seg_nu[j] - 1) // L - off // L + 1
         split_cost += popcount(own) * blocks
@@ -239,8 +240,9 @@ def final_batch(segs, first, last, V, A, stride, cand, choice, roll0, R, base, s
     together = popcount(shared) * nbk <= split_cost
     off = np.int64(0)
     for j in range(first, last):
-        seg = (seg_mask[j], seg_y[j], seg_u0[j], seg_nu[j], off)
-        boxes = shared if together else full & ~seg_mask[j]
+        closed = closed_mask(seg_mask[j], R.joker, values.shape[0])  # forced order: one box
+        seg = (seg_mask[j], seg_y[j], seg_u0[j], seg_nu[j], off, closed)
+        boxes = shared if together else full & ~closed
         final_segment(seg, V, A, stride, cand, choice, roll0, R, base, set_base, boxes)
         if not together:
             final_maxima(off, seg_nu[j], A, stride, cand, choice[0], roll0, boxes, R)

@@ -21,6 +21,7 @@ from dicelab.engine.kernels.turn import (
     next_flag,
     open_box_rows,
     placements,
+    shut,
     zeros,
 )
 from dicelab.engine.kernels.work import take
@@ -113,8 +114,8 @@ def duel_candidates(i, j, x0, nl, T, leads, cand, picks, n_picks, tmp, players, 
     n_cat = R.score.shape[0]
     mask = p_mask[i]
     y = p_y[i]
-    open_boxes, first_row, _, n_open, total = open_box_rows(mask, R.values)
-    box, gain, n_cand = candidate_moves(mask, R.values)
+    open_boxes, first_row, _, n_open, total = open_box_rows(shut(mask, R), R.values)
+    box, gain, n_cand = candidate_moves(shut(mask, R), R.values)
     for k in range(n_cand):
         nn = duel_next(i, j, box[k], gain[k], players, R)
         duel_read(cand[k], nl, x0, gain[k], nn, T, 0, leads, 0.0, 1.0)
@@ -273,8 +274,8 @@ def duel_final_follow(i, j, x0, nl, E, cand, T, follow, leads, roll0, players, R
     nq = rows.shape[0] + 1
     mask = p_mask[i]
     y = p_y[i]
-    open_boxes, first_row, _, n_open, total = open_box_rows(mask, R.values)
-    box, gain, n_cand = candidate_moves(mask, R.values)
+    open_boxes, first_row, _, n_open, total = open_box_rows(shut(mask, R), R.values)
+    box, gain, n_cand = candidate_moves(shut(mask, R), R.values)
     for k in range(n_cand):
         nn = duel_next(i, j, box[k], gain[k], players, R)
         read_block(cand[k], nl, x0, gain[k], nn, T, follow, leads)

@@ -28,7 +28,7 @@ from numba import njit
 from dicelab.engine.kernels import FAST, NEG, lanes
 from dicelab.engine.kernels.blocks import keep_pair
 from dicelab.engine.kernels.duel import decided_lanes, duel_next, duel_read
-from dicelab.engine.kernels.turn import candidate_moves, open_box_rows, placements
+from dicelab.engine.kernels.turn import candidate_moves, open_box_rows, placements, shut
 from dicelab.engine.kernels.work import take
 
 #: Chances to win this close count as equal, and the lead decides.
@@ -78,8 +78,8 @@ def lead_candidates(i, j, x0, nl, cand, picks, n_picks, tables, leads, dexp, pla
     mask = players.p_mask[i]
     y = players.p_y[i]
     n_cat = R.score.shape[0]
-    open_boxes, first_row, _, n_open, total = open_box_rows(mask, R.values)
-    box, gain, n_cand = candidate_moves(mask, R.values)
+    open_boxes, first_row, _, n_open, total = open_box_rows(shut(mask, R), R.values)
+    box, gain, n_cand = candidate_moves(shut(mask, R), R.values)
     for k in range(n_cand):
         nn = duel_next(i, j, box[k], gain[k], players, R)
         lead_read(cand[k], nl, x0, gain[k], nn, T, L, leads, dexp)

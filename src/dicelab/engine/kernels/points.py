@@ -14,7 +14,7 @@ from numba import njit
 
 from dicelab.engine.kernels import NEG, NO_REFS, lanes
 from dicelab.engine.kernels.blocks import max_rows, put, throws_blocks
-from dicelab.engine.kernels.turn import next_flag, open_box_rows_in, placements, score_index
+from dicelab.engine.kernels.turn import next_flag, open_box_rows_in, placements, score_index, shut
 from dicelab.engine.kernels.work import take
 
 
@@ -147,7 +147,7 @@ def final_points_block(batch, P, A, stride, cand, choice, runs, roll0, R, rolls)
     flat = cand.reshape((cand.shape[0], cand.shape[1] * L))
     n_runs = batch_runs(mask, y, f0, nl, P.lo, P.hi, P.off, runs)
     rows = choice[1:4]
-    n_open, total = open_box_rows_in(mask, R.values, rows)
+    n_open, total = open_box_rows_in(shut(mask, R), R.values, rows)
     open_boxes, first_row, n_vals_of = rows[0], rows[1], rows[2]
     boxes = (open_boxes, first_row, n_vals_of, n_open, total)
     for t in range(n_open):

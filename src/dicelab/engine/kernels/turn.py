@@ -31,12 +31,24 @@ def _compiled_with(func, **names):
 
 #: The placement rules of :mod:`dicelab.rules.placement`, compiled for the kernels
 #: (they allocate nothing: a call costs no reference counts, see ``NO_REFS``).
-box_rule = njit(cache=True, **NO_REFS)(placement.box_rule)
+closed_mask = njit(cache=True, **NO_REFS)(placement.closed_mask)
+box_rule = _compiled_with(
+    placement.box_rule,
+    joker_rule=njit(cache=True, **NO_REFS)(placement.joker_rule),
+    closed_mask=closed_mask,
+)
 next_flag = njit(cache=True, **NO_REFS)(placement.next_flag)
 box_points = njit(cache=True, **NO_REFS)(placement.box_points)
 placements = _compiled_with(
     placement.placements, box_rule=box_rule, box_points=box_points, next_flag=next_flag
 )
+
+
+@njit(cache=True, inline="always", **NO_REFS)
+def shut(mask, R):
+    """The boxes an ordinary final roll may not go in (:func:`closed_mask`): listed
+    open boxes come from it, next states from ``mask`` itself."""
+    return closed_mask(mask, R.joker, R.upper.shape[0])
 
 
 @njit(cache=True, inline="always")
@@ -118,7 +130,7 @@ def candidate_rows(mask, u0, nu, y, V, cand, R):
     """Each open box's distinct scores valued once for lanes ``0 .. nu``: the row
     ``cand[first_row[t] + j]`` holds box ``open_boxes[t]``'s ``j``-th score plus the
     next state's value. Returns :func:`open_box_rows`'s arrays."""
-    open_boxes, first_row, n_vals_of, n_open, total_rows = open_box_rows(mask, R.values)
+    open_boxes, first_row, n_vals_of, n_open, total_rows = open_box_rows(shut(mask, R), R.values)
     for t in range(n_open):
         c = open_boxes[t]
         pos = first_row[t]

@@ -47,6 +47,7 @@ from dicelab.engine.kernels.turn import (
     next_flag,
     open_box_rows,
     placements,
+    shut,
     slot_outcome,
 )
 from dicelab.engine.kernels.work import on_threads, take
@@ -82,8 +83,8 @@ def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R, moves):
     """Box chosen for every final roll and lane (``choice``) and its value (``A``);
     ``moves`` is a worker's ``(3, boxes)`` buffer for the placements of a roll."""
     n_cat, n_rolls = R.score.shape
-    open_boxes, first_row, _, n_open, _ = open_box_rows(mask, R.values)
-    box, gain, n_cand = candidate_moves(mask, R.values)
+    open_boxes, first_row, _, n_open, _ = open_box_rows(shut(mask, R), R.values)
+    box, gain, n_cand = candidate_moves(shut(mask, R), R.values)
     for k in range(n_cand):
         c, pts = box[k], gain[k]
         row = V[mask | (1 << c), next_flag(c, y, pts, R.yahtzee, R.n_flag)]

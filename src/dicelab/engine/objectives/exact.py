@@ -35,7 +35,7 @@ from numba import get_num_threads, njit, prange
 from dicelab.dice import multinomial
 from dicelab.engine.kernels import dice_arrays, rule_arrays
 from dicelab.engine.kernels.points import batch_runs, plan_layer
-from dicelab.engine.kernels.turn import candidate_moves, next_flag, open_box_rows, placements
+from dicelab.engine.kernels.turn import candidate_moves, next_flag, open_box_rows, placements, shut
 from dicelab.engine.objectives.points import (
     PointsLayout,
     build_layout,
@@ -167,8 +167,8 @@ def _final_rolls(batch, table, A, cand, tmp, roll0, R):
     runs = np.empty((lo.shape[2], 4), np.int64)
     state = (mask, y, f0, runs, batch_runs(mask, y, f0, nl, lo, hi, off, runs))
     n_cat, n_rolls = R.score.shape
-    open_boxes, first_row, _, n_open, _ = open_box_rows(mask, R.values)
-    box, gain, n_cand = candidate_moves(mask, R.values)
+    open_boxes, first_row, _, n_open, _ = open_box_rows(shut(mask, R), R.values)
+    box, gain, n_cand = candidate_moves(shut(mask, R), R.values)
     for k in range(n_cand):
         _after(cand[k], nl, state, box[k], gain[k], gain[k], table, R)
     for r in range(n_rolls):
@@ -353,7 +353,7 @@ def _solve_exact(game: CompiledRules, layout: PointsLayout, mode: int, terminal,
     workers = max(1, get_num_threads())
     for k in range(n - 1, -1, -1):
         d_next = to_limbs(layer_denominator(game, n - k - 1), n_limbs)
-        layer = layers(n)[k]
+        layer = layers(n, game.rules.forced_order)[k]
         plan = plan_layer(layer, layout.block, game.n_flag, width)
         table = (N, layout.lo, layout.hi, layout.off, mode, d_next)
         _solve_layer(plan, width, workers, table, rules, dice, counts, game.has_served, served)

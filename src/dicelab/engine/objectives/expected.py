@@ -293,10 +293,13 @@ class ExpectedLayers:
         if game.n_flag == 2:
             flags += (masks >> game.yahtzee) & 1
         self.flags = flags
-        self.weights = game.upper_extent * flags  # states per mask: the progress units
+        self.by_layer = layers(game.n_categories, game.rules.forced_order)
+        solved = np.zeros(full + 1, dtype=np.int64)
+        solved[np.concatenate(self.by_layer)] = 1
+        # states per mask: the progress units
+        self.weights = game.upper_extent * flags * solved
         self.total = int(self.weights.sum())
         self.done = int(self.weights[full])
-        self.by_layer = layers(game.n_categories)
 
     def layers(self) -> list[int]:
         return list(range(self.game.n_categories - 1, -1, -1))
@@ -499,7 +502,8 @@ def solve_expected(
 
 def mark_unreachable(V: np.ndarray, game: CompiledRules) -> None:
     """Set NaN where no game can go, so a lookup there is caught: upper totals the
-    filled boxes cannot make, and the flag before the all-same box is filled.
+    filled boxes cannot make, the flag before the all-same box is filled, and under
+    forced order every sheet but those filled from the top.
 
     ``V[mask, y, ..., u]``: any dimensions between the flag and the upper total
     (the throws in hand of :mod:`dicelab.engine.objectives.saved`). Nothing of the table's size
@@ -510,6 +514,10 @@ def mark_unreachable(V: np.ndarray, game: CompiledRules) -> None:
     reach, subset = game.upper_subsets
     rows = np.asarray(V).view(np.ndarray).reshape(V.shape[0], V.shape[1], -1, V.shape[-1])
     nan_where_unreachable(rows, reach, subset, game.yahtzee if game.n_flag == 2 else -1)
+    if game.rules.forced_order:  # only the sheets filled from the top are reached
+        prefix = (1 << np.arange(game.n_categories + 1)) - 1
+        for lo, hi in zip(prefix[:-1] + 1, prefix[1:], strict=True):
+            rows[lo:hi] = np.nan
 
 
 OBJECTIVE = "expected"

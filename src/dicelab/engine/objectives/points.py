@@ -31,8 +31,12 @@ import numpy as np
 from dicelab.rules.compiled import CompiledRules, refuse_variants
 
 
-def layers(n_categories: int) -> list[np.ndarray]:
-    """Masks grouped by number of filled boxes, fewest first."""
+def layers(n_categories: int, forced_order: bool = False) -> list[np.ndarray]:
+    """Masks grouped by number of filled boxes, fewest first; with ``forced_order``
+    only the first ``k`` boxes filled, the one sheet of each layer a game in
+    scorecard order can reach (``n + 1`` sheets instead of ``2**n``)."""
+    if forced_order:
+        return [np.array([(1 << k) - 1], dtype=np.int64) for k in range(n_categories + 1)]
     masks = np.arange(1 << n_categories, dtype=np.int64)
     pop = np.zeros_like(masks)
     for c in range(n_categories):
@@ -126,6 +130,8 @@ class StateBounds:
         reachable[:, 0, :] = game.upper_reach
         if game.n_flag == 2:
             reachable[:, 1, :] = game.upper_reach & ~y_open[:, None]
+        if game.rules.forced_order:  # in scorecard order: the sheets filled from the top
+            reachable[(masks & (masks + 1)) != 0] = False
         self.to_come = to_come
         self.so_far_hi = so_far
         self.so_far_lo = np.broadcast_to(u[None, None, :], shape)  # a read-only view

@@ -144,9 +144,12 @@ def expected_cost(rules: Rules) -> Cost:
         else 1
     )
     states = (1 << rules.n_categories) * n_upper * n_flag
-    scratch, seconds = turn_cost(rules, states, itemsize=4)  # single-precision turns
+    solved = states
+    if rules.forced_order:  # only the n + 1 sheets filled from the top are solved
+        solved = (rules.n_categories + 1) * n_upper * n_flag
+    scratch, seconds = turn_cost(rules, solved, itemsize=4)  # single-precision turns
     what = f"{rules.name}'s expected-score table ({plural(rules.n_categories, 'box')})"
-    return Cost(what, states, 8 * states + scratch, seconds)
+    return Cost(what, solved, 8 * states + scratch, seconds)
 
 
 def points_cost(rules: Rules, values: int, itemsize: int = 8) -> Cost:

@@ -147,7 +147,10 @@ def checked_game(rules: Rules | CompiledRules | str) -> CompiledRules:
 
 
 def needs_order(rules: Rules) -> bool:
-    """Whether the rules make the order of the rolls matter (extra bonus or joker)."""
+    """Whether the rules make the order of the rolls matter (extra bonus or joker, or
+    boxes filled in scorecard order: then roll ``i`` can only go in box ``i``)."""
+    if rules.forced_order:
+        return True
     return rules.yahtzee_index >= 0 and (rules.extra_bonus > 0 or rules.joker != "none")
 
 
@@ -532,7 +535,10 @@ def assign(games, rules: Rules | CompiledRules | str = DEFAULT_RULES) -> Assignm
     extra = np.zeros(n_games, np.int64)
     total = np.zeros(n_games, np.int64)
     # bonus and joker rules only touch all-same rolls: other games take the fast path
+    # (in scorecard order every game is played in the order of its rolls)
     ordered = (game.roll_face[idx] >= 0).any(axis=1) if needs_order(r) else np.zeros(n_games, bool)
+    if r.forced_order:
+        ordered[:] = True
     plain = ~ordered
     if plain.any():
         rob, total[plain] = _solve_subsets(idx[plain], game)

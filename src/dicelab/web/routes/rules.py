@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query
 
 from dicelab.engine import registry
-from dicelab.rules.model import JOKER_TEXT
+from dicelab.rules.model import joker_text
 from dicelab.web import models as m
 from dicelab.web.routes import get_store, route
 from dicelab.web.store import Entry, Store
@@ -37,12 +37,12 @@ def info(entry: Entry) -> dict:
     r = entry.rules
     extra = None
     if r.extra_yahtzee is not None:
-        box = r.categories[r.yahtzee_index].label
         extra = {
             "box": r.extra_yahtzee.category,
             "points": r.extra_bonus,
             "joker": r.joker,
-            "text": JOKER_TEXT[r.joker].format(box=box),
+            "joker_always": r.joker_always,
+            "text": joker_text(r),
         }
     bonus = None
     if r.upper_bonus is not None and r.bonus_points > 0:
@@ -53,6 +53,7 @@ def info(entry: Entry) -> dict:
         "upper_bonus": bonus,
         "extra_bonus": extra,
         "served": r.has_served,
+        "forced_order": r.forced_order,
         "categories": [
             {"id": c.id, "name": c.label, "scores": c.scoring_text(), "upper": c.counts_for_bonus}
             for c in r.categories

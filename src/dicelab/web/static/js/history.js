@@ -129,10 +129,16 @@ export function renderScorecard() {
     table.appendChild(tr);
     return tr;
   };
+  // in scorecard order (forced_order) only the first open box is ever offered
+  const forced = state.info.forced_order ? cats.find((c) => !(c.id in f)) : null;
   cats.forEach((c, i) => {
     let cell;
     const tr = row("", "box");
     tr.dataset.box = c.id;
+    if (forced && c.id === forced.id) {
+      tr.classList.add("forced");
+      tr.title = `this turn fills ${c.name} (boxes in scorecard order)`;
+    }
     if (c.id in f) {
       tr.classList.add("filled");
       cell = `<td class="num points">${f[c.id]}</td>`;
