@@ -52,6 +52,15 @@ GAME_SOLVE = {
 
 
 @app.command()
+#: ``--objective``: the Yahtzee family's and the dice games' (from the registry).
+OBJECTIVE_HELP = (
+    "expected (default), target (best P(score >= S)), targets (the same from the table of "
+    "every S, about 4x longer once), win, or risk (--theta: play safe or risky). A dice game: "
+    + "; ".join(f"{o.name} ({o.summary})" for o in registry.GAME_OBJECTIVES.values())
+    + "."
+)
+
+
 @with_objective_params
 @for_dice_games(GAME_SOLVE, _solve_game)
 def solve(
@@ -65,11 +74,7 @@ def solve(
     objective: str | None = typer.Option(
         None,
         "--objective",
-        help="expected (default), target (best P(score >= S)), targets (the same from the "
-        "table of every S, about 4x longer once), win, or risk (--theta: play safe or risky). "
-        "A dice game: "
-        + "; ".join(f"{o.name} ({o.summary})" for o in registry.GAME_OBJECTIVES.values())
-        + ".",
+        help=OBJECTIVE_HELP,
     ),
     target: int | None = typer.Option(None, "--target", help="The score S to reach."),
     exact: bool = typer.Option(False, "--exact", help="An exact fraction (small state spaces)."),
