@@ -51,7 +51,6 @@ GAME_SOLVE = {
 }
 
 
-@app.command()
 #: ``--objective``: the Yahtzee family's and the dice games' (from the registry).
 OBJECTIVE_HELP = (
     "expected (default), target (best P(score >= S)), targets (the same from the table of "
@@ -61,6 +60,7 @@ OBJECTIVE_HELP = (
 )
 
 
+@app.command()
 @with_objective_params
 @for_dice_games(GAME_SOLVE, _solve_game)
 def solve(
