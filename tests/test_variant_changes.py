@@ -215,3 +215,15 @@ def test_a_section_given_true_says_what_is_expected():
     assert refused('extends = "yahtzee"\nname = "x"\nupper_bonus = true\n').endswith(
         "upper_bonus: expected a table [upper_bonus], or false for none"
     )
+
+
+def test_a_variant_file_without_a_name_is_named_after_its_file(tmp_path):
+    from dicelab.rules import load_rules
+
+    path = tmp_path / "house rules.toml"
+    path.write_text('extends = "yahtzee"\n[[categories]]\nid = "full_house"\nscore = 30\n')
+    assert load_rules(str(path)).name == "house-rules"
+    named = tmp_path / "named.toml"
+    named.write_text('extends = "yahtzee"\nname = "fh30"\n')
+    assert load_rules(str(named)).name == "fh30"
+    assert load_rules('extends = "yahtzee"\nrolls = 2').name == "yahtzee"  # text: no file

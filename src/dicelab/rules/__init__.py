@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from functools import cache, lru_cache
 from pathlib import Path
@@ -153,6 +154,8 @@ def _data_from_text(
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"{source}: not valid TOML: {exc}") from None
     parent = data.pop("extends", None)
+    if parent is not None and folder is not None and "name" not in data:
+        data["name"] = _name_of_file(source)  # a variant file is not its parent
     if parent is None:
         if "replace_categories" in data:
             raise UserError(f"{source}: replace_categories: only in a file that extends another")
@@ -175,6 +178,14 @@ def _data_from_text(
         raise UserError(f"{source}: extends: {exc}") from None
     label = builtin_name(parent) or found
     return merge(base, base_origins, data, label, source)
+
+
+def _name_of_file(source: str) -> str:
+    """A rule set's name from its file's (``house rules.toml``: ``house-rules``), for a
+    file that extends another without naming itself: its tables, records and
+    comparisons then say which rules they are."""
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "-", Path(source).stem).strip("-_.")[:60]
+    return stem or "rules"
 
 
 def rules_from_text(text: str, source: str = "rules", allow_files: bool = False) -> Rules:
