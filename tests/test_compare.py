@@ -71,6 +71,7 @@ def test_compare_prints_one_table_and_draws_the_distributions(monkeypatch, capsy
         (["yazy", "maxi-yatzy-saved"], "maxi-yatzy-saved"),
         (["yazy", "yacht", "--plot", "out.txt"], "plot"),
         (["yazy", "yacht", "--games", "-1"], "--games"),
+        (["yazy", "yazy"], "two rule sets are named 'yazy'"),
     ],
 )
 def test_compare_refuses_in_one_line(monkeypatch, capsys, args, says):

@@ -120,6 +120,11 @@ def load_each(given: list[str]) -> list[Rules]:
             loaded.append(load_rules(name))
         except UserError as exc:
             raise UserError(f"compare: cannot load {name!r}: {exc}") from None
+    names = [r.name for r in loaded]
+    for name in names:
+        if names.count(name) > 1:
+            raise UserError(f"compare: two rule sets are named {name!r}; give one a name of "
+                            "its own (name = \"...\" in its file)")  # fmt: skip
     for r in loaded:  # before any solve: a rule the distribution does not handle
         refuse_variants(compile_rules(r), "the comparison", served=False)
     return loaded
