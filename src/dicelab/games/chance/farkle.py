@@ -171,10 +171,11 @@ class Farkle(ChanceGame):
         self.measure = {2: "the first player's chance to win, both playing their best",
                         1: "one turn's best expected score" if play == "turn" else
                         "the fewest expected turns to the goal"}[players]  # fmt: skip
-        self.position_help = ("'1 1 5 2 3 4 / 300' (the throw, then the turn total"
-                              + ("; add '/ 2000 3500' for your score and theirs, p2 for "
-                                 "player 2)" if players == 2 else
-                                 "; add '/ 2000' for your score)" if play == "goal" else ")"))
+        scores = {2: "; add '/ 2000 3500' for your score and theirs, p2 for player 2)",
+                  1: "; add '/ 2000' for your score)" if play == "goal" else ")"}  # fmt: skip
+        self.position_help = (
+            "'1 1 5 2 3 4 / 300' (the throw, then the turn total" + (scores[players])
+        )
         self._throws = {n: [(p, _dice(c), offers(self.scoring, c)) for p, c in throws(n)]
                         for n in range(1, dice + 1)}  # fmt: skip
 
@@ -266,7 +267,7 @@ class Farkle(ChanceGame):
         who = f"player {seat + 1}, scores {a * UNIT}-{b * UNIT}, " if self.players == 2 else (
             f"score {a * UNIT}, " if self.play == "goal" else "")  # fmt: skip
         if kind == "roll":
-            return f"{who}turn total {t * UNIT}, {last} dice to throw"
+            return f"{who}turn total {t * UNIT}, {_count(last)} to throw"
         offer = ", ".join(f"{s * UNIT} with {k}" for k, s in enumerate(last, 1) if s)
         return f"{who}turn total {t * UNIT}, {len(last)} dice thrown: keep {offer}"
 
