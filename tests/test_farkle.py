@@ -99,10 +99,33 @@ def test_fewest_turns_agree_with_value_iteration_from_the_rules(dice, goal, kw):
     assert s.value() == pytest.approx(T[(0, 0, dice)], rel=1e-9)
 
 
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from([(2, "turn"), (1, "turn"), (1, "goal")]), st.integers(1, 4),
+       st.integers(1, 8).map(lambda g: 50 * g), st.sampled_from([0, 100]), rules)  # fmt: skip
+def test_the_array_layout_is_the_walk_of_the_rules(kind, dice, goal, min_bank, kw):
+    from dicelab.games.chance.explore import explore
+
+    players, play = kind
+    game = Farkle(players=players, play=play, goal=goal, dice=dice,
+                  min_bank=min(min_bank, goal - 50), **kw)  # fmt: skip
+    fast, walked = solve(game), solve(game, walk=True)
+    assert len(fast) == game.size() >= len(walked)
+    lay = fast.layout
+    for v, position in enumerate(walked.layout.positions):
+        u = lay.node(position)
+        assert lay.positions[u] == position
+        assert fast.values[u] == pytest.approx(walked.values[v], abs=1e-9)
+        if game.result(position) is None and game.to_move(position) >= 0:
+            assert [m.value for m in fast.advise(position)] == pytest.approx(
+                [m.value for m in walked.advise(position)], abs=1e-9)  # fmt: skip
+    assert explore(game, exact=True).exact is not None
+
+
 def test_two_player_farkle_to_10000_is_refused_at_once_with_its_size(capsys, monkeypatch):
     assert dicelab(monkeypatch, "solve", "farkle") == 2
     err = capsys.readouterr().err
-    assert "up to 1,929,600,002 positions" in err and err.count("\n") == 1
+    assert "farkle to 10000: 1,881,360,002 positions" in err and err.count("\n") == 1
+    assert Farkle().estimate() == Farkle().size() == 1_881_360_002
 
 
 def test_settings_and_positions_are_checked_with_one_clear_line(capsys, monkeypatch):

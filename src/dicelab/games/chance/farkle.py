@@ -240,17 +240,23 @@ class Farkle(ChanceGame):
     def turn_starts(self, position) -> bool:
         return position[0] == "roll" and position[4] == 0
 
+    def layout(self, exact: bool = False):
+        """Every position at once, in arrays
+        (:func:`~dicelab.games.chance.farkle_layout.farkle_layout`), not walked."""
+        from dicelab.games.chance.farkle_layout import farkle_layout
+
+        return farkle_layout(self, exact)
+
+    def size(self) -> int:
+        """How many positions :meth:`layout` lays out (the walk reaches fewer)."""
+        from dicelab.games.chance.farkle_layout import FarklePositions
+
+        return FarklePositions(self).size
+
     def estimate(self) -> int:
-        """At most how many positions there are, known before any is laid out: for
-        every turn total below the goal, the throws to come (one per count of dice)
-        and what a throw can offer, for every pair of scores and seat."""
-        g = self.goal
-        per_total = sum(1 + len({o for _, _, o in self._throws[n]}) for n in self._throws)
-        if self.players == 2:
-            totals = 2 * g * g * (g + 1) // 2  # seat, other's score, mine + turn total < g
-        else:
-            totals = g if self.play == "turn" else g * (g + 1) // 2
-        return totals * per_total + 2
+        """At most how many positions there are (the walk reaches fewer), known before
+        any is laid out: the layout's count, by arithmetic."""
+        return self.size()
 
     def verdict(self, position) -> str:
         if position[0] == "end":
