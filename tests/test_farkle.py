@@ -41,8 +41,8 @@ def test_the_scoring_table():
     assert [x * 50 for x in offers(s, (1, 3, 0, 1, 1, 0))] == [100, 150, 200, 300, 350, 0]
 
 
-def test_one_turn_meets_mckennas_published_expected_values():
-    # R. McKenna, rmckenna21.blogspot.com: a turn's expected value when rolling, by
+def test_one_turn_meets_the_published_expected_values():
+    # the Farkle post of rmckenna21.blogspot.com: a turn's expected value when rolling, by
     # turn total and dice to throw (to the digits given there)
     s = solve(Farkle(players=1))
     published = {(50, 5): 363.834, (100, 5): 399.911, (150, 4): 307.673,

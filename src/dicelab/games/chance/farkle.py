@@ -13,11 +13,11 @@ kind adds the three's points once more (``kinds = "add"``: four 1s 2000, five 1s
 3000, four 6s 1200, five 6s 1800, six 6s 2400; ``kinds = "double"`` doubles it
 instead: four 2s 400, five 800, six 1600); three different pairs 750 and the
 straight 1-2-3-4-5-6 1500, each thrown at once with six dice (0 turns them off).
-The table is R. McKenna's (rmckenna21.blogspot.com, "Farkle": a single turn's
-expected values by turn total and dice left, which this model meets to the last
-digit given), and agrees with the Facebook game's descriptions (J. Bennett,
-"Playing Farkle on Facebook", judebert.com: 1000 for three 1s, 750 for three
-pairs, 1500 for the straight).
+The table is that of a published analysis of a single turn (the Farkle post of
+rmckenna21.blogspot.com), whose expected values this model meets to the last
+digit given; it agrees with the Facebook game as described in "Playing Farkle on
+Facebook" (judebert.com, 2009: 1000 for three 1s, 750 for three pairs, 1500 for
+the straight).
 
 Two players (``players = 2``): the first to ``goal`` wins, a turn total that
 reaches it at once (as in Pig); the value is the first player's chance to win.
