@@ -135,6 +135,7 @@ def test_settings_and_positions_are_checked_with_one_clear_line(capsys, monkeypa
         (["dice=7"], "expected 1 to 6"),
         (["kinds=triple"], "expected double or add"),
         (["play=forever", "players=1"], "expected turn or goal"),
+        (["play=goal"], "one player's game"),
         (["straight=60"], "multiple of 50"),
         (["min_bank=20000", "goal=1000"], "below the goal"),
     ]:

@@ -150,6 +150,8 @@ class Farkle(ChanceGame):
             raise UserError(f"farkle players: got {players}, expected 1 or 2")
         if play not in PLAYS:
             raise UserError(f"farkle play: got {play!r}, expected turn or goal")
+        if players == 2 and play != "turn":
+            raise UserError("farkle play: a setting of one player's game (players=1)")
         if not 1 <= dice <= 6:
             raise UserError(f"farkle dice: got {dice}, expected 1 to 6")
         goal = goal if goal is not None else (20_000 if players == 1 and play == "turn"
