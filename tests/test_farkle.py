@@ -14,6 +14,11 @@ from dicelab.games.chance import solve
 from dicelab.games.chance.families import game_from
 from dicelab.games.chance.farkle import Farkle, Scoring, farkle_chance, offers
 
+rules = st.fixed_dictionaries({
+    "three_ones": st.sampled_from([1000, 300]),
+    "kinds": st.sampled_from(["add", "double"]),
+})  # fmt: skip
+
 
 def test_the_chance_of_a_farkle_is_the_published_one_for_each_count_of_dice():
     # farkle.games, "Farkle Odds": 2/6, 20/36, 156/216, 1092/1296, 7176/7776 score
@@ -41,6 +46,21 @@ def test_the_scoring_table():
     assert [x * 50 for x in offers(s, (1, 3, 0, 1, 1, 0))] == [100, 150, 200, 300, 350, 0]
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=6), rules,
+       st.sampled_from([0, 500, 750]), st.sampled_from([0, 1500]))  # fmt: skip
+def test_a_set_of_dice_scores_what_every_cut_into_combinations_gives(dice, kw, pairs, run):
+    score = oracle.make_score(oracle.combos(three_pairs=pairs, straight=run, **kw))
+    s = Scoring(three_pairs=pairs, straight=run, **kw)
+    counts = tuple(dice.count(f) for f in range(1, 7))
+    assert s.value(counts) * 50 == score(dice)
+    best = {}
+    for points, left in oracle.choices(dice, score):
+        k = len(dice) - left
+        best[k] = max(best.get(k, 0), points)
+    assert [x * 50 for x in offers(s, counts)] == [best.get(k, 0) for k in range(1, len(dice) + 1)]
+
+
 def test_one_turn_meets_the_published_expected_values():
     # the Farkle post of rmckenna21.blogspot.com: a turn's expected value when rolling, by
     # turn total and dice to throw (to the digits given there)
@@ -58,12 +78,6 @@ def test_one_turn_of_six_dice_agrees_with_the_rules_solved_plainly():
     s = solve(Farkle(players=1, goal=2000, three_pairs=500, straight=1000, kinds="double"))
     assert s.value() == pytest.approx(E(0, 6), abs=1e-9)
     assert s.value(("roll", 0, 0, 0, 4, 3)) == pytest.approx(E(200, 3), abs=1e-9)
-
-
-rules = st.fixed_dictionaries({
-    "three_ones": st.sampled_from([1000, 300]),
-    "kinds": st.sampled_from(["add", "double"]),
-})  # fmt: skip
 
 
 @settings(max_examples=8, deadline=None)
