@@ -11,8 +11,9 @@ Scoring (points in multiples of 50), as in the Facebook game: a 1 is 100, a 5 is
 50; three of a kind 100 times the face, three 1s 1000; each die past three of a
 kind adds the three's points once more (``kinds = "add"``: four 1s 2000, five 1s
 3000, four 6s 1200, five 6s 1800, six 6s 2400; ``kinds = "double"`` doubles it
-instead: four 2s 400, five 800, six 1600); three different pairs 750 and the
-straight 1-2-3-4-5-6 1500, each thrown at once with six dice (0 turns them off).
+instead: four 2s 400, five 800, six 1600); three different pairs 750 (four of a
+kind and a pair are not three pairs) and the straight 1-2-3-4-5-6 1500, each
+thrown at once with six dice (0 turns them off).
 The table is that of a published analysis of a single turn (the Farkle post of
 rmckenna21.blogspot.com), whose expected values this model meets to the last
 digit given; it agrees with the Facebook game as described in "Playing Farkle on
