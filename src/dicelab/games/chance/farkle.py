@@ -33,6 +33,12 @@ the solver handles. A throw is a position only through what it offers: for each
 count of dice set aside, the most points it can score (a throw's other choices
 are worth less for the same dice left), so throws that offer the same are one
 position.
+
+>>> from dicelab.games.chance.solution import solve
+>>> round(solve(Farkle(players=1)).value(), 4)  # one turn's best expected score
+548.8576
+>>> farkle_chance(6)  # six dice score nothing once in 43.2 throws
+Fraction(5, 216)
 """
 
 from __future__ import annotations
