@@ -16,6 +16,7 @@ from typing import Any
 
 from dicelab.errors import UserError
 from dicelab.games.chance.bearoff import BearOff
+from dicelab.games.chance.farkle import Farkle
 from dicelab.games.chance.model import ChanceGame, flag, points
 from dicelab.games.chance.pig import Pig
 from dicelab.games.chance.shut_the_box import ShutTheBox
@@ -41,7 +42,8 @@ class Family:
 
 FAMILIES = {
     name: Family(name, game, game.settings, game.summary)
-    for name, game in (("pig", Pig), ("shut-the-box", ShutTheBox), ("bearoff", BearOff))
+    for name, game in (("pig", Pig), ("shut-the-box", ShutTheBox), ("bearoff", BearOff),
+                       ("farkle", Farkle))
 }
 
 

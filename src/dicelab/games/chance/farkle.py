@@ -1,0 +1,329 @@
+"""Farkle: throw six dice, set aside what scores, and press on or bank, until a farkle.
+
+A turn starts with a throw of all the dice. Each throw must score, or the turn
+ends with nothing (a *farkle*: the turn total is lost). After a throw that
+scores, the player sets aside a scoring part of it (every die set aside must
+count), adds its points to the turn total, and then banks the turn total or
+throws the dice left; when every die has been set aside (*hot dice*) all of
+them are thrown again.
+
+Scoring (points in multiples of 50), as in the Facebook game: a 1 is 100, a 5 is
+50; three of a kind 100 times the face, three 1s 1000; each die past three of a
+kind adds the three's points once more (``kinds = "add"``: four 1s 2000, five 1s
+3000, four 6s 1200, five 6s 1800, six 6s 2400; ``kinds = "double"`` doubles it
+instead: four 2s 400, five 800, six 1600); three different pairs 750 (four of a
+kind and a pair are not three pairs) and the straight 1-2-3-4-5-6 1500, each
+thrown at once with six dice (0 turns them off).
+The table is that of a published analysis of a single turn (the Farkle post of
+rmckenna21.blogspot.com), whose expected values this model meets to the last
+digit given; it agrees with the Facebook game as described in "Playing Farkle on
+Facebook" (judebert.com, 2009: 1000 for three 1s, 750 for three pairs, 1500 for
+the straight).
+
+Two players (``players = 2``): the first to ``goal`` wins, a turn total that
+reaches it at once (as in Pig); the value is the first player's chance to win.
+Not modelled: the three-farkle penalty of the Facebook game (-500 after three
+farkles in a row), the other players' last turn of the table game. One player
+(``players = 1``): ``play = "turn"`` is one turn alone, its best expected score
+(a turn total reaching ``goal`` is banked at once); ``play = "goal"`` is turns
+until the score reaches ``goal``, solved for the fewest expected turns.
+
+Positions repeat (a farkle passes the dice with the scores as they were), which
+the solver handles. A throw is a position only through what it offers: for each
+count of dice set aside, the most points it can score (a throw's other choices
+are worth less for the same dice left), so throws that offer the same are one
+position.
+
+>>> from dicelab.games.chance.solution import solve
+>>> round(solve(Farkle(players=1)).value(), 4)  # one turn's best expected score
+548.8576
+>>> farkle_chance(6)  # six dice score nothing once in 43.2 throws
+Fraction(5, 216)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from fractions import Fraction
+from functools import cache
+from itertools import combinations_with_replacement, product
+from math import factorial, prod
+
+from dicelab.errors import UserError
+from dicelab.games.chance.model import CHANCE, ChanceGame
+
+__all__ = ["Farkle", "Scoring", "farkle_chance", "offers", "throws"]
+
+UNIT = 50  # every score is a multiple of 50 points; positions count in these units
+KINDS = ("double", "add")
+PLAYS = ("turn", "goal")
+
+
+class Scoring:
+    """The scoring table, in units of 50 points: what a set of dice kept is worth."""
+
+    def __init__(self, three_ones=1000, three_pairs=750, straight=1500, kinds="add"):
+        for name, value in (("three_ones", three_ones), ("three_pairs", three_pairs),
+                            ("straight", straight)):  # fmt: skip
+            if value < 0 or value % UNIT or value > 100_000:
+                raise UserError(f"farkle {name}: got {value}, expected a multiple of 50 "
+                                "from 0 to 100000")  # fmt: skip
+        if kinds not in KINDS:
+            raise UserError(f"farkle kinds: got {kinds!r}, expected double or add")
+        self.triple = [0, three_ones // UNIT, 4, 6, 8, 10, 12]  # by face; 1s as set
+        self.pairs, self.run, self.kinds = three_pairs // UNIT, straight // UNIT, kinds
+        self.key = (three_ones, three_pairs, straight, kinds)
+
+    def kind(self, face: int, m: int) -> int:
+        """``m`` (three or more) of ``face``."""
+        times = 2 ** (m - 3) if self.kinds == "double" else m - 2
+        return self.triple[face] * times
+
+    def value(self, counts: tuple[int, ...]) -> int:
+        """The points (units) of keeping exactly ``counts[f - 1]`` dice of each face
+        ``f``; 0 where some die kept would not count."""
+        best = 0
+        if sum(counts) == 6:
+            if self.run and all(c == 1 for c in counts):
+                best = self.run
+            if self.pairs and all(c in (0, 2) for c in counts):
+                best = max(best, self.pairs)
+        total = 0
+        for face, c in enumerate(counts, 1):
+            single = {1: 2, 5: 1}.get(face, 0)
+            ways = [c * single] if single or c == 0 else []
+            ways += [self.kind(face, m) + (c - m) * single for m in range(3, c + 1)
+                     if single or m == c]  # fmt: skip
+            if not ways:
+                return best
+            total += max(ways)
+        return max(best, total)
+
+
+def throws(n: int) -> list[tuple[Fraction, tuple[int, ...]]]:
+    """The throws of ``n`` dice as counts per face, each with its chance."""
+    out = []
+    for faces in combinations_with_replacement(range(1, 7), n):
+        counts = tuple(faces.count(f) for f in range(1, 7))
+        ways = factorial(n) // prod(factorial(c) for c in counts)
+        out.append((Fraction(ways, 6**n), counts))
+    return out
+
+
+def offers(scoring: Scoring, counts: tuple[int, ...]) -> tuple[int, ...]:
+    """What a throw offers: for ``k`` = 1 to the dice thrown, the most points (units)
+    of ``k`` dice set aside from it (0: no ``k`` of them score together)."""
+    n = sum(counts)
+    best = [0] * n
+    for kept in product(*(range(c + 1) for c in counts)):
+        k = sum(kept)
+        if k:
+            best[k - 1] = max(best[k - 1], scoring.value(kept))
+    return tuple(best)
+
+
+def _dice(counts: tuple[int, ...]) -> str:
+    return " ".join(str(f) for f, c in enumerate(counts, 1) for _ in range(c))
+
+
+class Farkle(ChanceGame):
+    """Farkle; positions (scores and totals in units of 50, seat 0 alone for one
+    player): ``("roll", seat, a, b, t, n)`` (``n`` dice to throw, turn total ``t``,
+    scores ``a`` of seat 0 and ``b`` of seat 1), ``("keep", seat, a, b, t, offer)``
+    after a throw that scores (``offer``: :func:`offers`), and the ends ``("won",
+    seat)``, ``("end", points)`` (one turn) or ``("done",)`` (the goal reached)."""
+
+    settings = {
+        "goal": (int, "the score that wins, a multiple of 50 (two players 10000; one turn: "
+                      "a turn total banked at once, 20000)"),
+        "players": (int, "1 or 2 (2)"),
+        "play": (str, "one player: turn (one turn's best expected score) or goal (the "
+                      "fewest expected turns to the goal) (turn)"),
+        "dice": (int, "dice thrown at the start of a turn and on hot dice, 1 to 6 (6)"),
+        "min_bank": (int, "the least turn total that may be banked (0)"),
+        "three_ones": (int, "points of three 1s (1000)"),
+        "three_pairs": (int, "points of three pairs, 0 for none (750)"),
+        "straight": (int, "points of 1-2-3-4-5-6, 0 for none (1500)"),
+        "kinds": (str, "add (each die past three of a kind adds the three's points) or "
+                       "double (doubles them) (add)"),
+    }  # fmt: skip
+    summary = ("six dice, set aside what scores, bank or press on until a farkle; "
+               "the first player's chance to win, or one turn's best expected score")  # fmt: skip
+
+    def __init__(self, goal: int | None = None, players: int = 2, play: str = "turn",
+                 dice: int = 6, min_bank: int = 0, three_ones: int = 1000,
+                 three_pairs: int = 750, straight: int = 1500, kinds: str = "add"):  # fmt: skip
+        if players not in (1, 2):
+            raise UserError(f"farkle players: got {players}, expected 1 or 2")
+        if play not in PLAYS:
+            raise UserError(f"farkle play: got {play!r}, expected turn or goal")
+        if players == 2 and play != "turn":
+            raise UserError("farkle play: a setting of one player's game (players=1)")
+        if not 1 <= dice <= 6:
+            raise UserError(f"farkle dice: got {dice}, expected 1 to 6")
+        goal = goal if goal is not None else (20_000 if players == 1 and play == "turn"
+                                              else 10_000)  # fmt: skip
+        if goal % UNIT or not UNIT <= goal <= 100_000:
+            raise UserError(f"farkle goal: got {goal}, expected a multiple of 50 from 50 "
+                            "to 100000")  # fmt: skip
+        if min_bank % UNIT or not 0 <= min_bank < goal:
+            raise UserError(f"farkle min_bank: got {min_bank}, expected a multiple of 50 "
+                            "below the goal")  # fmt: skip
+        self.scoring = Scoring(three_ones, three_pairs, straight, kinds)
+        self.players, self.play, self.dice = players, play, dice
+        self.goal, self.min_bank = goal // UNIT, min_bank // UNIT
+        self.objective = "turns" if players == 1 and play == "goal" else None
+        alone = {"turn": "one turn", "goal": f"to {goal} alone"}[play]
+        self.name = f"farkle to {goal}" if players == 2 else f"farkle, {alone}"
+        if dice != 6:
+            self.name += f", {dice} dice"
+        self.measure = {2: "the first player's chance to win, both playing their best",
+                        1: "one turn's best expected score" if play == "turn" else
+                        "the fewest expected turns to the goal"}[players]  # fmt: skip
+        scores = {2: "; add '/ 2000 3500' for your score and theirs, p2 for player 2)",
+                  1: "; add '/ 2000' for your score)" if play == "goal" else ")"}  # fmt: skip
+        self.position_help = (
+            "'1 1 5 2 3 4 / 300' (the throw, then the turn total" + (scores[players])
+        )
+        self._throws = {n: [(p, _dice(c), offers(self.scoring, c)) for p, c in throws(n)]
+                        for n in range(1, dice + 1)}  # fmt: skip
+
+    def start(self) -> Hashable:
+        return ("roll", 0, 0, 0, 0, self.dice)
+
+    def to_move(self, position) -> int:
+        return CHANCE if position[0] == "roll" else position[1]
+
+    def outcomes(self, position):
+        _, seat, a, b, t, n = position
+        return [(p, label, ("keep", seat, a, b, t, offer) if any(offer)
+                 else self._next_turn(seat, a, b, 0))
+                for p, label, offer in self._throws[n]]  # fmt: skip
+
+    def _next_turn(self, seat: int, a: int, b: int, gained: int) -> Hashable:
+        """The turn ends with ``gained`` banked (0 for a farkle)."""
+        if self.players == 1:
+            if self.play == "turn":
+                return ("end", gained)
+            return ("roll", 0, a + gained, 0, 0, self.dice)
+        a, b = (a + gained, b) if seat == 0 else (a, b + gained)
+        return ("roll", 1 - seat, a, b, 0, self.dice)
+
+    def moves(self, position):
+        _, seat, a, b, t, offer = position
+        mine = a if seat == 0 else b
+        out = []
+        best = t + max(offer)
+        for k, s in enumerate(offer, 1):
+            if not s:
+                continue
+            left = len(offer) - k or self.dice
+            total = t + s
+            if mine + total >= self.goal:
+                if total == best:
+                    out.append((f"keep {s * UNIT} ({_count(k)}): {self._reach}", self._reached(seat,
+                                total)))  # fmt: skip
+                continue
+            out.append((f"keep {s * UNIT} ({_count(k)}), roll {left}",
+                        ("roll", seat, a, b, total, left)))  # fmt: skip
+        if mine + best < self.goal and best >= self.min_bank:
+            out.append((f"bank {best * UNIT}", self._next_turn(seat, a, b, best)))
+        return out
+
+    @property
+    def _reach(self) -> str:
+        return "banked" if self.players == 1 and self.play == "turn" else "the goal"
+
+    def _reached(self, seat: int, total: int) -> Hashable:
+        if self.players == 2:
+            return ("won", seat)
+        return ("end", total) if self.play == "turn" else ("done",)
+
+    def result(self, position):
+        if position[0] == "won":
+            return 1.0 if position[1] == 0 else 0.0
+        if position[0] == "end":
+            return float(position[1] * UNIT)
+        return 0.0 if position[0] == "done" else None
+
+    def turn_starts(self, position) -> bool:
+        return position[0] == "roll" and position[4] == 0
+
+    def layout(self, exact: bool = False):
+        """Every position at once, in arrays
+        (:func:`~dicelab.games.chance.farkle_layout.farkle_layout`), not walked."""
+        from dicelab.games.chance.farkle_layout import farkle_layout
+
+        return farkle_layout(self, exact)
+
+    def size(self) -> int:
+        """How many positions :meth:`layout` lays out (the walk reaches fewer)."""
+        from dicelab.games.chance.farkle_layout import FarklePositions
+
+        return FarklePositions(self).size
+
+    def estimate(self) -> int:
+        """At most how many positions there are (the walk reaches fewer), known before
+        any is laid out: the layout's count, by arithmetic."""
+        return self.size()
+
+    def verdict(self, position) -> str:
+        if position[0] == "end":
+            return f"the turn scored {position[1] * UNIT}"
+        if position[0] == "done":
+            return "the goal reached"
+        return f"player {position[1] + 1} wins"
+
+    def show(self, position) -> str:
+        kind = position[0]
+        if kind in ("won", "end", "done"):
+            return self.verdict(position)
+        _, seat, a, b, t, last = position
+        who = f"player {seat + 1}, scores {a * UNIT}-{b * UNIT}, " if self.players == 2 else (
+            f"score {a * UNIT}, " if self.play == "goal" else "")  # fmt: skip
+        if kind == "roll":
+            return f"{who}turn total {t * UNIT}, {_count(last)} to throw"
+        offer = ", ".join(f"{s * UNIT} with {k}" for k, s in enumerate(last, 1) if s)
+        return f"{who}turn total {t * UNIT}, {len(last)} dice thrown: keep {offer}"
+
+    def parse(self, text: str) -> Hashable:
+        """``"1 1 5 2 3 4 / 300 / 2000 3500"``: the throw, the turn total (before
+        this throw), then the scores (yours first; ``p2``: you are player 2)."""
+        words = text.replace("p2", " ").replace("p1", " ")
+        parts = [p.split() for p in words.replace(",", " ").split("/")]
+        seat = 1 if "p2" in text else 0
+        try:
+            nums = [[int(w) for w in p] for p in parts]
+        except ValueError:
+            nums = []
+        return self._position(text, seat, nums)
+
+    def _position(self, text: str, seat: int, nums: list[list[int]]) -> Hashable:
+        scores = 2 if self.players == 2 else (1 if self.play == "goal" else 0)
+        shape = len(nums) in (2, 3) and (len(nums) == 2 or len(nums[2]) == scores)
+        if not shape or len(nums[1]) != 1 or not 1 <= len(nums[0]) <= self.dice:
+            raise UserError(f"farkle position: got {text!r}, expected {self.position_help}")
+        throw, t = nums[0], nums[1][0]
+        given = nums[2] if len(nums) == 3 else [0] * scores
+        if any(not 1 <= f <= 6 for f in throw):
+            raise UserError(f"farkle position: got {text!r}; the dice show 1 to 6")
+        if any(x < 0 or x % UNIT for x in [t, *given]):
+            raise UserError(f"farkle position: got {text!r}; the turn total and scores are "
+                            "multiples of 50, 0 or more")  # fmt: skip
+        mine, theirs = (given + [0, 0])[:2]
+        a, b = (mine, theirs) if seat == 0 else (theirs, mine)
+        offer = offers(self.scoring, tuple(throw.count(f) for f in range(1, 7)))
+        if not any(offer):
+            raise UserError(f"farkle position: {text!r} is a farkle, no choice to make")
+        return ("keep", seat, a // UNIT, b // UNIT, t // UNIT, offer)
+
+
+@cache
+def farkle_chance(n: int, scoring_key=(1000, 750, 1500, "add")) -> Fraction:
+    """The chance that a throw of ``n`` dice scores nothing."""
+    scoring = Scoring(*scoring_key)
+    return sum((p for p, c in throws(n) if not any(offers(scoring, c))), Fraction(0))
+
+
+def _count(k: int) -> str:
+    return "1 die" if k == 1 else f"{k} dice"

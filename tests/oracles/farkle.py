@@ -1,0 +1,159 @@
+"""Farkle solved the textbook way, straight from the rules, in points.
+
+Nothing here uses the chance model, the solver or the family's own scoring: a set
+of dice is scored by trying every way to cut it into scoring combinations; a
+throw is every ordered tuple of faces, each equally likely; the choices after a
+throw are every subset of its dice (by position) that scores. One turn alone by
+memoised recursion (the turn total only grows), the game to a goal by plain value
+iteration over (my score, their score, turn total, dice to throw) from the
+mover's side, as Neller and Presser's equations for Pig.
+"""
+
+from functools import cache
+from itertools import combinations, product
+
+
+def combos(three_ones=1000, three_pairs=750, straight=1500, kinds="add"):
+    """Every scoring combination as (sorted dice, points)."""
+    out = [((1,), 100), ((5,), 50)]
+    for face in range(1, 7):
+        three = three_ones if face == 1 else 100 * face
+        for m in range(3, 7):
+            extra = m - 3
+            points = three * (2**extra if kinds == "double" else 1 + extra)
+            out.append(((face,) * m, points))
+    if three_pairs:
+        for a, b, c in combinations(range(1, 7), 3):
+            out.append(((a, a, b, b, c, c), three_pairs))
+    if straight:
+        out.append(((1, 2, 3, 4, 5, 6), straight))
+    return out
+
+
+def make_score(table):
+    """``score(dice)``: the most points of a set of dice every one of which counts
+    (0 when some die cannot count)."""
+
+    @cache
+    def score(dice):
+        if not dice:
+            return 0
+        best = -1
+        for combo, points in table:
+            rest = list(dice)
+            try:
+                for d in combo:
+                    rest.remove(d)
+            except ValueError:
+                continue
+            below = score(tuple(rest))
+            if below >= 0:
+                best = max(best, points + below)
+        return best
+
+    return lambda dice: max(score(tuple(sorted(dice))), 0)
+
+
+def choices(roll, score):
+    """(points, dice left) of every subset of the throw's dice that scores."""
+    out = set()
+    for r in range(1, len(roll) + 1):
+        for kept in combinations(range(len(roll)), r):
+            points = score([roll[i] for i in kept])
+            if points > 0:
+                out.add((points, len(roll) - r))
+    return out
+
+
+def throw_table(dice, score):
+    """For each count of dice: every ordered throw's choices, and its chance."""
+    return {n: [(1 / 6**n, choices(roll, score)) for roll in product(range(1, 7), repeat=n)]
+            for n in range(1, dice + 1)}  # fmt: skip
+
+
+def farkle_chance(n, **rules):
+    score = make_score(combos(**rules))
+    rolls = list(product(range(1, 7), repeat=n))
+    return sum(1 for r in rolls if not choices(r, score)), len(rolls)
+
+
+def one_turn(dice=6, cap=20000, min_bank=0, **rules):
+    """``E(t, n)``: the best expected score of a turn from turn total ``t`` with ``n``
+    dice to throw (a turn total reaching ``cap`` is banked at once)."""
+    table = throw_table(dice, make_score(combos(**rules)))
+
+    @cache
+    def E(t, n):
+        total = 0.0
+        for p, options in table[n]:
+            best = 0.0
+            for points, left in options:
+                tt = t + points
+                if tt >= cap:
+                    best = max(best, tt)
+                    continue
+                best = max(best, E(tt, left or dice))
+                if tt >= min_bank:
+                    best = max(best, tt)
+            total += p * best
+        return total
+
+    return E
+
+
+def two_player(goal, dice=6, min_bank=0, tol=1e-13, **rules):
+    """P[(i, j, t, n)]: the mover's chance to win with ``i`` against ``j``, turn total
+    ``t`` and ``n`` dice to throw, both playing their best."""
+    table = throw_table(dice, make_score(combos(**rules)))
+    states = [(i, j, t, n) for i in range(0, goal, 50) for j in range(0, goal, 50)
+              for t in range(0, goal - i, 50) for n in range(1, dice + 1)
+              if t > 0 or n == dice]  # fmt: skip
+    P = dict.fromkeys(states, 0.0)
+    while True:
+        change = 0.0
+        for (i, j, t, n), old in P.items():
+            new = 0.0
+            for p, options in table[n]:
+                best = 1 - P[(j, i, 0, dice)]  # a farkle: nothing banked
+                if options:
+                    best = 0.0
+                for points, left in options:
+                    tt = t + points
+                    if i + tt >= goal:
+                        best = 1.0
+                        break
+                    best = max(best, P[(i, j, tt, left or dice)])
+                    if tt >= min_bank:
+                        best = max(best, 1 - P[(j, i + tt, 0, dice)])
+                new += p * best
+            change = max(change, abs(new - old))
+            P[(i, j, t, n)] = new
+        if change < tol:
+            return P
+
+
+def fewest_turns(goal, dice=6, tol=1e-12, **rules):
+    """T[(s, t, n)]: the fewest expected turns still to start (this one counted when
+    ``t == 0``) to reach ``goal`` alone from score ``s``."""
+    table = throw_table(dice, make_score(combos(**rules)))
+    states = [(s, t, n) for s in range(0, goal, 50) for t in range(0, goal - s, 50)
+              for n in range(1, dice + 1) if t > 0 or n == dice]  # fmt: skip
+    T = dict.fromkeys(states, 0.0)
+    while True:
+        change = 0.0
+        for (s, t, n), old in T.items():
+            new = 0.0
+            for p, options in table[n]:
+                best = T[(s, 0, dice)] if not options else float("inf")
+                for points, left in options:
+                    tt = t + points
+                    if s + tt >= goal:
+                        best = 0.0
+                        break
+                    best = min(best, T[(s, tt, left or dice)], T[(s + tt, 0, dice)])
+                new += p * best
+            new += 1.0 if t == 0 and n == dice else 0.0
+            change = max(change, abs(new - old))
+            T[(s, t, n)] = new
+        if change < tol:
+            return T

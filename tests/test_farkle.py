@@ -1,0 +1,193 @@
+"""Farkle on the chance model, against a plain solver of its rules and published figures."""
+
+import json
+from fractions import Fraction
+
+import pytest
+from command_line import run_in_process as dicelab
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracles import farkle as oracle
+
+from dicelab.errors import UserError
+from dicelab.games.chance import solve
+from dicelab.games.chance.families import game_from
+from dicelab.games.chance.farkle import Farkle, Scoring, farkle_chance, offers
+
+rules = st.fixed_dictionaries({
+    "three_ones": st.sampled_from([1000, 300]),
+    "kinds": st.sampled_from(["add", "double"]),
+})  # fmt: skip
+
+
+def test_the_chance_of_a_farkle_is_the_published_one_for_each_count_of_dice():
+    # farkle.games, "Farkle Odds": 2/6, 20/36, 156/216, 1092/1296, 7176/7776 score
+    # with 1 to 5 dice; six dice farkle 1080 times in 46,656 (1 in 43.2), three pairs
+    # and the straight scoring
+    scoring = {1: (2, 6), 2: (20, 36), 3: (156, 216), 4: (1092, 1296), 5: (7176, 7776)}
+    for n, (scores, out_of) in scoring.items():
+        assert farkle_chance(n) == 1 - Fraction(scores, out_of)
+    assert farkle_chance(6) == Fraction(1080, 46656) == 1 / Fraction(432, 10)
+    for n in range(1, 6):
+        fails, rolls = oracle.farkle_chance(n)
+        assert farkle_chance(n) == Fraction(fails, rolls)
+
+
+def test_the_scoring_table():
+    s = Scoring()
+    assert [s.value(c) * 50 for c in [
+        (1, 0, 0, 0, 0, 0), (0, 0, 0, 0, 1, 0), (3, 0, 0, 0, 0, 0), (0, 3, 0, 0, 0, 0),
+        (4, 0, 0, 0, 0, 0), (5, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 4), (0, 0, 0, 0, 0, 5),
+        (1, 1, 1, 1, 1, 1), (2, 2, 2, 0, 0, 0), (0, 4, 2, 0, 0, 0), (0, 1, 0, 0, 0, 0),
+        (2, 0, 0, 0, 1, 0), (0, 0, 0, 0, 0, 6)]] == [
+        100, 50, 1000, 200, 2000, 3000, 1200, 1800, 1500, 750, 0, 0, 250, 2400]  # fmt: skip
+    assert Scoring(kinds="double").value((0, 6, 0, 0, 0, 0)) * 50 == 1600
+    # a throw of 1 2 2 2 5 4 offers 100 with one die, 150 with two, 200+100 with four...
+    assert [x * 50 for x in offers(s, (1, 3, 0, 1, 1, 0))] == [100, 150, 200, 300, 350, 0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=6), rules,
+       st.sampled_from([0, 500, 750]), st.sampled_from([0, 1500]))  # fmt: skip
+def test_a_set_of_dice_scores_what_every_cut_into_combinations_gives(dice, kw, pairs, run):
+    score = oracle.make_score(oracle.combos(three_pairs=pairs, straight=run, **kw))
+    s = Scoring(three_pairs=pairs, straight=run, **kw)
+    counts = tuple(dice.count(f) for f in range(1, 7))
+    assert s.value(counts) * 50 == score(dice)
+    best = {}
+    for points, left in oracle.choices(dice, score):
+        k = len(dice) - left
+        best[k] = max(best.get(k, 0), points)
+    assert [x * 50 for x in offers(s, counts)] == [best.get(k, 0) for k in range(1, len(dice) + 1)]
+
+
+def test_one_turn_meets_the_published_expected_values():
+    # the Farkle post of rmckenna21.blogspot.com: a turn's expected value when rolling, by
+    # turn total and dice to throw (to the digits given there)
+    s = solve(Farkle(players=1))
+    published = {(50, 5): 363.834, (100, 5): 399.911, (150, 4): 307.673,
+                 (200, 3): 257.584, (250, 3): 293.4}  # fmt: skip
+    for (t, n), value in published.items():
+        assert s.value(("roll", 0, 0, 0, t // 50, n)) == pytest.approx(value, abs=5e-4)
+    assert s.value() == pytest.approx(548.857618, abs=1e-6)
+    assert s.value() == pytest.approx(solve(Farkle(players=1, goal=40000)).value(), abs=1e-9)
+
+
+def test_one_turn_of_six_dice_agrees_with_the_rules_solved_plainly():
+    E = oracle.one_turn(dice=6, cap=2000, three_pairs=500, straight=1000, kinds="double")
+    s = solve(Farkle(players=1, goal=2000, three_pairs=500, straight=1000, kinds="double"))
+    assert s.value() == pytest.approx(E(0, 6), abs=1e-9)
+    assert s.value(("roll", 0, 0, 0, 4, 3)) == pytest.approx(E(200, 3), abs=1e-9)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 40).map(lambda g: 50 * g), st.sampled_from([0, 300]),
+       rules)  # fmt: skip
+def test_one_turn_agrees_with_a_recursion_from_the_rules(dice, cap, min_bank, kw):
+    min_bank = min(min_bank, cap - 50)
+    E = oracle.one_turn(dice=dice, cap=cap, min_bank=min_bank, **kw)
+    s = solve(Farkle(players=1, goal=cap, dice=dice, min_bank=min_bank, **kw))
+    assert s.value() == pytest.approx(E(0, dice), abs=1e-9)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 6).map(lambda g: 50 * g), st.sampled_from([0, 100]),
+       rules)  # fmt: skip
+def test_two_players_agree_with_value_iteration_from_the_rules(dice, goal, min_bank, kw):
+    min_bank = min(min_bank, goal - 50)
+    P = oracle.two_player(goal, dice=dice, min_bank=min_bank, **kw)
+    s = solve(Farkle(goal=goal, dice=dice, min_bank=min_bank, **kw))
+    assert s.value() == pytest.approx(P[(0, 0, 0, dice)], abs=1e-9)
+    # a position with player 2 to throw, from player 1's side
+    if goal > 100 and min_bank == 0:
+        assert s.value(("roll", 1, 1, 0, 0, dice)) == pytest.approx(
+            1 - P[(0, 50, 0, dice)], abs=1e-9)  # fmt: skip
+
+
+@settings(max_examples=5, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 8).map(lambda g: 50 * g), rules)
+def test_fewest_turns_agree_with_value_iteration_from_the_rules(dice, goal, kw):
+    T = oracle.fewest_turns(goal, dice=dice, **kw)
+    s = solve(Farkle(players=1, play="goal", goal=goal, dice=dice, **kw))
+    assert s.objective == "turns"
+    assert s.value() == pytest.approx(T[(0, 0, dice)], rel=1e-9)
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.sampled_from([(2, "turn"), (1, "turn"), (1, "goal")]), st.integers(1, 4),
+       st.integers(1, 8).map(lambda g: 50 * g), st.sampled_from([0, 100]), rules)  # fmt: skip
+def test_the_array_layout_is_the_walk_of_the_rules(kind, dice, goal, min_bank, kw):
+    from dicelab.games.chance.explore import explore
+
+    players, play = kind
+    game = Farkle(players=players, play=play, goal=goal, dice=dice,
+                  min_bank=min(min_bank, goal - 50), **kw)  # fmt: skip
+    fast, walked = solve(game), solve(game, walk=True)
+    assert len(fast) == game.size() >= len(walked)
+    lay = fast.layout
+    for v, position in enumerate(walked.layout.positions):
+        u = lay.node(position)
+        assert lay.positions[u] == position
+        assert fast.values[u] == pytest.approx(walked.values[v], abs=1e-9)
+        if game.result(position) is None and game.to_move(position) >= 0:
+            assert [m.value for m in fast.advise(position)] == pytest.approx(
+                [m.value for m in walked.advise(position)], abs=1e-9)  # fmt: skip
+    assert explore(game, exact=True).exact is not None
+
+
+def test_two_player_farkle_to_10000_is_refused_at_once_with_its_size(capsys, monkeypatch):
+    assert dicelab(monkeypatch, "solve", "farkle") == 2
+    err = capsys.readouterr().err
+    assert "farkle to 10000: 1,881,360,002 positions" in err and err.count("\n") == 1
+    assert Farkle().estimate() == Farkle().size() == 1_881_360_002
+
+
+def test_settings_and_positions_are_checked_with_one_clear_line(capsys, monkeypatch):
+    for args, words in [
+        (["goal=125"], "multiple of 50"),
+        (["players=3"], "expected 1 or 2"),
+        (["dice=7"], "expected 1 to 6"),
+        (["kinds=triple"], "expected double or add"),
+        (["play=forever", "players=1"], "expected turn or goal"),
+        (["play=goal"], "one player's game"),
+        (["straight=60"], "multiple of 50"),
+        (["min_bank=20000", "goal=1000"], "below the goal"),
+    ]:
+        with pytest.raises(UserError, match=words):
+            game_from("farkle", args)
+    game = Farkle(players=1)
+    for text, words in [("1 1 x / 300", "expected"), ("1 7 / 0", "1 to 6"),
+                        ("2 3 4 6 6 2 / 0", "a farkle"), ("1 5 / 75", "multiples of 50"),
+                        ("1 1 1 1 1 1 1 / 0", "expected")]:  # fmt: skip
+        with pytest.raises(UserError, match=words):
+            game.parse(text)
+    assert game.parse("5 1 / 300") == ("keep", 0, 0, 0, 6, (2, 3))
+    assert Farkle(goal=500).parse("1 / 100 / 200 50 p2") == ("keep", 1, 1, 4, 2, (2,))
+    assert dicelab(monkeypatch, "advise", "farkle", "--set", "players=1", "--at", "1 7") == 2
+    err = capsys.readouterr().err
+    assert "farkle position" in err and err.count("\n") == 1
+
+
+def test_command_line_solves_advises_plays_and_simulates(capsys, monkeypatch, tmp_path):
+    from dicelab.cli.chance_play import run_game_play, run_game_review
+    from dicelab.cli.output import Console
+    from dicelab.games.chance.simulate import simulate
+
+    assert dicelab(monkeypatch, "solve", "farkle", "--set", "goal=300", "--set", "dice=3",
+                   "--json") == 0  # fmt: skip
+    out = json.loads(capsys.readouterr().out)
+    assert out["value"] == pytest.approx(oracle.two_player(300, dice=3)[(0, 0, 0, 3)], abs=1e-9)
+    assert dicelab(monkeypatch, "advise", "farkle", "--set", "players=1", "--at",
+                   "1 1 5 2 3 4 / 300", "--json") == 0  # fmt: skip
+    moves = json.loads(capsys.readouterr().out)["moves"]
+    assert moves[0]["move"] == "keep 100 (1 die), roll 5" and moves[0]["cost"] == 0
+    assert {m["move"] for m in moves} >= {"bank 550", "keep 250 (3 dice), roll 3"}
+    path = tmp_path / "farkle.json"
+    console = Console(record=True, width=150)
+    code = run_game_play("farkle", ["goal=500", "dice=3"], seed=2, record=path,
+                         console=console, read=lambda prompt: "")  # fmt: skip
+    assert code == 0 and "cost 0.0000 in all" in console.export_text()
+    again = run_game_review(str(path), console=Console(record=True, width=150))
+    assert all(d["cost"] == 0 for d in again)
+    sim = simulate(solve(Farkle(players=1, goal=3000)), 20_000, seed=1)
+    assert sim.unfinished == 0 and sim.errors_off < 4
