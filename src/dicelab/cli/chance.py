@@ -1,5 +1,5 @@
 """``dicelab solve GAME`` and ``dicelab advise GAME`` for the games of the chance model:
-Pig, Shut the Box, the bear-off, or a TOML file naming one with its settings."""
+Pig, Shut the Box, the bear-off, Farkle, or a TOML file naming one with its settings."""
 
 from __future__ import annotations
 

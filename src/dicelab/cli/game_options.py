@@ -59,7 +59,7 @@ def for_dice_games(options: dict[str, GameOption], run_game: Callable[[dict, dic
                      if extra[name] != opt.default]  # fmt: skip
             if given:
                 raise UserError(f"{', '.join(given)}: for a dice game (pig, shut-the-box, "
-                                "bearoff), not a rule set")  # fmt: skip
+                                "bearoff, farkle), not a rule set")  # fmt: skip
             return command(*args, **kwargs)
 
         run.__signature__ = signature.replace(parameters=shown)  # type: ignore[attr-defined]

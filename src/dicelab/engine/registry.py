@@ -327,7 +327,7 @@ OBJECTIVES: dict[str, Objective] = {
 
 _GAME = "dicelab.engine.objectives.chance:"
 
-#: What a game of the chance model (Pig, Shut the Box, the bear-off, one's own) is
+#: What a game of the chance model (Pig, Shut the Box, the bear-off, Farkle, one's own) is
 #: solved for; ``solve`` names the function that values its layout as a graph.
 GAME_OBJECTIVES: dict[str, Objective] = {
     o.name: o

@@ -681,7 +681,7 @@ class KeptOut(BaseModel):
     id: int | None
 
 
-# -- dice games on the chance model (Pig, Shut the Box, the bear-off) ----------------------
+# -- dice games on the chance model (Pig, Shut the Box, the bear-off, Farkle) --------------
 GameName = Annotated[str, StringConstraints(min_length=1, max_length=40)]
 Setting = Annotated[str, StringConstraints(min_length=0, max_length=80)]
 
@@ -704,7 +704,7 @@ class GamePositionRequest(_Request):
     throw's label at a throw of the dice), the position after that step.
     """
 
-    game: GameName = Field(description="pig, shut-the-box or bearoff.", examples=["pig"])
+    game: GameName = Field(description="pig, shut-the-box, bearoff or farkle.", examples=["pig"])
     settings: dict[str, Setting] = Field(
         default_factory=dict, max_length=8, description='The family\'s settings: {"goal": "50"}.'
     )

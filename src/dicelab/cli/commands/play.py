@@ -119,7 +119,7 @@ def play_command(
 ) -> None:
     """Play along in the terminal with advice at every step; the game is saved and reviewed.
 
-    A dice game (pig, shut-the-box, bearoff) is played against the computer."""
+    A dice game (pig, shut-the-box, bearoff, farkle) is played against the computer."""
     from pathlib import Path
 
     from dicelab.cli.play import run_play
@@ -186,7 +186,7 @@ def simulate_command(
     as_json: bool = typer.Option(False, "--json", help="Print the figures as JSON."),
 ) -> None:
     """Simulate games with the optimal strategy and compare with the exact expectation
-    (a dice game too: pig, shut-the-box, bearoff)."""
+    (a dice game too: pig, shut-the-box, bearoff, farkle)."""
     from pathlib import Path
 
     from dicelab.cli.advice import run_simulate

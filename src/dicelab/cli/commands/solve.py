@@ -67,7 +67,7 @@ def solve(
     rules: str = typer.Argument(
         ...,
         help="A built-in name or a path to a rules file; or a dice game: pig, shut-the-box, "
-        "bearoff, or a TOML file naming one.",
+        "bearoff, farkle, or a TOML file naming one.",
     ),
     json_out: bool = typer.Option(False, "--json", help="Print one JSON object."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the cache."),
@@ -98,7 +98,7 @@ def solve(
     The maximum expected score by default; with --target S the best
     P(score >= S); with --objective win the best chance to beat an
     opponent; with --theta T the best play for a player who plays safe
-    (T > 0) or risky (T < 0). A dice game (pig, shut-the-box, bearoff:
+    (T > 0) or risky (T < 0). A dice game (pig, shut-the-box, bearoff, farkle:
     --set NAME=VALUE) gets its value with best play, checked."""
 
     from dicelab.cli.objective_options import given_params

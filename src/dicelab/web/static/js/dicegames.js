@@ -1,4 +1,4 @@
-// The dice games view: Pig, Shut the Box, the bear-off, against the computer.
+// The dice games view: Pig, Shut the Box, the bear-off, Farkle, against the computer.
 // The page keeps the position the server last gave; each step asks the server for
 // the next one, with the moves ranked (POST /api/games/position).
 import { api, showError } from "./api.js";
