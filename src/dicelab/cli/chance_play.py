@@ -115,17 +115,29 @@ def _seen(solution: ChanceSolution, value: float, seat: int) -> float:
     return solution.seat_view(value, seat - 1)
 
 
+def _as_labelled(typed: str, labels: list[str]) -> str:
+    """A typed throw as the game labels it: ``6-3`` for ``3-6``, the dice of ``5 1 1``
+    in any order or with commas for ``1 1 5``."""
+    if typed in labels:
+        return typed
+    if "-" in typed:
+        return "-".join(reversed(typed.split("-")))
+    dice = sorted(typed.replace(",", " ").split(), key=lambda d: (len(d), d))
+    return " ".join(dice)
+
+
 def _throw(game, here, rng, dice, read, console, log):
     """The dice decide: drawn, or typed in."""
     outcomes = game.outcomes(here)
     if dice == "real":
         labels = [label for _, label, _ in outcomes]
+        shown = list(dict.fromkeys(labels))
+        listed = ", ".join(shown) if len(shown) <= 40 else f"e.g. {shown[0]}, {shown[-1]}"
         while True:
-            typed = read(f"the throw ({', '.join(dict.fromkeys(labels))}; q: stop): ").strip()
+            typed = read(f"the throw ({listed}; q: stop): ").strip()
             if typed.lower() in ("q", "quit"):
                 return None
-            if typed not in labels and "-" in typed:  # 6-3 as well as 3-6
-                typed = "-".join(reversed(typed.split("-")))
+            typed = _as_labelled(typed, labels)
             if typed in labels:
                 after = outcomes[labels.index(typed)][2]
                 break
