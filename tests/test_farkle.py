@@ -191,3 +191,13 @@ def test_command_line_solves_advises_plays_and_simulates(capsys, monkeypatch, tm
     assert all(d["cost"] == 0 for d in again)
     sim = simulate(solve(Farkle(players=1, goal=3000)), 20_000, seed=1)
     assert sim.unfinished == 0 and sim.errors_off < 4
+
+
+def test_a_typed_throw_is_read_in_any_order():
+    from dicelab.cli.chance_play import _as_labelled
+
+    labels = ["1 1 5", "1 5 6", "3-6"]
+    assert _as_labelled("5 1 1", labels) == "1 1 5"
+    assert _as_labelled("6,5,1", labels) == "1 5 6"
+    assert _as_labelled("6-3", labels) == "3-6"
+    assert _as_labelled("7 7", labels) not in labels
