@@ -574,6 +574,7 @@ class Store:
         with self._lock:
             if self._charting.get(key) is job:
                 del self._charting[key]
+                self._dropped.discard(key)
             if job.cancelled() or job.exception() is not None:
                 return
             self._distributions[key] = job
@@ -593,11 +594,10 @@ class Store:
                 return
             self._waiting.pop(key, None)
             job = self._charting.get(key)
-            if gone and job is not None:
-                if job.cancel():
-                    del self._charting[key]
-                elif not job.done():
-                    self._dropped.add(key)
+            if not gone or job is None or job.done():
+                return
+            self._dropped.add(key)  # under way: it stops at its next layer
+        job.cancel()  # not started: never will (its end is told to _charted, with the lock)
 
     def _distribution(self, rules: Rules, start: tuple[int, int, int, int]):
         from dicelab.engine.objectives.distribution import score_distribution
