@@ -57,8 +57,20 @@ def held(monkeypatch):
     gate.set()
 
 
+@pytest.fixture
+def in_child(monkeypatch):
+    """Every rule set sized in a child, as the largest are."""
+    monkeypatch.setattr(estimates_module, "HEAVY_STATES", 0)
+
+
 # -- estimates ------------------------------------------------------------------------------
-def test_estimates_are_worked_out_in_a_child_and_kept():
+def test_rule_sets_larger_than_yahtzee_are_sized_in_a_child():
+    assert not estimates_module.is_heavy(load_rules("yahtzee"))
+    assert estimates_module.is_heavy(load_rules("yatzy"))
+    assert estimates_module.is_heavy(load_rules("maxi-yatzy"))
+
+
+def test_estimates_are_worked_out_in_a_child_and_kept(in_child):
     rules = load_rules("yazy")
     estimates = Estimates()
     try:
@@ -73,7 +85,7 @@ def test_estimates_are_worked_out_in_a_child_and_kept():
         estimates.close()
 
 
-def test_an_estimate_past_its_time_is_stopped_and_named(monkeypatch):
+def test_an_estimate_past_its_time_is_stopped_and_named(monkeypatch, in_child):
     monkeypatch.setattr(estimates_module, "ESTIMATE_SECONDS", 0.01)
     estimates = Estimates()
     try:
@@ -83,7 +95,7 @@ def test_an_estimate_past_its_time_is_stopped_and_named(monkeypatch):
         estimates.close()
 
 
-def test_a_stop_kills_the_estimate_and_awaits_nothing():
+def test_a_stop_kills_the_estimate_and_awaits_nothing(in_child):
     estimates = Estimates()
     future = estimates.future(load_rules("yacht"), "target")
     _until(lambda: estimates._child is not None or future.done())

@@ -7,9 +7,12 @@ every target: about 17 s and 5 GB). Done on the threads that load tables from di
 in the server's process, that held every load up behind it and left the server
 gigabytes larger. So here:
 
-* each estimate runs in a child process (``python -m dicelab.web.estimates``), one
-  child at a time, at a lower priority, whose memory goes back to the system when it
-  ends; the estimates of one rule set share a child, and so its layouts;
+* the estimates run one at a time on a thread of their own; those of a rule set
+  larger than Yahtzee (:data:`HEAVY_STATES`) in a child process
+  (``python -m dicelab.web.estimates``) at a lower priority, whose memory goes back
+  to the system when it ends; the estimates of one rule set share a child, and so
+  its layouts (a child takes half a second to start: Yahtzee's are sized in a
+  fraction of that, and in megabytes, on the thread itself);
 * every answer, a size or a refusal, is kept per rule set and table (a few hundred
   bytes each), so a rule set is sized once;
 * at most :data:`MAX_PENDING` wait their turn, an estimate longer than
@@ -42,6 +45,8 @@ ESTIMATE_SECONDS = 120.0
 MAX_PENDING = 32
 #: Answers kept (the oldest dropped first).
 MAX_KEPT = 1024
+#: Rule sets with more turn-start states than this (Yahtzee's) are sized in a child.
+HEAVY_STATES = 2**20
 
 Key = tuple[str, str]
 
@@ -58,12 +63,20 @@ def is_large(objective: str) -> bool:
     return registry.parse_key(objective).objective.large
 
 
+def is_heavy(rules) -> bool:
+    """Whether sizing these rules' large tables may take seconds and gigabytes: more
+    turn-start states (boxes and upper totals) than :data:`HEAVY_STATES`."""
+    upper = rules.bonus_threshold + 1 if rules.bonus_threshold > 0 else 1
+    return (1 << rules.n_categories) * upper > HEAVY_STATES
+
+
 class Estimates:
     """The sizes of one server's large tables: worked out apart, kept once known."""
 
     def __init__(self, processes: bool = True, limits: Limits | None = None) -> None:
-        """``processes``: work each out in a child process (else on this object's
-        own thread, as tests do); ``limits.memory`` caps a child's memory."""
+        """``processes``: work out the heavy ones in a child process (else all on
+        this object's own thread, as tests do); ``limits.memory`` caps a child's
+        memory."""
         self.processes = processes
         self.limits = limits or Limits()
         self._lock = threading.Condition()
@@ -129,7 +142,7 @@ class Estimates:
                 if self._closed:
                     return
                 rules = next(iter(self._pending.values()))[0]
-            if self.processes:
+            if self.processes and is_heavy(rules):
                 self._in_child(rules)
             else:
                 self._here(rules)
