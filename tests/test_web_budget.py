@@ -111,6 +111,19 @@ def test_a_stop_kills_the_estimate_and_awaits_nothing(in_child):
         estimates.future(load_rules("yacht"), "win")
 
 
+def test_a_light_estimate_never_waits_behind_a_heavy_one(monkeypatch):
+    gate = threading.Event()
+    monkeypatch.setattr(Estimates, "_in_child", lambda self, rules: gate.wait(30))
+    estimates = Estimates()
+    try:
+        heavy = estimates.future(load_rules("maxi-yatzy"), "target")  # held
+        light = estimates.future(load_rules("yazy"), "target")
+        assert isinstance(light.result(10), Facts) and not heavy.done()
+    finally:
+        estimates.close()
+        gate.set()
+
+
 def test_too_many_estimates_waiting_are_refused(monkeypatch, held):
     monkeypatch.setattr(estimates_module, "MAX_PENDING", 2)
     estimates = Estimates(processes=False)

@@ -82,7 +82,9 @@ class Estimates:
         self._lock = threading.Condition()
         self._kept: OrderedDict[Key, Facts | UserError] = OrderedDict()
         self._pending: OrderedDict[Key, tuple[object, Future]] = OrderedDict()
-        self._thread: threading.Thread | None = None
+        # one thread for the heavy ones (each in a child), one for the rest: a
+        # refusal of Yahtzee's duel never waits behind Maxi Yatzy's layouts
+        self._threads: dict[bool, threading.Thread] = {}
         self._child: subprocess.Popen | None = None
         self._closed = False
 
@@ -112,12 +114,13 @@ class Estimates:
                 )
             future: Future = Future()
             self._pending[key] = (rules, future)
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._serve, name="dicelab-estimates", daemon=True
-                )
-                self._thread.start()
-            self._lock.notify()
+            heavy = self.processes and is_heavy(rules)
+            if heavy not in self._threads:
+                name = "dicelab-estimates" + ("-apart" if heavy else "")
+                thread = threading.Thread(target=self._serve, args=(heavy,), name=name, daemon=True)
+                self._threads[heavy] = thread
+                thread.start()
+            self._lock.notify_all()
             return future
 
     def close(self) -> None:
@@ -127,25 +130,33 @@ class Estimates:
             pending = [future for _, future in self._pending.values()]
             self._pending.clear()
             child = self._child
-            self._lock.notify()
+            self._lock.notify_all()
         if child is not None:
             _kill(child)
         for future in pending:
             _settle(future, UserError("the server is stopping"))
 
     # -- the estimates' thread ------------------------------------------------------------
-    def _serve(self) -> None:
+    def _serve(self, heavy: bool) -> None:
+        """Size the rule sets that wait, heavy ones (in a child) or the rest (here)."""
         while True:
             with self._lock:
-                while not self._pending and not self._closed:
+                while not self._closed and self._waiting_rules(heavy) is None:
                     self._lock.wait()
                 if self._closed:
                     return
-                rules = next(iter(self._pending.values()))[0]
-            if self.processes and is_heavy(rules):
+                rules = self._waiting_rules(heavy)
+            if heavy:
                 self._in_child(rules)
             else:
                 self._here(rules)
+
+    def _waiting_rules(self, heavy: bool):
+        """The rules of the first estimate of this kind that waits (lock held)."""
+        for rules, _ in self._pending.values():
+            if (self.processes and is_heavy(rules)) == heavy:
+                return rules
+        return None
 
     def _next(self, fingerprint: str, sent: set[str]) -> list[str]:
         """The objectives of this rule set that wait and are not yet asked of the child."""
