@@ -37,7 +37,14 @@ from dicelab.engine import registry
 from dicelab.engine.runtime.cost import Facts, human_seconds
 from dicelab.errors import TooLarge, UserError
 from dicelab.text import plural
-from dicelab.web.worker import NICE, OVERHEAD_BYTES, Limits, QueueFull, die_with_parent
+from dicelab.web.worker import (
+    NICE,
+    OVERHEAD_BYTES,
+    Cancelled,
+    Limits,
+    QueueFull,
+    die_with_parent,
+)
 
 #: Longest an estimate may take; past it, the table is called too large to size here.
 ESTIMATE_SECONDS = 120.0
@@ -101,7 +108,7 @@ class Estimates:
         key = (rules.fingerprint(), objective)
         with self._lock:
             if self._closed:
-                raise UserError("the server is stopping")
+                raise Cancelled("the server is stopping")
             found = self._kept.get(key)
             if found is not None:
                 return _settled(found)
@@ -134,7 +141,7 @@ class Estimates:
         if child is not None:
             _kill(child)
         for future in pending:
-            _settle(future, UserError("the server is stopping"))
+            _settle(future, Cancelled("the server is stopping"))
 
     # -- the estimates' thread ------------------------------------------------------------
     def _serve(self, heavy: bool) -> None:
@@ -163,11 +170,13 @@ class Estimates:
         with self._lock:
             return [o for f, o in self._pending if f == fingerprint and o not in sent]
 
-    def _answer(self, key: Key, found: Facts | UserError) -> None:
-        """Keep an answer and hand it to whoever waits for it."""
+    def _answer(self, key: Key, found: Facts | Exception) -> None:
+        """Keep an answer and hand it to whoever waits for it (an error that is no
+        refusal, a bug, is handed on but not kept)."""
         with self._lock:
-            self._kept[key] = found
-            self._kept.move_to_end(key)
+            if isinstance(found, (Facts, UserError)):
+                self._kept[key] = found
+                self._kept.move_to_end(key)
             while len(self._kept) > MAX_KEPT:
                 self._kept.popitem(last=False)
             waiting = self._pending.pop(key, None)
@@ -178,8 +187,8 @@ class Estimates:
         fingerprint = rules.fingerprint()
         for objective in self._next(fingerprint, set()):
             try:
-                found: Facts | UserError = table_facts(rules, objective)
-            except UserError as exc:
+                found: Facts | Exception = table_facts(rules, objective)
+            except Exception as exc:  # a refusal, or a bug: its request says so, no wait
                 found = exc
             self._answer((fingerprint, objective), found)
 
@@ -209,7 +218,10 @@ class Estimates:
                 line = child.stdout.readline() if child.stdout is not None else b""
                 if not line:  # the child ended: killed (a stop, the watchdog) or failed
                     break
-                objective, found = _read_answer(line, rules)
+                try:
+                    objective, found = _read_answer(line, rules)
+                except (ValueError, KeyError, pickle.UnpicklingError, TypeError):
+                    break  # not a line of the child's: what it was asked is lost
                 answered.add(objective)
                 self._answer((fingerprint, objective), found)
         finally:
@@ -244,7 +256,7 @@ class Estimates:
         """Why an estimate got no answer: the server stops, the child ran past its time
         or its memory."""
         if self._closed:
-            return UserError("the server is stopping")
+            return Cancelled("the server is stopping")
         if child.returncode == -9:
             return UserError(
                 f"{rules.name}'s {objective} table could not be sized here within "
@@ -262,7 +274,7 @@ def _settled(found: Facts | UserError) -> Future:
     return future
 
 
-def _settle(future: Future, found: Facts | UserError) -> None:
+def _settle(future: Future, found: Facts | Exception) -> None:
     with contextlib.suppress(Exception):  # settled already (a stop came first)
         if isinstance(found, BaseException):
             future.set_exception(found)
