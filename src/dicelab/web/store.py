@@ -22,6 +22,8 @@ only, so uploads cannot fill the disk.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import tempfile
 import threading
@@ -35,7 +37,7 @@ from dicelab.dice import n_keeps
 from dicelab.engine import registry
 from dicelab.engine.objectives.expected import OBJECTIVE
 from dicelab.engine.runtime import cache
-from dicelab.engine.runtime.cost import Facts, memory_budget
+from dicelab.engine.runtime.cost import Cost, Facts, human_bytes, human_seconds, memory_budget
 from dicelab.errors import TooLarge, UserError
 from dicelab.rules import (
     Rules,
@@ -46,8 +48,9 @@ from dicelab.rules import (
     rules_from_text,
 )
 from dicelab.text import plural
+from dicelab.web.estimates import Estimates, is_large, table_facts
 from dicelab.web.tables import solve_objective
-from dicelab.web.worker import Cancelled, Child, Limits, solve_in_child
+from dicelab.web.worker import Cancelled, Child, Limits, QueueFull, solve_in_child
 
 #: Largest uploaded rules file, in characters.
 MAX_UPLOAD_CHARS = 64_000
@@ -65,6 +68,8 @@ MAX_KEEPS = 5005
 MAX_POINTS_TABLES = 2
 #: Score distributions from a position kept in memory (a page asks for each turn's).
 MAX_DISTRIBUTIONS = 64
+#: Distributions that may wait their turn (those no one awaits are dropped at once).
+MAX_QUEUED_DISTRIBUTIONS = 256
 #: Solves that may wait behind the one running; more are refused until one ends.
 MAX_QUEUED = 8
 #: Solves expected to take at most this many seconds run beside the queue of the
@@ -72,14 +77,16 @@ MAX_QUEUED = 8
 #: start), so that a new rule set's first answer never waits for another's solve of
 #: minutes.
 QUICK_SECONDS = 2.0
+#: What one table of an uploaded rule set may take, whatever its objective: about what
+#: Yahtzee's largest take (its points to come: 2.6 GiB; its table of every target:
+#: about 100 s). Anyone may upload rules, and 1 KB of them can ask for gigabytes and
+#: hours (14 straights worth 10,000 each: a win table of 4.3 GiB and 7 min).
+UPLOAD_MEMORY = 3 * 2**30
+UPLOAD_SECONDS = 180.0
 
 
 class NotFound(UserError):
     """A rule set name the server does not know."""
-
-
-class QueueFull(UserError):
-    """Too many solves wait already (answered 503: ask again later)."""
 
 
 @dataclass(frozen=True)
@@ -126,8 +133,9 @@ class Store:
         # second moments, which give the standard deviation of every option
         self._tables: OrderedDict[tuple[str, str], object] = OrderedDict()
         self._solving: dict[tuple[str, str], Solve] = {}
-        self._facts: dict[tuple[str, str], Facts] = {}
-        self._finding: set[tuple[str, str]] = set()  # facts being worked out
+        # the sizes of large tables, worked out in a process of their own: never on
+        # the loaders' threads, so a load from disk waits for nothing but loads
+        self._estimates = Estimates(processes, self.limits)
         # solves run here, one at a time (each uses every core), apart from requests;
         # tables already on disk load apart from the solves, in milliseconds
         self._solver = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicelab-solve")
@@ -139,6 +147,8 @@ class Store:
         self._forward = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dicelab-dist")
         self._waiting: dict[tuple, int] = {}  # callers awaiting each distribution
         self._dropped: set[tuple] = set()  # distributions under way that no one awaits
+        # those not done yet, however many (each can be cancelled), and the last few done
+        self._charting: dict[tuple, Future] = {}
         self._distributions: OrderedDict[tuple, Future] = OrderedDict()
         cache.remove_stray()  # what saves killed midway left (the server's last stop)
 
@@ -150,6 +160,7 @@ class Store:
         self._loader.shutdown(wait=False, cancel_futures=True)
         self._quick.shutdown(wait=False, cancel_futures=True)
         self._forward.shutdown(wait=False, cancel_futures=True)
+        self._estimates.close()
         with self._lock:
             jobs = list(self._solving.values())
         for job in jobs:
@@ -162,7 +173,7 @@ class Store:
     def busy(self) -> bool:
         """Whether a solve or a distribution is running now."""
         with self._lock:
-            return bool(self._solving) or any(not f.done() for f in self._distributions.values())
+            return bool(self._solving) or any(not f.done() for f in self._charting.values())
 
     # -- rule sets -------------------------------------------------------------------
     def builtin(self) -> list[Entry]:
@@ -214,35 +225,64 @@ class Store:
         return entry
 
     def facts(self, rules: Rules, objective: str = "expected") -> Facts:
-        """What the table is (:func:`table_facts`), worked out once per rule set."""
-        key = (rules.fingerprint(), objective)
-        with self._lock:
-            found = self._facts.get(key)
+        """What the table is (:func:`~dicelab.web.estimates.table_facts`): at once for
+        most tables, awaited from the estimates' process for a large one."""
+        if not is_large(objective):
+            return table_facts(rules, objective)
+        found = self._estimates.future(rules, objective).result()
+        assert isinstance(found, Facts)  # a refusal is raised
+        return found
+
+    def known_facts(self, rules: Rules, objective: str) -> Facts | UserError | None:
+        """:meth:`facts` if they are known (or why the table cannot be sized here),
+        else ``None``, and they are worked out meanwhile apart from the requests
+        (seconds for the largest rule sets)."""
+        if not is_large(objective):  # instant
+            return table_facts(rules, objective)
+        found = self._estimates.known(rules, objective)
         if found is None:
-            found = table_facts(rules, objective)
-            with self._lock:
-                self._facts[key] = found
+            with contextlib.suppress(UserError):  # too many wait: asked again later
+                self._estimates.future(rules, objective)
         return found
 
-    def known_facts(self, rules: Rules, objective: str) -> Facts | None:
-        """:meth:`facts` if they are known, else ``None``, and they are worked out
-        meanwhile apart from the requests (seconds for the largest rule sets)."""
-        if not registry.parse_key(objective).objective.large:  # instant
-            return self.facts(rules, objective)
-        key = (rules.fingerprint(), objective)
-        with self._lock:
-            found = self._facts.get(key)
-            if found is None and key not in self._finding:
-                self._finding.add(key)
-                self._loader.submit(self._find_facts, rules, objective)
-        return found
+    def is_builtin(self, rules: Rules) -> bool:
+        """Whether these are the rules of a built-in rule set (whose tables go to the
+        disk cache and take the server's budget, not an upload's)."""
+        return any(rules.fingerprint() == e.rules.fingerprint() for e in self.builtin())
 
-    def _find_facts(self, rules: Rules, objective: str) -> None:
-        try:
-            self.facts(rules, objective)
-        finally:
-            with self._lock:
-                self._finding.discard((rules.fingerprint(), objective))
+    def check_cost(self, rules: Rules, facts: Facts) -> None:
+        """Refuse (:class:`TooLarge`) a table past this server's limits, or an
+        uploaded rule set's table past :data:`UPLOAD_MEMORY` or :data:`UPLOAD_SECONDS`."""
+        facts.cost.check()
+        cost = facts.cost
+        if (cost.bytes <= UPLOAD_MEMORY and cost.seconds <= UPLOAD_SECONDS) or self.is_builtin(
+            rules
+        ):
+            return
+        why = (
+            f"more than a table of uploaded rules may take on this server "
+            f"({human_bytes(UPLOAD_MEMORY)}, {human_seconds(UPLOAD_SECONDS)})"
+        )
+        raise TooLarge(
+            f"{cost.describe()}, {why}",
+            what=cost.what,
+            states=cost.states,
+            bytes=cost.bytes,
+            seconds=cost.seconds,
+            reason=why,
+            hopeless=True,
+        )
+
+    def limits_for(self, rules: Rules) -> Limits:
+        """What the worker of a solve of these rules may take: the server's limits, and
+        an uploaded rule set's budget within them."""
+        if self.is_builtin(rules):
+            return self.limits
+        memory, seconds = self.limits.memory, self.limits.seconds
+        return Limits(
+            memory=UPLOAD_MEMORY if memory is None else min(memory, UPLOAD_MEMORY),
+            seconds=UPLOAD_SECONDS if seconds is None else min(seconds, UPLOAD_SECONDS),
+        )
 
     # -- tables ----------------------------------------------------------------------
     def loaded(self, rules: Rules, objective: str = "expected"):
@@ -256,19 +296,22 @@ class Store:
 
     def release_table(self, rules: Rules, objective: str, gone: bool = False) -> None:
         """A caller counted by ``table_future(..., wait=True)`` stops waiting; a solve
-        that no one waits for any more (``gone``: they left) is dropped: a queued one
-        at once, one running in a worker process stopped (a worker writes no file
-        half-way), so that minutes of work no one wants never hold up the others."""
+        that no one waits for any more (``gone``: they left) is dropped: one being
+        sized or queued at once, one running in a worker process stopped (a worker
+        writes no file half-way), so that minutes of work no one wants never hold up
+        the others. A table also asked for in the background (``wait=False``, as
+        ``GET /api/rules/{id}/expected`` does) is kept: its worker's limits (for an
+        upload, its budget) stop it all the same."""
         key = (rules.fingerprint(), objective)
         with self._lock:
             job = self._solving.get(key)
             if job is None:
                 return
             job.waiting = max(0, job.waiting - 1)
-            if not (gone and job.waiting == 0):
+            if not (gone and job.waiting == 0) or job.background:
                 return
             running = job.state == "solving" and job.child is not None and not job.quick
-            if job.state != "queued" and not running:
+            if job.state not in ("checking", "queued") and not running:
                 return
             job.state = "dropped"  # the solver thread skips it when its turn comes
             del self._solving[key]
@@ -283,7 +326,9 @@ class Store:
         of it (queued behind the solve now running, at most :data:`MAX_QUEUED`).
 
         Requests wait on the future (``await asyncio.wrap_future(...)``) without holding
-        a thread, so a long solve never starves the other endpoints.
+        a thread, so a long solve never starves the other endpoints. ``wait``: the
+        caller is counted (see :meth:`release_table`); without, the table is asked for
+        in the background and kept when every counted caller has left.
         """
         check_objective(objective)
         key = (rules.fingerprint(), objective)
@@ -295,29 +340,57 @@ class Store:
                 done.set_result(found)
                 return done
             job = self._solving.get(key)
+            new = job is None
             if job is None:
                 job = self._solving[key] = Solve(time.monotonic(), state="checking")
                 job.label = f"{rules.name}, {objective}"
-                self._loader.submit(self._begin, rules, objective, job)
             job.waiting += wait
-            return job.future
+            job.background |= not wait
+        if new:
+            self._size(rules, objective, job)
+        return job.future
 
-    def _begin(self, rules: Rules, objective: str, job: Solve) -> None:
-        """On a loader thread: load the table if it is on disk, else refuse it if it
-        is too large for this server, else queue its solve."""
-        key = (rules.fingerprint(), objective)
+    def _size(self, rules: Rules, objective: str, job: Solve) -> None:
+        """What the table is: a large one's size from the estimates' process, then the
+        rest on a loader thread (:meth:`_begin`); the loaders never size a table."""
         try:
-            facts = self.facts(rules, objective)
+            if not is_large(objective):
+                _submit(self._loader, self._begin, rules, objective, job, None)
+                return
+            sized = self._estimates.future(rules, objective)
+        except BaseException as exc:
+            self._fail(rules, objective, job, exc)
+            return
+
+        def sized_then(done: Future) -> None:
+            try:
+                _submit(self._loader, self._begin, rules, objective, job, done.result())
+            except BaseException as exc:
+                self._fail(rules, objective, job, exc)
+
+        sized.add_done_callback(sized_then)
+
+    def _begin(self, rules: Rules, objective: str, job: Solve, facts: Facts | None) -> None:
+        """On a loader thread: load the table if it is on disk, else refuse it if it
+        is too large for this server (or, uploaded, for its budget), else queue its
+        solve. ``facts``: the table's size, worked out apart (``None``: instant)."""
+        try:
+            if job.state == "dropped":  # no one waits any more
+                return
+            facts = facts or table_facts(rules, objective)
+            job.cost = facts.cost
             if facts.cached():
                 job.state = "loading"
                 self._run(rules, objective, job)
                 return
-            facts.cost.check()  # TooLarge: past this server's memory or time
+            self.check_cost(rules, facts)  # TooLarge: past this server's memory or time
             if facts.cost.seconds <= QUICK_SECONDS:  # beside a long solve, not behind it
                 job.state, job.quick = "solving", True
-                self._quick.submit(self._run, rules, objective, job)
+                _submit(self._quick, self._run, rules, objective, job)
                 return
             with self._lock:
+                if job.state == "dropped":
+                    return
                 queued = sum(j.state == "queued" for j in self._solving.values())
                 if queued >= MAX_QUEUED:
                     raise QueueFull(
@@ -325,11 +398,16 @@ class Store:
                         "ask again in a while"
                     )
                 job.state = "queued"
-            self._solver.submit(self._run, rules, objective, job)
+            _submit(self._solver, self._run, rules, objective, job)
         except BaseException as exc:
-            with self._lock:
-                self._solving.pop(key, None)
-            _settle(job.future, error=exc)
+            self._fail(rules, objective, job, exc)
+
+    def _fail(self, rules: Rules, objective: str, job: Solve, exc: BaseException) -> None:
+        """End a load or solve with an error (not a newer one of the same table)."""
+        with self._lock:
+            if self._solving.get((rules.fingerprint(), objective)) is job:
+                del self._solving[(rules.fingerprint(), objective)]
+        _settle(job.future, error=exc)
 
     def _run(self, rules: Rules, objective: str, job: Solve) -> None:
         if job.state == "dropped":
@@ -360,7 +438,7 @@ class Store:
         key = (rules.fingerprint(), objective)
         found = self.known_facts(rules, objective)
         estimate = _seconds(found)
-        refused = _refusal(found)
+        refused = self._refusal(rules, found)
         with self._lock:
             if key in self._tables:
                 return {"state": "ready", "estimate_seconds": estimate}
@@ -385,16 +463,29 @@ class Store:
                     "left_seconds": job.left_seconds(),
                     "estimate_seconds": estimate,
                 }
-        cached = found is not None and found.cached()
+        cached = isinstance(found, Facts) and found.cached()
         out = {"state": "cached" if cached else "idle", "estimate_seconds": estimate}
         if refused is not None and not cached:
             out["refused"] = refused
         return out
 
+    def _refusal(self, rules: Rules, found: Facts | UserError | None) -> str | None:
+        """Why a table would be refused here (its size, or why it cannot be sized), or
+        ``None``."""
+        if isinstance(found, UserError):
+            return getattr(found, "summary", str(found))
+        if found is None:
+            return None
+        try:
+            self.check_cost(rules, found)
+        except TooLarge as exc:
+            return exc.summary
+        return None
+
     def _load_or_solve(self, rules: Rules, objective: str, job: Solve):
         key = (rules.fingerprint(), objective)
         try:
-            writes = any(rules.fingerprint() == e.rules.fingerprint() for e in self.builtin())
+            writes = self.is_builtin(rules)
             use_cache = writes or job.state == "loading"
             if job.state == "queued":
                 job.state = "solving"
@@ -417,23 +508,26 @@ class Store:
 
     def _solve_apart(self, rules: Rules, objective: str, job: Solve, writes: bool):
         """Solve in a worker process, then read the table it wrote: from the disk
-        cache (built-in rules), or whole from a folder of this server's (uploads),
-        whose file is then deleted."""
+        cache (built-in rules, where the cache folder has room for it), else whole
+        from a folder of this server's, whose files are then deleted. The table is
+        only read here, never solved a second time in this process (outside the
+        worker's caps and stop): a file that did not come is an error."""
 
         def started(child) -> None:
             job.child = child
 
-        if writes:
-            folder = str(cache.cache_dir())
-            solve_in_child(rules, objective, folder, self.limits, job.tick, started)
-            return solve_objective(rules, objective, True, job.tick, mapped=True)
-        folder = self._transfer_folder()
+        limits = self.limits_for(rules)
+        folder = cache.cache_dir()
+        if writes and has_room(folder, job.cost.bytes if job.cost else 0):
+            solve_in_child(rules, objective, str(folder), limits, job.tick, started)
+            return read_solved(rules, objective, mapped=True)
+        folder = Path(self._transfer_folder())
         try:
-            solve_in_child(rules, objective, folder, self.limits, job.tick, started)
+            solve_in_child(rules, objective, str(folder), limits, job.tick, started)
             with cache.folder_in_this_thread(folder):
-                return solve_objective(rules, objective, True, job.tick)
+                return read_solved(rules, objective, mapped=False)
         finally:
-            for path in Path(folder).iterdir():
+            for path in folder.iterdir():
                 path.unlink(missing_ok=True)
 
     def _transfer_folder(self) -> str:
@@ -451,27 +545,41 @@ class Store:
 
     def distribution_future(self, rules: Rules, start: tuple[int, int, int, int]) -> Future:
         """A future of the final-score distribution from a turn start ``(filled, flag,
-        upper, points)`` under the expected-score optimum; the last few are kept.
-        Each caller is counted as waiting on it until :meth:`release`."""
+        upper, points)`` under the expected-score optimum; the last few done are kept.
+        Each caller is counted as waiting on it until :meth:`release`; every one not
+        done is tracked, however many, so that each can be dropped when no one waits
+        (at most :data:`MAX_QUEUED_DISTRIBUTIONS` wait their turn)."""
         key = (rules.fingerprint(), *start)
         with self._lock:
-            self._waiting[key] = self._waiting.get(key, 0) + 1
-            found = self._distributions.get(key)
+            found = self._charting.get(key) or self._distributions.get(key)
             if found is not None:
+                self._waiting[key] = self._waiting.get(key, 0) + 1
                 self._dropped.discard(key)  # awaited again: let it finish
-                self._distributions.move_to_end(key)
+                if key in self._distributions:
+                    self._distributions.move_to_end(key)
                 return found
-            job = self._forward.submit(self._distribution, rules, start)
+            if len(self._charting) >= MAX_QUEUED_DISTRIBUTIONS:
+                raise QueueFull(
+                    f"{plural(len(self._charting), 'distribution')} already wait their turn "
+                    "on this server; ask again in a while"
+                )
+            job = _submit(self._forward, self._distribution, rules, start)
+            self._waiting[key] = self._waiting.get(key, 0) + 1
+            self._charting[key] = job
+        job.add_done_callback(lambda done: self._charted(key, done))
+        return job
+
+    def _charted(self, key: tuple, job: Future) -> None:
+        """A distribution is done: kept among the last few if it ended well."""
+        with self._lock:
+            if self._charting.get(key) is job:
+                del self._charting[key]
+                self._dropped.discard(key)
+            if job.cancelled() or job.exception() is not None:
+                return
             self._distributions[key] = job
             while len(self._distributions) > MAX_DISTRIBUTIONS:
                 self._distributions.popitem(last=False)
-
-        def forget_failed(f: Future) -> None:
-            if not f.cancelled() and f.exception():
-                self._forget(key)
-
-        job.add_done_callback(forget_failed)
-        return job
 
     def release(self, rules: Rules, start: tuple[int, int, int, int], gone: bool = False) -> None:
         """One caller of :meth:`distribution_future` stops waiting; with ``gone`` (the
@@ -485,16 +593,11 @@ class Store:
                 self._waiting[key] = left
                 return
             self._waiting.pop(key, None)
-            job = self._distributions.get(key)
-            if gone and job is not None:
-                if job.cancel():
-                    del self._distributions[key]
-                elif not job.done():
-                    self._dropped.add(key)
-
-    def _forget(self, key: tuple) -> None:
-        with self._lock:
-            self._distributions.pop(key, None)
+            job = self._charting.get(key)
+            if not gone or job is None or job.done():
+                return
+            self._dropped.add(key)  # under way: it stops at its next layer
+        job.cancel()  # not started: never will (its end is told to _charted, with the lock)
 
     def _distribution(self, rules: Rules, start: tuple[int, int, int, int]):
         from dicelab.engine.objectives.distribution import score_distribution
@@ -526,20 +629,47 @@ class Store:
             self._tables.popitem(last=False)
 
 
-def _refusal(facts: Facts | None) -> str | None:
-    """Why a table of these facts would be refused here (its size), or ``None``."""
-    if facts is None:
-        return None
-    try:
-        facts.cost.check()
-    except TooLarge as exc:
-        return exc.summary
-    return None
-
-
-def _seconds(facts: Facts | None) -> float | None:
+def _seconds(facts: Facts | UserError | None) -> float | None:
     """The estimated seconds of a first solve, once the facts are known."""
-    return None if facts is None else round(facts.cost.seconds, 1)
+    return round(facts.cost.seconds, 1) if isinstance(facts, Facts) else None
+
+
+def _submit(pool: ThreadPoolExecutor, *work) -> Future:
+    """``pool.submit(*work)``; once the server stops (its pools shut), a
+    :class:`Cancelled` to answer with, not a ``RuntimeError``."""
+    try:
+        return pool.submit(*work)
+    except RuntimeError:
+        raise Cancelled("the server is stopping") from None
+
+
+def has_room(folder: Path, nbytes: int) -> bool:
+    """Whether a table of ``nbytes`` can be written to ``folder``: it is (or can be
+    made) a folder this process may write in, with that much free space and a tenth
+    more. A worker solving into a folder that cannot keep its table would leave the
+    server nothing to read."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=".probe-", dir=folder)
+        os.close(fd)
+        os.unlink(probe)
+        return shutil.disk_usage(folder).free >= nbytes * 1.1 + 2**20
+    except OSError:
+        return False
+
+
+def read_solved(rules: Rules, objective: str, mapped: bool):
+    """The table a worker has just written to the cache folder of this thread, read
+    from its file: where it is not there (the disk refused it), one error line, and
+    nothing solved in this process."""
+
+    def solving(done: int, total: int) -> None:  # a load reports no progress; a solve does
+        raise UserError(
+            f"{rules.name}'s {objective} table was solved, but the disk did not keep it "
+            "(full, or read-only?); ask again once there is room"
+        )
+
+    return solve_objective(rules, objective, True, solving, mapped=mapped)
 
 
 def _settle(future: Future, result=None, error: BaseException | None = None) -> None:
@@ -563,13 +693,6 @@ def held_bytes(table) -> int:
     return values.nbytes
 
 
-def table_facts(rules: Rules, objective: str) -> Facts:
-    """The :class:`~dicelab.engine.runtime.cost.Facts` of a table (a registry key):
-    instant for the expected-score table, seconds for the points and duel tables of
-    the largest rule sets (their layouts)."""
-    return registry.facts(rules, registry.parse_key(objective))
-
-
 def check_objective(objective: str) -> None:
     """One line for a table name the registry does not know."""
     registry.parse_key(objective)
@@ -579,7 +702,8 @@ def check_objective(objective: str) -> None:
 class Solve:
     """A load or solve in progress: its future and how far it has come.
 
-    ``state`` is ``checking`` (what the table is: on disk, or its size),
+    ``state`` is ``checking`` (what the table is: on disk, or its size, worked out
+    apart for a large one),
     ``loading`` (a table on disk), ``queued`` (a solve waiting for the one running),
     ``solving``, or ``dropped`` (queued, then no one waited any more); ``child`` the
     worker process of a solve."""
@@ -589,6 +713,8 @@ class Solve:
     future: Future = field(default_factory=Future)
     child: Child | None = None
     waiting: int = 0  # requests awaiting it (see Store.release_table)
+    background: bool = False  # also asked for without waiting (kept when they leave)
+    cost: Cost | None = None  # its size, once known
     label: str = ""  # the rule set and the table, in words (what a queued one waits behind)
     quick: bool = False  # expected to take a second or two: solved in this process
     done: int = 0

@@ -47,6 +47,10 @@ class Cancelled(UserError):
     """A solve stopped before its end: the server stops, or it ran past its time."""
 
 
+class QueueFull(UserError):
+    """Too many solves or estimates wait already (answered 503: ask again later)."""
+
+
 class Child:
     """One running solve: its process and the thread that reads its lines."""
 
@@ -138,7 +142,7 @@ def _main() -> None:
     import resource
     import signal
 
-    _die_with_parent()
+    die_with_parent()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # the server gone: end at once, quietly
     with contextlib.suppress(OSError, AttributeError):
         os.nice(NICE)  # the server's answers first: a solve takes what they leave
@@ -169,7 +173,7 @@ def _main() -> None:
         _say({"ok": True})
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
     """Be killed when the server ends, however it ends (Linux: ``PR_SET_PDEATHSIG``)."""
     import ctypes
     import signal

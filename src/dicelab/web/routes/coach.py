@@ -9,7 +9,6 @@ without its weights, and a listing without its damaged games, carry a ``note``.
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 
 from fastapi import APIRouter, Depends
@@ -174,7 +173,7 @@ async def post_history(body: m.KeepRequest, store: Store = Depends(get_store)) -
     from dicelab.play.game import review
 
     entry = _record_rules(store, body.record)
-    table = await asyncio.wrap_future(store.table_future(entry.rules))
+    table = await table_for(store, entry.rules)
     if body.record.get("format") == "dicelab-duel":  # priced in win chance
         from dicelab.play.duel import duel_result
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from fastapi import APIRouter, Depends
 from starlette.concurrency import run_in_threadpool
 
@@ -29,7 +27,7 @@ async def post_review(body: m.ReviewRequest, store: Store = Depends(get_store)) 
     if not isinstance(name, str) or not name:
         raise UserError("review: name the rules played (`rules`, or the record's `rules`)")
     entry = store.get(name[:80])
-    table = await asyncio.wrap_future(store.table_future(entry.rules))
+    table = await table_for(store, entry.rules)
     spec = spec_of(body)
     if spec.key == EXPECTED_OBJECTIVE:  # priced in expected points
         split = None
