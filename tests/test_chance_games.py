@@ -455,3 +455,29 @@ def test_typed_throws_either_way_round_and_moves_in_any_case(tmp_path):
                   read=scripted(["6-3", "6/3 5/off", "q"]))  # fmt: skip
     out = console.export_text()
     assert "the dice: 3-6" in out and "you: 6/3 5/off" in out
+
+
+def test_a_solved_game_is_kept_checked_and_read_back(monkeypatch, tmp_path):
+    from dicelab.engine import graph as engine_graph
+    from dicelab.games.chance import saved
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    first = solve(Pig(goal=40), cache=True)
+    assert len(first) >= saved.MIN_POSITIONS
+    (kept,) = tmp_path.glob("*.dlt")
+
+    def no_solve(*args, **kwargs):
+        raise AssertionError("solved again")
+
+    with monkeypatch.context() as m:  # read back, not solved
+        m.setattr(engine_graph, "solve_graph", no_solve)
+        again = solve(Pig(goal=40), cache=True)
+    assert (again.values == first.values).all() and (again.solved.choice == first.solved.choice).all()
+    assert again.advise((0, 10, 20, 5, False))[0].label == first.advise((0, 10, 20, 5, False))[0].label
+    data = bytearray(kept.read_bytes())  # one byte damaged: seen, solved again
+    data[-100] ^= 0xFF
+    kept.write_bytes(bytes(data))
+    assert solve(Pig(goal=40), cache=True).value() == first.value()
+    solve(Pig(goal=40, faces=5), cache=True)  # other settings: a file of their own
+    assert len(list(tmp_path.glob("*.dlt"))) == 2
+    assert solve(Pig(goal=40)).value() == first.value() and len(list(tmp_path.glob("*.dlt"))) == 2

@@ -114,7 +114,7 @@ def solve(
     True
     """
     if (game := _dice_game(rules)) is not None:
-        return _solve_dice_game(game, objective, target, allow_large)
+        return _solve_dice_game(game, objective, target, allow_large, cache)
     params = dict(target=target, theta=theta, opponent=opponent)
     spec = registry.spec(objective, registry.front_door(), **params)
     how = dict(cache=cache, allow_large=allow_large, runner=runner, progress=progress)
@@ -122,14 +122,14 @@ def solve(
     return registry.solve(as_game(rules), spec, options)
 
 
-def _solve_dice_game(game, objective: str, target, allow_large: bool):
+def _solve_dice_game(game, objective: str, target, allow_large: bool, cache: bool):
     """A dice game of the chance model solved (``"expected"``: the game's own aim)."""
     from dicelab.games.chance.explore import DEFAULT_LIMIT
     from dicelab.games.chance.solution import solve as solve_game
 
     aim = None if objective == "expected" else objective
     limit = 10**9 if allow_large else DEFAULT_LIMIT
-    return solve_game(game, aim, target=target, limit=limit)
+    return solve_game(game, aim, target=target, limit=limit, cache=cache)
 
 
 def _dice_game(rules):

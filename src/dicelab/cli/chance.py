@@ -32,13 +32,14 @@ def _solved(
     console: Console,
     quiet: bool,
     exact: bool = False,
+    cache: bool = True,
 ) -> tuple[ChanceSolution, float]:
     limit = 10**9 if allow_large else None
     began = time.perf_counter()
     name = game.name if len(game.name) <= 30 else game.name[:29] + "…"
     with progress_bar(f"solving {name}", enabled=not quiet, unit="passes") as tick:
         solution = solve(game, objective, target=target, exact=exact, progress=tick,
-                         limit=limit or DEFAULT_LIMIT)  # fmt: skip
+                         limit=limit or DEFAULT_LIMIT, cache=cache)  # fmt: skip
     return solution, time.perf_counter() - began
 
 
@@ -67,9 +68,11 @@ def run_game_solve(
     plot: str | None = None,
     as_json: bool = False,
     allow_large: bool = False,
+    cache: bool = True,
     console: Console | None = None,
 ) -> ChanceSolution:
-    """Solve a game of the chance model and print its value and how it was checked."""
+    """Solve a game of the chance model and print its value and how it was checked
+    (a large game's solution kept in the cache folder, unless not ``cache``)."""
     console = console or Console()
     game = game_from(name, settings)
     path = check_plot_path(plot) if plot else None
@@ -83,7 +86,8 @@ def run_game_solve(
                         f"at most {EXACT_LIMIT:,}")  # fmt: skip
     if against and not strategy:
         raise UserError("--against: goes with --strategy (the strategy it plays against)")
-    solution, seconds = _solved(game, objective, target, allow_large, console, as_json, exact)
+    solution, seconds = _solved(game, objective, target, allow_large, console, as_json, exact,
+                                cache)  # fmt: skip
     out = _report(solution, seconds, exact, path, strategy, against)
     if as_json:
         console.print_json(json.dumps(out))
@@ -98,7 +102,8 @@ def _report(solution: ChanceSolution, seconds: float, exact: bool, path,
     game, s = solution.game, solution.solved
     out: dict = {"game": game.name, "objective": solution.objective, "value": solution.value(),
                  "positions": len(solution), "cycles": s.cyclic, "residual": s.residual,
-                 "rounds": s.rounds, "seconds": round(seconds, 3)}  # fmt: skip
+                 "rounds": s.rounds, "seconds": round(seconds, 3),
+                 "cached": solution.cached is not None}  # fmt: skip
     if solution.objective == "target":
         out["target"] = solution.target
     if game.players == 2:
@@ -128,7 +133,8 @@ def _report(solution: ChanceSolution, seconds: float, exact: bool, path,
 def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None:
     """The report of :func:`_report` in words."""
     game = solution.game
-    console.print(f"[bold]{game.name}[/bold]: {out['positions']:,} positions, solved in "
+    how = "read from the cache in" if solution.cached else "solved in"
+    console.print(f"[bold]{game.name}[/bold]: {out['positions']:,} positions, {how} "
                   f"{out['seconds']:.2f} s")  # fmt: skip
     default = solution.objective == (game.objective or ("win" if game.players == 2 else "points"))
     meaning = game.measure if default and game.measure else MEANING[solution.objective]

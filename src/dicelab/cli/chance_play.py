@@ -59,7 +59,7 @@ def run_game_play(
 
         record = default_record_path("dicelab-dice-game")
     with console.status(f"solving {game.name}", spinner="dots"):
-        solution = solve(game)
+        solution = solve(game, cache=True)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     rng = random.Random(seed)
     log: dict[str, Any] = {"format": RECORD_FORMAT, "version": 1, "game": name}
@@ -225,7 +225,7 @@ def run_game_review(path: str, *, as_json: bool = False, console: Console | None
         raise UserError(f"{path}: the record names no game and settings")
     game = game_from(record["game"], [str(s) for s in settings])
     seat = record.get("seat", 1)
-    solution = solve(game)
+    solution = solve(game, cache=True)
     decisions = _replay(game, solution, record.get("steps") or [], seat)
     lost = sum(d["cost"] for d in decisions)
     if as_json:

@@ -9,6 +9,7 @@ value of a fixed strategy, alone or against another (:meth:`ChanceSolution.price
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -19,6 +20,7 @@ import numpy as np
 from dicelab.engine import graph as solver
 from dicelab.engine import registry
 from dicelab.errors import UserError
+from dicelab.games.chance import saved
 from dicelab.games.chance.explore import DEFAULT_LIMIT, Layout, explore
 from dicelab.games.chance.model import CHANCE, FIRST, ChanceGame
 
@@ -58,6 +60,8 @@ class ChanceSolution:
     target: float | None
     graph: solver.Graph
     solved: solver.GraphSolution
+    #: the cache file the solution was read from (``None``: solved in this call)
+    cached: str | None = None
 
     @property
     def game(self) -> ChanceGame:
@@ -202,7 +206,8 @@ def exact_values(solution: ChanceSolution) -> list[Fraction]:
 
 def solve(game: ChanceGame, objective: str | None = None, *, target: float | None = None,
           limit: int = DEFAULT_LIMIT, exact: bool = False, walk: bool = False,
-          progress: solver.Progress | None = None) -> ChanceSolution:  # fmt: skip
+          progress: solver.Progress | None = None,
+          cache: bool = False) -> ChanceSolution:  # fmt: skip
     """Solve ``game`` for ``objective`` (the win for two players, the points for one).
 
     ``exact`` keeps every chance as a fraction too, for :meth:`ChanceSolution.exact`
@@ -210,6 +215,8 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
     ``walk``: walk from the start even where the game lays itself out in arrays.
     ``progress(done, planned)`` hears of each pass over the game's links (the
     layout, then the solver's passes: :func:`dicelab.engine.graph.solve_graph`).
+    ``cache``: read and keep the solution of a built-in family in the cache folder
+    (:mod:`dicelab.games.chance.saved`; games of 100,000 positions or more).
 
     Examples
     --------
@@ -224,5 +231,13 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
     layout = explore(game, limit=limit, exact=exact, walk=walk)
     tick(1, 4)
     graph = layout.graph(objective, target)
-    solved = solver.solve_graph(graph, progress=lambda done, planned: tick(done + 1, planned + 1))
-    return ChanceSolution(layout, objective, target, graph, solved)
+    found = saved.load(game, objective, target, len(layout), graph.edges) if cache else None
+    solved, cached = found if found is not None else (None, None)
+    if solved is None:
+        began = time.perf_counter()
+        solved = solver.solve_graph(graph, progress=lambda done, planned: tick(done + 1,
+                                                                               planned + 1))
+        if cache:
+            saved.save(game, objective, target, solved, graph.edges, time.perf_counter() - began)
+    tick(4, 4)
+    return ChanceSolution(layout, objective, target, graph, solved, cached)

@@ -67,7 +67,7 @@ def _solution(name: str, settings: dict[str, str]):
             if key in _solved:
                 _solved.move_to_end(key)
                 return _solved[key]
-        solution = solve(game, limit=MAX_POSITIONS)
+        solution = solve(game, limit=MAX_POSITIONS, cache=True)
         with _guard:
             _solved[key] = solution
             while len(_solved) > KEPT:

@@ -1,0 +1,112 @@
+"""Solved dice games kept in the cache folder, as the Yahtzee tables are.
+
+A built-in family's solution (every position's value and chosen move) is written
+once, atomically and with checksums, into the same folder and format as the
+tables (:mod:`dicelab.engine.runtime.cache`), and read back the next time the same
+game is asked for: Pig to 100 or the bear-off race then skip their solve. The key
+holds the game's class and settings, the objective, and a digest of the solver's
+and the families' sources, so a changed rule or solver never reads an old answer;
+the file must also fit the layout at hand (as many positions and links). A game
+class of one's own is never cached: its code may change under the same name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from dicelab.engine.graph import GraphSolution
+
+__all__ = ["MIN_POSITIONS", "load", "save"]
+
+#: Smaller games are solved again rather than kept: they take less than reading a file.
+MIN_POSITIONS = 100_000
+
+
+@cache
+def _sources_digest() -> str:
+    """A digest of the sources a solution depends on (families, layouts, solver)."""
+    import dicelab.engine.graph as graph
+    import dicelab.engine.kernels.graph as kernels
+
+    here = Path(__file__).parent
+    files = sorted(here.glob("*.py")) + [Path(graph.__file__), Path(kernels.__file__)]
+    h = hashlib.sha256()
+    for path in files:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _plain(value):
+    """A setting as JSON, or ``None`` where it is not plain data (derived tables)."""
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if isinstance(value, (tuple, list)):
+        items = [_plain(v) for v in value]
+        return None if any(i is None for i in items) else items
+    return None
+
+
+def game_key(game, objective: str, target: float | None) -> dict | None:
+    """What names a solution: the game's class and settings, the objective; ``None``
+    for a game class of one's own."""
+    cls = type(game)
+    if not cls.__module__.startswith("dicelab.games.chance."):
+        return None
+    settings = {k: _plain(v) for k, v in sorted(vars(game).items()) if not k.startswith("_")}
+    return {"game": f"{cls.__module__}.{cls.__qualname__}", "name": game.name,
+            "settings": {k: v for k, v in settings.items() if v is not None},
+            "objective": objective, "target": target, "sources": _sources_digest()}  # fmt: skip
+
+
+def _path(key: dict) -> Path:
+    from dicelab.engine.runtime.cache import SUFFIX, cache_dir
+
+    blob = json.dumps(key, sort_keys=True, separators=(",", ":")).encode()
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", key["name"]).strip("-")[:40] or "game"
+    digest = hashlib.sha256(blob).hexdigest()[:32]
+    return cache_dir() / f"{slug}.{key['objective']}.{digest}{SUFFIX}"
+
+
+def load(game, objective: str, target: float | None, nodes: int, links: int):
+    """The cached solution of this game and objective and its file, if one is intact
+    and fits the layout (``nodes`` positions, ``links`` links); else ``None``."""
+    from dicelab.engine.runtime import budget
+    from dicelab.engine.runtime.cache import load_table
+
+    key = game_key(game, objective, target)
+    if key is None or nodes < MIN_POSITIONS:
+        return None
+    path = _path(key)
+    found = load_table(path, {"game_key": key, "objective": objective, "links": links})
+    if found is None or found[0].shape != (nodes, 2):
+        return None
+    table, header = found
+    budget.mark_used(path)
+    values, choice = table[:, 0].copy(), table[:, 1].astype(np.int64)
+    solved = GraphSolution(values, choice, float(header["residual"]), int(header["cyclic"]),
+                           int(header["sweeps"]), int(header["rounds"]), values)  # fmt: skip
+    return solved, str(path)
+
+
+def save(game, objective: str, target: float | None, solved: GraphSolution, links: int,
+         seconds: float) -> str | None:  # fmt: skip
+    """Keep a solution (see the module's text); its path, or ``None`` where it is not
+    kept (too small, a game of one's own, or a disk that refuses it: one warning)."""
+    from dicelab.engine.runtime.cache import store_table
+
+    key = game_key(game, objective, target)
+    if key is None or solved.values.size < MIN_POSITIONS:
+        return None
+    table = np.column_stack([solved.values, solved.choice.astype(np.float64)])
+    meta = {"game_key": key, "objective": objective, "links": links,
+            "rules": {"name": key["name"]}, "params": {"target": target} if target else {},
+            "residual": solved.residual, "cyclic": solved.cyclic, "sweeps": solved.sweeps,
+            "rounds": solved.rounds, "seconds": seconds}  # fmt: skip
+    return store_table(_path(key), table, meta)
