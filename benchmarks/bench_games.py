@@ -74,11 +74,12 @@ def peer_python(given: str | None) -> str | None:
 
 
 def whole_command(args: list[str], runs: int) -> float:
-    """Median seconds of a dicelab command from process start."""
+    """Median seconds of a dicelab command from process start (solved each time:
+    ``--no-cache``, so no run reads what the one before it kept)."""
     times = []
     for _ in range(runs):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "dicelab.cli", *args], check=True,
+        subprocess.run([sys.executable, "-m", "dicelab.cli", *args, "--no-cache"], check=True,
                        capture_output=True)  # fmt: skip
         times.append(time.perf_counter() - t)
     return statistics.median(times)
