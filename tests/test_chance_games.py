@@ -210,7 +210,7 @@ def test_settings_and_positions_are_checked_with_one_clear_line():
         game_from("shut-the-box", ["one_die=sometimes"])
     with pytest.raises(UserError, match="expected three whole numbers"):
         Pig().parse("40 x")
-    with pytest.raises(UserError, match="more than 10"):
+    with pytest.raises(UserError, match="past the limit of 10"):
         solve(Pig(goal=30), limit=10)
 
 
@@ -472,8 +472,10 @@ def test_a_solved_game_is_kept_checked_and_read_back(monkeypatch, tmp_path):
     with monkeypatch.context() as m:  # read back, not solved
         m.setattr(engine_graph, "solve_graph", no_solve)
         again = solve(Pig(goal=40), cache=True)
-    assert (again.values == first.values).all() and (again.solved.choice == first.solved.choice).all()
-    assert again.advise((0, 10, 20, 5, False))[0].label == first.advise((0, 10, 20, 5, False))[0].label
+    assert (again.values == first.values).all()
+    assert (again.solved.choice == first.solved.choice).all() and again.cached
+    here = (0, 10, 20, 5, False)
+    assert again.advise(here)[0].label == first.advise(here)[0].label
     data = bytearray(kept.read_bytes())  # one byte damaged: seen, solved again
     data[-100] ^= 0xFF
     kept.write_bytes(bytes(data))

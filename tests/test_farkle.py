@@ -96,7 +96,7 @@ def test_one_turn_agrees_with_a_recursion_from_the_rules(dice, cap, min_bank, kw
 def test_two_players_agree_with_value_iteration_from_the_rules(dice, goal, min_bank, kw):
     min_bank = min(min_bank, goal - 50)
     P = oracle.two_player(goal, dice=dice, min_bank=min_bank, **kw)
-    s = solve(Farkle(goal=goal, dice=dice, min_bank=min_bank, **kw))
+    s = solve(Farkle(players=2, goal=goal, dice=dice, min_bank=min_bank, **kw))
     assert s.value() == pytest.approx(P[(0, 0, 0, dice)], abs=1e-9)
     # a position with player 2 to throw, from player 1's side
     if goal > 100 and min_bank == 0:
@@ -136,10 +136,10 @@ def test_the_array_layout_is_the_walk_of_the_rules(kind, dice, goal, min_bank, k
 
 
 def test_two_player_farkle_to_10000_is_refused_at_once_with_its_size(capsys, monkeypatch):
-    assert dicelab(monkeypatch, "solve", "farkle") == 2
+    assert dicelab(monkeypatch, "solve", "farkle", "--set", "players=2") == 2
     err = capsys.readouterr().err
     assert "farkle to 10000: 1,881,360,002 positions" in err and err.count("\n") == 1
-    assert Farkle().estimate() == Farkle().size() == 1_881_360_002
+    assert Farkle(players=2).estimate() == Farkle(players=2).size() == 1_881_360_002
 
 
 def test_settings_and_positions_are_checked_with_one_clear_line(capsys, monkeypatch):
@@ -149,7 +149,7 @@ def test_settings_and_positions_are_checked_with_one_clear_line(capsys, monkeypa
         (["dice=7"], "expected 1 to 6"),
         (["kinds=triple"], "expected double or add"),
         (["play=forever", "players=1"], "expected turn or goal"),
-        (["play=goal"], "one player's game"),
+        (["play=goal", "players=2"], "one player's game"),
         (["straight=60"], "multiple of 50"),
         (["min_bank=20000", "goal=1000"], "below the goal"),
     ]:
@@ -162,7 +162,7 @@ def test_settings_and_positions_are_checked_with_one_clear_line(capsys, monkeypa
         with pytest.raises(UserError, match=words):
             game.parse(text)
     assert game.parse("5 1 / 300") == ("keep", 0, 0, 0, 6, (2, 3))
-    assert Farkle(goal=500).parse("1 / 100 / 200 50 p2") == ("keep", 1, 1, 4, 2, (2,))
+    assert Farkle(players=2, goal=500).parse("1 / 100 / 200 50 p2") == ("keep", 1, 1, 4, 2, (2,))
     assert dicelab(monkeypatch, "advise", "farkle", "--set", "players=1", "--at", "1 7") == 2
     err = capsys.readouterr().err
     assert "farkle position" in err and err.count("\n") == 1
@@ -173,8 +173,8 @@ def test_command_line_solves_advises_plays_and_simulates(capsys, monkeypatch, tm
     from dicelab.cli.output import Console
     from dicelab.games.chance.simulate import simulate
 
-    assert dicelab(monkeypatch, "solve", "farkle", "--set", "goal=300", "--set", "dice=3",
-                   "--json") == 0  # fmt: skip
+    assert dicelab(monkeypatch, "solve", "farkle", "--set", "players=2", "--set", "goal=300",
+                   "--set", "dice=3", "--json") == 0  # fmt: skip
     out = json.loads(capsys.readouterr().out)
     assert out["value"] == pytest.approx(oracle.two_player(300, dice=3)[(0, 0, 0, 3)], abs=1e-9)
     assert dicelab(monkeypatch, "advise", "farkle", "--set", "players=1", "--at",
@@ -184,7 +184,7 @@ def test_command_line_solves_advises_plays_and_simulates(capsys, monkeypatch, tm
     assert {m["move"] for m in moves} >= {"bank 550", "keep 250 (3 dice), roll 3"}
     path = tmp_path / "farkle.json"
     console = Console(record=True, width=150)
-    code = run_game_play("farkle", ["goal=500", "dice=3"], seed=2, record=path,
+    code = run_game_play("farkle", ["players=2", "goal=500", "dice=3"], seed=2, record=path,
                          console=console, read=lambda prompt: "")  # fmt: skip
     assert code == 0 and "cost 0.0000 in all" in console.export_text()
     again = run_game_review(str(path), console=Console(record=True, width=150))

@@ -41,7 +41,7 @@ def test_farkle_played_on_the_page(server):  # noqa: F811
         pg.wait_for_function("document.querySelector('#games-status').textContent"
                              ".includes('farkle to 500')")  # fmt: skip
         play_to_the_end(pg)
-        pg.fill("#games-settings input[data-setting=players]", "")
+        pg.fill("#games-settings input[data-setting=players]", "2")  # to 10000: too large
         pg.fill("#games-settings input[data-setting=goal]", "")
         pg.fill("#games-settings input[data-setting=dice]", "")
         pg.click("#games-start")

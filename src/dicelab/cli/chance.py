@@ -10,7 +10,7 @@ from rich.table import Table
 
 from dicelab.cli.output import Console, check_plot_path, progress_bar
 from dicelab.engine import registry
-from dicelab.errors import UserError
+from dicelab.errors import TooLarge, UserError
 from dicelab.games.chance.explore import DEFAULT_LIMIT
 from dicelab.games.chance.families import game_from
 from dicelab.games.chance.model import CHANCE, ChanceGame
@@ -33,13 +33,17 @@ def _solved(
     quiet: bool,
     exact: bool = False,
     cache: bool = True,
+    offer_large: bool = False,
 ) -> tuple[ChanceSolution, float]:
     limit = 10**9 if allow_large else None
     began = time.perf_counter()
     name = game.name if len(game.name) <= 30 else game.name[:29] + "…"
     with progress_bar(f"solving {name}", enabled=not quiet, unit="passes") as tick:
-        solution = solve(game, objective, target=target, exact=exact, progress=tick,
-                         limit=limit or DEFAULT_LIMIT, cache=cache)  # fmt: skip
+        try:
+            solution = solve(game, objective, target=target, exact=exact, progress=tick,
+                             limit=limit or DEFAULT_LIMIT, cache=cache)  # fmt: skip
+        except TooLarge as exc:  # the way out (--allow-large) only where there is one
+            raise exc if offer_large else UserError(exc.summary) from None
     return solution, time.perf_counter() - began
 
 
@@ -87,7 +91,7 @@ def run_game_solve(
     if against and not strategy:
         raise UserError("--against: goes with --strategy (the strategy it plays against)")
     solution, seconds = _solved(game, objective, target, allow_large, console, as_json, exact,
-                                cache)  # fmt: skip
+                                cache, offer_large=True)  # fmt: skip
     out = _report(solution, seconds, exact, path, strategy, against)
     if as_json:
         console.print_json(json.dumps(out))

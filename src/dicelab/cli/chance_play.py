@@ -20,7 +20,7 @@ from rich.table import Table
 
 from dicelab.cli.game_options import RECORD_FORMAT
 from dicelab.cli.output import Console
-from dicelab.errors import UserError
+from dicelab.errors import TooLarge, UserError
 from dicelab.games.chance.families import game_from
 from dicelab.games.chance.model import CHANCE, ChanceGame
 from dicelab.games.chance.solution import ChanceSolution, Move, solve
@@ -59,7 +59,7 @@ def run_game_play(
 
         record = default_record_path("dicelab-dice-game")
     with console.status(f"solving {game.name}", spinner="dots"):
-        solution = solve(game, cache=True)
+        solution = _solution(game)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     rng = random.Random(seed)
     log: dict[str, Any] = {"format": RECORD_FORMAT, "version": 1, "game": name}
@@ -113,6 +113,15 @@ def _stopped(log: dict, record: Path | None, console: Console) -> int:
 def _seen(solution: ChanceSolution, value: float, seat: int) -> float:
     """A first-player value as the human's seat sees it."""
     return solution.seat_view(value, seat - 1)
+
+
+def _solution(game) -> ChanceSolution:
+    """The game solved (or read from the cache); a size refused in one line, without
+    the way out of ``solve`` (``--allow-large``), which play and review do not take."""
+    try:
+        return solve(game, cache=True)
+    except TooLarge as exc:
+        raise UserError(exc.summary) from None
 
 
 def _as_labelled(typed: str, labels: list[str]) -> str:
@@ -225,7 +234,7 @@ def run_game_review(path: str, *, as_json: bool = False, console: Console | None
         raise UserError(f"{path}: the record names no game and settings")
     game = game_from(record["game"], [str(s) for s in settings])
     seat = record.get("seat", 1)
-    solution = solve(game, cache=True)
+    solution = _solution(game)
     decisions = _replay(game, solution, record.get("steps") or [], seat)
     lost = sum(d["cost"] for d in decisions)
     if as_json:

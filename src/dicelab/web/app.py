@@ -21,7 +21,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from dicelab.errors import DamagedTable, UserError
+from dicelab.errors import DamagedTable, TooLarge, UserError
 from dicelab.play.history import HistoryError
 from dicelab.web.guards import BodyLimit, HostCheck
 from dicelab.web.routes import (
@@ -136,7 +136,9 @@ def _answer_errors(app: FastAPI) -> None:
 
     @app.exception_handler(UserError)
     async def _user_error(request: Request, exc: UserError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=400)
+        # a size refused: its summary, without the command line's way out
+        detail = exc.summary if isinstance(exc, TooLarge) else str(exc)
+        return JSONResponse({"detail": detail}, status_code=400)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

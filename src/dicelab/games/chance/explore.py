@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from dicelab.engine.graph import Graph
-from dicelab.errors import UserError
+from dicelab.errors import TooLarge, UserError
 from dicelab.games.chance.model import CHANCE, ChanceGame
 
 __all__ = ["DEFAULT_LIMIT", "Layout", "explore"]
@@ -102,6 +102,21 @@ class Layout:
         return spec.objective.load("solve")(self, spec)
 
 
+#: Bytes a position costs from its layout to its solution (the race of 6 checkers a
+#: side: 18.8 million positions, 4.2 GB at the most).
+BYTES_PER_POSITION = 230
+
+
+def too_large(game: ChanceGame, positions: int, limit: int, counted: str) -> TooLarge:
+    """The refusal of a game past the limit: one line with its size and what to change
+    (the command line adds its way out, ``--allow-large``, where it is within reach)."""
+    summary = (f"{game.name}: {counted} positions, past the limit of {limit:,}; smaller "
+               "settings solve (a lower goal, fewer tiles or checkers)")  # fmt: skip
+    return TooLarge(summary, what=game.name, states=positions, seconds=0.0,
+                    bytes=positions * BYTES_PER_POSITION, hopeless=positions > 20 * limit,
+                    reason=f"more than {limit:,} positions")  # fmt: skip
+
+
 def explore(
     game: ChanceGame, *, limit: int = DEFAULT_LIMIT, exact: bool = False, walk: bool = False
 ) -> Layout:
@@ -116,13 +131,11 @@ def explore(
     size = getattr(game, "size", lambda: None)()
     if fast is not None and size is not None and not walk:
         if size > limit:
-            raise UserError(f"{game.name}: {size:,} positions, more than {limit:,}; "
-                            "a smaller game, or a larger limit (--allow-large)")  # fmt: skip
+            raise too_large(game, size, limit, f"{size:,}")
         return fast(exact)
     estimate = getattr(game, "estimate", lambda: 0)()
     if estimate > limit:
-        raise UserError(f"{game.name}: up to {estimate:,} positions, more than {limit:,}; "
-                        "a smaller game, or a larger limit (--allow-large)")  # fmt: skip
+        raise too_large(game, estimate, limit, f"up to {estimate:,}")
     first = game.start()
     positions: list = [first]
     index: dict = {first: 0}
@@ -157,10 +170,7 @@ def explore(
                     w = index[after] = len(positions)
                     positions.append(after)
                     if w >= limit:
-                        raise UserError(
-                            f"{game.name}: more than {limit:,} positions; a smaller game, or "
-                            "a larger limit (--allow-large) on a machine with the memory"
-                        )
+                        raise too_large(game, w + 1, limit, f"more than {limit:,}")
                 to.append(w)
                 prob.append(float(p))
                 if fractions is not None:

@@ -136,7 +136,7 @@ class Farkle(ChanceGame):
     settings = {
         "goal": (int, "the score that wins, a multiple of 50 (two players 10000; one turn: "
                       "a turn total banked at once, 20000)"),
-        "players": (int, "1 or 2 (2)"),
+        "players": (int, "1 (one player, by default one turn) or 2 (1)"),
         "play": (str, "one player: turn (one turn's best expected score) or goal (the "
                       "fewest expected turns to the goal) (turn)"),
         "dice": (int, "dice thrown at the start of a turn and on hot dice, 1 to 6 (6)"),
@@ -147,10 +147,10 @@ class Farkle(ChanceGame):
         "kinds": (str, "add (each die past three of a kind adds the three's points) or "
                        "double (doubles them) (add)"),
     }  # fmt: skip
-    summary = ("six dice, set aside what scores, bank or press on until a farkle; "
-               "the first player's chance to win, or one turn's best expected score")  # fmt: skip
+    summary = ("six dice, set aside what scores, bank or press on until a farkle; one "
+               "turn's best expected score, or two players' chances (players=2)")  # fmt: skip
 
-    def __init__(self, goal: int | None = None, players: int = 2, play: str = "turn",
+    def __init__(self, goal: int | None = None, players: int = 1, play: str = "turn",
                  dice: int = 6, min_bank: int = 0, three_ones: int = 1000,
                  three_pairs: int = 750, straight: int = 1500, kinds: str = "add"):  # fmt: skip
         if players not in (1, 2):
