@@ -250,9 +250,7 @@ def main() -> None:
     print("median seconds; speed-up over the fewest threads; share of linear scaling")
     for part in parts:
         runs = args.heavy_runs if part in HEAVY else args.runs
-        names = {"expected": ["yahtzee", "yatzy"], "duel": [args.duel_rules]}.get(
-            part, ["yahtzee"]
-        )
+        names = {"expected": ["yahtzee", "yatzy"], "duel": [args.duel_rules]}.get(part, ["yahtzee"])
         for rules in names:
             meds = own_part(part, rules, threads, runs)
             print("\n".join(scaling_rows(f"dicelab {rules}", meds, cores)))

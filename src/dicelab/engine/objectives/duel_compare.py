@@ -166,18 +166,19 @@ class PairLayers:
     ) -> None:
         from numba import get_num_threads, parallel_chunksize
 
-        from dicelab.engine.kernels.duel import duel_eval_layer
+        from dicelab.engine.kernels.pairs import duel_pairs_layer, pairs_buffers
 
         sp, g = self.space, self.game
         seat = layer % 2  # 0: A moves, 1: B moves
         pairs = self.pairs
         follow = [q for k, p in enumerate(pairs) if p[seat] == WIN for q in (2 * k, 2 * k + 1)]
         conv = [q for k, p in enumerate(pairs) if p[seat] != WIN for q in (2 * k, 2 * k + 1)]
+        R, D = rule_arrays(g), dice_arrays(g)
+        # a few hundred KiB a thread, zeroed outside the parallel loop
+        bufs = pairs_buffers(get_num_threads(), self.width_lanes, len(follow) + 1, R, D)
         with parallel_chunksize(1):
-            duel_eval_layer(
+            duel_pairs_layer(
                 task[1:],
-                self.width_lanes,
-                get_num_threads(),
                 np.array(follow, np.int64),
                 np.array(conv, np.int64),
                 fixed,
@@ -185,8 +186,9 @@ class PairLayers:
                 (nxt, int(sp.vstart[layer + 1]), cur, int(sp.vstart[layer])),
                 Outcomes(*self.outcomes),
                 sp.players,
-                rule_arrays(g),
-                dice_arrays(g),
+                R,
+                D,
+                bufs,
             )
 
 
