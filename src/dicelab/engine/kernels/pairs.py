@@ -90,33 +90,51 @@ def pair_candidates(i, j, x0, nl, cand, picks, n_picks, T, follow, leads, player
 @njit(cache=True)
 def final_rows(B, cand, picks, n_picks, lo, roll0, nq):
     """Each final roll's block for lanes ``lo ..`` into ``B[roll0 + r]``: its chosen
-    candidate's rows, row 0 the largest."""
+    candidate's rows, row 0 the largest. The followed rows come in (win, tie) pairs
+    (``nq`` is odd, 3 at least), carried two at a time on one choice."""
     for r in range(n_picks.shape[0]):
-        p = picks[r, 0]
-        for q in range(1, nq):
-            m = lanes.load(cand[p, 0], lo)
-            v = lanes.load(cand[p, q], lo)
+        first = cand[picks[r, 0]]
+        m0 = lanes.load(first[0], lo)
+        m = m0
+        for q in range(1, nq, 2):
+            m = m0
+            v = lanes.load(first[q], lo)
+            u = lanes.load(first[q + 1], lo)
             for t in range(1, n_picks[r]):
-                x = lanes.load(cand[picks[r, t], 0], lo)
-                v = lanes.vchoose(m, x, v, lanes.load(cand[picks[r, t], q], lo))
+                c = cand[picks[r, t]]
+                x = lanes.load(c[0], lo)
+                v = lanes.vchoose(m, x, v, lanes.load(c[q], lo))
+                u = lanes.vchoose(m, x, u, lanes.load(c[q + 1], lo))
                 m = lanes.vchoose(m, x, m, x)
             lanes.store_at(B, roll0 + r, q, v)
-        m = lanes.load(cand[p, 0], lo)
-        for t in range(1, n_picks[r]):
-            x = lanes.load(cand[picks[r, t], 0], lo)
-            m = lanes.vchoose(m, x, m, x)
+            lanes.store_at(B, roll0 + r, q + 1, u)
         lanes.store_at(B, roll0 + r, 0, m)
 
 
 @njit(cache=True)
 def keep_rows(B, add, size_start, dice, faces, nq):
     """Every row of every keep smaller than a full roll: the mean of the keeps one
-    die larger (:func:`~.blocks.keep_pair`'s sums, row by row)."""
+    die larger (:func:`~.blocks.keep_pair`'s sums), two rows at a time so that two
+    independent chains of additions overlap."""
     inv = 1.0 / faces
     lo = 1.0 / faces - np.float64(inv)
     for k in range(size_start[dice] - 1, -1, -1):
         children = add[k]
-        for q in range(nq):
+        for q in range(0, nq - 1, 2):
+            x = lanes.load_at(B, children[0], q)
+            y = lanes.load_at(B, children[0], q + 1)
+            if faces == 6:
+                for f in SIX:
+                    x = lanes.vadd(x, lanes.load_at(B, children[f], q))
+                    y = lanes.vadd(y, lanes.load_at(B, children[f], q + 1))
+            else:
+                for f in range(1, faces):
+                    x = lanes.vadd(x, lanes.load_at(B, children[f], q))
+                    y = lanes.vadd(y, lanes.load_at(B, children[f], q + 1))
+            lanes.store_at(B, k, q, mean_of(x, inv, lo))
+            lanes.store_at(B, k, q + 1, mean_of(y, inv, lo))
+        if nq % 2 == 1:
+            q = nq - 1
             x = lanes.load_at(B, children[0], q)
             if faces == 6:
                 for f in SIX:
@@ -130,29 +148,27 @@ def keep_rows(B, add, size_start, dice, faces, nq):
 @njit(cache=True)
 def best_rows(B, sub_rows, nq):
     """Each keep becomes the first best of itself and its sub-keeps, in turn, by row
-    0: its other rows follow, and row 0 is written last."""
+    0: its (win, tie) rows follow two at a time, and row 0 is written last."""
     for k in range(B.shape[0]):
         subs = sub_rows[k]
         if subs[0] == k:
             continue
-        for q in range(1, nq):
-            m = lanes.load_at(B, k, 0)
+        m0 = lanes.load_at(B, k, 0)
+        m = m0
+        for q in range(1, nq, 2):
+            m = m0
             v = lanes.load_at(B, k, q)
+            u = lanes.load_at(B, k, q + 1)
             for s in range(subs.shape[0]):
                 i = subs[s]
                 if i == k:
                     break
                 x = lanes.load_at(B, i, 0)
                 v = lanes.vchoose(m, x, v, lanes.load_at(B, i, q))
+                u = lanes.vchoose(m, x, u, lanes.load_at(B, i, q + 1))
                 m = lanes.vchoose(m, x, m, x)
             lanes.store_at(B, k, q, v)
-        m = lanes.load_at(B, k, 0)
-        for s in range(subs.shape[0]):
-            i = subs[s]
-            if i == k:
-                break
-            x = lanes.load_at(B, i, 0)
-            m = lanes.vchoose(m, x, m, x)
+            lanes.store_at(B, k, q + 1, u)
         lanes.store_at(B, k, 0, m)
 
 

@@ -192,6 +192,13 @@ class PairLayers:
             )
 
 
+def layer_dtype(space: DuelSpace, n_pairs: int) -> type:
+    """How :func:`evaluate_pairs` stores ``n_pairs`` pairs' two layers of win and tie
+    chances: float64 where they take at most 1 GiB, float32 past it."""
+    widest = int(np.diff(space.vstart).max())
+    return np.float64 if 2 * 2 * n_pairs * widest * 8 <= 2**30 else np.float32
+
+
 def evaluate_pairs(
     table: DuelTable,
     pairs: list[tuple[str, str]],
@@ -221,9 +228,8 @@ def evaluate_pairs(
             if s not in (WIN, EXPECTED):
                 raise UserError(f"strategy: got {s!r}, expected {WIN!r} or {EXPECTED!r}")
     game, space = table.game, table.space
-    widest = int(np.diff(space.vstart).max())
     if dtype is None:
-        dtype = np.float64 if 2 * 2 * len(pairs) * widest * 8 <= 2**30 else np.float32
+        dtype = layer_dtype(space, len(pairs))
     if outcomes is None and any(EXPECTED in p for p in pairs):
         outcomes = expected_outcomes(game, space)
     if outcomes is None:
