@@ -2,7 +2,7 @@
 
 Run ``python benchmarks/bench_scaling.py`` (``--threads 1,2,4,8,16``, default those
 up to the machine's cores; ``--parts expected,duel,target,win,distribution``;
-``--runs N`` for the light solves, default 5; ``--heavy-runs N`` for the duel and
+``--runs N`` for the light solves, default 5; ``--target S``; ``--heavy-runs N`` for the duel and
 the win table, default 1; ``--duel-rules NAME``, default ``yazy``; ``--no-peer``,
 ``--no-delta``).
 
@@ -13,7 +13,8 @@ solve) outside the timings:
 * ``expected``: the expected-score solve of ``yahtzee`` and ``yatzy``;
 * ``duel``: the two-player game of ``--duel-rules`` (``yazy``: about 2 minutes on
   2 cores, so one run by default);
-* ``target``: Yahtzee's table of every target (single precision, as the command);
+* ``target``: Yahtzee's table of one target (``--target``, default 200; single
+  precision, as ``solve yahtzee --objective target --target 200``);
 * ``win``: Yahtzee's table to beat the expected-score optimum's distribution;
 * ``distribution``: the forward pass of Yahtzee's score distribution (the expected
   table given, so only the pass is timed).
@@ -82,10 +83,11 @@ CHILD = textwrap.dedent(
             t = solve_duel(game)
             return t.seconds, t.start_value
     elif part == "target":
-        from dicelab.engine.objectives.target import solve_target
-        solve_target(small, dtype=np.float32)
+        from dicelab.engine.objectives.utility import reach_table
+        target = int(sys.argv[4])
+        reach_table(small, 150, use_cache=False, dtype=np.float32)
         def once():
-            t = solve_target(game, dtype=np.float32)
+            t = reach_table(game, target, use_cache=False, dtype=np.float32)
             return t.seconds, t.start_value
     elif part == "win":
         from dicelab.engine.objectives.distribution import score_distribution
@@ -196,11 +198,12 @@ def scaling_rows(label: str, meds: dict[int, float], cores: int) -> list[str]:
     return lines
 
 
-def own_part(part: str, rules: str, threads: list[int], runs: int) -> dict[int, float]:
+def own_part(part: str, rules: str, threads: list[int], runs: int, target: int) -> dict:
     """Medians of one part for each thread count; the value is printed once."""
     meds, value = {}, None
     for t in threads:
-        res = run_json(sys.executable, CHILD, part, rules, str(runs), env=threads_env(t))
+        args = (part, rules, str(runs), str(target))
+        res = run_json(sys.executable, CHILD, *args, env=threads_env(t))
         meds[t] = statistics.median(res["times"])
         value = res["value"]
     print(f"{part} ({rules}), value {value:.7f}")
@@ -238,6 +241,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5, help="runs of the light solves")
     ap.add_argument("--heavy-runs", type=int, default=1, help="runs of the duel and win")
     ap.add_argument("--duel-rules", default="yazy")
+    ap.add_argument("--target", type=int, default=200, help="the target part's score")
     ap.add_argument("--no-peer", action="store_true", help="skip yatzy-solver")
     ap.add_argument("--no-delta", action="store_true", help="skip Delta Yatzy")
     args = ap.parse_args()
@@ -252,7 +256,7 @@ def main() -> None:
         runs = args.heavy_runs if part in HEAVY else args.runs
         names = {"expected": ["yahtzee", "yatzy"], "duel": [args.duel_rules]}.get(part, ["yahtzee"])
         for rules in names:
-            meds = own_part(part, rules, threads, runs)
+            meds = own_part(part, rules, threads, runs, args.target)
             print("\n".join(scaling_rows(f"dicelab {rules}", meds, cores)))
         if part == "expected":
             peers(threads, runs, args)
