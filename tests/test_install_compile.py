@@ -30,8 +30,9 @@ def _backend():
 @pytest.mark.slow
 def test_after_the_install_compile_no_main_command_compiles(tmp_path):
     """In an empty compile cache, the compile of the install leaves every kernel that
-    the expected-score, target, win, distribution and simulation commands run: with
-    Numba's cache messages on, none of them saves a newly compiled function."""
+    the expected-score, target, win, distribution, simulation and table advice
+    commands run: with Numba's cache messages on, none of them saves a newly
+    compiled function."""
     env = dict(
         os.environ,
         NUMBA_CACHE_DIR=str(tmp_path / "numba"),
@@ -46,6 +47,8 @@ def test_after_the_install_compile_no_main_command_compiles(tmp_path):
         ["solve", "yazy", "--objective", "win", "--json"],
         ["distribution", "yacht", "--json"],
         ["simulate", "yacht", "--games", "50", "--json"],
+        ["match", "advise", "yazy", "--dice", "3", "3", "6", "5", "6", "--json"]
+        + ["--method", "lookahead", "--mine", "", "--theirs", ""],
     ]
     for args in commands:
         out = subprocess.run(

@@ -272,18 +272,30 @@ def test_the_best_reply_reacts_to_the_opponents_turns_and_does_better(four):
 
 @pytest.mark.slow
 def test_the_evaluation_of_two_players(four):
-    from dicelab.engine.objectives.duel import duel_table
-    from dicelab.engine.objectives.duel_compare import EXPECTED, WIN, evaluate_pair
-    from dicelab.play.match_eval import evaluate_two
+    from dicelab.engine.objectives.duel import DuelTable, duel_table
+    from dicelab.engine.objectives.duel_compare import (
+        EXPECTED,
+        WIN,
+        evaluate_pair,
+        expected_outcomes,
+    )
+    from dicelab.play.match_eval import evaluate_two, win_optimal_chances
 
     rules, game, expected = four
     from dicelab.engine.objectives.match_exact import lookahead_table
 
     out = evaluate_two(game, games=20, best_reply=True)
-    duel = duel_table(game)
-    assert duel.meta["verdicts"] is not None  # the comparisons made are kept in the cache
+    assert duel_table(game).meta["verdicts"] is None  # only the two pairs asked for
+    duel = duel_table(game, compare=True)
     as_a = evaluate_pair(duel, WIN, EXPECTED).value
     assert out["first"]["win_optimal"] == pytest.approx(as_a, abs=1e-9)
+    # the two pairs alone give the comparisons' figures to the last bit
+    pairs = duel.meta["verdicts"]["pairs"]
+    alone = DuelTable(game, duel.space, duel.values, meta={})  # no comparisons kept
+    assert win_optimal_chances(alone, expected_outcomes(game, duel.space)) == (
+        pairs["win-expected"]["value_for_a"],
+        1 - pairs["expected-win"]["value_for_a"],
+    )
     assert out["first"]["lookahead"] == lookahead_table(game, "A").start_value
     # the best reply to a points player does at least as well against them as any
     for seat in ("first", "second"):

@@ -155,7 +155,8 @@ def compile_kernels(progress: Progress | None = None) -> None:
     or after an install that skipped it). Compiled here: the expected-score turn
     in both precisions, the turn over points in both precisions (targets, the win,
     risk), the exact fractions, the distribution's forward pass and the simulation's
-    game, three of them in other processes at once; then the graph solver of the dice
+    game, three of them in other processes at once, the points to come of a table's
+    advice (``match advise``, ``match play``); then the graph solver of the dice
     games and the bear-off's plays. Kernels already in the cache are
     loaded, not compiled; no table is kept.
 
@@ -172,6 +173,7 @@ def compile_kernels(progress: Progress | None = None) -> None:
     from dicelab.engine.objectives.distribution import COMPILE_FORWARD, score_distribution
     from dicelab.engine.objectives.exact import exact_expected
     from dicelab.engine.objectives.expected import COMPILE_DOUBLE, expected_table
+    from dicelab.engine.objectives.remaining import remaining_table
     from dicelab.engine.objectives.risk import risk_table
     from dicelab.engine.objectives.utility import reach_table
     from dicelab.engine.runtime import ahead
@@ -198,6 +200,7 @@ def compile_kernels(progress: Progress | None = None) -> None:
     # every kernel the commands call, with those compiled ahead now loaded
     score_distribution(game, table, strategy="compile")
     simulate(table, 8)
+    remaining_table(game, table, use_cache=False)  # the points to come, for a table's advice
     tick(ends[3], ends[-1])
     from dicelab.games.chance.bearoff import BearOff
     from dicelab.games.chance.pig import Pig

@@ -97,15 +97,14 @@ def evaluate_two(
 ) -> dict:
     """Against a points player, where the duel fits: the exact chance of the table at
     play's method (:func:`dicelab.engine.objectives.match_exact.lookahead_table`) in each seat,
-    beside the win-optimal player's (the duel's strategy comparisons, made once
-    and kept with its cached table, as ``dicelab duel RULES --compare`` does); the
+    beside the win-optimal player's (:func:`win_optimal_chances`); the
     share of the win-optimal player's edge over 1/2 it recovers; and how often its
     choice is a win-optimal one in ``games`` games of each seat (positions met in
     play). With ``best_reply``, the exact best reply's chances too
     (:func:`~dicelab.engine.objectives.match_exact.reply_table`): the most any advice can make
     against that player."""
     from dicelab.engine.advice.match import METHOD_NAMES
-    from dicelab.engine.objectives.duel import duel_table
+    from dicelab.engine.objectives.duel import duel_cost, duel_table
     from dicelab.engine.objectives.duel_compare import expected_outcomes
     from dicelab.engine.objectives.expected import expected_table
     from dicelab.engine.objectives.match_exact import lookahead_table
@@ -113,13 +112,12 @@ def evaluate_two(
 
     game = as_game(rules)
     start = time.perf_counter()
-    # the duel's strategy comparisons, made once and kept with its cached table
-    duel = duel_table(game, progress=progress, allow_large=allow_large, compare=True)
+    duel_cost(game).check(allow_large)
+    duel = duel_table(game, progress=progress, allow_large=allow_large)
     space, expected = duel.space, expected_table(game)
     outcomes = expected_outcomes(game, space)
     remaining = remaining_table(game, expected)
-    pairs = duel.meta["verdicts"]["pairs"]
-    win = (pairs["win-expected"]["value_for_a"], 1 - pairs["expected-win"]["value_for_a"])
+    win = win_optimal_chances(duel, outcomes, progress)
     tables = {s: lookahead_table(game, s, space, outcomes, remaining, progress) for s in SEATS}
     mine = (tables["A"].start_value, 1 - tables["B"].start_value)
     out = _seats("lookahead", mine, win)
@@ -148,6 +146,32 @@ def evaluate_two(
         },
         "seconds": round(time.perf_counter() - start, 2),
     }
+
+
+def win_optimal_chances(duel: DuelTable, outcomes, progress: Progress | None = None) -> tuple:
+    """The win-optimal player's chance against a points player in each seat (a win
+    plus half a tie): from the strategy comparisons kept with the cached table
+    (``dicelab duel RULES --compare``) where they are, else the two pairs alone
+    (:func:`~dicelab.engine.objectives.duel_compare.evaluate_pairs`), in the
+    precision the comparisons would take, so the figures are theirs to the last
+    bit. The other comparisons, win against win and points against points, would
+    take three times as long and are not needed here."""
+    from dicelab.engine.objectives.duel_compare import (
+        EXPECTED,
+        VERDICT_PAIRS,
+        WIN,
+        evaluate_pairs,
+        layer_dtype,
+    )
+
+    verdicts = duel.meta.get("verdicts")
+    if verdicts is not None:
+        pairs = verdicts["pairs"]
+        return (pairs["win-expected"]["value_for_a"], 1 - pairs["expected-win"]["value_for_a"])
+    asked = [(WIN, EXPECTED), (EXPECTED, WIN)]
+    dtype = layer_dtype(duel.space, len(VERDICT_PAIRS))
+    res = evaluate_pairs(duel, asked, outcomes=outcomes, dtype=dtype, progress=progress)
+    return (res[WIN, EXPECTED].value, 1 - res[EXPECTED, WIN].value)
 
 
 def _edge(chances: tuple[float, float]) -> float:

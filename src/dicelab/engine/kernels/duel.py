@@ -3,26 +3,23 @@
 A duel node is (mover's state i, other's state j); its row holds, for every lead
 ``x`` of the other player (their points minus the mover's), the value for the
 player who just moved. The mover, on a lead ``-x``, scores ``g`` and hands over a
-node where their lead is ``g - x``: a lane reads the next row backwards. The last
-part evaluates pairs of strategies: the same turn, with the decisions of the
-win-optimal table and further quantities carried along each decision.
+node where their lead is ``g - x``: a lane reads the next row backwards. Pairs of
+strategies are evaluated on the same nodes in :mod:`.pairs`.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import get_thread_id, njit, prange
+from numba import njit
 
-from dicelab.engine.kernels import FAST, NEG, lanes
+from dicelab.engine.kernels import NEG, lanes
 from dicelab.engine.kernels.blocks import best_pair, keep_pair
 from dicelab.engine.kernels.turn import (
     candidate_moves,
-    keep_values,
     next_flag,
     open_box_rows,
     placements,
     shut,
-    zeros,
 )
 from dicelab.engine.kernels.work import take
 
@@ -209,200 +206,6 @@ def duel_buffers(n_workers, width, R, D):
         np.zeros((n_workers, n_rolls, R.values.shape[0] + 1), np.int64),
         np.zeros((n_workers, n_rolls), np.int64),
     )
-
-
-# -- evaluating pairs of strategies -----------------------------------------------------
-# The same turn, with the decisions of the win-optimal table ``T`` and further
-# quantities carried along each decision: the mover's chances to win and to tie
-# under the pairs of strategies being evaluated. Each keep holds a block of rows,
-# row 0 the decision value and rows 1.. the quantities that follow it.
-@njit(cache=True, fastmath=FAST)
-def follow_all(d, p1, p2, p3, nq, nl):
-    """Block ``d`` takes, lane by lane, the rows of whichever of ``d``, ``p1``, ``p2``,
-    ``p3`` has the largest row 0 (the first of equal ones).
-
-    Every value is loaded before the choice, so the comparisons compile to vector
-    compares and blends; row 0 is updated last, after the others used it.
-    """
-    a = d[0]
-    a1 = p1[0]
-    a2 = p2[0]
-    a3 = p3[0]
-    for q in range(nq - 1, -1, -1):
-        dq = d[q]
-        f1 = p1[q]
-        f2 = p2[q]
-        f3 = p3[q]
-        for lane in range(nl):
-            m = a[lane]
-            v = dq[lane]
-            x1 = a1[lane]
-            x2 = a2[lane]
-            x3 = a3[lane]
-            g1 = f1[lane]
-            g2 = f2[lane]
-            g3 = f3[lane]
-            t = x1 > m
-            m = x1 if t else m
-            v = g1 if t else v
-            t = x2 > m
-            m = x2 if t else m
-            v = g2 if t else v
-            t = x3 > m
-            v = g3 if t else v
-            dq[lane] = v
-
-
-@njit(cache=True)
-def read_block(dst, nl, x0, gain, nn, T, follow, leads):
-    """Candidate block of a move: row 0 from the table ``T``, row ``q`` from the
-    next layer's ``N[rows[q - 1]]`` (outside the undecided leads: ``below[q]`` and
-    ``above[q]``)."""
-    N, nbase, rows, below, above = follow
-    duel_read(dst[0], nl, x0, gain, nn, T, 0, leads, 0.0, 1.0)
-    for q in range(rows.shape[0]):
-        duel_read(dst[q + 1], nl, x0, gain, nn, N[rows[q]], nbase, leads, below[q], above[q])
-
-
-@njit(cache=True)
-def duel_final_follow(i, j, x0, nl, E, cand, T, follow, leads, roll0, players, R):
-    """The final throw of :func:`duel_candidates` in blocks of rows: ``E[roll0 + r]``
-    is the block of roll ``r``'s chosen box."""
-    rows = follow[2]
-    p_mask, p_y = players.p_mask, players.p_y
-    n_cat, n_rolls = R.score.shape
-    nq = rows.shape[0] + 1
-    mask = p_mask[i]
-    y = p_y[i]
-    open_boxes, first_row, _, n_open, total = open_box_rows(shut(mask, R), R.values)
-    box, gain, n_cand = candidate_moves(shut(mask, R), R.values)
-    for k in range(n_cand):
-        nn = duel_next(i, j, box[k], gain[k], players, R)
-        read_block(cand[k], nl, x0, gain[k], nn, T, follow, leads)
-    picks = np.empty(n_open + 3, np.int64)
-    moves = np.empty((3, n_cat), np.int64)
-    for r in range(n_rolls):
-        face = R.roll_face[r]
-        e = E[roll0 + r]
-        if face < 0:
-            for t in range(n_open):
-                picks[t] = first_row[t] + R.index[open_boxes[t], r]
-            n = n_open
-            while n % 3 != 1:  # the first, then whole groups of three
-                picks[n] = picks[0]
-                n += 1
-            first = cand[picks[0]]
-            for q in range(nq):
-                for lane in range(nl):
-                    e[q, lane] = first[q, lane]
-            for g in range(1, n, 3):
-                follow_all(e, cand[picks[g]], cand[picks[g + 1]], cand[picks[g + 2]], nq, nl)
-            continue
-        for lane in range(nl):
-            e[0, lane] = NEG
-        for q in range(1, nq):
-            for lane in range(nl):
-                e[q, lane] = 0.0
-        n_moves, extra = placements(mask, y, r, R, moves)
-        for m in range(n_moves):
-            c, pts = moves[0, m], moves[1, m]
-            nn = duel_next(i, j, c, pts, players, R)
-            spare = cand[total]
-            read_block(spare, nl, x0, pts + int(extra), nn, T, follow, leads)
-            follow_all(e, spare, spare, spare, nq, nl)
-
-
-@njit(cache=True)
-def duel_expected_turn(i, j, x0, nl, N, nbase, pair, leads, outcomes, out, players, R):
-    """The mover plays for the expected score: their turn's outcomes are fixed, and
-    their chances to win and tie are the outcomes' average of ``N[rw]``, ``N[rz]``."""
-    rw, rz = pair
-    o_start, o_prob, o_box, o_pts, o_gain = outcomes
-    out_w, out_z, tmp_w, tmp_z = out[0], out[1], out[2], out[3]
-    for lane in range(nl):
-        out_w[lane] = 0.0
-        out_z[lane] = 0.0
-    for o in range(o_start[i], o_start[i + 1]):
-        nn = duel_next(i, j, o_box[o], o_pts[o], players, R)
-        duel_read(tmp_w, nl, x0, o_gain[o], nn, N[rw], nbase, leads, 0.0, 1.0)
-        duel_read(tmp_z, nl, x0, o_gain[o], nn, N[rz], nbase, leads, 0.0, 0.0)
-        p = o_prob[o]
-        for lane in range(nl):
-            out_w[lane] += p * tmp_w[lane]
-            out_z[lane] += p * tmp_z[lane]
-
-
-@njit(cache=True, parallel=True)
-def duel_eval_layer(plan, width, n_workers, rows, conv, T, leads, layers, outcomes, players, R, D):
-    """Win and tie chances of one layer under several pairs of strategies at once.
-
-    ``N`` holds the next layer's chances (from value ``nbase``), ``C`` receives this
-    layer's (from ``cbase``), each row for the player who waits; the turn itself is
-    computed in float64, whatever the layers are stored in. ``rows`` lists, in
-    (win, tie) pairs, the rows of the pairs where the mover plays the win-optimal
-    table ``T``: they follow its decisions. ``conv`` lists those where the mover
-    plays for the expected score: they average over the outcomes ``o_*``.
-    """
-    b_i, b_j, b_node, b_x0, b_nl = plan
-    N, nbase, C, cbase = layers
-    toff, xlo = leads.toff, leads.xlo
-    values = R.values
-    n_keeps = D.add.shape[0]
-    roll0 = D.size_start[D.dice]
-    nq = rows.shape[0] + 1
-    n_cand = values.shape[0] * values.shape[1] + 1
-    below = zeros((rows.shape[0],), np.float64)  # not a parallel loop of its own
-    above = zeros((rows.shape[0],), np.float64)
-    for q in range(0, rows.shape[0], 2):
-        above[q] = 1.0  # a certain lead is a certain win, never a tie
-    E_of = np.empty((n_workers, n_keeps * nq * width))
-    cand_of = np.empty((n_workers, n_cand * nq * width))
-    out_of = np.empty((n_workers, 4, width))
-    for b in prange(b_i.shape[0]):
-        w = get_thread_id()
-        out = out_of[w]
-        nl = b_nl[b]
-        x0 = b_x0[b]
-        i = b_i[b]
-        j = b_j[b]
-        node = b_node[b]
-        base = toff[node] - cbase + x0 - xlo[node]
-        if nq > 1:
-            E = E_of[w, : n_keeps * nq * nl].reshape((n_keeps, nq, nl))
-            flat = E_of[w, : n_keeps * nq * nl].reshape((n_keeps, nq * nl))
-            cand = cand_of[w, : n_cand * nq * nl].reshape((n_cand, nq, nl))
-            follow = (N, nbase, rows, below, above)
-            duel_final_follow(i, j, x0, nl, E, cand, T, follow, leads, roll0, players, R)
-            for _ in range(D.rerolls):
-                keep_values(flat, D.add, D.size_start, D.dice, D.faces, nq * nl)
-                for k in range(n_keeps):
-                    subs = D.sub_rows[k]
-                    for g in range(0, D.sub_rows.shape[1], 3):
-                        if subs[g] == k:
-                            break
-                        follow_all(E[k], E[subs[g]], E[subs[g + 1]], E[subs[g + 2]], nq, nl)
-            for q in range(0, rows.shape[0], 2):
-                for lane in range(nl):
-                    out[0, lane] = 0.0
-                    out[1, lane] = 0.0
-                for r in range(D.roll_prob.shape[0]):
-                    p = D.roll_prob[r]
-                    for lane in range(nl):
-                        out[0, lane] += p * E[roll0 + r, q + 1, lane]
-                        out[1, lane] += p * E[roll0 + r, q + 2, lane]
-                cw = C[rows[q]]
-                cz = C[rows[q + 1]]
-                for lane in range(nl):
-                    cw[base + lane] = 1.0 - out[0, lane] - out[1, lane]
-                    cz[base + lane] = out[1, lane]
-        for q in range(0, conv.shape[0], 2):
-            pair = (conv[q], conv[q + 1])
-            duel_expected_turn(i, j, x0, nl, N, nbase, pair, leads, outcomes, out, players, R)
-            cw = C[conv[q]]
-            cz = C[conv[q + 1]]
-            for lane in range(nl):
-                cw[base + lane] = 1.0 - out[0, lane] - out[1, lane]
-                cz[base + lane] = out[1, lane]
 
 
 # -- a mover who plays for points ---------------------------------------------------------

@@ -12,7 +12,7 @@ first-level cache.
 The operations are Numba intrinsics (callable from ``@njit`` code only):
 :func:`width`, :func:`load`, :func:`load_at`, :func:`store`, :func:`store_at`,
 :func:`store_lanes_at`, :func:`vmax`, :func:`vadd`, :func:`vsub`, :func:`vmul`,
-:func:`vfma`, :func:`splat`, :func:`widen`, :func:`vfollow`.
+:func:`vfma`, :func:`splat`, :func:`widen`, :func:`vfollow`, :func:`vchoose`.
 """
 
 from __future__ import annotations
@@ -263,6 +263,21 @@ def vfollow(typingctx, m, v, x, g, even):
         return context.make_tuple(builder, pair, chosen)
 
     return pair(m, v, x, g, even), codegen
+
+
+@intrinsic
+def vchoose(typingctx, m, x, a, b):
+    """Lane by lane, ``b`` where ``x > m`` and ``a`` elsewhere: what a choice carries
+    along when it takes ``x`` only where it beats ``m`` (the first of equal ones
+    stays, as :func:`vmax` keeps ``m``)."""
+    if not isinstance(m, LaneVector) or not m == x == a == b:
+        raise TypeError("vchoose: four lane vectors of one type")
+
+    def codegen(context, builder, sig, args):
+        c, y, p, q = args
+        return builder.select(builder.fcmp_ordered(">", y, c), q, p)
+
+    return m(m, x, a, b), codegen
 
 
 @intrinsic

@@ -65,9 +65,10 @@ from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants, sort
 Progress = Callable[[int, int], None]
 
 OBJECTIVE = "duel"
-#: Time of the strategy comparisons against the solve's (22.6 measured on 8 of
-#: yazy's boxes: 26.6 s against 1.18 s, medians of 3).
-COMPARE_WEIGHT = 23
+#: Time of the strategy comparisons against the solve's (5.7 and 8.4 measured on
+#: 8 of yazy's boxes with the pairs in lane vectors, on 2 loaded cores; 22.6 with
+#: the row kernel before them).
+COMPARE_WEIGHT = 7
 #: Most nodes (pairs of sheets) a duel may have before its space is even built.
 MAX_NODES = 400_000_000
 #: Bytes a node costs at least: its row bounds and offset, and one value.

@@ -166,18 +166,19 @@ class PairLayers:
     ) -> None:
         from numba import get_num_threads, parallel_chunksize
 
-        from dicelab.engine.kernels.duel import duel_eval_layer
+        from dicelab.engine.kernels.pairs import duel_pairs_layer, pairs_buffers
 
         sp, g = self.space, self.game
         seat = layer % 2  # 0: A moves, 1: B moves
         pairs = self.pairs
         follow = [q for k, p in enumerate(pairs) if p[seat] == WIN for q in (2 * k, 2 * k + 1)]
         conv = [q for k, p in enumerate(pairs) if p[seat] != WIN for q in (2 * k, 2 * k + 1)]
+        R, D = rule_arrays(g), dice_arrays(g)
+        # a few hundred KiB a thread, zeroed outside the parallel loop
+        bufs = pairs_buffers(get_num_threads(), self.width_lanes, len(follow) + 1, R, D)
         with parallel_chunksize(1):
-            duel_eval_layer(
+            duel_pairs_layer(
                 task[1:],
-                self.width_lanes,
-                get_num_threads(),
                 np.array(follow, np.int64),
                 np.array(conv, np.int64),
                 fixed,
@@ -185,9 +186,17 @@ class PairLayers:
                 (nxt, int(sp.vstart[layer + 1]), cur, int(sp.vstart[layer])),
                 Outcomes(*self.outcomes),
                 sp.players,
-                rule_arrays(g),
-                dice_arrays(g),
+                R,
+                D,
+                bufs,
             )
+
+
+def layer_dtype(space: DuelSpace, n_pairs: int) -> type:
+    """How :func:`evaluate_pairs` stores ``n_pairs`` pairs' two layers of win and tie
+    chances: float64 where they take at most 1 GiB, float32 past it."""
+    widest = int(np.diff(space.vstart).max())
+    return np.float64 if 2 * 2 * n_pairs * widest * 8 <= 2**30 else np.float32
 
 
 def evaluate_pairs(
@@ -219,9 +228,8 @@ def evaluate_pairs(
             if s not in (WIN, EXPECTED):
                 raise UserError(f"strategy: got {s!r}, expected {WIN!r} or {EXPECTED!r}")
     game, space = table.game, table.space
-    widest = int(np.diff(space.vstart).max())
     if dtype is None:
-        dtype = np.float64 if 2 * 2 * len(pairs) * widest * 8 <= 2**30 else np.float32
+        dtype = layer_dtype(space, len(pairs))
     if outcomes is None and any(EXPECTED in p for p in pairs):
         outcomes = expected_outcomes(game, space)
     if outcomes is None:
