@@ -483,3 +483,19 @@ def test_a_solved_game_is_kept_checked_and_read_back(monkeypatch, tmp_path):
     solve(Pig(goal=40, faces=5), cache=True)  # other settings: a file of their own
     assert len(list(tmp_path.glob("*.dlt"))) == 2
     assert solve(Pig(goal=40)).value() == first.value() and len(list(tmp_path.glob("*.dlt"))) == 2
+
+
+def test_input_ending_keeps_the_game_so_far(tmp_path):
+    from dicelab.cli.chance_play import run_game_play, run_game_review
+    from dicelab.cli.output import Console
+
+    def ended(prompt):
+        raise EOFError
+
+    path = tmp_path / "pig.json"
+    console = Console(record=True, width=120)
+    assert run_game_play("pig", ["goal=20"], dice="real", record=path, console=console,
+                         read=ended) == 1  # fmt: skip
+    assert "input ended" in console.export_text()
+    assert json.loads(path.read_text())["game"] == "pig"
+    assert run_game_review(str(path), console=Console(record=True, width=120)) == 0

@@ -72,6 +72,21 @@ def run_game_play(
                   f"(seed {seed})")  # fmt: skip
     if record is not None:
         console.print(f"the game is saved in {record}")
+    try:
+        return _play_out(game, solution, (rng, dice, read, show, top, seat), log, record,
+                         console)  # fmt: skip
+    except EOFError:  # the input ended: the game so far kept, as a stop would
+        _save(log, record)
+        kept = f"; the game so far is in {record} (dicelab review {record})" if record else ""
+        console.print("input ended" + kept)
+        return 1
+
+
+def _play_out(game, solution: ChanceSolution, how: tuple, log: dict, record: Path | None,
+              console: Console) -> int:  # fmt: skip
+    """The game from its start to its end (or a stop): the human's seat asked, the
+    computer's played best; every step logged and saved."""
+    rng, dice, read, show, top, seat = how
     here = game.start()
     decisions: list[dict] = []
     while game.result(here) is None:
