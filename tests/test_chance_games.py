@@ -498,4 +498,4 @@ def test_input_ending_keeps_the_game_so_far(tmp_path):
                          read=ended) == 1  # fmt: skip
     assert "input ended" in console.export_text()
     assert json.loads(path.read_text())["game"] == "pig"
-    assert run_game_review(str(path), console=Console(record=True, width=120)) == 0
+    assert run_game_review(str(path), console=Console(record=True, width=120)) == []
