@@ -499,3 +499,16 @@ def test_input_ending_keeps_the_game_so_far(tmp_path):
     assert "input ended" in console.export_text()
     assert json.loads(path.read_text())["game"] == "pig"
     assert run_game_review(str(path), console=Console(record=True, width=120)) == []
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["solve", "pgi"], "or the dice game 'pig'?"),
+    (["advise", "farkel", "--at", "1 / 0"], "did you mean 'farkle'?"),
+    (["compare", "yahtzee", "pig"], "'pig' is a dice game"),
+    (["distribution", "farkle"], "'farkle' is a dice game"),
+    (["solve", "pig", "--strategy", "holdat=20"], "expected hold-at=N"),
+])  # fmt: skip
+def test_a_dice_game_mistyped_or_misplaced_is_named(monkeypatch, capsys, args, says):
+    assert dicelab(monkeypatch, *args) == 2
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1

@@ -90,6 +90,11 @@ def run_game_solve(
                         f"at most {EXACT_LIMIT:,}")  # fmt: skip
     if against and not strategy:
         raise UserError("--against: goes with --strategy (the strategy it plays against)")
+    from dicelab.games.chance.strategies import strategy_from
+
+    for text in (strategy, against):  # a strategy misnamed is said before the solve
+        if text:
+            strategy_from(game, text)
     solution, seconds = _solved(game, objective, target, allow_large, console, as_json, exact,
                                 cache, offer_large=True)  # fmt: skip
     out = _report(solution, seconds, exact, path, strategy, against)

@@ -16,7 +16,7 @@ from typing import Any
 
 import typer
 
-from dicelab.errors import UserError
+from dicelab.errors import NotFound, UserError
 
 #: The "format" of a dice game's record (``dicelab review`` tells it from a Yahtzee game's).
 RECORD_FORMAT = "dicelab-dice-game"
@@ -57,10 +57,17 @@ def for_dice_games(options: dict[str, GameOption], run_game: Callable[[dict, dic
                 return run_game(kwargs, extra)
             given = [opt.param_decls[0] for name, (_, opt) in options.items()
                      if extra[name] != opt.default]  # fmt: skip
+            close = _close_game(kwargs["rules"])
+            if given and close:  # a dice game's name mistyped
+                raise NotFound(f"unknown dice game {kwargs['rules']!r} (did you mean "
+                               f"{close!r}?)")  # fmt: skip
             if given:
                 raise UserError(f"{', '.join(given)}: for a dice game (pig, shut-the-box, "
                                 "bearoff, farkle), not a rule set")  # fmt: skip
-            return command(*args, **kwargs)
+            try:
+                return command(*args, **kwargs)
+            except NotFound as exc:  # a dice game's name mistyped: say it too
+                raise NotFound(f"{exc}{near_game(kwargs['rules'])}") from None
 
         run.__signature__ = signature.replace(parameters=shown)  # type: ignore[attr-defined]
         run.__annotations__ = {**command.__annotations__,
@@ -68,6 +75,31 @@ def for_dice_games(options: dict[str, GameOption], run_game: Callable[[dict, dic
         return run
 
     return wrap
+
+
+def _close_game(name: object) -> str | None:
+    """The dice game whose name ``name`` is close to, if any."""
+    import difflib
+
+    from dicelab.games.chance.families import FAMILIES
+
+    close = difflib.get_close_matches(str(name).lower(), list(FAMILIES), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def near_game(name: object) -> str:
+    """``"; or the dice game 'pig'?"`` where ``name`` is close to a dice game's name."""
+    close = _close_game(name)
+    return f"; or the dice game {close!r}?" if close else ""
+
+
+def not_for_games(command: str, name: object) -> None:
+    """One line where a command of the Yahtzee family is given a dice game."""
+    from dicelab.games.chance.families import is_game
+
+    if isinstance(name, str) and is_game(name):
+        raise UserError(f"{command}: {name!r} is a dice game; {command} is for rule sets of "
+                        f"the Yahtzee family (dicelab solve {name} for the game)")  # fmt: skip
 
 
 def is_game_record(path: str) -> bool:

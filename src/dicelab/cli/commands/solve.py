@@ -158,7 +158,10 @@ def distribution_command(
     """Exact distribution of the final score under the expected-score optimum."""
     from pathlib import Path
 
+    from dicelab.cli.game_options import not_for_games
     from dicelab.cli.objectives import run_distribution
+
+    not_for_games("distribution", rules)
 
     how = _Showing(as_json=as_json, plot=Path(plot) if plot else None, use_cache=not no_cache)
     if cluster is None and workers is None:  # this process: no scheduler to load
@@ -205,7 +208,10 @@ def compare_command(
     from pathlib import Path
 
     from dicelab.cli.compare import Solving, run_compare
+    from dicelab.cli.game_options import not_for_games
 
+    for name in rules:
+        not_for_games("compare", name)
     path = Path(plot) if plot else None
     how = Solving(as_json, not no_cache, allow_large, boxes, duel, games, seed, top)
     run_compare(rules, how, as_json, path)
