@@ -212,6 +212,13 @@ def test_a_letter_picks_the_option_shown_with_it(capsys, monkeypatch, tmp_path):
     assert record["turns"][0]["keeps"] == [[5, 6, 6]]
 
 
+def test_an_options_label_typed_as_shown_keeps_its_dice(capsys, monkeypatch, tmp_path):
+    # seed 7, turn 1: 4 4 5 6 6; "keep 5 6 6" is option b's label
+    code, out, _, record = _play(capsys, monkeypatch, tmp_path, "keep 5 6 6\nq\n")
+    assert code == 0 and "unknown box" not in out
+    assert record["turns"][0]["keeps"] == [[5, 6, 6]]
+
+
 def test_a_number_never_names_a_box(capsys, monkeypatch, tmp_path):
     # after the last throw "2" is not Twos: numbers are dice, boxes are named
     code, out, _, record = _play(capsys, monkeypatch, tmp_path, "\n\n2\nsixes\nq\n")

@@ -263,6 +263,8 @@ def _apply(game: Game, advice: Advice, text: str, console: Console, how=(True, N
             assert best.keep is not None  # a keep option holds its dice
             text = " ".join(map(str, best.keep)) or "none"
     if game.phase == "keep":
+        if text.lower().startswith("keep "):  # an option's label typed as shown
+            text = text[5:].strip()
         word = text.lower()
         keep = None
         if word == "all":
