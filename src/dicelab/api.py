@@ -201,6 +201,8 @@ def compile_kernels(progress: Progress | None = None) -> None:
     score_distribution(game, table, strategy="compile")
     simulate(table, 8)
     remaining_table(game, table, use_cache=False)  # the points to come, for a table's advice
+    for variant in ("forced-yatzy", "yahtzee-simple"):  # forced order; no joker section
+        expected_table(as_game(variant), use_cache=False)
     tick(ends[3], ends[-1])
     from dicelab.games.chance.bearoff import BearOff
     from dicelab.games.chance.pig import Pig
