@@ -188,3 +188,64 @@ def test_every_endpoint_survives_its_schema_bent(fuzz_client, method, path):
         _check(r)
 
     run()
+
+
+# -- found by fuzzing a live server: each once a 500 -----------------------------------
+PIG = ("pig", {"goal": "20"})
+FARKLE = ("farkle", {"goal": "1000", "players": "1", "play": "goal"})
+RACE = ("bearoff", {"mine": "3,2", "theirs": "2,1"})
+BENT_POSITIONS = [
+    (PIG, "", None),  # indexed as a tuple
+    (PIG, ["won"], None),
+    (PIG, [0, 1e-320, 0, 0, True], None),  # a float as an array index
+    (PIG, [0, 0, 0, 1.5, False], "roll"),
+    (PIG, [0.0, 0, 0, 0, True], None),  # equal to the start, but not the start's kinds
+    (PIG, [0, 0, 0, 0, 1], None),
+    (PIG, [0, 0, 0, 0, "\ud800"], None),  # a truthy text for the flag: cannot be answered
+    (PIG, [0, "\ud800", 0, 0, True], None),  # quoted in the error, UTF-8 cannot hold it
+    (PIG, [[[[[[0]]]]]], None),
+    (("shut-the-box", {"tiles": "6"}), ["roll", 1.0], None),
+    (FARKLE, ["roll", 0, 0, 0, 0, 1.5], None),
+    (RACE, ["roll", 1, [0, 1, 1, 0, 0, 0.0], [1, 1, 0, 0, 0, 0]], None),  # the other seat
+    (RACE, ["roll", True, [0, 1, 1, 0, 0, 0], [1, 1, 0, 0, 0, 0]], None),
+]
+
+
+@pytest.mark.parametrize("game, position, move", BENT_POSITIONS)
+def test_a_bent_game_position_is_one_clear_400(fuzz_client, game, position, move):
+    client, _ = fuzz_client
+    name, setting = game
+    body = {"game": name, "settings": setting, "position": position, "move": move}
+    r = client.post("/api/games/position", content=json.dumps(body),
+                    headers={"content-type": "application/json"})  # fmt: skip
+    assert r.status_code == 400, r.text
+    assert "position" in r.json()["detail"]
+
+
+def test_a_game_position_nested_past_the_stack_is_400(fuzz_client):
+    client, _ = fuzz_client
+    deep = '{"game": "pig", "settings": {"goal": "20"}, "position": ' + _deep(900) + "}"
+    r = client.post("/api/games/position", content=deep,
+                    headers={"content-type": "application/json"})  # fmt: skip
+    assert r.status_code == 400 and "nested" in r.json()["detail"]
+
+
+def test_positions_as_answers_gave_them_still_serve(fuzz_client):
+    """The check of kinds refuses none of the game's own positions, the bear-off
+    race's other seat (a mirrored node) among them."""
+    client, _ = fuzz_client
+    for (name, setting), step in [(PIG, {}), (FARKLE, {}), (RACE, {"throw": "1-2"})]:
+        at = client.post("/api/games/position", json={"game": name, "settings": setting})
+        here = client.post("/api/games/position",
+                           json={"game": name, "settings": setting, **step,
+                                 "position": at.json()["position"]}).json()  # fmt: skip
+        if here["moves"]:
+            move = here["moves"][0]["move"]
+            here = client.post("/api/games/position", json={
+                "game": name, "settings": setting, "position": here["position"], "move": move
+            }).json()  # fmt: skip
+        again = client.post("/api/games/position",
+                            json={"game": name, "settings": setting,
+                                  "position": here["position"]})  # fmt: skip
+        assert again.status_code == 200, again.text
+        assert again.json()["position"] == here["position"]

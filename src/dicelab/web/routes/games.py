@@ -8,6 +8,8 @@ when many ask at once.
 
 from __future__ import annotations
 
+import json
+import numbers
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -75,17 +77,60 @@ def _solution(name: str, settings: dict[str, str]):
         return solution
 
 
-def _as_position(value: Any) -> Any:
-    """A position sent back as JSON (lists) as the game's own (tuples)."""
+#: Lists within lists a position may have (the bear-off's: its sides and a throw).
+MAX_DEPTH = 3
+
+
+def _as_position(value: Any, depth: int = 0) -> Any:
+    """A position sent back as JSON (lists) as the game's own (tuples); nesting deeper
+    than any game's is refused before it can exhaust the stack."""
     if isinstance(value, list):
-        return tuple(_as_position(v) for v in value)
+        if depth >= MAX_DEPTH:
+            raise UserError("position: nested deeper than any game's position")
+        return tuple(_as_position(v, depth + 1) for v in value)
     return value
+
+
+def _kind(value: Any) -> Any:
+    """What a part of a position is, for :func:`_position`: a flag, a whole number,
+    a number with a fraction, some text, or the kinds of a tuple's parts."""
+    if isinstance(value, tuple):
+        return tuple(_kind(v) for v in value)
+    if isinstance(value, bool):
+        return bool
+    return int if isinstance(value, numbers.Integral) else type(value)
+
+
+def _position(solution, sent: Any) -> Any:
+    """The position a request sends back, checked to be one of the game's as an answer
+    gave it, else one clear 400.
+
+    The games find a position by equality and read its parts as numbers and flags,
+    so JSON's 0.0 or true would pass for 0 or 1 and a text for a flag, and then fail
+    deep in the game's arithmetic: the parts must be of the kinds the game's own
+    position has (a node of the bear-off race's other seat, which has no listed
+    position, must hold whole numbers and text only)."""
+    here = _as_position(sent)
+    layout = solution.layout
+    v = layout.node(here)  # a position this game reaches, or one clear line
+    own = layout.positions[v] if v >= 0 else None
+    if _kind(here) != (_kind(own) if v >= 0 else _whole(here)):
+        shown = json.dumps(sent, ensure_ascii=True)[:80]
+        raise UserError(f"position: got {shown}, not a position as this game gives it "
+                        "(whole numbers, and true or false only where it has a flag)")  # fmt: skip
+    return here
+
+
+def _whole(value: Any) -> Any:
+    """The kinds of a position made of whole numbers and text only (see :func:`_kind`)."""
+    if isinstance(value, tuple):
+        return tuple(_whole(v) for v in value)
+    return str if isinstance(value, str) else int
 
 
 def _answer(solution, body: m.GamePositionRequest) -> dict:
     game = solution.game
-    here = game.start() if body.position is None else _as_position(body.position)
-    solution.layout.node(here)  # a position this game reaches, or one clear line
+    here = game.start() if body.position is None else _position(solution, body.position)
     if body.move is not None and body.throw is not None:
         raise UserError("give a move or a throw, not both")
     if body.move is not None:
