@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -249,3 +250,37 @@ def test_positions_as_answers_gave_them_still_serve(fuzz_client):
                                   "position": here["position"]})  # fmt: skip
         assert again.status_code == 200, again.text
         assert again.json()["position"] == here["position"]
+
+
+def test_games_solved_one_at_a_time_and_a_crowd_beyond_the_queue_is_503(fuzz_client, monkeypatch):
+    """Many games asked at once once held all their solves in memory together (ten
+    Pig games: 4.7 GB); now they take turns, and beyond MAX_WAITING the answer is a
+    503 with Retry-After, at once."""
+    import threading
+
+    from dicelab.web.routes import games
+
+    client, _ = fuzz_client
+    monkeypatch.setattr(games, "MAX_WAITING", 2)
+    answers: dict[int, int] = {}
+
+    def ask(goal: int) -> None:
+        body = {"game": "pig", "settings": {"goal": str(goal)}}
+        answers[goal] = client.post("/api/games/position", json=body).status_code
+
+    games._turns.acquire()  # a solve that runs long: the others wait their turn
+    try:
+        waiting = [threading.Thread(target=ask, args=(goal,)) for goal in (11, 12)]
+        for t in waiting:
+            t.start()
+        deadline = time.monotonic() + 10
+        while games._waiting < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        crowd = client.post("/api/games/position", json={"game": "pig", "settings": {"goal": "13"}})
+        assert crowd.status_code == 503 and crowd.headers["Retry-After"]
+        assert "wait to be solved" in crowd.json()["detail"]
+    finally:
+        games._turns.release()
+    for t in waiting:
+        t.join(30)
+    assert answers == {11: 200, 12: 200}
