@@ -270,6 +270,7 @@ def test_games_solved_one_at_a_time_and_a_crowd_beyond_the_queue_is_503(fuzz_cli
 
     games._turns.acquire()  # a solve that runs long: the others wait their turn
     try:
+        assert not games.busy()
         waiting = [threading.Thread(target=ask, args=(goal,)) for goal in (11, 12)]
         for t in waiting:
             t.start()
@@ -279,8 +280,63 @@ def test_games_solved_one_at_a_time_and_a_crowd_beyond_the_queue_is_503(fuzz_cli
         crowd = client.post("/api/games/position", json={"game": "pig", "settings": {"goal": "13"}})
         assert crowd.status_code == 503 and crowd.headers["Retry-After"]
         assert "wait to be solved" in crowd.json()["detail"]
+        assert games.busy()  # a stop would not wait for them
     finally:
         games._turns.release()
     for t in waiting:
         t.join(30)
     assert answers == {11: 200, 12: 200}
+
+
+@pytest.mark.slow
+def test_a_stop_while_games_are_solved_takes_seconds(tmp_path):
+    """A game solves in a thread of the server, which nothing stops: a SIGTERM once
+    waited for it (13.6 s while fuzzed), and the request waiting ended in a traceback
+    and a 500. Now the server ends within 5 s and the request is told it stops."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import threading
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(__import__("os").environ, DICELAB_CACHE_DIR=str(tmp_path / "cache"),
+               DICELAB_DATA_DIR=str(tmp_path / "data"))  # fmt: skip
+    cmd = [sys.executable, "-m", "dicelab.cli", "serve", "--port", str(port),
+           "--log-level", "warning"]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    answers = []
+
+    def ask(goal: int) -> None:
+        body = {"game": "pig", "settings": {"goal": str(goal)}}
+        answers.append(httpx.post(base + "/api/games/position", json=body, timeout=60))
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(base + "/api/health", timeout=1)
+                break
+            except httpx.HTTPError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        asking = [threading.Thread(target=ask, args=(g,)) for g in (98, 99, 100)]
+        for t in asking:
+            t.start()
+        time.sleep(2)  # inside the first solve (about 4 s each, one at a time)
+        start = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        assert time.monotonic() - start <= 5
+        for t in asking:
+            t.join(timeout=10)
+    finally:
+        proc.kill()
+        out = proc.communicate()[0].decode()
+    assert "Traceback" not in out, out
+    assert all(r.status_code == 503 for r in answers if r.status_code != 200)

@@ -254,7 +254,7 @@ def run(
         pass
     finally:
         store.close()  # a worker still solving is killed
-    if store.busy():  # the interpreter would wait for the solve's thread at exit
+    if store.busy() or games.busy():  # the interpreter would wait for the solve's thread
         from dicelab.engine.runtime import ahead
 
         ahead.stop_children()

@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from dicelab.errors import UserError
 from dicelab.web import models as m
-from dicelab.web.routes import route
+from dicelab.web.routes import route, stopping_ends
 from dicelab.web.worker import QueueFull
 
 router = APIRouter(tags=["games"])
@@ -41,7 +41,8 @@ _solved: OrderedDict[tuple, Any] = OrderedDict()
 _locks: dict[tuple, threading.Lock] = {}
 _guard = threading.Lock()
 _turns = threading.Semaphore(SOLVING)
-_waiting = 0
+_waiting = 0  # solves waiting their turn
+_active = 0  # solves waiting or running
 
 
 @route(router, "GET", "/api/games", list[m.GameFamilyOut], "The dice games of the chance model")
@@ -59,9 +60,18 @@ def get_games() -> list[dict]:
 @route(router, "POST", "/api/games/position", m.GamePositionOut,
        "A dice game's position, ranked moves or throws; one step from it")  # fmt: skip
 async def post_game_position(body: m.GamePositionRequest) -> dict:
-    """Solves the game on first use (Pig to 100: about 4 s), then answers at once."""
-    solution = await run_in_threadpool(_solution, body.game, body.settings)
+    """Solves the game on first use (Pig to 100: about 4 s), then answers at once; a
+    server told to stop meanwhile answers 503 (the solve's thread is not awaited)."""
+    solution = await stopping_ends(run_in_threadpool(_solution, body.game, body.settings))
     return await run_in_threadpool(_answer, solution, body)
+
+
+def busy() -> bool:
+    """Whether a game is being solved or waits its turn: a stopping server then ends
+    at once (see :func:`dicelab.web.app.run`) instead of waiting for the solve's
+    thread, which nothing can stop."""
+    with _guard:
+        return _active > 0
 
 
 def _solution(name: str, settings: dict[str, str]):
@@ -98,22 +108,22 @@ def _turn():
     """This thread's turn to solve a game (see :data:`SOLVING`), or :class:`QueueFull`
     when :data:`MAX_WAITING` solves wait already: a server that many ask at once
     answers "busy" instead of holding every solve in memory together."""
-    global _waiting
+    global _waiting, _active
     with _guard:
         if _waiting >= MAX_WAITING:
             raise QueueFull(
                 f"{_waiting} games wait to be solved on this server; ask again in a while"
             )
         _waiting += 1
+        _active += 1
     try:
-        _turns.acquire()
+        with _turns:
+            with _guard:
+                _waiting -= 1
+            yield
     finally:
         with _guard:
-            _waiting -= 1
-    try:
-        yield
-    finally:
-        _turns.release()
+            _active -= 1
 
 
 def _as_position(value: Any, depth: int = 0) -> Any:
