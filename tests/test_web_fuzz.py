@@ -288,6 +288,30 @@ def test_games_solved_one_at_a_time_and_a_crowd_beyond_the_queue_is_503(fuzz_cli
     assert answers == {11: 200, 12: 200}
 
 
+def test_a_request_cancelled_by_a_stop_is_answered_503():
+    """uvicorn cancels the requests still running once its grace time is over: one
+    cancelled while it awaited a thread's work once ended in a traceback and a 500."""
+    import asyncio
+
+    from dicelab.web.app import STOPPING, StopAnswers
+
+    async def waits_on_a_thread(scope, receive, send):
+        raise asyncio.CancelledError("Task cancelled, timeout graceful shutdown exceeded")
+
+    sent: list[dict] = []
+
+    async def send(message):
+        sent.append(message)
+
+    async def receive():
+        return {"type": "http.request", "body": b""}
+
+    scope = {"type": "http", "method": "POST", "path": "/api/games/position", "headers": []}
+    asyncio.run(StopAnswers(waits_on_a_thread)(scope, receive, send))
+    assert sent[0]["status"] == 503
+    assert json.loads(sent[1]["body"]) == {"detail": STOPPING}
+
+
 @pytest.mark.slow
 def test_a_stop_while_games_are_solved_takes_seconds(tmp_path):
     """A game solves in a thread of the server, which nothing stops: a SIGTERM once

@@ -12,6 +12,7 @@ area.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from importlib import resources
 
@@ -90,6 +91,39 @@ def _reply(detail: str, status: int, headers: Mapping[str, str] | None = None) -
     return JSONResponse({"detail": safe}, status_code=status, headers=headers)
 
 
+STOPPING = "the server is stopping; ask again once it is back"
+
+
+class StopAnswers:
+    """ASGI middleware: a request still running when the server stops is answered
+    503 (:data:`STOPPING`), however far it had come.
+
+    Once told to stop, uvicorn cancels the requests still running after its grace
+    time; one cancelled while it awaited work in a thread (a game's solve, a review)
+    ended in a traceback in the log and a 500. The thread's work is left to end with
+    the process."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except asyncio.CancelledError:
+            if not started:  # else the answer is cut short: the connection closes
+                await _reply(STOPPING, 503, {"Retry-After": "10"})(scope, receive, send)
+
+
 def create_app(store: Store | None = None, hosts: Sequence[str] = ()) -> FastAPI:
     """Build the application; ``store`` lets tests share or inspect the tables.
 
@@ -105,6 +139,7 @@ def create_app(store: Store | None = None, hosts: Sequence[str] = ()) -> FastAPI
         dependencies=[Depends(remember_request)],
     )
     app.state.store = store or Store()
+    app.add_middleware(StopAnswers)
     app.add_middleware(BodyLimit)
     app.add_middleware(HostCheck, names=hosts)
     _answer_errors(app)
@@ -127,8 +162,7 @@ def _answer_errors(app: FastAPI) -> None:
 
     @app.exception_handler(Stopping)
     async def _stopping(request: Request, exc: Stopping) -> JSONResponse:
-        detail = "the server is stopping; ask again once it is back"
-        return _reply(detail, 503, {"Retry-After": "10"})
+        return _reply(STOPPING, 503, {"Retry-After": "10"})
 
     @app.exception_handler(DamagedTable)
     async def _damaged(request: Request, exc: DamagedTable) -> JSONResponse:
