@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -188,3 +189,178 @@ def test_every_endpoint_survives_its_schema_bent(fuzz_client, method, path):
         _check(r)
 
     run()
+
+
+# -- found by fuzzing a live server: each once a 500 -----------------------------------
+PIG = ("pig", {"goal": "20"})
+FARKLE = ("farkle", {"goal": "1000", "players": "1", "play": "goal"})
+RACE = ("bearoff", {"mine": "3,2", "theirs": "2,1"})
+BENT_POSITIONS = [
+    (PIG, "", None),  # indexed as a tuple
+    (PIG, ["won"], None),
+    (PIG, [0, 1e-320, 0, 0, True], None),  # a float as an array index
+    (PIG, [0, 0, 0, 1.5, False], "roll"),
+    (PIG, [0.0, 0, 0, 0, True], None),  # equal to the start, but not the start's kinds
+    (PIG, [0, 0, 0, 0, 1], None),
+    (PIG, [0, 0, 0, 0, "\ud800"], None),  # a truthy text for the flag: cannot be answered
+    (PIG, [0, "\ud800", 0, 0, True], None),  # quoted in the error, UTF-8 cannot hold it
+    (PIG, [[[[[[0]]]]]], None),
+    (("shut-the-box", {"tiles": "6"}), ["roll", 1.0], None),
+    (FARKLE, ["roll", 0, 0, 0, 0, 1.5], None),
+    (RACE, ["roll", 1, [0, 1, 1, 0, 0, 0.0], [1, 1, 0, 0, 0, 0]], None),  # the other seat
+    (RACE, ["roll", True, [0, 1, 1, 0, 0, 0], [1, 1, 0, 0, 0, 0]], None),
+]
+
+
+@pytest.mark.parametrize("game, position, move", BENT_POSITIONS)
+def test_a_bent_game_position_is_one_clear_400(fuzz_client, game, position, move):
+    client, _ = fuzz_client
+    name, setting = game
+    body = {"game": name, "settings": setting, "position": position, "move": move}
+    r = client.post("/api/games/position", content=json.dumps(body),
+                    headers={"content-type": "application/json"})  # fmt: skip
+    assert r.status_code == 400, r.text
+    assert "position" in r.json()["detail"]
+
+
+def test_a_game_position_nested_past_the_stack_is_400(fuzz_client):
+    client, _ = fuzz_client
+    deep = '{"game": "pig", "settings": {"goal": "20"}, "position": ' + _deep(900) + "}"
+    r = client.post("/api/games/position", content=deep,
+                    headers={"content-type": "application/json"})  # fmt: skip
+    assert r.status_code == 400 and "nested" in r.json()["detail"]
+
+
+def test_positions_as_answers_gave_them_still_serve(fuzz_client):
+    """The check of kinds refuses none of the game's own positions, the bear-off
+    race's other seat (a mirrored node) among them."""
+    client, _ = fuzz_client
+    for (name, setting), step in [(PIG, {}), (FARKLE, {}), (RACE, {"throw": "1-2"})]:
+        at = client.post("/api/games/position", json={"game": name, "settings": setting})
+        here = client.post("/api/games/position",
+                           json={"game": name, "settings": setting, **step,
+                                 "position": at.json()["position"]}).json()  # fmt: skip
+        if here["moves"]:
+            move = here["moves"][0]["move"]
+            here = client.post("/api/games/position", json={
+                "game": name, "settings": setting, "position": here["position"], "move": move
+            }).json()  # fmt: skip
+        again = client.post("/api/games/position",
+                            json={"game": name, "settings": setting,
+                                  "position": here["position"]})  # fmt: skip
+        assert again.status_code == 200, again.text
+        assert again.json()["position"] == here["position"]
+
+
+def test_games_solved_one_at_a_time_and_a_crowd_beyond_the_queue_is_503(fuzz_client, monkeypatch):
+    """Many games asked at once once held all their solves in memory together (ten
+    Pig games: 4.7 GB); now they take turns, and beyond MAX_WAITING the answer is a
+    503 with Retry-After, at once."""
+    import threading
+
+    from dicelab.web.routes import games
+
+    client, _ = fuzz_client
+    monkeypatch.setattr(games, "MAX_WAITING", 2)
+    answers: dict[int, int] = {}
+
+    def ask(goal: int) -> None:
+        body = {"game": "pig", "settings": {"goal": str(goal)}}
+        answers[goal] = client.post("/api/games/position", json=body).status_code
+
+    games._turns.acquire()  # a solve that runs long: the others wait their turn
+    try:
+        assert not games.busy()
+        waiting = [threading.Thread(target=ask, args=(goal,)) for goal in (11, 12)]
+        for t in waiting:
+            t.start()
+        deadline = time.monotonic() + 10
+        while games._waiting < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        crowd = client.post("/api/games/position", json={"game": "pig", "settings": {"goal": "13"}})
+        assert crowd.status_code == 503 and crowd.headers["Retry-After"]
+        assert "wait to be solved" in crowd.json()["detail"]
+        assert games.busy()  # a stop would not wait for them
+    finally:
+        games._turns.release()
+    for t in waiting:
+        t.join(30)
+    assert answers == {11: 200, 12: 200}
+
+
+def test_a_request_cancelled_by_a_stop_is_answered_503():
+    """uvicorn cancels the requests still running once its grace time is over: one
+    cancelled while it awaited a thread's work once ended in a traceback and a 500."""
+    import asyncio
+
+    from dicelab.web.app import STOPPING, StopAnswers
+
+    async def waits_on_a_thread(scope, receive, send):
+        raise asyncio.CancelledError("Task cancelled, timeout graceful shutdown exceeded")
+
+    sent: list[dict] = []
+
+    async def send(message):
+        sent.append(message)
+
+    async def receive():
+        return {"type": "http.request", "body": b""}
+
+    scope = {"type": "http", "method": "POST", "path": "/api/games/position", "headers": []}
+    asyncio.run(StopAnswers(waits_on_a_thread)(scope, receive, send))
+    assert sent[0]["status"] == 503
+    assert json.loads(sent[1]["body"]) == {"detail": STOPPING}
+
+
+@pytest.mark.slow
+def test_a_stop_while_games_are_solved_takes_seconds(tmp_path):
+    """A game solves in a thread of the server, which nothing stops: a SIGTERM once
+    waited for it (13.6 s while fuzzed), and the request waiting ended in a traceback
+    and a 500. Now the server ends within 5 s and the request is told it stops."""
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import threading
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(__import__("os").environ, DICELAB_CACHE_DIR=str(tmp_path / "cache"),
+               DICELAB_DATA_DIR=str(tmp_path / "data"))  # fmt: skip
+    cmd = [sys.executable, "-m", "dicelab.cli", "serve", "--port", str(port),
+           "--log-level", "warning"]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    answers = []
+
+    def ask(goal: int) -> None:
+        body = {"game": "pig", "settings": {"goal": str(goal)}}
+        answers.append(httpx.post(base + "/api/games/position", json=body, timeout=60))
+
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(base + "/api/health", timeout=1)
+                break
+            except httpx.HTTPError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        asking = [threading.Thread(target=ask, args=(g,)) for g in (98, 99, 100)]
+        for t in asking:
+            t.start()
+        time.sleep(2)  # inside the first solve (about 4 s each, one at a time)
+        start = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+        assert time.monotonic() - start <= 5
+        for t in asking:
+            t.join(timeout=10)
+    finally:
+        proc.kill()
+        out = proc.communicate()[0].decode()
+    assert "Traceback" not in out, out
+    assert all(r.status_code == 503 for r in answers if r.status_code != 200)

@@ -12,7 +12,8 @@ area.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Mapping, Sequence
 from importlib import resources
 
 from fastapi import Depends, FastAPI, Request
@@ -82,6 +83,47 @@ def _validation_message(exc: RequestValidationError) -> str:
     return f"{loc or 'body'}: {first.get('msg', 'invalid')}{more}"
 
 
+def _reply(detail: str, status: int, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    """An error answer. A message may quote what the request sent, and JSON lets a
+    request send text that UTF-8 cannot hold (a lone surrogate, ``\\ud800``): such
+    characters are written as escapes, so that quoting them never fails the answer."""
+    safe = detail.encode("utf-8", "backslashreplace").decode("utf-8")
+    return JSONResponse({"detail": safe}, status_code=status, headers=headers)
+
+
+STOPPING = "the server is stopping; ask again once it is back"
+
+
+class StopAnswers:
+    """ASGI middleware: a request still running when the server stops is answered
+    503 (:data:`STOPPING`), however far it had come.
+
+    Once told to stop, uvicorn cancels the requests still running after its grace
+    time; one cancelled while it awaited work in a thread (a game's solve, a review)
+    ended in a traceback in the log and a 500. The thread's work is left to end with
+    the process."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except asyncio.CancelledError:
+            if not started:  # else the answer is cut short: the connection closes
+                await _reply(STOPPING, 503, {"Retry-After": "10"})(scope, receive, send)
+
+
 def create_app(store: Store | None = None, hosts: Sequence[str] = ()) -> FastAPI:
     """Build the application; ``store`` lets tests share or inspect the tables.
 
@@ -97,6 +139,7 @@ def create_app(store: Store | None = None, hosts: Sequence[str] = ()) -> FastAPI
         dependencies=[Depends(remember_request)],
     )
     app.state.store = store or Store()
+    app.add_middleware(StopAnswers)
     app.add_middleware(BodyLimit)
     app.add_middleware(HostCheck, names=hosts)
     _answer_errors(app)
@@ -111,38 +154,36 @@ def _answer_errors(app: FastAPI) -> None:
 
     @app.exception_handler(NotFound)
     async def _not_found(request: Request, exc: NotFound) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=404)
+        return _reply(str(exc), 404)
 
     @app.exception_handler(QueueFull)
     async def _queue_full(request: Request, exc: QueueFull) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=503, headers={"Retry-After": "30"})
+        return _reply(str(exc), 503, {"Retry-After": "30"})
 
     @app.exception_handler(Stopping)
     async def _stopping(request: Request, exc: Stopping) -> JSONResponse:
-        detail = "the server is stopping; ask again once it is back"
-        return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": "10"})
+        return _reply(STOPPING, 503, {"Retry-After": "10"})
 
     @app.exception_handler(DamagedTable)
     async def _damaged(request: Request, exc: DamagedTable) -> JSONResponse:
         # solved anew and damaged again (a failing disk?): the path stays unsaid
         detail = "a cached table was found damaged twice while being read; ask again later"
-        return JSONResponse({"detail": detail}, status_code=503)
+        return _reply(detail, 503)
 
     @app.exception_handler(HistoryError)
     async def _no_history(request: Request, exc: HistoryError) -> JSONResponse:
         # this server's own files: no fault of the request, and no path said
         lost = ": nothing was kept" if exc.doing == "written" else ""
-        return JSONResponse({"detail": coach.unavailable(exc) + lost}, status_code=503)
+        return _reply(coach.unavailable(exc) + lost, 503)
 
     @app.exception_handler(UserError)
     async def _user_error(request: Request, exc: UserError) -> JSONResponse:
         # a size refused: its summary, without the command line's way out
-        detail = exc.summary if isinstance(exc, TooLarge) else str(exc)
-        return JSONResponse({"detail": detail}, status_code=400)
+        return _reply(exc.summary if isinstance(exc, TooLarge) else str(exc), 400)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"detail": _validation_message(exc)}, status_code=422)
+        return _reply(_validation_message(exc), 422)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -152,11 +193,11 @@ def _answer_errors(app: FastAPI) -> None:
         methods = _methods(app, request) if exc.status_code == 405 else None
         if methods:  # every method of the path, not only the first route's
             headers = {**(headers or {}), "Allow": ", ".join(methods)}
-        return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=headers)
+        return _reply(detail, exc.status_code, headers)
 
     @app.exception_handler(Exception)
     async def _bug(request: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse({"detail": f"internal error: {type(exc).__name__}"}, status_code=500)
+        return _reply(f"internal error: {type(exc).__name__}", 500)
 
 
 def _methods(app: FastAPI, request: Request) -> list[str]:
@@ -248,7 +289,7 @@ def run(
         pass
     finally:
         store.close()  # a worker still solving is killed
-    if store.busy():  # the interpreter would wait for the solve's thread at exit
+    if store.busy() or games.busy():  # the interpreter would wait for the solve's thread
         from dicelab.engine.runtime import ahead
 
         ahead.stop_children()

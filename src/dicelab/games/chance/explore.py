@@ -66,7 +66,7 @@ class Layout:
         """The number of ``position``; a clear error if the game cannot reach it."""
         try:
             return self.index[position]
-        except (KeyError, TypeError):
+        except (LookupError, TypeError, ValueError):  # any shape may come from outside
             raise UserError(
                 f"{self.shown(position)}: not a position this game reaches from its start"
             ) from None

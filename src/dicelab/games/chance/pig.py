@@ -199,7 +199,7 @@ class PigPositions(NumberedPositions):
             ok = seat in (0, 1) and 0 <= mine < g and 0 <= other < g and 0 <= k < g - mine
             if ok and (k > 0 or rolling):
                 return int(self.node(seat, bool(rolling), mine, other, k))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, IndexError):  # "" or (), or a float as an index
             pass
         raise KeyError(position)
 

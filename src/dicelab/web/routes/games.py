@@ -8,8 +8,11 @@ when many ask at once.
 
 from __future__ import annotations
 
+import json
+import numbers
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from typing import Any
 
 from fastapi import APIRouter
@@ -17,7 +20,8 @@ from starlette.concurrency import run_in_threadpool
 
 from dicelab.errors import UserError
 from dicelab.web import models as m
-from dicelab.web.routes import route
+from dicelab.web.routes import route, stopping_ends
+from dicelab.web.worker import QueueFull
 
 router = APIRouter(tags=["games"])
 
@@ -26,9 +30,19 @@ KEPT = 4
 #: The most positions a game solved here may have (Pig to 100 has 2,020,002).
 MAX_POSITIONS = 2_500_000
 
+#: Games solved at once, and the most solves that may wait their turn (then 503).
+#: A solve runs in this process and takes up to about half a GB while it runs
+#: (Pig to 100): ten of them at once took 4.7 GB and fifty seconds each, one at a
+#: time they take four seconds each.
+SOLVING = 1
+MAX_WAITING = 6
+
 _solved: OrderedDict[tuple, Any] = OrderedDict()
 _locks: dict[tuple, threading.Lock] = {}
 _guard = threading.Lock()
+_turns = threading.Semaphore(SOLVING)
+_waiting = 0  # solves waiting their turn
+_active = 0  # solves waiting or running
 
 
 @route(router, "GET", "/api/games", list[m.GameFamilyOut], "The dice games of the chance model")
@@ -46,9 +60,18 @@ def get_games() -> list[dict]:
 @route(router, "POST", "/api/games/position", m.GamePositionOut,
        "A dice game's position, ranked moves or throws; one step from it")  # fmt: skip
 async def post_game_position(body: m.GamePositionRequest) -> dict:
-    """Solves the game on first use (Pig to 100: about 4 s), then answers at once."""
-    solution = await run_in_threadpool(_solution, body.game, body.settings)
+    """Solves the game on first use (Pig to 100: about 4 s), then answers at once; a
+    server told to stop meanwhile answers 503 (the solve's thread is not awaited)."""
+    solution = await stopping_ends(run_in_threadpool(_solution, body.game, body.settings))
     return await run_in_threadpool(_answer, solution, body)
+
+
+def busy() -> bool:
+    """Whether a game is being solved or waits its turn: a stopping server then ends
+    at once (see :func:`dicelab.web.app.run`) instead of waiting for the solve's
+    thread, which nothing can stop."""
+    with _guard:
+        return _active > 0
 
 
 def _solution(name: str, settings: dict[str, str]):
@@ -67,7 +90,8 @@ def _solution(name: str, settings: dict[str, str]):
             if key in _solved:
                 _solved.move_to_end(key)
                 return _solved[key]
-        solution = solve(game, limit=MAX_POSITIONS, cache=True)
+        with _turn():
+            solution = solve(game, limit=MAX_POSITIONS, cache=True)
         with _guard:
             _solved[key] = solution
             while len(_solved) > KEPT:
@@ -75,17 +99,83 @@ def _solution(name: str, settings: dict[str, str]):
         return solution
 
 
-def _as_position(value: Any) -> Any:
-    """A position sent back as JSON (lists) as the game's own (tuples)."""
+#: Lists within lists a position may have (the bear-off's: its sides and a throw).
+MAX_DEPTH = 3
+
+
+@contextmanager
+def _turn():
+    """This thread's turn to solve a game (see :data:`SOLVING`), or :class:`QueueFull`
+    when :data:`MAX_WAITING` solves wait already: a server that many ask at once
+    answers "busy" instead of holding every solve in memory together."""
+    global _waiting, _active
+    with _guard:
+        if _waiting >= MAX_WAITING:
+            raise QueueFull(
+                f"{_waiting} games wait to be solved on this server; ask again in a while"
+            )
+        _waiting += 1
+        _active += 1
+    try:
+        with _turns:
+            with _guard:
+                _waiting -= 1
+            yield
+    finally:
+        with _guard:
+            _active -= 1
+
+
+def _as_position(value: Any, depth: int = 0) -> Any:
+    """A position sent back as JSON (lists) as the game's own (tuples); nesting deeper
+    than any game's is refused before it can exhaust the stack."""
     if isinstance(value, list):
-        return tuple(_as_position(v) for v in value)
+        if depth >= MAX_DEPTH:
+            raise UserError("position: nested deeper than any game's position")
+        return tuple(_as_position(v, depth + 1) for v in value)
     return value
+
+
+def _kind(value: Any) -> Any:
+    """What a part of a position is, for :func:`_position`: a flag, a whole number,
+    a number with a fraction, some text, or the kinds of a tuple's parts."""
+    if isinstance(value, tuple):
+        return tuple(_kind(v) for v in value)
+    if isinstance(value, bool):
+        return bool
+    return int if isinstance(value, numbers.Integral) else type(value)
+
+
+def _position(solution, sent: Any) -> Any:
+    """The position a request sends back, checked to be one of the game's as an answer
+    gave it, else one clear 400.
+
+    The games find a position by equality and read its parts as numbers and flags,
+    so JSON's 0.0 or true would pass for 0 or 1 and a text for a flag, and then fail
+    deep in the game's arithmetic: the parts must be of the kinds the game's own
+    position has (a node of the bear-off race's other seat, which has no listed
+    position, must hold whole numbers and text only)."""
+    here = _as_position(sent)
+    layout = solution.layout
+    v = layout.node(here)  # a position this game reaches, or one clear line
+    own = layout.positions[v] if v >= 0 else None
+    if _kind(here) != (_kind(own) if v >= 0 else _whole(here)):
+        shown = json.dumps(sent, ensure_ascii=True)[:80]
+        raise UserError(f"position: got {shown}, not a position as this game gives it "
+                        "(whole numbers, and true or false only where it has a flag)")  # fmt: skip
+    return here
+
+
+def _whole(value: Any) -> Any:
+    """The kinds of a position made of whole numbers and text only (see :func:`_kind`)."""
+    if isinstance(value, tuple):
+        return tuple(_whole(v) for v in value)
+    return str if isinstance(value, str) else int
 
 
 def _answer(solution, body: m.GamePositionRequest) -> dict:
     game = solution.game
-    here = game.start() if body.position is None else _as_position(body.position)
-    solution.layout.node(here)  # a position this game reaches, or one clear line
+    here = game.start() if body.position is None else _position(solution, body.position)
     if body.move is not None and body.throw is not None:
         raise UserError("give a move or a throw, not both")
     if body.move is not None:
