@@ -185,6 +185,7 @@ export function renderGame() {
 // numbers the players).
 function ending(now) {
   if (now.players !== 2) return now.text;
+  if (now.result !== 0 && now.result !== 1) return "A draw.";
   return (now.result === 1) === (games.seat === 1) ? "You won." : "The computer won.";
 }
 
@@ -198,12 +199,13 @@ function renderReview(now) {
   const wrong = games.decisions.filter((d) => d.cost > 1e-12);
   let verdict = now.verdict;
   if (now.players === 2) {
-    verdict = (now.result === 1) === (games.seat === 1) ? "you won" : "the computer won";
+    verdict = ending(now).slice(0, -1).toLowerCase();
   }
   const n = games.decisions.length;
-  box.innerHTML = `<p><strong>Game over: ${escapeHtml(verdict)}.</strong> Your
-    ${n === 1 ? "1 decision" : `${n} decisions`} cost ${pct(lost)} in all
-    (${wrong.length} not the best).</p>`
+  const cost = n === 0 ? "You made no decision."
+    : `Your ${n === 1 ? "1 decision" : `${n} decisions`} cost ${pct(lost)} in all `
+      + `(${wrong.length} not the best).`;
+  box.innerHTML = `<p><strong>Game over: ${escapeHtml(verdict)}.</strong> ${cost}</p>`
     + (wrong.length ? `<table class="review-table"><tr><th>position</th><th>you</th><th>best</th>
       <th>cost</th></tr>${wrong.map((d) => `<tr class="costly"><td>${escapeHtml(d.text)}</td>
       <td>${escapeHtml(d.move)}</td><td>${escapeHtml(d.best)}</td><td>${pct(d.cost)}</td></tr>`)
