@@ -93,7 +93,10 @@ async function step(extra) {
     $("games-status").textContent = `${answer.game}: ${answer.measure}, `
       + `${pct(answer.start_value)} (${answer.positions.toLocaleString("en")} positions)`;
   } catch (err) {
-    if (asked === games.request) showError(refusal(err.message));
+    if (asked === games.request) {
+      showError(refusal(err.message));
+      $("error").scrollIntoView({ block: "nearest" });  // above the settings: in sight
+    }
     $("games-status").textContent = "";
   } finally {
     if (asked === games.request) games.busy = false;
