@@ -24,10 +24,12 @@ def test_farkle_played_on_the_page(server):  # noqa: F811
         pg.click("#view-games")
         pg.wait_for_selector("#games-family option[value=farkle]", state="attached")
         pg.select_option("#games-family", "farkle")
+        assert pg.is_visible("#games-seat-row")
         pg.fill("#games-settings input[data-setting=players]", "1")
+        assert pg.is_hidden("#games-seat-row")  # one player: no seat to choose
         pg.click("#games-start")
         pg.wait_for_function("document.querySelector('#games-status').textContent"
-                             ".includes('farkle')")  # fmt: skip
+                             ".includes('positions')")  # fmt: skip
         assert "548.8576" in pg.inner_text("#games-status")
         pg.wait_for_selector("#games-moves button")
         assert "keep" in pg.inner_text("#games-moves")
@@ -46,6 +48,9 @@ def test_farkle_played_on_the_page(server):  # noqa: F811
         pg.fill("#games-settings input[data-setting=dice]", "")
         pg.click("#games-start")
         pg.wait_for_function("!document.querySelector('#error').hidden")
-        assert "1,881,360,002 positions" in pg.inner_text("#error")
+        refused = pg.inner_text("#error")  # one line, in the page's terms
+        assert "1,881,360,002 positions" in refused and "Choose smaller settings" in refused
+        assert "--" not in refused and "\n" not in refused.strip()
+        pg.screenshot(path=shot("web-farkle-refused.png"))
         browser.close()
         assert not problems, problems

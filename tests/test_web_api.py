@@ -554,6 +554,30 @@ def test_upload_title(client):
 
 
 @pytest.mark.parametrize(
+    ("filename", "name"),
+    [
+        ("house.toml", "house"),
+        ("my house rules.toml", "my-house-rules"),
+        ("yacht.toml", "yacht-variant"),
+        (None, "yacht-variant"),
+    ],
+)
+def test_an_unnamed_variant_is_named_after_its_file(client, filename, name):
+    toml = 'extends = "yacht"\n\n[[categories]]\nid = "full_house"\nscore = 30\n'
+    r = client.post("/api/rules", json={"toml": toml, "filename": filename})
+    assert r.status_code == 201, r.text
+    info = r.json()
+    assert (info["name"], info["title"]) == (name, f"{name} (based on yacht)")
+    assert info["file"] == filename
+    listed = {x["id"]: x for x in client.get("/api/rules").json()["rules"]}
+    assert listed[info["id"]]["name"] == name
+    titled = client.post(
+        "/api/rules", json={"toml": 'title = "Mine"\n' + toml, "filename": filename}
+    )
+    assert (titled.json()["name"], titled.json()["title"]) == (name, "Mine")
+
+
+@pytest.mark.parametrize(
     ("toml", "words"),
     [
         ('extends = "/etc/passwd"', "not a built-in rule set"),

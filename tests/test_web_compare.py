@@ -56,6 +56,21 @@ def test_compare_gives_the_command_lines_figures(client):
     assert there["games"] == 20 and len(there["largest"]) <= 8
 
 
+def test_compare_tells_rule_sets_of_one_name_apart(client):
+    house = RICH_HOUSE.replace('"rich-house"', '"yazy"')
+    upload = client.post("/api/rules", json={"toml": house, "filename": "house.toml"}).json()
+    assert upload["name"] == "yazy"
+    answer = client.post("/api/compare", json={"rules": ["yazy", upload["id"]], "games": 20})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert [s["label"] for s in body["rule_sets"]] == ["yazy (built-in)", "yazy (house.toml)"]
+    there, back = body["partings"]["pairs"]
+    assert (there["played"], there["other"]) == ("yazy (built-in)", "yazy (house.toml)")
+    assert (back["played"], back["other"]) == ("yazy (house.toml)", "yazy (built-in)")
+    other = client.post("/api/compare", json={"rules": ["yazy", "yacht"], "games": 0}).json()
+    assert [s["label"] for s in other["rule_sets"]] == ["yazy", "yacht"]
+
+
 @pytest.mark.parametrize(
     ("body", "status", "says"),
     [

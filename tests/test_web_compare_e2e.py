@@ -111,3 +111,36 @@ def test_compare_view_shows_the_figures_chart_and_partings(server, tmp_path, wid
         assert not wide, f"the page is wider than the screen: {wide}"
         assert not problems, problems
         browser.close()
+
+
+#: A house rule of yazy that names itself nothing: the page names it after its file.
+HOUSE = 'extends = "yazy"\n\n[[categories]]\nid = "full_house"\nscore = 30\n'
+
+
+def test_an_upload_is_offered_at_once_and_named_after_its_file(server, tmp_path):
+    url, _ = server
+    house = tmp_path / "house.toml"
+    house.write_text(HOUSE)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        pg = browser.new_page(viewport={"width": 390, "height": 844})
+        pg.goto(url)
+        pg.wait_for_selector("#rules-select option[value='yazy']", state="attached")
+        pg.click("#view-compare")  # the pickers filled, before the upload
+        pg.click("#view-play")
+        pg.set_input_files("#rules-file", str(house))
+        title = pg.locator("#rules-title")
+        sync_api.expect(title).to_have_text("house (based on yazy)", timeout=30_000)
+        pg.click("#view-compare")
+        pg.select_option("#compare-a", "yazy")
+        pg.select_option("#compare-b", label="house")  # offered without a reload
+        pg.fill("#compare-games", "40")
+        pg.click("#compare-run")
+        pg.wait_for_function(
+            "['done', 'error'].includes(document.querySelector('#compare-view').dataset.state)",
+            timeout=120_000,
+        )
+        assert pg.inner_text("#compare-legend").count("house (mean") == 1
+        assert "Played by house's optimum, yazy's best" in pg.inner_text("#compare-partings")
+        assert not pg.evaluate(WIDER)
+        browser.close()

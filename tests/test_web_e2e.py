@@ -415,11 +415,17 @@ def test_forced_order_offers_only_the_box_of_the_turn(page):
     pg.click("#score-now")
     expect(counter(pg)).to_contain_text("choose a box")
     expect(pg.locator("#scorecard tr.candidate")).to_have_count(1)
+    pg.click("#scorecard tr.box[data-box=sixes]")  # not the turn's: says which is
+    expect(pg.locator("#error")).to_have_text(
+        "This turn fills Ones: the boxes are filled in scorecard order."
+    )
+    expect(counter(pg)).to_contain_text("choose a box")
     cell = pg.locator("#scorecard tr.candidate[data-box=ones]")
     expect(cell).to_contain_text("0")
     cell.click()
     expect(counter(pg)).to_have_text("Turn 2 of 15 · Roll 1 of 3")
     expect(pg.locator("#scorecard tr.filled[data-box=ones] .points")).to_have_text("0")
+    expect(pg.locator("#error")).to_be_hidden()
     expect(pg.locator("#scorecard tr.forced")).to_have_attribute("data-box", "twos")
 
 
@@ -446,6 +452,18 @@ def test_a_served_hand_scores_on_the_first_throw(page):
     cell.click()
     expect(pg.locator("#scorecard tr.filled[data-box=full] .points")).to_have_text("35")
     expect(pg.locator("#total")).to_have_text("60")
+
+
+def test_a_target_is_played_for_once_chosen_and_as_typed(page):
+    pg = page
+    pg.select_option("#rules-select", "yazy")
+    expect(counter(pg)).to_have_text("Turn 1 of 11 · Roll 1 of 3")
+    pg.select_option("#objective", "target")  # its default at once, no Enter
+    expect(pg.locator("#target")).to_have_value("250")
+    now = pg.locator("#expected-now")
+    expect(now).to_contain_text("chance of 250 or more now", timeout=60_000)
+    pg.fill("#target", "200")  # typed, and nothing more
+    expect(now).to_contain_text("chance of 200 or more now", timeout=60_000)
 
 
 def test_play_for_a_target_then_to_beat_a_points_player(page):
@@ -1166,6 +1184,9 @@ def test_on_a_phone_nothing_lies_beyond_the_screen(browser, server, width):
         assert seen["page"] <= width and not seen["out"], seen
         if width == 390:
             pg.screenshot(path=shot("web-phone.png"), full_page=False)
+        pg.evaluate("window.scrollTo(0, document.body.scrollHeight)")  # at the review
+        roll = pg.locator("#roll").bounding_box()  # Roll stays under the thumb
+        assert roll["y"] + roll["height"] <= 800 and roll["y"] > 700, roll
 
 
 def test_on_a_desktop_nothing_lies_beyond_the_screen(browser, server):
@@ -1174,7 +1195,7 @@ def test_on_a_desktop_nothing_lies_beyond_the_screen(browser, server):
         expect(pg.locator("#options tbody tr").first).to_be_visible()
         pg.select_option("#objective", "risk")
         expect(pg.locator("#theta")).to_be_visible()
-        expect(pg.locator("#objective-note")).to_contain_text("press Enter")  # laid out
+        expect(pg.locator("#objective-note")).to_contain_text("change it")  # laid out
         pg.wait_for_timeout(300)
         seen = pg.evaluate(BEYOND)
         assert seen["page"] <= 1280 and not seen["out"], seen  # what lies beyond, if any

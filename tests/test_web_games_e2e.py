@@ -81,21 +81,29 @@ def test_pig_and_shut_the_box_played_on_the_page(server, width, height):
         pg.goto(f"{server}/?seed=3")
         pg.click("#view-games")
         pg.wait_for_selector("#games-family option[value=pig]", state="attached")
+        goal = pg.locator("#games-settings label", has_text="goal")
+        assert "the score that wins (100)" in goal.inner_text()  # the meaning, readable
+        assert goal.locator("input").get_attribute("placeholder") == "100"
+        assert pg.is_visible("#games-seat-row")  # two players
         pg.fill("#games-settings input[data-setting=goal]", "20")
         pg.click("#games-start")
-        pg.wait_for_function("document.querySelector('#games-status').textContent.includes('pig')")
+        status = "document.querySelector('#games-status').textContent"
+        pg.wait_for_function(f"{status}.includes('positions')")
         assert "0.6156" in pg.inner_text("#games-status")  # Pig to 20, the first player
         pg.wait_for_selector("#games-moves button")
         assert "roll" in pg.inner_text("#games-moves") and "chance to win" in pg.inner_text(
             "#games-value"
         )
         pg.screenshot(path=shot(f"web-pig-{width}.png"))
+        assert pg.is_visible("#games-throw") or pg.inner_text("#games-log") == ""
         play_to_the_end(pg)
         assert "decisions cost 0.0000 in all" in pg.inner_text("#games-review")
+        assert pg.inner_text("#games-text") in ("You won.", "The computer won.")
+        assert pg.is_visible("#games-throw")  # the last throw, in large
         pg.select_option("#games-family", "shut-the-box")
         assert pg.is_hidden("#games-seat-row")
         pg.click("#games-start")
-        pg.wait_for_function("document.querySelector('#games-status').textContent.includes('box')")
+        pg.wait_for_function(f"{status}.includes('positions')")
         play_to_the_end(pg)
         pg.screenshot(path=shot(f"web-shut-the-box-{width}.png"), full_page=True)
         overflow = pg.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1")

@@ -351,6 +351,13 @@ class UploadRequest(_Request):
             "threshold = 60\npoints = 35\n"
         ],
     )
+    filename: str | None = Field(
+        None,
+        max_length=200,
+        description="The file's name: a file that extends another without a `name` of "
+        "its own is named after it (`house.toml`: `house`), else `<base>-variant`.",
+        examples=["house.toml"],
+    )
 
 
 class Box(BaseModel):
@@ -385,6 +392,7 @@ class RulesSummary(BaseModel):
     rolls: int = Field(description="Throws per turn: the first roll and the rerolls.")
     boxes: int
     fingerprint: str = Field(description="SHA-256 of everything that changes results.")
+    file: str | None = Field(None, description="An upload's file name, where it was given.")
 
 
 class RulesInfo(RulesSummary):

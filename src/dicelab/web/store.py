@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -31,7 +32,9 @@ import time
 from collections import OrderedDict
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePath
+
+import tomllib
 
 from dicelab.dice import n_keeps
 from dicelab.engine import registry
@@ -45,6 +48,7 @@ from dicelab.rules import (
     builtin_names,
     did_you_mean,
     load_rules,
+    parse_rules,
     rules_from_text,
 )
 from dicelab.text import plural
@@ -96,6 +100,7 @@ class Entry:
     id: str
     rules: Rules
     source: str  # "builtin" or "upload"
+    file: str | None = None  # an upload's file name, where the page gave it
 
 
 def solve_size(rules: Rules) -> tuple[int, int, int]:
@@ -107,15 +112,34 @@ def solve_size(rules: Rules) -> tuple[int, int, int]:
     return states, keeps, states * keeps
 
 
-def parse_upload(text: str) -> Rules:
+def parse_upload(text: str, filename: str | None = None) -> Rules:
     """Rules from the text of an uploaded TOML file.
 
     ``extends`` may only name a built-in rule set: an upload must never make the
-    server read a file of its own.
+    server read a file of its own. A file that extends another without naming
+    itself is named after ``filename`` (``house.toml``: ``house``), as the command
+    line names such a file, else ``<base>-variant``: never its base's name.
     """
     if len(text) > MAX_UPLOAD_CHARS:
         raise UserError(f"rules file: {len(text)} characters, at most {MAX_UPLOAD_CHARS}")
-    return rules_from_text(text, "uploaded rules", allow_files=False)
+    rules = rules_from_text(text, "uploaded rules", allow_files=False)
+    data = tomllib.loads(text)  # read above: valid
+    base = data.get("extends")
+    if not isinstance(base, str) or "name" in data:
+        return rules
+    name = variant_name(filename, rules.name)
+    title = rules.title if "title" in data else f"{name} (based on {rules.name})"
+    return parse_rules(rules.as_data() | {"name": name, "title": title}, "uploaded rules")
+
+
+def variant_name(filename: str | None, base: str) -> str:
+    """An unnamed variant's name: its file's, made a rule set's name
+    (``house rules.toml``: ``house-rules``), or ``<base>-variant``."""
+    stem = PurePath(filename or "").stem
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", stem).strip("-_.")[:52]
+    if not name or name == base:
+        name = f"{name or base}-variant"
+    return name[:60]
 
 
 class Store:
@@ -205,9 +229,10 @@ class Store:
             f"a built-in name ({', '.join(builtin_names())}) or the id of an uploaded rules file"
         )
 
-    def upload(self, text: str) -> Entry:
-        """Check and keep an uploaded rules file; refuse rules too large to solve here."""
-        rules = parse_upload(text)
+    def upload(self, text: str, filename: str | None = None) -> Entry:
+        """Check and keep an uploaded rules file (``filename``: the name of the file
+        it came from); refuse rules too large to solve here."""
+        rules = parse_upload(text, filename)
         states, keeps, work = solve_size(rules)
         too_large = states > MAX_STATES or keeps > MAX_KEEPS or work > MAX_WORK
         if too_large and not cache.table_path(rules, OBJECTIVE).exists():
@@ -216,7 +241,9 @@ class Store:
                 f"{rules.faces} faces are too large to solve inside the web server; "
                 f"solve them once with `dicelab solve FILE` and upload the file again"
             )
-        entry = Entry(id="upload-" + rules.fingerprint()[:12], rules=rules, source="upload")
+        entry = Entry(
+            id="upload-" + rules.fingerprint()[:12], rules=rules, source="upload", file=filename
+        )
         with self._lock:
             self._uploads.pop(entry.id, None)
             self._uploads[entry.id] = entry

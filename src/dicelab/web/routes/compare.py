@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from dicelab.errors import UserError
 from dicelab.web.models import RulesName
 from dicelab.web.routes import FastJSON, get_store, route, table_for
-from dicelab.web.store import Store
+from dicelab.web.store import Entry, Store
 
 router = APIRouter(tags=["compare"])
 
@@ -44,7 +44,8 @@ class CompareRequest(BaseModel):
 
 class CompareOut(BaseModel):
     """Each rule set's figures (as ``dicelab compare --json``), with its final-score
-    probabilities from `lowest` to `highest` for the chart, and the partings."""
+    probabilities from `lowest` to `highest` for the chart and its `label` (its name,
+    told apart where two names coincide), and the partings (naming rule sets by label)."""
 
     rule_sets: list[dict[str, Any]]
     partings: dict[str, Any]
@@ -66,6 +67,41 @@ def _figures(entry_id: str, rules, table, explain, duel_chance: bool = True) -> 
     boxes = [{"id": c.id, "label": c.label} for c in rules.categories]
     return found | {"id": entry_id, "boxes": boxes, "lowest": lo, "highest": hi,
                     "pmf": dist.pmf[lo : hi + 1].tolist()}  # fmt: skip
+
+
+def labels(entries: list[Entry]) -> list[str]:
+    """Each rule set's name, told apart where names coincide (a file named like a
+    built-in rule set, two uploads of one name): by the file it came from, else its id."""
+    names = [e.rules.name for e in entries]
+    out = []
+    for e, name in zip(entries, names, strict=True):
+        if names.count(name) == 1:
+            out.append(name)
+        else:
+            out.append(f"{name} ({e.file or ('built-in' if e.source == 'builtin' else e.id)})")
+    if len(set(out)) < len(out):  # one file uploaded twice, changed: the ids differ
+        pairs = zip(out, entries, strict=True)
+        out = [f"{n} ({e.id})" if out.count(n) > 1 else n for n, e in pairs]
+    return out
+
+
+def _labelled(partings: dict, entries: list[Entry], named: list[str]) -> dict:
+    """The partings (each other rule set against the first, both ways, where they
+    compare: :func:`~dicelab.play.compare.find_partings`) with the rule sets called
+    by their labels."""
+    from dicelab.play.variants import not_comparable
+
+    reports = iter(partings["pairs"])
+    pairs, left_out = [], []
+    first = entries[0].rules
+    for j in range(1, len(entries)):
+        why = not_comparable(first, entries[j].rules)
+        if why is not None:
+            left_out.append(f"{named[0]} and {named[j]}: {why}")
+            continue
+        for a, b in ((0, j), (j, 0)):
+            pairs.append(next(reports) | {"played": named[a], "other": named[b]})
+    return {"pairs": pairs, "left_out": left_out}
 
 
 @route(router, "POST", "/api/compare", CompareOut, "Rule sets side by side")
@@ -90,9 +126,14 @@ async def post_compare(body: CompareRequest, store: Store = Depends(get_store)) 
         explain = await table_for(store, e.rules, OBJECTIVE_EXPLAIN) if body.boxes else None
         found.append(await run_in_threadpool(_figures, e.id, e.rules, table, explain))
     partings = await run_in_threadpool(find_partings, tables, body.games) if body.games else None
+    named = labels(entries)
+    for figures, label in zip(found, named, strict=True):
+        figures["label"] = label
     return FastJSON(
         {
             "rule_sets": found,
-            "partings": partings.to_dict(body.top) if partings else {"pairs": [], "left_out": []},
+            "partings": _labelled(partings.to_dict(body.top), entries, named)
+            if partings
+            else {"pairs": [], "left_out": []},
         }
     )

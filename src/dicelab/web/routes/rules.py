@@ -29,6 +29,7 @@ def summary(entry: Entry) -> dict:
         "rolls": r.rolls,
         "boxes": r.n_categories,
         "fingerprint": r.fingerprint(),
+        "file": entry.file,
     }
 
 
@@ -71,10 +72,11 @@ def list_rules(store: Store = Depends(get_store)) -> dict:
 def upload_rules(body: m.UploadRequest, store: Store = Depends(get_store)) -> dict:
     """Check a rules file and keep it; use the returned `id` as `rules` in other calls.
 
-    The same rules uploaded twice get the same id. Rules too large to solve
+    A file that extends another and gives no `name` is named after `filename`. The
+    same rules uploaded twice get the same id. Rules too large to solve
     within a few seconds are refused unless their table is already cached.
     """
-    return info(store.upload(body.toml))
+    return info(store.upload(body.toml, body.filename))
 
 
 @route(router, "GET", "/api/rules/{rules_id}", m.RulesInfo, "The scorecard of a rule set")

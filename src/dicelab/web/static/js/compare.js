@@ -7,26 +7,41 @@ import { $, state } from "./state.js";
 
 const COLORS = ["#1f6feb", "#d1242f", "#1a7f37", "#8250df"];
 const PICKS = ["compare-a", "compare-b", "compare-c", "compare-d"];
-const cmp = { request: 0, filled: false };
+const cmp = { request: 0 };
 
 const fixed = (x, n) => (x === null || x === undefined ? "none" : x.toFixed(n));
 const percent = (p) => (p === null || p === undefined ? "none" : `${(100 * p).toFixed(2)}%`);
 
-// The pickers, filled once from the rule sets the server knows (two chosen, two optional).
+// A rule set's name in the pickers: with its file's where another has the same name.
+function pickName(r, list) {
+  const name = r.name || r.id;
+  if (list.filter((x) => x.name === r.name).length < 2) return name;
+  return `${name} (${r.source === "builtin" ? "built-in" : r.file || r.id})`;
+}
+
+// The pickers, filled from the rule sets the server knows (two chosen, two optional)
+// each time the view is shown: an upload made since is offered, the choices stay.
 export function showCompare() {
-  if (cmp.filled || !state.rulesList.length) return;
-  const options = state.rulesList
-    .map((r) => `<option value="${escapeHtml(r.id)}">${escapeHtml(r.name || r.id)}</option>`)
+  const list = state.rulesList;
+  if (!list.length) return;
+  const options = list
+    .map((r) => `<option value="${escapeHtml(r.id)}">${escapeHtml(pickName(r, list))}</option>`)
     .join("");
-  const ids = state.rulesList.map((r) => r.id);
+  const ids = list.map((r) => r.id);
   const first = ids.includes("yahtzee") ? "yahtzee" : ids[0];
   const second = ids.includes("yahtzee-simple") ? "yahtzee-simple" : ids[1];
   PICKS.forEach((id, i) => {
+    const was = $(id).value;
     $(id).innerHTML = (i >= 2 ? '<option value="">(none)</option>' : "") + options;
-    $(id).value = i === 0 ? first : i === 1 ? second : "";
+    $(id).value = ids.includes(was) ? was : i === 0 ? first : i === 1 ? second : "";
   });
-  cmp.filled = true;
 }
+
+document.addEventListener("ruleslist", () => {
+  if (!$("compare-view").hidden) showCompare();
+});
+
+const label = (s) => s.label || s.rules;
 
 function setState(name, text) {
   $("compare-view").dataset.state = name;
@@ -89,13 +104,13 @@ function rows(sets) {
 
 function drawTable(sets) {
   const head = sets.map((s, i) =>
-    `<th class="num"><span class="swatch" style="background:${COLORS[i]}"></span>${escapeHtml(s.rules)}</th>`);
+    `<th class="num"><span class="swatch" style="background:${COLORS[i]}"></span>${escapeHtml(label(s))}</th>`);
   const body = rows(sets).map(([name, cells]) =>
     `<tr><td>${escapeHtml(name)}</td>${cells.map((c) => `<td class="num">${escapeHtml(c)}</td>`).join("")}</tr>`);
   $("compare-table").innerHTML = `<thead><tr><th></th>${head.join("")}</tr></thead>`
     + `<tbody>${body.join("")}</tbody>`;
   const notes = sets.filter((s) => s.duel && s.duel.note)
-    .map((s) => `* ${escapeHtml(s.rules)}: ${escapeHtml(s.duel.note)}`
+    .map((s) => `* ${escapeHtml(label(s))}: ${escapeHtml(s.duel.note)}`
       + (s.duel.solvable ? " (<code>dicelab duel</code> solves it once; the page then reads it)" : ""));
   $("compare-notes").innerHTML = [
     `Simple strategy: ${escapeHtml(sets[0].simple_strategy.strategy)}. Skill gap: the optimum's `
@@ -128,7 +143,7 @@ function drawChart(sets) {
   $("compare-axis").innerHTML = [lo, Math.round((lo + hi) / 2), hi]
     .map((v) => `<span>${v}</span>`).join("");
   $("compare-legend").innerHTML = sets.map((s, i) =>
-    `<span><span class="swatch" style="background:${COLORS[i]}"></span>${escapeHtml(s.rules)}`
+    `<span><span class="swatch" style="background:${COLORS[i]}"></span>${escapeHtml(label(s))}`
     + ` (mean ${s.expected_score.toFixed(1)})</span>`).join("");
   $("compare-chart").hidden = false;
 }
@@ -151,7 +166,7 @@ function position(p, boxes) {
 }
 
 function drawPartings(partings, sets) {
-  const boxesOf = new Map(sets.map((s) => [s.rules, s.boxes]));
+  const boxesOf = new Map(sets.map((s) => [label(s), s.boxes]));
   const parts = partings.left_out.map((t) => `<p class="small">Not compared: ${escapeHtml(t)}</p>`);
   for (const rep of partings.pairs) {
     parts.push(`<h3>Played by ${escapeHtml(rep.played)}'s optimum, ${escapeHtml(rep.other)}'s best `
@@ -160,11 +175,15 @@ function drawPartings(partings, sets) {
       + `${rep.differing} (${(100 * rep.share).toFixed(2)}%), costing `
       + `${rep.points_per_game.toFixed(4)} points a game under ${escapeHtml(rep.played)}'s rules.</p>`);
     if (!rep.largest.length) continue;
+    // each cell named (data-label): a phone shows a row as a card, its cells labelled
+    const best = escapeHtml(`${rep.played}'s best`), other = escapeHtml(`${rep.other}'s`);
     const body = rep.largest.map((p) => `<tr><td>${escapeHtml(position(p, boxesOf.get(rep.played)))}</td>`
-      + `<td>${escapeHtml(p.best)}</td><td>${escapeHtml(p.other)}</td>`
-      + `<td class="num">${p.cost.toFixed(3)}</td><td class="num">${p.met}</td>`
-      + `<td class="num">${p.points_per_game.toFixed(4)}</td></tr>`).join("");
-    parts.push(`<div class="review-scroll"><table class="review-table partings"><thead><tr>`
+      + `<td data-label="${best}">${escapeHtml(p.best)}</td>`
+      + `<td data-label="${other}">${escapeHtml(p.other)}</td>`
+      + `<td class="num" data-label="cost">${p.cost.toFixed(3)}</td>`
+      + `<td class="num" data-label="met">${p.met}</td>`
+      + `<td class="num" data-label="a game">${p.points_per_game.toFixed(4)}</td></tr>`).join("");
+    parts.push(`<div class="review-scroll partings-scroll"><table class="review-table partings"><thead><tr>`
       + `<th>position met</th><th>${escapeHtml(rep.played)}'s best</th>`
       + `<th>${escapeHtml(rep.other)}'s</th><th class="num">cost</th><th class="num">met</th>`
       + `<th class="num">a game</th></tr></thead><tbody>${body}</tbody></table></div>`);

@@ -35,23 +35,30 @@ function family() {
   return games.families.find((f) => f.name === $("games-family").value);
 }
 
+// Each setting with its meaning in words beside it, and its default (the bracketed
+// end of the meaning, where short) shown in the empty box.
 export function showSettings() {
   const f = family();
   if (!f) return;
   $("games-summary").textContent = f.summary;
-  $("games-settings").innerHTML = f.settings.map((s) => `
-    <label>${escapeHtml(s.name)}
-      <input data-setting="${escapeHtml(s.name)}" placeholder="${escapeHtml(s.help)}"
-        title="${escapeHtml(s.help)}" autocomplete="off"></label>`).join("");
+  $("games-settings").innerHTML = f.settings.map((s) => {
+    const given = /\(([^()]{1,16})\)$/.exec(s.help);
+    return `<label><span class="setting-name">${escapeHtml(s.name)}</span>
+      <input data-setting="${escapeHtml(s.name)}" placeholder="${escapeHtml(given ? given[1] : "")}"
+        autocomplete="off">
+      <span class="setting-help">${escapeHtml(s.help)}</span></label>`;
+  }).join("");
   seatPicker();
 }
 
-// Two players (Pig, a bear-off race with the other side given): the seat to play.
+// The seat to play, where the computer plays too: not in a one-player game (Shut the
+// Box, a one-sided bear-off, Farkle alone).
 export function seatPicker() {
   const f = family();
-  const theirs = document.querySelector("#games-settings input[data-setting=theirs]");
+  const given = settings();
   $("games-seat-row").hidden = f.name === "shut-the-box"
-    || (f.name === "bearoff" && !(theirs && theirs.value.trim()));
+    || (f.name === "bearoff" && !given.theirs)
+    || (f.name === "farkle" && given.players === "1");
 }
 
 function settings() {
@@ -64,9 +71,11 @@ function settings() {
 
 export async function startGame() {
   games.seat = Number($("games-seat").value) || 1;
-  Object.assign(games, { now: null, log: [], decisions: [] });
+  Object.assign(games, { now: null, log: [], decisions: [], lastThrow: null });
   games.game = { game: $("games-family").value, settings: settings() };
-  $("games-status").textContent = "solving the game (Pig to 100: a few seconds, once)…";
+  const given = Object.entries(games.game.settings).map(([k, v]) => `${k} ${v}`).join(", ");
+  $("games-status").textContent = `solving ${games.game.game}${given ? ` (${given})` : ""}: `
+    + "the first time takes a few seconds…";
   renderGame();
   await step({});
 }
@@ -84,13 +93,28 @@ async function step(extra) {
     $("games-status").textContent = `${answer.game}: ${answer.measure}, `
       + `${pct(answer.start_value)} (${answer.positions.toLocaleString("en")} positions)`;
   } catch (err) {
-    if (asked === games.request) showError(err.message);
+    if (asked === games.request) {
+      showError(refusal(err.message));
+      $("error").scrollIntoView({ block: "nearest" });  // above the settings: in sight
+    }
     $("games-status").textContent = "";
   } finally {
     if (asked === games.request) games.busy = false;
   }
   renderGame();
   if (asked === games.request) setTimeout(() => carryOn(asked), 350);
+}
+
+// A refusal in one line, in the page's terms: a game too large to solve here is
+// offered smaller settings (no command-line flags).
+function refusal(message) {
+  const line = message.replace(/\s+/g, " ").trim()
+    .replace(/\s*\([^()]*--[^()]*\)/g, "")  // "(--allow-large)": the command line's
+    .split(/;\s*/).filter((part) => !/--[a-z]|larger limit/.test(part)).join("; ")
+    .replace(/[;,.\s]+$/, "");
+  if (!/positions|too large|memory/i.test(line)) return line;
+  return `Too large to solve here: ${line}. Choose smaller settings (a lower goal, fewer `
+    + "dice or tiles) and start a new game.";
 }
 
 // The dice and the computer move by themselves; the human is asked.
@@ -105,6 +129,7 @@ function carryOn(asked) {
       r -= t.chance;
     }
     games.log.push(`the dice: ${pick.throw}`);
+    games.lastThrow = pick.throw;
     step({ throw: pick.throw });
   } else if (now.mover !== "end" && !mine(now)) {
     games.log.push(`computer: ${now.moves[0].move}`);
@@ -132,7 +157,9 @@ export function renderGame() {
   // which answer is shown, and whether the next is awaited (read by the page's tests)
   $("games-view").dataset.step = String(games.request);
   $("games-view").dataset.busy = String(games.busy);
-  $("games-text").textContent = now ? now.text : "";
+  $("games-text").textContent = !now ? "" : now.mover === "end" ? ending(now) : now.text;
+  $("games-throw").hidden = !games.lastThrow;
+  $("games-throw-value").textContent = games.lastThrow || "";
   const show = $("games-advice").checked;
   const moves = $("games-moves");
   moves.innerHTML = "";
@@ -157,6 +184,14 @@ export function renderGame() {
   renderReview(now);
 }
 
+// Who won, said to the player: "you won", "the computer won" (the position's own text
+// numbers the players).
+function ending(now) {
+  if (now.players !== 2) return now.text;
+  if (now.result !== 0 && now.result !== 1) return "A draw.";
+  return (now.result === 1) === (games.seat === 1) ? "You won." : "The computer won.";
+}
+
 function renderReview(now) {
   const box = $("games-review");
   if (!now || now.mover !== "end") {
@@ -167,10 +202,13 @@ function renderReview(now) {
   const wrong = games.decisions.filter((d) => d.cost > 1e-12);
   let verdict = now.verdict;
   if (now.players === 2) {
-    verdict = (now.result === 1) === (games.seat === 1) ? "you win" : "you lose";
+    verdict = ending(now).slice(0, -1).toLowerCase();
   }
-  box.innerHTML = `<p><strong>Game over: ${escapeHtml(verdict)}.</strong> Your
-    ${games.decisions.length} decisions cost ${pct(lost)} in all (${wrong.length} not the best).</p>`
+  const n = games.decisions.length;
+  const cost = n === 0 ? "You made no decision."
+    : `Your ${n === 1 ? "1 decision" : `${n} decisions`} cost ${pct(lost)} in all `
+      + `(${wrong.length} not the best).`;
+  box.innerHTML = `<p><strong>Game over: ${escapeHtml(verdict)}.</strong> ${cost}</p>`
     + (wrong.length ? `<table class="review-table"><tr><th>position</th><th>you</th><th>best</th>
       <th>cost</th></tr>${wrong.map((d) => `<tr class="costly"><td>${escapeHtml(d.text)}</td>
       <td>${escapeHtml(d.move)}</td><td>${escapeHtml(d.best)}</td><td>${pct(d.cost)}</td></tr>`)

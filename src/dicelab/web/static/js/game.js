@@ -126,6 +126,7 @@ export function chooseBox(id) {
   if (!(scoring() || servedNow()) || state.busy || !adviceIsCurrent() || id in filled()) return;
   const option = state.advice.options.find((o) => o.box === id);
   if (!option) return;
+  showError("");  // a box refused before (forced order) is no longer the question
   const t = currentTurn();
   if (!scoring()) t.keeps.push(sorted(state.dice)); // a served first throw scored at once
   t.box = id;

@@ -150,6 +150,10 @@ export function renderScorecard() {
       actsAsButton(tr, () => chooseBox(c.id), `fill ${c.name} with ${o.points}`);
       const bonus = o.extra_bonus ? ` +${o.extra_bonus}` : "";
       cell = `<td class="num points maybe">${o.points}${bonus}</td>`;
+    } else if (forced) {  // another open box: clicked, it says which one this turn fills
+      tr.addEventListener("click", () => showError(`This turn fills ${forced.name}: `
+        + "the boxes are filled in scorecard order."));
+      cell = '<td class="num points"></td>';
     } else {
       cell = '<td class="num points"></td>';
     }

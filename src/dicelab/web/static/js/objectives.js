@@ -29,6 +29,11 @@ export async function loadObjectives() {
       if (p.default !== null) input.value = String(p.default);
       input.setAttribute("aria-label", p.help);
       input.addEventListener("change", setObjective);
+      let typing = 0;  // a value typed is played for after a pause: not 3 and 30 on the way to 300
+      input.addEventListener("input", (e) => {
+        clearTimeout(typing);
+        typing = setTimeout(() => setObjective(e), 700);
+      });
       input.addEventListener("keydown", (e) => {  // Enter plays for the value shown
         if (e.key === "Enter") setObjective(e);
       });

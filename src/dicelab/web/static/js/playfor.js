@@ -49,16 +49,17 @@ export function setObjective(event) {
     $(name).hidden = hide;
     if ($(`${name}-label`)) $(`${name}-label`).hidden = hide;
   }
-  // an aim with a parameter, just picked from the menu: nothing is solved until the
-  // player gives it (Enter), so that no table is made for a value no one asked for
+  // an aim with a parameter, just picked from the menu: played for at once with the
+  // value in its box (its default, 250 points for a target), which stays there to
+  // change; a change is played for as it is typed (a pause after the last key) or on Enter
   const picked = event && event.target === $("objective") && objective !== state.objective;
   $("objective-note").hidden = !(picked && own.length);
   if (picked && own.length) {
-    const input = $(own[0].name);
-    $("objective-note").textContent = `${own[0].help}: press Enter to play for it`;
-    input.focus();
-    input.select();
-    return;
+    const p = own[0];
+    if ($(p.name).value.trim() === "" && p.default !== null) $(p.name).value = String(p.default);
+    $("objective-note").textContent = `${p.help}: change it to play for another`;
+    $(p.name).focus();
+    $(p.name).select();
   }
   const params = {};
   for (const p of own) {

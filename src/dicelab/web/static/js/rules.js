@@ -28,6 +28,7 @@ export async function loadRulesList(selectId) {
     if (group.children.length) select.appendChild(group);
   }
   select.value = selectId;
+  document.dispatchEvent(new Event("ruleslist"));  // Compare's pickers offer them too
 }
 
 // Switch to a rule set (and a new game), and have its table solved or loaded.
@@ -146,7 +147,8 @@ export async function uploadRules(file) {
   }
   const text = await file.text();
   try {
-    const info = await api("/api/rules", { toml: text });
+    // the file's name names a variant that gives none (house.toml: "house")
+    const info = await api("/api/rules", { toml: text, filename: file.name });
     await loadRulesList(info.id);
     await chooseRules(info.id);
   } catch (err) {
