@@ -80,8 +80,10 @@ def load(game, objective: str, target: float | None, nodes: int, links: int):
     from dicelab.engine.runtime import budget
     from dicelab.engine.runtime.cache import load_table
 
+    if nodes < MIN_POSITIONS:  # before the key: its digest reads the sources
+        return None
     key = game_key(game, objective, target)
-    if key is None or nodes < MIN_POSITIONS:
+    if key is None:
         return None
     path = _path(key)
     found = load_table(path, {"game_key": key, "objective": objective, "links": links})
@@ -101,8 +103,10 @@ def save(game, objective: str, target: float | None, solved: GraphSolution, link
     kept (too small, a game of one's own, or a disk that refuses it: one warning)."""
     from dicelab.engine.runtime.cache import store_table
 
+    if solved.values.size < MIN_POSITIONS:
+        return None
     key = game_key(game, objective, target)
-    if key is None or solved.values.size < MIN_POSITIONS:
+    if key is None:
         return None
     table = np.column_stack([solved.values, solved.choice.astype(np.float64)])
     meta = {"game_key": key, "objective": objective, "links": links,
