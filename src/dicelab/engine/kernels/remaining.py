@@ -86,9 +86,25 @@ def fill_rows(counter, w, states, Q, qoff, slots, R, nxt, lo, off, P):
                 _, gain, y2, u2 = slot_outcome(c, s, y, u, slot_pts, n_e, R)
                 src = noff[Y, y2, u2]
                 dst = off[j] + gain + nlo[Y, y2, u2] - lo[j]
-                for t in range(nhi[Y, y2, u2] - nlo[Y, y2, u2] + 1):
-                    P[dst + t] += q * nP[src + t]
+                n = nhi[Y, y2, u2] - nlo[Y, y2, u2] + 1
+                into, row = P[dst : dst + n], nP[src : src + n]
+                for t in range(n):  # on slices: the compiler vectorises it (3x)
+                    into[t] += q * row[t]
             base += box_slots[c]
+        j = take(counter)
+
+
+@njit(cache=True, nogil=True)
+def keep_rows(counter, w, starts, kept, at, P, out):
+    """Row ``j``'s kept points, ``P[starts[j] : starts[j] + kept[j]]``, into ``out``
+    from ``at[j]`` in single precision: the table's rows end to end, copied once
+    (a worker, as :func:`row_bounds`)."""
+    j = take(counter)
+    while j < starts.shape[0]:
+        src = P[starts[j] : starts[j] + kept[j]]
+        dst = out[at[j] : at[j] + kept[j]]
+        for t in range(kept[j]):
+            dst[t] = src[t]
         j = take(counter)
 
 

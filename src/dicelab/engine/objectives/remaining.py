@@ -137,26 +137,60 @@ def solve_remaining(
     lo[m, y, u] = hi[m, y, u] = bounds.bonus_of(u)  # the upper bonus, paid at the end
     off[m, y, u] = np.arange(m.size)
     rows = np.ones(m.size)
-    kept = [rows.astype(np.float32)]
+    size = lo.size  # the kept values start with every row's bounds
+    kept = _Kept(2 * size, remaining_cost(game).states)
+    kept.add(rows.astype(np.float32))
     work = _layer_work(game)
     for k in range(n - 1, -1, -1):
         masks = layers(n)[k]
         states = _states(game, masks)
         Q, qoff = out.outcomes(game, values.values, masks)
         args = (states, Q, qoff, (out.lanes, out.box_slots, out.slot_pts, out.n_e))
-        rows, first, last = _layer_rows(*args, rule_arrays(game), (lo, hi, off, rows))
+        rows, first, last, starts = _layer_rows(*args, rule_arrays(game), (lo, hi, off, rows))
         m, y, u, _ = states.T
-        lo[m, y, u], hi[m, y, u] = first, last
-        off[m, y, u] = np.concatenate([[0], np.cumsum(last - first + 1)[:-1]])
-        kept.append(rows.astype(np.float32))
+        lo[m, y, u], hi[m, y, u], off[m, y, u] = first, last, starts
+        kept.add_rows(rows, starts, last - first + 1)
         if progress is not None:  # in work done, so the time left holds from the start
             progress(int(work[k:].sum()), int(work.sum()))
     del rows, Q
-    size = lo.size  # the file starts with every row's bounds
-    kept.insert(0, np.concatenate([lo.ravel(), hi.ravel()]).astype(np.float32))
+    kept.values[: 2 * size] = np.concatenate([lo.ravel(), hi.ravel()])
     off = _offsets(game, lo, hi) + 2 * size
     seconds = time.perf_counter() - start
-    return RemainingTable(values, lo, hi, off, np.concatenate(kept), seconds=seconds)
+    return RemainingTable(values, lo, hi, off, kept.done(), seconds=seconds)
+
+
+class _Kept:
+    """The table's values in single precision, laid end to end as they are solved:
+    ``head`` values left for the rows' bounds, then the rows of each layer. Room for
+    ``expected`` values is taken at once (pages are touched only as they are
+    written), so no layer is copied twice; it grows if a table holds more."""
+
+    def __init__(self, head: int, expected: int) -> None:
+        self.values = np.empty(head + expected, np.float32)
+        self.used = head
+
+    def _room(self, count: int) -> np.ndarray:
+        if self.used + count > self.values.size:
+            grown = np.empty(max(2 * self.values.size, self.used + count), np.float32)
+            grown[: self.used] = self.values[: self.used]
+            self.values = grown
+        self.used += count
+        return self.values[self.used - count : self.used]
+
+    def add(self, rows: np.ndarray) -> None:
+        self._room(rows.size)[:] = rows
+
+    def add_rows(self, P: np.ndarray, starts: np.ndarray, kept: np.ndarray) -> None:
+        """Rows ``P[starts[j] : starts[j] + kept[j]]``, end to end."""
+        from dicelab.engine.kernels.remaining import keep_rows
+        from dicelab.engine.kernels.work import on_threads
+
+        into = self._room(int(kept.sum()))
+        at = np.cumsum(kept) - kept
+        on_threads(keep_rows, starts, kept, at, P, into)
+
+    def done(self) -> np.ndarray:
+        return self.values[: self.used]
 
 
 def _layer_work(game: CompiledRules) -> np.ndarray:
@@ -257,8 +291,9 @@ def remaining_table(
 
 
 def _layer_rows(states, Q, qoff, slots, R, nxt):
-    """The trimmed rows of one layer's states from the next layer's ``nxt``:
-    ``(rows, lo, hi)``, rows laid end to end in the order of ``states``."""
+    """The rows of one layer's states from the next layer's ``nxt``: ``(P, lo, hi,
+    starts)``, state ``j``'s points ``lo[j] .. hi[j]`` from ``P[starts[j]]``, its
+    tails under :data:`TAIL` left out of those bounds but not moved out of ``P``."""
     from dicelab.engine.kernels import remaining as kr
     from dicelab.engine.kernels.work import on_threads
 
@@ -266,16 +301,12 @@ def _layer_rows(states, Q, qoff, slots, R, nxt):
     lo, hi = np.empty(count, np.int64), np.empty(count, np.int64)
     on_threads(kr.row_bounds, states, Q, qoff, slots, R, nxt, lo, hi)
     width = hi - lo + 1
-    off = np.concatenate([[0], np.cumsum(width)[:-1]])
+    off = np.cumsum(width) - width
     P = np.zeros(int(width.sum()))
     on_threads(kr.fill_rows, states, Q, qoff, slots, R, nxt, lo, off, P)
     first, last = np.empty(count, np.int64), np.empty(count, np.int64)
     on_threads(kr.trimmed_bounds, lo, hi, off, P, TAIL, first, last)
-    kept = last - first + 1
-    starts = off + (first - lo)
-    new_off = np.concatenate([[0], np.cumsum(kept)[:-1]])
-    index = np.arange(int(kept.sum())) + np.repeat(starts - new_off, kept)
-    return P[index], first, last
+    return P, first, last, off + (first - lo)
 
 
 def solve_objective(game, spec, options) -> RemainingTable:
