@@ -286,7 +286,8 @@ def remaining_table(
     remaining_cost(game).check(allow_large)  # before the expected-score table's solve
     values = values if values is not None else expected_table(game, use_cache=use_cache)
     table = solve_remaining(game, values, progress, allow_large)
-    cache.remember(table, game.rules, OBJECTIVE_REMAINING, None, use_cache)
+    # a gigabyte for Yahtzee: written while the table is put to use
+    cache.remember(table, game.rules, OBJECTIVE_REMAINING, None, use_cache, later=True)
     return table
 
 

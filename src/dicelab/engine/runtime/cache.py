@@ -309,6 +309,41 @@ def store_table(path: Path, array: np.ndarray, meta: dict) -> str | None:
     return str(path)
 
 
+#: Tables being written by :func:`store_later`, by path.
+_storing: dict[Path, threading.Thread] = {}
+_storing_lock = threading.Lock()
+
+
+def store_later(path: Path, table, meta: dict) -> None:
+    """Store a table as :func:`store_table` does, in a thread of its own: a table of
+    a gigabyte takes seconds to write, which its first user need not wait for.
+
+    ``table.meta["path"]`` is set once the file is written. The thread is not a
+    daemon, so the process finishes the file before it exits; a lookup of the same
+    file waits for it (:func:`wait_stored`) rather than solving the table again.
+    """
+
+    def store() -> None:
+        table.meta["path"] = store_table(path, table.values, meta)
+
+    thread = threading.Thread(target=store, name="dicelab-store", daemon=False)
+    with _storing_lock:
+        _storing[path] = thread
+    thread.start()
+
+
+def wait_stored(path: Path | None = None) -> None:
+    """Wait until the table of ``path`` (every table, if ``None``) being written by
+    :func:`store_later` is on disk."""
+    with _storing_lock:
+        threads = [t for p, t in _storing.items() if path is None or p == path]
+    for thread in threads:
+        thread.join()
+    with _storing_lock:
+        for p in [p for p, t in _storing.items() if not t.is_alive()]:
+            del _storing[p]
+
+
 def read_header(path: Path) -> dict | None:
     """Metadata of a table file, or ``None`` if it is not a readable table."""
     try:
@@ -449,6 +484,7 @@ def lookup(
     whose blocks the caller checks before reading them.
     """
     path = table_path(rules, objective, params)
+    wait_stored(path)  # a table this process is still writing
     expect = {"rules": rules.normalised(), "objective": objective, "params": params or {}}
     if mapped:
         table = open_mapped(path, expect)
@@ -474,10 +510,12 @@ def remember(
     use_cache: bool = True,
     *,
     into: TableFile | None = None,
+    later: bool = False,
     **extra,
 ) -> None:
     """Set a freshly solved table's ``meta`` and, with ``use_cache``, store it:
-    commit ``into`` where the table was solved into that file (see :func:`table_file`)."""
+    commit ``into`` where the table was solved into that file (see :func:`table_file`).
+    With ``later``, the file is written in a thread of its own (:func:`store_later`)."""
     table.meta = {"cached": False, "path": None}
     solved_into = into is not None and table.values is into.values
     if into is not None and not (use_cache and solved_into):
@@ -486,6 +524,9 @@ def remember(
         path = table_path(rules, objective, params)
         meta = {"rules": rules.normalised(), "objective": objective, "params": params or {}}
         meta.update(seconds=table.seconds, **extra)
+        if not solved_into and later:
+            store_later(path, table, meta)
+            return
         if not solved_into:
             table.meta["path"] = store_table(path, table.values, meta)
             return
