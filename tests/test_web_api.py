@@ -1548,3 +1548,21 @@ def test_a_bad_scorecard_is_refused_before_any_table_is_solved():
         assert store.loaded(rules, "win") is None  # no win table was solved for it
         schema = c.get("/openapi.json").json()
     assert "413" in schema["paths"]["/api/outlook"]["post"]["responses"]
+
+
+def test_a_worker_reports_done_only_once_its_table_is_on_disk(tmp_path, monkeypatch):
+    # the points to come are stored in a thread of their own (the first advice need
+    # not wait for the disk): the child finishes the file before it says done and
+    # exits, and the server then loads it
+    import numpy as np
+
+    from dicelab.engine.objectives.remaining import remaining_table
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(store_module, "QUICK_SECONDS", 0.0)  # in a worker, however small
+    store = Store()
+    with closing(store):
+        table = store.table(load_rules("yazy"), "match")
+    assert table.cached  # loaded from the file the child wrote before it said done
+    fresh = remaining_table("yazy", use_cache=False)
+    assert np.array_equal(np.asarray(table.values), np.asarray(fresh.values))

@@ -162,6 +162,9 @@ def _main() -> None:
 
     try:
         solve_objective(rules, objective, use_cache=True, progress=progress)
+        from dicelab.engine.runtime.cache import wait_stored
+
+        wait_stored()  # the server reads the file once this process says it is done
     except TooLarge as exc:
         fields = dict(what=exc.what, states=exc.states, bytes=exc.bytes, seconds=exc.seconds)
         _say({"too_large": exc.summary, "fields": {**fields, "reason": exc.reason}})
