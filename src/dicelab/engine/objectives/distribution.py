@@ -39,6 +39,7 @@ import numpy as np
 from numba import njit
 
 from dicelab.engine.kernels import dice_arrays, rule_arrays
+from dicelab.engine.kernels.outcomes import outcome_scratch, state_outcomes
 from dicelab.engine.kernels.turn import (
     box_points,
     box_rule,
@@ -308,18 +309,20 @@ def turn_scratch(width, R, D, SR):
 def layer_outcomes(counter, w, masks, V, found, lanes, n_lanes, slots, R, D, served, SR):
     """Turn outcomes of every state of a layer into ``found`` (``Q``, ``qoff``): a
     worker of :func:`dicelab.engine.kernels.work.on_threads` that takes states one
-    at a time."""
+    at a time, each played in lane vectors (:func:`dicelab.engine.kernels.outcomes.state_outcomes`:
+    the choices of :func:`turn_choices`, the outcomes laid out as :func:`turn_outcomes`
+    says)."""
     Q, qoff = found
     n_flag, yahtzee = R.n_flag, R.yahtzee
     nb = masks.shape[0] * n_flag
-    scratch = turn_scratch(lanes.shape[1], R, D, SR)
+    scratch = outcome_scratch(lanes.shape[1], R, D, SR)
     b = take(counter)
     while b < nb:
         m = masks[b // n_flag]
         y = b % n_flag
         if y == 0 or (m >> yahtzee) & 1 == 1:
             state = (m, y, lanes[m], n_lanes[m])
-            turn_outcomes(state, V, Q, qoff[m, y], slots, scratch, R, D, served, SR)
+            state_outcomes(state, V, Q, qoff[m, y], slots, scratch, R, D, served, SR)
         b = take(counter)
 
 
@@ -395,8 +398,11 @@ def carry_layer(counter, w, mode, next_masks, rows, next_rows, outcomes, R, all_
                             nhi[Y, y2, u2] = max(nhi[Y, y2, u2], lo0 + length - 1 + gain)
                             continue
                         d0 = noff[Y, y2, u2] + lo0 + gain - nlo[Y, y2, u2]
-                        for t in range(length):
-                            F_next[d0 + t] += q * F[r0 + t]
+                        # unsigned places: no check for negative indices, so the
+                        # loop compiles to vectors
+                        a, b = np.uint64(d0), np.uint64(r0)
+                        for t in range(np.uint64(length)):
+                            F_next[a + t] += q * F[b + t]
                         if c == all_same and pts > 0:
                             total = 0.0
                             for t in range(length):
@@ -470,6 +476,12 @@ class OutcomeLayout:
     def outcomes(self, game: CompiledRules, V: np.ndarray, masks: np.ndarray):
         """``(Q, qoff)``: the turn outcomes of every state of ``masks`` under the
         strategy of ``V``, state ``(mask, flag)`` from ``Q[qoff[mask, flag]]``."""
+        return self.outcomes_in(game, V, masks, None)
+
+    def outcomes_in(self, game: CompiledRules, V: np.ndarray, masks: np.ndarray, spare):
+        """:meth:`outcomes`, ``Q`` the start of ``spare`` where it is large enough (a
+        buffer of an earlier layer, whose pages the system need not hand out and
+        clear again: that costs a tenth of Yahtzee's pass)."""
         flags = np.array([game.flags_of(int(m)) for m in masks])
         sizes = self.block_slots[masks] * self.n_lanes[masks]
         qoff = np.zeros((1 << game.n_categories, game.n_flag), dtype=np.int64)
@@ -478,7 +490,7 @@ class OutcomeLayout:
             for y in range(flags[i]):
                 qoff[m, y] = pos
                 pos += sizes[i]
-        Q = np.empty(pos)  # each state's part zeroed by the worker that fills it
+        Q = reuse(spare, pos)  # each state's part zeroed by the worker that fills it
         slots = (self.slot_of, self.box_slots, self.n_e)
         on_threads(
             layer_outcomes,
@@ -494,6 +506,14 @@ class OutcomeLayout:
             rule_arrays(game, served=True),
         )
         return Q, qoff
+
+
+def reuse(spare: np.ndarray | None, size: int) -> np.ndarray:
+    """``size`` values, not cleared: the start of ``spare`` if it holds as many, else
+    a new array a quarter larger (so that a few growing layers allocate rarely)."""
+    if spare is not None and spare.size >= size:
+        return spare[:size]
+    return np.empty(size if spare is None else size + size // 4)
 
 
 def _slots(game: CompiledRules) -> tuple[np.ndarray, np.ndarray, int]:
@@ -667,8 +687,10 @@ def _forward(game: CompiledRules, V: np.ndarray, start, progress):
     F = np.ones(1)
     p_same = 0.0
     peak_values = 1
+    spare = [None, None]  # the buffers of the next rows and the outcomes, used again
     for k in range(first, n):
-        Q, qoff = out.outcomes(game, V, all_layers[k])
+        Q, qoff = out.outcomes_in(game, V, all_layers[k], spare[1])
+        spare[1] = _owner(Q)
         nxt = all_layers[k + 1]
         scored = np.zeros(len(nxt))
         outcomes = (Q, qoff, out.lanes, out.n_lanes, out.box_slots, out.slot_pts, out.n_e)
@@ -677,16 +699,22 @@ def _forward(game: CompiledRules, V: np.ndarray, start, progress):
         lengths = np.maximum(nhi[nxt] - nlo[nxt] + 1, 0)
         ends = np.cumsum(lengths.ravel())
         noff[nxt] = (ends - lengths.ravel()).reshape(lengths.shape)
-        F_next = np.empty(int(ends[-1]) if ends.size else 0)  # zeroed by the workers
+        F_next = reuse(spare[0], int(ends[-1]) if ends.size else 0)  # zeroed by the workers
         peak_values = max(peak_values, F.size + F_next.size + Q.size)
         on_threads(carry_layer, 1, nxt, (F, *rows), (F_next, *nrows), outcomes, R, same, scored)
         p_same += float(scored.sum())
         del Q
+        spare[0] = _owner(F)  # the rows just carried: the next layer's next rows
         F = F_next
         rows, nrows = nrows, rows
         if progress is not None:
             progress(k + 1, n)
     return F, rows, p_same, peak_values
+
+
+def _owner(a: np.ndarray) -> np.ndarray:
+    """The array that ``a`` is a view of (``a`` itself if it owns its values)."""
+    return a if a.base is None else a.base
 
 
 def _final_pmf(game: CompiledRules, bounds: StateBounds, F: np.ndarray, rows) -> tuple:
