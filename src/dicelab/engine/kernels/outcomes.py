@@ -18,13 +18,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dicelab.engine.kernels import lanes
+from dicelab.engine.kernels import NO_REFS, lanes
 from dicelab.engine.kernels.turn import (
     box_points,
     box_rule,
-    candidate_moves,
     next_flag,
-    open_box_rows,
+    open_box_rows_in,
     placements,
     shut,
 )
@@ -54,23 +53,23 @@ def outcome_scratch(width, R, D, SR):
     raw = np.empty((KEEPS + D.rerolls) * n + WIDTH)
     skip = (-raw.ctypes.data % 64) // 8  # each state's rows from a cache line's start
     planes = raw[skip : skip + (KEEPS + D.rerolls) * n].reshape(KEEPS + D.rerolls, n)
-    small = np.zeros((7, max(R.score.shape[0], rows)), np.int64)
+    small = np.zeros((10, max(R.score.shape[0], rows)), np.int64)
     return planes, small
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", **NO_REFS)
 def plane(planes, p, rows, nch):
     """Plane ``p`` as ``(rows, nch, 8)``: a state's rows of ``nch`` lane vectors."""
     return planes[p, : rows * nch * WIDTH].reshape(rows, nch, WIDTH)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", **NO_REFS)
 def at(row, i):
     """Lane ``i`` of row ``row`` of a plane, as a scalar place's indices."""
     return row, i // WIDTH, i % WIDTH
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def final_boxes(state, V, A, C, cand, roll0, R, small):
     """Box chosen for every final roll and lane (``C``) and its value (``A`` from row
     ``roll0``): the first box on the scorecard among those within ``TIE`` of the best.
@@ -82,16 +81,19 @@ def final_boxes(state, V, A, C, cand, roll0, R, small):
     mask, y, ul, nl = state
     nch = A.shape[1]
     n_rolls = R.score.shape[1]
-    open_boxes, first_row, _, n_open, _ = open_box_rows(shut(mask, R), R.values)
-    box, gain, n_cand = candidate_moves(shut(mask, R), R.values)
-    for k in range(n_cand):
-        c, pts = box[k], gain[k]
-        row = V[mask | (1 << c), next_flag(c, y, pts, R.yahtzee, R.n_flag)]
-        for i in range(nch * WIDTH):
-            u2 = ul[min(i, nl - 1)]
-            if R.upper[c] and R.threshold > 0:
-                u2 = min(u2 + pts, R.threshold)
-            cand[at(k, i)] = pts + row[u2]
+    rows = small[7:10]  # the open boxes, their first candidate rows, their scores
+    n_open, _ = open_box_rows_in(shut(mask, R), R.values, rows)
+    open_boxes, first_row = rows[0], rows[1]
+    for t in range(n_open):
+        c = open_boxes[t]
+        for k in range(rows[2, t]):
+            pts = R.values[c, k]
+            row = V[mask | (1 << c), next_flag(c, y, pts, R.yahtzee, R.n_flag)]
+            for i in range(nch * WIDTH):
+                u2 = ul[min(i, nl - 1)]
+                if R.upper[c] and R.threshold > 0:
+                    u2 = min(u2 + pts, R.threshold)
+                cand[at(first_row[t] + k, i)] = pts + row[u2]
     picks = small[6]
     for r in range(n_rolls):
         if R.roll_face[r] >= 0:
@@ -128,7 +130,7 @@ def final_boxes(state, V, A, C, cand, roll0, R, small):
             A[at(roll0 + r, i)] = best_v
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def keep_means(A, D):
     """Every keep smaller than a full roll valued as the mean of the keeps one die
     larger, summed face by face in order as :func:`dicelab.engine.kernels.turn.keep_values`
@@ -142,7 +144,7 @@ def keep_means(A, D):
             lanes.store_at(A, k, ch, lanes.vmul(x, lanes.splat(x, inv)))
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def best_keeps_chosen(A, G, sub_rows):
     """The best keep inside every set of dice and its value, in place: ``G[k]`` minus
     the number of the keep chosen, ``A[k]`` its value.
@@ -171,7 +173,7 @@ def best_keeps_chosen(A, G, sub_rows):
                 lanes.store_at(G, k, ch, a)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def served_or_on(A, S, B, roll0):
     """A first throw scored at once where its served value ``S`` beats rolling on
     (``A``) by more than ``TIE``; elsewhere its served box ``B`` becomes -1."""
@@ -185,7 +187,7 @@ def served_or_on(A, S, B, roll0):
             lanes.store_at(B, r, ch, lanes.vchoose(bar, s, lanes.splat(b, -1.0), b))
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def pass_mass(M, mass, G, roll0, D):
     """The chance of each keep (``M``) from the chance of each roll before the throw
     (``mass``, rows from ``roll0``) and the keep chosen (``G``), then carried up the
@@ -211,13 +213,13 @@ def pass_mass(M, mass, G, roll0, D):
                 lanes.store_at(M, k, ch, x)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", **NO_REFS)
 def cand_rows_of(R, SR):
     """Rows of the candidate plane: each box's distinct scores, in either table."""
     return max(R.values.shape[0] * R.values.shape[1], SR.values.shape[0] * SR.values.shape[1])
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def lane_choices(state, V, scratch, R, D, served, SR):
     """Every choice of a turn played for ``V``, ties broken as
     :func:`dicelab.engine.objectives.distribution.turn_choices` does, for lanes
@@ -253,7 +255,7 @@ def lane_choices(state, V, scratch, R, D, served, SR):
     return score, early
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def state_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
     """Probability of every (box, points, extra) outcome of a turn, for ``nl`` lanes,
     as :func:`dicelab.engine.objectives.distribution.turn_outcomes` lays them out:
@@ -295,7 +297,7 @@ def state_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
     throw_outcomes(Q, where, state, mass, C, C, roll0, score, R, False)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def throw_outcomes(Q, where, state, mass, G, C, roll0, score, R, first):
     """Add the chance of each roll (``mass`` from row ``roll0``) to the outcome of the
     box ``C`` chose for it, scored by ``score``. With ``first``, only the rolls whose
