@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from dicelab.engine.kernels import dice_arrays, rule_arrays
+from dicelab.engine.kernels import NO_REFS, dice_arrays, rule_arrays
 from dicelab.engine.kernels.outcomes import outcome_scratch, state_outcomes
 from dicelab.engine.kernels.turn import (
     box_points,
@@ -342,77 +342,86 @@ def carry_layer(counter, w, mode, next_masks, rows, next_rows, outcomes, R, all_
     ``next_rows`` ``(F_next, nlo, nhi, noff)`` and ``outcomes`` ``(Q, qoff, lanes,
     n_lanes, box_slots, slot_pts, n_e)``.
     """
+    box_slots = outcomes[4]
+    gains = np.empty(box_slots.max(), np.int64)  # each slot's points with its extras
+    j = take(counter)
+    while j < next_masks.shape[0]:
+        same = _carry_mask(next_masks[j], mode, rows, next_rows, outcomes, R, all_same, gains)
+        scored_same[j] += same  # written once: threads write neighbouring entries
+        j = take(counter)
+
+
+@njit(cache=True, fastmath=True, **NO_REFS)
+def _carry_mask(Y, mode, rows, next_rows, outcomes, R, all_same, gains):
+    """:func:`carry_layer` for next mask ``Y``, without reference counts (a bundle's
+    array read in the loops would cost two atomic operations): returns the chance
+    of scoring the all-same box on the way to ``Y``."""
     F, lo, hi, off = rows
     F_next, nlo, nhi, noff = next_rows
     Q, qoff, lanes, n_lanes, box_slots, slot_pts, n_e = outcomes
     n_flag, yahtzee = R.n_flag, R.yahtzee
     n_cat = R.upper.shape[0]
-    gains = np.empty(box_slots.max(), np.int64)  # each slot's points with its extras
-    j = take(counter)
-    while j < next_masks.shape[0]:
-        Y = next_masks[j]
-        same = 0.0  # written once: threads write neighbouring entries
-        _open_rows(Y, mode, next_rows)
-        for c in range(n_cat):
-            if (Y >> c) & 1 == 0:
-                continue
-            X = Y ^ (1 << c)
-            base = 0
-            width = 0
-            for c2 in range(n_cat):
-                if (X >> c2) & 1 == 0:
-                    if c2 < c:
-                        base += box_slots[c2]
-                    width += box_slots[c2]
-            n_slots = box_slots[c]
-            ny = 2 if (n_flag == 2 and (X >> yahtzee) & 1 == 1) else 1
-            nl = n_lanes[X]
-            # where no slot moves the flag or the upper total, a lane's slots all go
-            # to one next row: its range is found from the least and greatest gains
-            one_row = (c != yahtzee or n_flag == 1) and not (R.upper[c] and R.threshold > 0)
-            if mode == 0 and one_row:
-                for s in range(n_slots):  # the gain depends on the slot alone
-                    gains[s] = slot_outcome(c, s, 0, 0, slot_pts, n_e, R)[1]
-            for y in range(ny):
-                q0 = qoff[X, y]
-                for i in range(nl):
-                    u = lanes[X, i]
-                    lo0 = lo[X, y, u]
-                    length = hi[X, y, u] - lo0 + 1
-                    if length <= 0:
+    same = 0.0
+    _open_rows(Y, mode, next_rows)
+    for c in range(n_cat):
+        if (Y >> c) & 1 == 0:
+            continue
+        X = Y ^ (1 << c)
+        base = 0
+        width = 0
+        for c2 in range(n_cat):
+            if (X >> c2) & 1 == 0:
+                if c2 < c:
+                    base += box_slots[c2]
+                width += box_slots[c2]
+        n_slots = box_slots[c]
+        ny = 2 if (n_flag == 2 and (X >> yahtzee) & 1 == 1) else 1
+        nl = n_lanes[X]
+        # where no slot moves the flag or the upper total, a lane's slots all go
+        # to one next row: its range is found from the least and greatest gains
+        one_row = (c != yahtzee or n_flag == 1) and not (R.upper[c] and R.threshold > 0)
+        if mode == 0 and one_row:
+            for s in range(n_slots):  # the gain depends on the slot alone
+                gains[s] = slot_outcome(c, s, 0, 0, slot_pts, n_e, R)[1]
+        for y in range(ny):
+            q0 = qoff[X, y]
+            for i in range(nl):
+                u = lanes[X, i]
+                lo0 = lo[X, y, u]
+                length = hi[X, y, u] - lo0 + 1
+                if length <= 0:
+                    continue
+                r0 = off[X, y, u]
+                if mode == 0 and one_row:
+                    least, most = _lane_gains(Q, q0 + i * width + base, gains, n_slots)
+                    if most >= 0:
+                        nlo[Y, y, u] = min(nlo[Y, y, u], lo0 + least)
+                        nhi[Y, y, u] = max(nhi[Y, y, u], lo0 + length - 1 + most)
+                    continue
+                for s in range(n_slots):
+                    q = Q[q0 + i * width + base + s]
+                    if q == 0.0:
                         continue
-                    r0 = off[X, y, u]
-                    if mode == 0 and one_row:
-                        least, most = _lane_gains(Q, q0 + i * width + base, gains, n_slots)
-                        if most >= 0:
-                            nlo[Y, y, u] = min(nlo[Y, y, u], lo0 + least)
-                            nhi[Y, y, u] = max(nhi[Y, y, u], lo0 + length - 1 + most)
+                    pts, gain, y2, u2 = slot_outcome(c, s, y, u, slot_pts, n_e, R)
+                    if mode == 0:
+                        nlo[Y, y2, u2] = min(nlo[Y, y2, u2], lo0 + gain)
+                        nhi[Y, y2, u2] = max(nhi[Y, y2, u2], lo0 + length - 1 + gain)
                         continue
-                    for s in range(n_slots):
-                        q = Q[q0 + i * width + base + s]
-                        if q == 0.0:
-                            continue
-                        pts, gain, y2, u2 = slot_outcome(c, s, y, u, slot_pts, n_e, R)
-                        if mode == 0:
-                            nlo[Y, y2, u2] = min(nlo[Y, y2, u2], lo0 + gain)
-                            nhi[Y, y2, u2] = max(nhi[Y, y2, u2], lo0 + length - 1 + gain)
-                            continue
-                        d0 = noff[Y, y2, u2] + lo0 + gain - nlo[Y, y2, u2]
-                        # unsigned places: no check for negative indices, so the
-                        # loop compiles to vectors
-                        a, b = np.uint64(d0), np.uint64(r0)
-                        for t in range(np.uint64(length)):
-                            F_next[a + t] += q * F[b + t]
-                        if c == all_same and pts > 0:
-                            total = 0.0
-                            for t in range(length):
-                                total += F[r0 + t]
-                            same += q * total
-        scored_same[j] += same
-        j = take(counter)
+                    d0 = noff[Y, y2, u2] + lo0 + gain - nlo[Y, y2, u2]
+                    # unsigned places: no check for negative indices, so the
+                    # loop compiles to vectors
+                    a, b = np.uint64(d0), np.uint64(r0)
+                    for t in range(np.uint64(length)):
+                        F_next[a + t] += q * F[b + t]
+                    if c == all_same and pts > 0:
+                        total = 0.0
+                        for t in range(length):
+                            total += F[r0 + t]
+                        same += q * total
+    return same
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", **NO_REFS)
 def _open_rows(Y, mode, next_rows):
     """Before next mask ``Y``'s rows are found (``mode`` 0) or filled (1): empty
     ranges, or the rows zeroed (by the worker that fills them)."""
@@ -423,11 +432,12 @@ def _open_rows(Y, mode, next_rows):
                 nlo[Y, y, u] = 1 << 40
                 nhi[Y, y, u] = -1
             else:
-                for t in range(noff[Y, y, u], noff[Y, y, u] + nhi[Y, y, u] - nlo[Y, y, u] + 1):
-                    F_next[t] = 0.0
+                start = np.uint64(noff[Y, y, u])  # unsigned: a plain fill
+                for t in range(np.uint64(max(nhi[Y, y, u] - nlo[Y, y, u] + 1, 0))):
+                    F_next[start + t] = 0.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", **NO_REFS)
 def _lane_gains(Q, q, gains, n_slots):
     """The least and the greatest of ``gains[s]`` over the slots ``Q[q + s]`` with a
     chance, ``(1 << 40, -1)`` if none has: selects, so the loop compiles to vectors."""
