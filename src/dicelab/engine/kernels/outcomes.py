@@ -153,24 +153,18 @@ def best_keeps_chosen(A, G, sub_rows):
     ascending order. Keeps are numbered in that very order, so of two tied keeps
     the one with the lower number, the larger ``G``, is taken.
     """
-    nch = A.shape[1]
     for k in range(A.shape[0]):
-        for ch in range(nch):
-            lanes.store_at(G, k, ch, lanes.splat(lanes.load_at(A, k, ch), -k))
-        for j in range(sub_rows.shape[1]):
-            s = sub_rows[k, j]
-            if s == k:
-                break
-            for ch in range(nch):
-                va, a = lanes.vfollow(
-                    lanes.load_at(A, k, ch),
-                    lanes.load_at(G, k, ch),
-                    lanes.load_at(A, s, ch),
-                    lanes.load_at(G, s, ch),
-                    TIE,
-                )
-                lanes.store_at(A, k, ch, va)
-                lanes.store_at(G, k, ch, a)
+        for ch in range(A.shape[1]):  # the keep's lanes in registers, stored once
+            va = lanes.load_at(A, k, ch)
+            a = lanes.splat(va, -k)
+            for j in range(sub_rows.shape[1]):
+                s = sub_rows[k, j]
+                if s == k:
+                    break
+                vb = lanes.load_at(A, s, ch)
+                va, a = lanes.vfollow(va, a, vb, lanes.load_at(G, s, ch), TIE)
+            lanes.store_at(A, k, ch, va)
+            lanes.store_at(G, k, ch, a)
 
 
 @njit(cache=True, **NO_REFS)
@@ -204,13 +198,14 @@ def pass_mass(M, mass, G, roll0, D):
             M[-np.int64(G[row, ch, j]), ch, j] += mass[row, ch, j]
     iv = lanes.splat(zero, 1.0 / D.faces)
     for k in range(1, M.shape[0]):  # the keeps one die smaller come first
-        for j in range(D.sub_rows.shape[1]):
-            s = D.sub_rows[k, j]
-            if s == k:
-                break
-            for ch in range(nch):
-                x = lanes.vfma(lanes.load_at(M, s, ch), iv, lanes.load_at(M, k, ch))
-                lanes.store_at(M, k, ch, x)
+        for ch in range(nch):  # the keep's lanes in registers, stored once
+            x = lanes.load_at(M, k, ch)
+            for j in range(D.sub_rows.shape[1]):
+                s = D.sub_rows[k, j]
+                if s == k:
+                    break
+                x = lanes.vfma(lanes.load_at(M, s, ch), iv, x)
+            lanes.store_at(M, k, ch, x)
 
 
 @njit(cache=True, inline="always", **NO_REFS)
@@ -227,7 +222,8 @@ def lane_choices(state, V, scratch, R, D, served, SR):
     final roll (plane ``BOXES``), the keep of each roll with ``n + 1`` rerolls left
     (plane ``KEEPS + n``, minus its number) and with served bonuses the box of a
     first throw scored at once (``SERVED_BOXES``, -1 where it rolls on). Returns
-    ``(the scores of the final throw, whether first throws may score at once)``.
+    whether first throws may score at once (and no array: a kernel without
+    reference counts returns none, its caller would count one).
     """
     planes, small = scratch
     nch = (state[3] + WIDTH - 1) // WIDTH
@@ -238,9 +234,7 @@ def lane_choices(state, V, scratch, R, D, served, SR):
     cand = plane(planes, CAND, cand_rows_of(R, SR), nch)
     S = plane(planes, SERVED, n_rolls, nch)
     B = plane(planes, SERVED_BOXES, n_rolls, nch)
-    score = R.score
     if served and D.rerolls == 0:  # the only throw is the first: it scores as served
-        score = SR.score
         final_boxes(state, V, A, C, cand, roll0, SR, small)
     else:
         final_boxes(state, V, A, C, cand, roll0, R, small)
@@ -252,7 +246,7 @@ def lane_choices(state, V, scratch, R, D, served, SR):
         if early and n == D.rerolls - 1:
             served_or_on(A, S, B, roll0)
         best_keeps_chosen(A, plane(planes, KEEPS + n, n_keeps, nch), D.sub_rows)
-    return score, early
+    return early
 
 
 @njit(cache=True, **NO_REFS)
@@ -266,7 +260,8 @@ def state_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
     mask, y, ul, nl = state
     slot_of, box_slots, n_e = slots
     planes, small = scratch
-    score, early = lane_choices(state, V, scratch, R, D, served, SR)
+    early = lane_choices(state, V, scratch, R, D, served, SR)
+    score = SR.score if served and D.rerolls == 0 else R.score  # the final throw's
     nch = (nl + WIDTH - 1) // WIDTH
     n_keeps, n_rolls = D.add.shape[0], R.score.shape[1]
     roll0 = D.size_start[D.dice]
