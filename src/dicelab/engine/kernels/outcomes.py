@@ -53,7 +53,7 @@ def outcome_scratch(width, R, D, SR):
     raw = np.empty((KEEPS + D.rerolls) * n + WIDTH)
     skip = (-raw.ctypes.data % 64) // 8  # each state's rows from a cache line's start
     planes = raw[skip : skip + (KEEPS + D.rerolls) * n].reshape(KEEPS + D.rerolls, n)
-    small = np.zeros((10, max(R.score.shape[0], rows)), np.int64)
+    small = np.zeros((11, max(R.score.shape[0], rows, n // rows)), np.int64)
     return planes, small
 
 
@@ -61,12 +61,6 @@ def outcome_scratch(width, R, D, SR):
 def plane(planes, p, rows, nch):
     """Plane ``p`` as ``(rows, nch, 8)``: a state's rows of ``nch`` lane vectors."""
     return planes[p, : rows * nch * WIDTH].reshape(rows, nch, WIDTH)
-
-
-@njit(cache=True, inline="always", **NO_REFS)
-def at(row, i):
-    """Lane ``i`` of row ``row`` of a plane, as a scalar place's indices."""
-    return row, i // WIDTH, i % WIDTH
 
 
 @njit(cache=True, **NO_REFS)
@@ -84,16 +78,20 @@ def final_boxes(state, V, A, C, cand, roll0, R, small):
     rows = small[7:10]  # the open boxes, their first candidate rows, their scores
     n_open, _ = open_box_rows_in(shut(mask, R), R.values, rows)
     open_boxes, first_row = rows[0], rows[1]
+    us = small[10]  # each lane's upper total, the padding lanes the last one's
+    for i in range(nch * WIDTH):
+        us[i] = ul[min(i, nl - 1)]
     for t in range(n_open):
         c = open_boxes[t]
+        shift = R.upper[c] and R.threshold > 0
         for k in range(rows[2, t]):
             pts = R.values[c, k]
             row = V[mask | (1 << c), next_flag(c, y, pts, R.yahtzee, R.n_flag)]
-            for i in range(nch * WIDTH):
-                u2 = ul[min(i, nl - 1)]
-                if R.upper[c] and R.threshold > 0:
-                    u2 = min(u2 + pts, R.threshold)
-                cand[at(first_row[t] + k, i)] = pts + row[u2]
+            dst = cand[first_row[t] + k]
+            for ch in range(nch):
+                for j in range(WIDTH):
+                    u2 = us[ch * WIDTH + j]
+                    dst[ch, j] = pts + row[min(u2 + pts, R.threshold) if shift else u2]
     picks = small[6]
     for r in range(n_rolls):
         if R.roll_face[r] >= 0:
@@ -119,15 +117,15 @@ def final_boxes(state, V, A, C, cand, roll0, R, small):
             best_v = 0.0
             for m in range(n_moves):
                 c, pts, y2 = moves[0, m], moves[1, m], moves[2, m]
-                u2 = ul[min(i, nl - 1)]
+                u2 = us[i]
                 if R.upper[c] and R.threshold > 0:
                     u2 = min(u2 + pts, R.threshold)
                 v = pts + extra + V[mask | (1 << c), y2, u2]
                 if best < 0 or v > best_v + TIE:
                     best = c
                     best_v = v
-            C[at(r, i)] = best
-            A[at(roll0 + r, i)] = best_v
+            C[r, i // WIDTH, i % WIDTH] = best
+            A[roll0 + r, i // WIDTH, i % WIDTH] = best_v
 
 
 @njit(cache=True, **NO_REFS)
@@ -192,10 +190,10 @@ def pass_mass(M, mass, G, roll0, D):
     for k in range(M.shape[0]):
         for ch in range(nch):
             lanes.store_at(M, k, ch, zero)
-    for r in range(M.shape[0] - roll0):
-        for i in range(nch * WIDTH):
-            row, ch, j = at(roll0 + r, i)
-            M[-np.int64(G[row, ch, j]), ch, j] += mass[row, ch, j]
+    for r in range(roll0, M.shape[0]):
+        for ch in range(nch):
+            for j in range(WIDTH):  # unsigned: no check for a negative index
+                M[np.uint64(-G[r, ch, j]), ch, j] += mass[r, ch, j]
     iv = lanes.splat(zero, 1.0 / D.faces)
     for k in range(1, M.shape[0]):  # the keeps one die smaller come first
         for ch in range(nch):  # the keep's lanes in registers, stored once
@@ -309,14 +307,14 @@ def throw_outcomes(Q, where, state, mass, G, C, roll0, score, R, first):
         last = -1
         slot = 0
         for i in range(nl):
-            row, ch, j = at(roll0 + r, i)
+            ch, j = i // WIDTH, i % WIDTH
             c = np.int64(C[r, ch, j])
-            if first and (c < 0 or -np.int64(G[row, ch, j]) != roll0 + r):
+            if first and (c < 0 or -np.int64(G[roll0 + r, ch, j]) != roll0 + r):
                 continue
             if c != last:
                 pts = box_points(c, r, active, zeroed, score, R.joker_score)
                 slot = base[c] + slot_of[c, pts] * n_e + e
                 last = c
-            Q[q0 + i * pos + slot] += mass[row, ch, j]
+            Q[q0 + i * pos + slot] += mass[roll0 + r, ch, j]
             if first:
-                mass[row, ch, j] = 0.0
+                mass[roll0 + r, ch, j] = 0.0

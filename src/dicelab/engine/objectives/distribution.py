@@ -492,14 +492,7 @@ class OutcomeLayout:
         """:meth:`outcomes`, ``Q`` the start of ``spare`` where it is large enough (a
         buffer of an earlier layer, whose pages the system need not hand out and
         clear again: that costs a tenth of Yahtzee's pass)."""
-        flags = np.array([game.flags_of(int(m)) for m in masks])
-        sizes = self.block_slots[masks] * self.n_lanes[masks]
-        qoff = np.zeros((1 << game.n_categories, game.n_flag), dtype=np.int64)
-        pos = 0
-        for i, m in enumerate(masks):
-            for y in range(flags[i]):
-                qoff[m, y] = pos
-                pos += sizes[i]
+        qoff, pos = self.offsets(game, masks)
         Q = reuse(spare, pos)  # each state's part zeroed by the worker that fills it
         slots = (self.slot_of, self.box_slots, self.n_e)
         on_threads(
@@ -516,6 +509,19 @@ class OutcomeLayout:
             rule_arrays(game, served=True),
         )
         return Q, qoff
+
+    def offsets(self, game: CompiledRules, masks: np.ndarray) -> tuple[np.ndarray, int]:
+        """``(qoff, size)``: where each state's outcomes start, and how many values
+        the layer's outcomes take."""
+        flags = np.array([game.flags_of(int(m)) for m in masks])
+        sizes = self.block_slots[masks] * self.n_lanes[masks]
+        qoff = np.zeros((1 << game.n_categories, game.n_flag), dtype=np.int64)
+        pos = 0
+        for i, m in enumerate(masks):
+            for y in range(flags[i]):
+                qoff[m, y] = pos
+                pos += sizes[i]
+        return qoff, int(pos)
 
 
 def reuse(spare: np.ndarray | None, size: int) -> np.ndarray:
@@ -697,7 +703,8 @@ def _forward(game: CompiledRules, V: np.ndarray, start, progress):
     F = np.ones(1)
     p_same = 0.0
     peak_values = 1
-    spare = [None, None]  # the buffers of the next rows and the outcomes, used again
+    # the buffers of the next rows and of the outcomes, used again layer after layer
+    spare = [None, np.empty(max(out.offsets(game, m)[1] for m in all_layers[first:n]))]
     for k in range(first, n):
         Q, qoff = out.outcomes_in(game, V, all_layers[k], spare[1])
         spare[1] = _owner(Q)
