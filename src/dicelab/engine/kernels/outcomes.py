@@ -269,9 +269,10 @@ def state_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
         if (mask >> c) & 1 == 0:
             base[c] = pos
             pos += box_slots[c]
-    for j in range(q0, q0 + nl * pos):  # the state's outcomes: zeroed by its worker
-        Q[j] = 0.0
-    where = (q0, pos, base, slot_of, n_e)
+    q = np.uint64(q0)  # unsigned: the state's outcomes cleared as a plain fill
+    for j in range(np.uint64(nl * pos)):
+        Q[q + j] = 0.0
+    where = (q0, pos, base, slot_of, n_e, small[1])
     mass = plane(planes, MASS_NEXT if D.rerolls % 2 == 1 else MASS, n_keeps, nch)
     for r in range(n_rolls):
         for ch in range(nch):
@@ -297,24 +298,24 @@ def throw_outcomes(Q, where, state, mass, G, C, roll0, score, R, first):
     keep (``G``) is the whole roll and that a box took (``C`` at least 0) leave, the
     first throws scored at once: their chance is then spent."""
     mask, y, ul, nl = state
-    q0, pos, base, slot_of, n_e = where
+    q0, pos, base, slot_of, n_e, slot_at = where
+    n_cat = R.score.shape[0]
     for r in range(C.shape[0]):
         allowed, active, extra, zeroed = box_rule(
             mask, y, R.roll_face[r], R.upper, R.upper_box_of_face, R.yahtzee, R.joker,
             R.extra_bonus,
         )  # fmt: skip
         e = 1 if extra > 0 else 0
-        last = -1
-        slot = 0
-        for i in range(nl):
-            ch, j = i // WIDTH, i % WIDTH
-            c = np.int64(C[r, ch, j])
-            if first and (c < 0 or -np.int64(G[roll0 + r, ch, j]) != roll0 + r):
-                continue
-            if c != last:
+        for c in range(n_cat):  # each open box's slot for this roll, once a roll
+            if (mask >> c) & 1 == 0:
                 pts = box_points(c, r, active, zeroed, score, R.joker_score)
-                slot = base[c] + slot_of[c, pts] * n_e + e
-                last = c
-            Q[q0 + i * pos + slot] += mass[roll0 + r, ch, j]
-            if first:
-                mass[roll0 + r, ch, j] = 0.0
+                slot_at[c] = base[c] + slot_of[c, pts] * n_e + e
+        for ch in range(C.shape[1]):
+            q = q0 + ch * WIDTH * pos
+            for j in range(min(WIDTH, nl - ch * WIDTH)):
+                c = np.int64(C[r, ch, j])
+                if first and (c < 0 or -np.int64(G[roll0 + r, ch, j]) != roll0 + r):
+                    continue
+                Q[q + j * pos + slot_at[c]] += mass[roll0 + r, ch, j]
+                if first:
+                    mass[roll0 + r, ch, j] = 0.0
