@@ -38,7 +38,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from dicelab.engine.kernels import dice_arrays, rule_arrays
+from dicelab.engine.kernels import NO_REFS, dice_arrays, rule_arrays
+from dicelab.engine.kernels.outcomes import outcome_scratch, state_outcomes
 from dicelab.engine.kernels.turn import (
     box_points,
     box_rule,
@@ -308,18 +309,20 @@ def turn_scratch(width, R, D, SR):
 def layer_outcomes(counter, w, masks, V, found, lanes, n_lanes, slots, R, D, served, SR):
     """Turn outcomes of every state of a layer into ``found`` (``Q``, ``qoff``): a
     worker of :func:`dicelab.engine.kernels.work.on_threads` that takes states one
-    at a time."""
+    at a time, each played in lane vectors (:func:`dicelab.engine.kernels.outcomes.state_outcomes`:
+    the choices of :func:`turn_choices`, the outcomes laid out as :func:`turn_outcomes`
+    says)."""
     Q, qoff = found
     n_flag, yahtzee = R.n_flag, R.yahtzee
     nb = masks.shape[0] * n_flag
-    scratch = turn_scratch(lanes.shape[1], R, D, SR)
+    scratch = outcome_scratch(lanes.shape[1], R, D, SR)
     b = take(counter)
     while b < nb:
         m = masks[b // n_flag]
         y = b % n_flag
         if y == 0 or (m >> yahtzee) & 1 == 1:
             state = (m, y, lanes[m], n_lanes[m])
-            turn_outcomes(state, V, Q, qoff[m, y], slots, scratch, R, D, served, SR)
+            state_outcomes(state, V, Q, qoff[m, y], slots, scratch, R, D, served, SR)
         b = take(counter)
 
 
@@ -339,74 +342,86 @@ def carry_layer(counter, w, mode, next_masks, rows, next_rows, outcomes, R, all_
     ``next_rows`` ``(F_next, nlo, nhi, noff)`` and ``outcomes`` ``(Q, qoff, lanes,
     n_lanes, box_slots, slot_pts, n_e)``.
     """
+    box_slots = outcomes[4]
+    gains = np.empty(box_slots.max(), np.int64)  # each slot's points with its extras
+    j = take(counter)
+    while j < next_masks.shape[0]:
+        same = _carry_mask(next_masks[j], mode, rows, next_rows, outcomes, R, all_same, gains)
+        scored_same[j] += same  # written once: threads write neighbouring entries
+        j = take(counter)
+
+
+@njit(cache=True, fastmath=True, **NO_REFS)
+def _carry_mask(Y, mode, rows, next_rows, outcomes, R, all_same, gains):
+    """:func:`carry_layer` for next mask ``Y``, without reference counts (a bundle's
+    array read in the loops would cost two atomic operations): returns the chance
+    of scoring the all-same box on the way to ``Y``."""
     F, lo, hi, off = rows
     F_next, nlo, nhi, noff = next_rows
     Q, qoff, lanes, n_lanes, box_slots, slot_pts, n_e = outcomes
     n_flag, yahtzee = R.n_flag, R.yahtzee
     n_cat = R.upper.shape[0]
-    gains = np.empty(box_slots.max(), np.int64)  # each slot's points with its extras
-    j = take(counter)
-    while j < next_masks.shape[0]:
-        Y = next_masks[j]
-        same = 0.0  # written once: threads write neighbouring entries
-        _open_rows(Y, mode, next_rows)
-        for c in range(n_cat):
-            if (Y >> c) & 1 == 0:
-                continue
-            X = Y ^ (1 << c)
-            base = 0
-            width = 0
-            for c2 in range(n_cat):
-                if (X >> c2) & 1 == 0:
-                    if c2 < c:
-                        base += box_slots[c2]
-                    width += box_slots[c2]
-            n_slots = box_slots[c]
-            ny = 2 if (n_flag == 2 and (X >> yahtzee) & 1 == 1) else 1
-            nl = n_lanes[X]
-            # where no slot moves the flag or the upper total, a lane's slots all go
-            # to one next row: its range is found from the least and greatest gains
-            one_row = (c != yahtzee or n_flag == 1) and not (R.upper[c] and R.threshold > 0)
-            if mode == 0 and one_row:
-                for s in range(n_slots):  # the gain depends on the slot alone
-                    gains[s] = slot_outcome(c, s, 0, 0, slot_pts, n_e, R)[1]
-            for y in range(ny):
-                q0 = qoff[X, y]
-                for i in range(nl):
-                    u = lanes[X, i]
-                    lo0 = lo[X, y, u]
-                    length = hi[X, y, u] - lo0 + 1
-                    if length <= 0:
+    same = 0.0
+    _open_rows(Y, mode, next_rows)
+    for c in range(n_cat):
+        if (Y >> c) & 1 == 0:
+            continue
+        X = Y ^ (1 << c)
+        base = 0
+        width = 0
+        for c2 in range(n_cat):
+            if (X >> c2) & 1 == 0:
+                if c2 < c:
+                    base += box_slots[c2]
+                width += box_slots[c2]
+        n_slots = box_slots[c]
+        ny = 2 if (n_flag == 2 and (X >> yahtzee) & 1 == 1) else 1
+        nl = n_lanes[X]
+        # where no slot moves the flag or the upper total, a lane's slots all go
+        # to one next row: its range is found from the least and greatest gains
+        one_row = (c != yahtzee or n_flag == 1) and not (R.upper[c] and R.threshold > 0)
+        if mode == 0 and one_row:
+            for s in range(n_slots):  # the gain depends on the slot alone
+                gains[s] = slot_outcome(c, s, 0, 0, slot_pts, n_e, R)[1]
+        for y in range(ny):
+            q0 = qoff[X, y]
+            for i in range(nl):
+                u = lanes[X, i]
+                lo0 = lo[X, y, u]
+                length = hi[X, y, u] - lo0 + 1
+                if length <= 0:
+                    continue
+                r0 = off[X, y, u]
+                if mode == 0 and one_row:
+                    least, most = _lane_gains(Q, q0 + i * width + base, gains, n_slots)
+                    if most >= 0:
+                        nlo[Y, y, u] = min(nlo[Y, y, u], lo0 + least)
+                        nhi[Y, y, u] = max(nhi[Y, y, u], lo0 + length - 1 + most)
+                    continue
+                for s in range(n_slots):
+                    q = Q[q0 + i * width + base + s]
+                    if q == 0.0:
                         continue
-                    r0 = off[X, y, u]
-                    if mode == 0 and one_row:
-                        least, most = _lane_gains(Q, q0 + i * width + base, gains, n_slots)
-                        if most >= 0:
-                            nlo[Y, y, u] = min(nlo[Y, y, u], lo0 + least)
-                            nhi[Y, y, u] = max(nhi[Y, y, u], lo0 + length - 1 + most)
+                    pts, gain, y2, u2 = slot_outcome(c, s, y, u, slot_pts, n_e, R)
+                    if mode == 0:
+                        nlo[Y, y2, u2] = min(nlo[Y, y2, u2], lo0 + gain)
+                        nhi[Y, y2, u2] = max(nhi[Y, y2, u2], lo0 + length - 1 + gain)
                         continue
-                    for s in range(n_slots):
-                        q = Q[q0 + i * width + base + s]
-                        if q == 0.0:
-                            continue
-                        pts, gain, y2, u2 = slot_outcome(c, s, y, u, slot_pts, n_e, R)
-                        if mode == 0:
-                            nlo[Y, y2, u2] = min(nlo[Y, y2, u2], lo0 + gain)
-                            nhi[Y, y2, u2] = max(nhi[Y, y2, u2], lo0 + length - 1 + gain)
-                            continue
-                        d0 = noff[Y, y2, u2] + lo0 + gain - nlo[Y, y2, u2]
+                    d0 = noff[Y, y2, u2] + lo0 + gain - nlo[Y, y2, u2]
+                    # unsigned places: no check for negative indices, so the
+                    # loop compiles to vectors
+                    a, b = np.uint64(d0), np.uint64(r0)
+                    for t in range(np.uint64(length)):
+                        F_next[a + t] += q * F[b + t]
+                    if c == all_same and pts > 0:
+                        total = 0.0
                         for t in range(length):
-                            F_next[d0 + t] += q * F[r0 + t]
-                        if c == all_same and pts > 0:
-                            total = 0.0
-                            for t in range(length):
-                                total += F[r0 + t]
-                            same += q * total
-        scored_same[j] += same
-        j = take(counter)
+                            total += F[r0 + t]
+                        same += q * total
+    return same
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", **NO_REFS)
 def _open_rows(Y, mode, next_rows):
     """Before next mask ``Y``'s rows are found (``mode`` 0) or filled (1): empty
     ranges, or the rows zeroed (by the worker that fills them)."""
@@ -417,11 +432,12 @@ def _open_rows(Y, mode, next_rows):
                 nlo[Y, y, u] = 1 << 40
                 nhi[Y, y, u] = -1
             else:
-                for t in range(noff[Y, y, u], noff[Y, y, u] + nhi[Y, y, u] - nlo[Y, y, u] + 1):
-                    F_next[t] = 0.0
+                start = np.uint64(noff[Y, y, u])  # unsigned: a plain fill
+                for t in range(np.uint64(max(nhi[Y, y, u] - nlo[Y, y, u] + 1, 0))):
+                    F_next[start + t] = 0.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always", **NO_REFS)
 def _lane_gains(Q, q, gains, n_slots):
     """The least and the greatest of ``gains[s]`` over the slots ``Q[q + s]`` with a
     chance, ``(1 << 40, -1)`` if none has: selects, so the loop compiles to vectors."""
@@ -470,15 +486,14 @@ class OutcomeLayout:
     def outcomes(self, game: CompiledRules, V: np.ndarray, masks: np.ndarray):
         """``(Q, qoff)``: the turn outcomes of every state of ``masks`` under the
         strategy of ``V``, state ``(mask, flag)`` from ``Q[qoff[mask, flag]]``."""
-        flags = np.array([game.flags_of(int(m)) for m in masks])
-        sizes = self.block_slots[masks] * self.n_lanes[masks]
-        qoff = np.zeros((1 << game.n_categories, game.n_flag), dtype=np.int64)
-        pos = 0
-        for i, m in enumerate(masks):
-            for y in range(flags[i]):
-                qoff[m, y] = pos
-                pos += sizes[i]
-        Q = np.empty(pos)  # each state's part zeroed by the worker that fills it
+        return self.outcomes_in(game, V, masks, None)
+
+    def outcomes_in(self, game: CompiledRules, V: np.ndarray, masks: np.ndarray, spare):
+        """:meth:`outcomes`, ``Q`` the start of ``spare`` where it is large enough (a
+        buffer of an earlier layer, whose pages the system need not hand out and
+        clear again: that costs a tenth of Yahtzee's pass)."""
+        qoff, pos = self.offsets(game, masks)
+        Q = reuse(spare, pos)  # each state's part zeroed by the worker that fills it
         slots = (self.slot_of, self.box_slots, self.n_e)
         on_threads(
             layer_outcomes,
@@ -494,6 +509,27 @@ class OutcomeLayout:
             rule_arrays(game, served=True),
         )
         return Q, qoff
+
+    def offsets(self, game: CompiledRules, masks: np.ndarray) -> tuple[np.ndarray, int]:
+        """``(qoff, size)``: where each state's outcomes start, and how many values
+        the layer's outcomes take."""
+        flags = np.array([game.flags_of(int(m)) for m in masks])
+        sizes = self.block_slots[masks] * self.n_lanes[masks]
+        qoff = np.zeros((1 << game.n_categories, game.n_flag), dtype=np.int64)
+        pos = 0
+        for i, m in enumerate(masks):
+            for y in range(flags[i]):
+                qoff[m, y] = pos
+                pos += sizes[i]
+        return qoff, int(pos)
+
+
+def reuse(spare: np.ndarray | None, size: int) -> np.ndarray:
+    """``size`` values, not cleared: the start of ``spare`` if it holds as many, else
+    a new array a quarter larger (so that a few growing layers allocate rarely)."""
+    if spare is not None and spare.size >= size:
+        return spare[:size]
+    return np.empty(size if spare is None else size + size // 4)
 
 
 def _slots(game: CompiledRules) -> tuple[np.ndarray, np.ndarray, int]:
@@ -667,8 +703,11 @@ def _forward(game: CompiledRules, V: np.ndarray, start, progress):
     F = np.ones(1)
     p_same = 0.0
     peak_values = 1
+    # the buffers of the next rows and of the outcomes, used again layer after layer
+    spare = [None, np.empty(max(out.offsets(game, m)[1] for m in all_layers[first:n]))]
     for k in range(first, n):
-        Q, qoff = out.outcomes(game, V, all_layers[k])
+        Q, qoff = out.outcomes_in(game, V, all_layers[k], spare[1])
+        spare[1] = _owner(Q)
         nxt = all_layers[k + 1]
         scored = np.zeros(len(nxt))
         outcomes = (Q, qoff, out.lanes, out.n_lanes, out.box_slots, out.slot_pts, out.n_e)
@@ -677,16 +716,22 @@ def _forward(game: CompiledRules, V: np.ndarray, start, progress):
         lengths = np.maximum(nhi[nxt] - nlo[nxt] + 1, 0)
         ends = np.cumsum(lengths.ravel())
         noff[nxt] = (ends - lengths.ravel()).reshape(lengths.shape)
-        F_next = np.empty(int(ends[-1]) if ends.size else 0)  # zeroed by the workers
+        F_next = reuse(spare[0], int(ends[-1]) if ends.size else 0)  # zeroed by the workers
         peak_values = max(peak_values, F.size + F_next.size + Q.size)
         on_threads(carry_layer, 1, nxt, (F, *rows), (F_next, *nrows), outcomes, R, same, scored)
         p_same += float(scored.sum())
         del Q
+        spare[0] = _owner(F)  # the rows just carried: the next layer's next rows
         F = F_next
         rows, nrows = nrows, rows
         if progress is not None:
             progress(k + 1, n)
     return F, rows, p_same, peak_values
+
+
+def _owner(a: np.ndarray) -> np.ndarray:
+    """The array that ``a`` is a view of (``a`` itself if it owns its values)."""
+    return a if a.base is None else a.base
 
 
 def _final_pmf(game: CompiledRules, bounds: StateBounds, F: np.ndarray, rows) -> tuple:
