@@ -304,7 +304,9 @@ def _layer_rows(states, Q, qoff, slots, R, nxt):
     width = hi - lo + 1
     off = np.cumsum(width) - width
     P = np.zeros(int(width.sum()))
-    on_threads(kr.fill_rows, states, Q, qoff, slots, R, nxt, lo, off, P)
+    new_block = (states[1:, :2] != states[:-1, :2]).any(axis=1)  # mask or flag changes
+    blocks = np.flatnonzero(np.r_[True, new_block, True]).astype(np.int64)[: count + 1]
+    on_threads(kr.fill_rows, blocks, states, Q, qoff, slots, R, nxt, lo, off, P)
     first, last = np.empty(count, np.int64), np.empty(count, np.int64)
     on_threads(kr.trimmed_bounds, lo, hi, off, P, TAIL, first, last)
     return P, first, last, off + (first - lo)
