@@ -440,15 +440,18 @@ class OutcomeLayout:
     def offsets(self, game: CompiledRules, masks: np.ndarray) -> tuple[np.ndarray, int]:
         """``(qoff, size)``: where each state's outcomes start, and how many values
         the layer's outcomes take."""
-        flags = np.array([game.flags_of(int(m)) for m in masks])
-        sizes = self.block_slots[masks] * self.n_lanes[masks]
+        masks = np.asarray(masks, dtype=np.int64)
+        two = np.zeros(masks.size, bool)  # a mask whose states have both flags
+        if game.n_flag == 2:
+            two = (masks >> game.yahtzee) & 1 == 1
+        sizes = self.block_slots[masks] * self.n_lanes[masks]  # a state's values
+        ends = np.cumsum(sizes * np.where(two, 2, 1))
         qoff = np.zeros((1 << game.n_categories, game.n_flag), dtype=np.int64)
-        pos = 0
-        for i, m in enumerate(masks):
-            for y in range(flags[i]):
-                qoff[m, y] = pos
-                pos += sizes[i]
-        return qoff, int(pos)
+        # a mask's states one after the other, flag 0 first
+        qoff[masks, 0] = ends - sizes * np.where(two, 2, 1)
+        if game.n_flag == 2:
+            qoff[masks[two], 1] = qoff[masks[two], 0] + sizes[two]
+        return qoff, int(ends[-1]) if ends.size else 0
 
 
 def reuse(spare: np.ndarray | None, size: int) -> np.ndarray:
