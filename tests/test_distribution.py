@@ -64,6 +64,43 @@ def test_any_table_driven_strategy(rules, seed):
     assert_same_distribution(score_distribution(rules, zeros), PolicyBrute(rules, zeros))
 
 
+#: three boxes that all count towards a bonus at 12: up to 13 upper totals a state,
+#: so a state's lanes fill one lane vector of 8 and part of the next
+WIDE_UPPER = {
+    "name": "wide-upper",
+    "dice": 3,
+    "faces": 3,
+    "rolls": 2,
+    "categories": [
+        {"id": "ones", "kind": "face", "face": 1, "upper": True},
+        {"id": "threes", "kind": "face", "face": 3, "upper": True},
+        {"id": "sum", "kind": "chance", "upper": True},
+    ],
+    "upper_bonus": {"threshold": 12, "points": 25},
+}
+
+
+@pytest.mark.parametrize("table", ["optimum", "random", "zeros"])
+def test_lanes_across_two_lane_vectors(table):
+    # the turn outcomes of states with more upper totals than a lane vector holds
+    # (and a part-filled last one), ties included (the random table has many)
+    from dicelab.engine.objectives.distribution import OutcomeLayout
+    from dicelab.rules import parse_rules
+
+    rules = parse_rules(WIDE_UPPER)
+    g = compile_rules(rules)
+    n_lanes = OutcomeLayout.of(g).n_lanes
+    assert n_lanes.max() > 8 and np.any((n_lanes > 8) & (n_lanes % 8 != 0))
+    shape = (1 << g.n_categories, g.n_flag, g.n_upper)
+    values = {
+        "optimum": None,
+        "random": np.random.default_rng(7).integers(0, 12, size=shape).astype(np.float64),
+        "zeros": np.zeros(shape),
+    }[table]
+    dist = score_distribution(rules, values, use_cache=False)
+    assert_same_distribution(dist, PolicyBrute(rules, values))
+
+
 @pytest.fixture(scope="module", params=sorted(PUBLISHED_SD))
 def published(request):
     name = request.param

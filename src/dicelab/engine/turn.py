@@ -167,7 +167,7 @@ def strategy_boxes(game: CompiledRules, V: np.ndarray, mask: int, u: int, y: int
     """The box the expected-score strategy of ``V`` fills with each final roll.
 
     The first open box that beats the others by more than :data:`TIE` is taken, as
-    in :func:`dicelab.engine.objectives.distribution.turn_outcomes`; all-alike rolls follow the
+    in :func:`dicelab.engine.objectives.distribution.turn_choices`; all-alike rolls follow the
     joker rule. Returns arrays over the rolls (in keep order): ``(box, points,
     extra, y2, u2)``, the box, its points, the extra bonus earned, the next flag and
     the next capped upper total. Whatever is measured along the strategy (the

@@ -31,7 +31,7 @@ Importing this module imports Numba; modules that answer one position (advice,
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -49,7 +49,7 @@ FAST = {"nnan", "ninf", "nsz"}
 #: atomic increment and decrement (the placements of an all-alike roll took
 #: 0.40 microseconds a call with them, 0.04 without). Every array such a kernel
 #: touches is owned by its caller for the whole call.
-NO_REFS = {"_nrt": False}
+NO_REFS: dict[str, Any] = {"_nrt": False}
 
 
 class RuleArrays(NamedTuple):

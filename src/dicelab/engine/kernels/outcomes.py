@@ -28,8 +28,8 @@ from dicelab.engine.kernels.turn import (
     shut,
 )
 
-#: Options whose values agree within this margin are ties: values equal in exact
-#: arithmetic differ in the last bits of floating point.
+#: Options whose values agree within this margin are ties (as in the advisor):
+#: values equal in exact arithmetic differ in the last bits of floating point.
 TIE = 1e-9
 
 #: Lanes of a lane vector of doubles.
@@ -250,7 +250,7 @@ def lane_choices(state, V, scratch, R, D, served, SR):
 @njit(cache=True, **NO_REFS)
 def state_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
     """Probability of every (box, points, extra) outcome of a turn, for ``nl`` lanes,
-    as :func:`dicelab.engine.objectives.distribution.turn_outcomes` lays them out:
+    as :class:`dicelab.engine.objectives.distribution.OutcomeLayout` lays them out:
     into ``Q[q0 + i * n_slots + slot]`` for lane ``i`` (zeroed here first). The
     choices are :func:`lane_choices`'s; ``slots`` is ``(slot_of, box_slots, n_e)``,
     ``scratch`` a worker's :func:`outcome_scratch`.

@@ -16,7 +16,8 @@ The computation runs forward, layer by layer (boxes filled so far):
 1. for every state of a layer, the turn's outcome distribution (box, points,
    extra bonus) is found by pushing probability down the keep structure, the
    reverse of the keep-value recursion: a keep's mass flows to the keep with one
-   more die of each face, ``1 / faces`` each;
+   more die of each face, ``1 / faces`` each (the state's upper totals side by
+   side in lane vectors, :mod:`dicelab.engine.kernels.outcomes`);
 2. the distribution of the points so far, a row per state (see
    :mod:`dicelab.engine.objectives.points`), is carried to the next layer, shifted by the
    points of each outcome.
@@ -39,10 +40,8 @@ import numpy as np
 from numba import njit
 
 from dicelab.engine.kernels import NO_REFS, dice_arrays, rule_arrays
-from dicelab.engine.kernels.outcomes import outcome_scratch, state_outcomes
+from dicelab.engine.kernels.outcomes import TIE, outcome_scratch, state_outcomes
 from dicelab.engine.kernels.turn import (
-    box_points,
-    box_rule,
     candidate_moves,
     keep_values,
     next_flag,
@@ -73,12 +72,7 @@ from dicelab.rules.compiled import (
 Progress = Callable[[int, int], None]
 
 
-#: Options whose values agree within this margin are ties (as in the advisor):
-#: values equal in exact arithmetic differ in the last bits of floating point.
-TIE = 1e-9
-
-
-# -- one turn: the outcome distribution of a state -------------------------------------
+# -- one turn's choices, one lane at a time (a player at a table) ----------------------
 @njit(cache=True)
 def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R, moves):
     """Box chosen for every final roll and lane (``choice``) and its value (``A``);
@@ -156,22 +150,6 @@ def _best_keeps_chosen(A, arg, sub_rows, n_keeps, nl):
 
 
 @njit(cache=True, inline="always")
-def turn_outcomes(state, V, Q, q0, slots, scratch, R, D, served, SR):
-    """Probability of every (box, points, extra) outcome of a turn, for ``nl`` lanes.
-
-    Adds into ``Q[q0 + i * n_slots + slot]`` for lane ``i``, where ``slot`` is the
-    outcome's position among the state's ``n_slots`` (``slot_of[c, points] * n_e``
-    plus the extra earned, after the ``box_slots`` of the open boxes before ``c``).
-    The choices are :func:`turn_choices`'s. ``state`` is ``(mask, y, ul, nl)``: the
-    lanes ``ul[:nl]`` of upper totals of ``(mask, y)``; ``slots`` is ``(slot_of,
-    box_slots, n_e)``; ``scratch`` is ``(floats, ints, small)``, a worker's buffers
-    (:func:`turn_scratch`).
-    """
-    score, early = turn_choices(state, V, scratch, R, D, served, SR)
-    _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score)
-
-
-@njit(cache=True, inline="always")
 def turn_choices(state, V, scratch, R, D, served, SR):
     """Every choice of a turn played for ``V``, ties broken as the module says: the
     box of each final roll (``scratch``'s ints ``[1]``), the keep of each roll with
@@ -179,7 +157,9 @@ def turn_choices(state, V, scratch, R, D, served, SR):
     first throw scored at once (ints ``[2]``, -1 where it rolls on). With ``served``,
     a first throw may score at once with the served table; the strategy does so
     where that beats rolling on by more than ``TIE``. Returns ``(the scores of the
-    final throw, whether first throws may score at once)``.
+    final throw, whether first throws may score at once)``. One lane at a time (a
+    player at a table, :mod:`dicelab.play.match_sim`); a layer's states make the same
+    choices in lane vectors (:func:`dicelab.engine.kernels.outcomes.lane_choices`).
     """
     mask, y, ul, nl = state
     scratch_f, scratch_i, small = scratch
@@ -219,81 +199,9 @@ def turn_choices(state, V, scratch, R, D, served, SR):
     return score, early
 
 
-@njit(cache=True, inline="always")
-def _outcome_mass(state, Q, q0, slots, scratch, R, D, SR, early, score):
-    """The chances of the choices :func:`turn_outcomes` made, carried from the first
-    throw to the final one and added into ``Q`` by outcome (``score``: the final
-    throw's scores; with ``early``, first throws scored at once leave at once)."""
-    mask, y, ul, nl = state
-    slot_of, box_slots, n_e = slots
-    scratch_f, scratch_i, small = scratch
-    M, mass = scratch_f[1], scratch_f[2]
-    choice, served_box, keeps = scratch_i[1], scratch_i[2], scratch_i[3:]
-    n_cat, n_rolls = score.shape
-    n_keeps = D.add.shape[0]
-    roll0 = D.size_start[D.dice]
-    roll_face, upper, upper_box_of_face = R.roll_face, R.upper, R.upper_box_of_face
-    yahtzee, joker, extra_bonus, joker_score = R.yahtzee, R.joker, R.extra_bonus, R.joker_score
-    base = small[0]
-    pos = 0
-    for c in range(n_cat):
-        if (mask >> c) & 1 == 0:
-            base[c] = pos
-            pos += box_slots[c]
-    for j in range(q0, q0 + nl * pos):  # the state's outcomes: zeroed here, by its worker
-        Q[j] = 0.0
-    for r in range(n_rolls):
-        for i in range(nl):
-            mass[r, i] = D.roll_prob[r]
-    inv = 1.0 / D.faces
-    for n in range(D.rerolls - 1, -1, -1):
-        for k in range(n_keeps):
-            for i in range(nl):
-                M[k, i] = 0.0
-        for r in range(n_rolls):
-            if early and n == D.rerolls - 1:  # first throws scored at once leave here
-                allowed, active, extra, zeroed = box_rule(
-                    mask, y, roll_face[r], upper, upper_box_of_face, yahtzee, joker, extra_bonus
-                )
-                e = 1 if extra > 0 else 0
-                for i in range(nl):
-                    c = served_box[r, i]
-                    if c < 0 or keeps[n, r, i] != roll0 + r:
-                        continue
-                    pts = box_points(c, r, active, zeroed, SR.score, joker_score)
-                    Q[q0 + i * pos + base[c] + slot_of[c, pts] * n_e + e] += mass[r, i]
-                    mass[r, i] = 0.0
-            for i in range(nl):
-                M[keeps[n, r, i], i] += mass[r, i]
-        for k in range(roll0):
-            for f in range(D.faces):
-                dst = D.add[k, f]
-                for i in range(nl):
-                    M[dst, i] += M[k, i] * inv
-        for r in range(n_rolls):
-            for i in range(nl):
-                mass[r, i] = M[roll0 + r, i]
-    slot_at = small[1]  # each box's slot for this roll, once a roll
-    seen = small[2]
-    seen[:] = -1
-    for r in range(n_rolls):
-        face = roll_face[r]
-        allowed, active, extra, zeroed = box_rule(
-            mask, y, face, upper, upper_box_of_face, yahtzee, joker, extra_bonus
-        )
-        e = 1 if extra > 0 else 0
-        for i in range(nl):
-            c = choice[r, i]
-            if seen[c] != r:
-                pts = box_points(c, r, active, zeroed, score, joker_score)
-                slot_at[c] = base[c] + slot_of[c, pts] * n_e + e
-                seen[c] = r
-            Q[q0 + i * pos + slot_at[c]] += mass[r, i]
-
-
 @njit(cache=True)
 def turn_scratch(width, R, D, SR):
-    """One worker's buffers for :func:`turn_outcomes` on ``width`` lanes:
+    """One worker's buffers for :func:`turn_choices` on ``width`` lanes:
     ``(floats, ints, small)``, ``small`` holding a state's boxes' slots and a roll's
     placements."""
     n_keeps = D.add.shape[0]
@@ -310,7 +218,7 @@ def layer_outcomes(counter, w, masks, V, found, lanes, n_lanes, slots, R, D, ser
     """Turn outcomes of every state of a layer into ``found`` (``Q``, ``qoff``): a
     worker of :func:`dicelab.engine.kernels.work.on_threads` that takes states one
     at a time, each played in lane vectors (:func:`dicelab.engine.kernels.outcomes.state_outcomes`:
-    the choices of :func:`turn_choices`, the outcomes laid out as :func:`turn_outcomes`
+    the choices of :func:`turn_choices`, the outcomes laid out as :class:`OutcomeLayout`
     says)."""
     Q, qoff = found
     n_flag, yahtzee = R.n_flag, R.yahtzee
@@ -380,7 +288,7 @@ def _carry_mask(Y, mode, rows, next_rows, outcomes, R, all_same, gains):
         # where no slot moves the flag or the upper total, a lane's slots all go
         # to one next row: its range is found from the least and greatest gains
         one_row = (c != yahtzee or n_flag == 1) and not (R.upper[c] and R.threshold > 0)
-        if mode == 0 and one_row:
+        if one_row:
             for s in range(n_slots):  # the gain depends on the slot alone
                 gains[s] = slot_outcome(c, s, 0, 0, slot_pts, n_e, R)[1]
         for y in range(ny):
@@ -397,6 +305,11 @@ def _carry_mask(Y, mode, rows, next_rows, outcomes, R, all_same, gains):
                     if most >= 0:
                         nlo[Y, y, u] = min(nlo[Y, y, u], lo0 + least)
                         nhi[Y, y, u] = max(nhi[Y, y, u], lo0 + length - 1 + most)
+                    continue
+                if one_row and c != all_same:  # one next row, each slot a shift
+                    q = q0 + i * width + base
+                    d = noff[Y, y, u] + lo0 - nlo[Y, y, u]
+                    _shifted(F_next, F[r0 : r0 + length], Q[q : q + n_slots], gains, d)
                     continue
                 for s in range(n_slots):
                     q = Q[q0 + i * width + base + s]
@@ -419,6 +332,20 @@ def _carry_mask(Y, mode, rows, next_rows, outcomes, R, all_same, gains):
                             total += F[r0 + t]
                         same += q * total
     return same
+
+
+@njit(cache=True, inline="always", fastmath=True, **NO_REFS)
+def _shifted(F_next, row, q, gains, d):
+    """``F_next[d + gains[s] + t] += q[s] * row[t]`` for every slot ``s`` with a chance:
+    a row carried to one next row by the slots of a box."""
+    b = np.uint64(0) + np.uint64(d)  # unsigned places: the loop compiles to vectors
+    for s in range(q.shape[0]):
+        p = q[s]
+        if p == 0.0:
+            continue
+        a = b + np.uint64(gains[s])
+        for t in range(np.uint64(row.shape[0])):
+            F_next[a + t] += p * row[t]
 
 
 @njit(cache=True, inline="always", **NO_REFS)
@@ -513,15 +440,18 @@ class OutcomeLayout:
     def offsets(self, game: CompiledRules, masks: np.ndarray) -> tuple[np.ndarray, int]:
         """``(qoff, size)``: where each state's outcomes start, and how many values
         the layer's outcomes take."""
-        flags = np.array([game.flags_of(int(m)) for m in masks])
-        sizes = self.block_slots[masks] * self.n_lanes[masks]
+        masks = np.asarray(masks, dtype=np.int64)
+        two = np.zeros(masks.size, bool)  # a mask whose states have both flags
+        if game.n_flag == 2:
+            two = (masks >> game.yahtzee) & 1 == 1
+        sizes = self.block_slots[masks] * self.n_lanes[masks]  # a state's values
+        ends = np.cumsum(sizes * np.where(two, 2, 1))
         qoff = np.zeros((1 << game.n_categories, game.n_flag), dtype=np.int64)
-        pos = 0
-        for i, m in enumerate(masks):
-            for y in range(flags[i]):
-                qoff[m, y] = pos
-                pos += sizes[i]
-        return qoff, int(pos)
+        # a mask's states one after the other, flag 0 first
+        qoff[masks, 0] = ends - sizes * np.where(two, 2, 1)
+        if game.n_flag == 2:
+            qoff[masks[two], 1] = qoff[masks[two], 0] + sizes[two]
+        return qoff, int(ends[-1]) if ends.size else 0
 
 
 def reuse(spare: np.ndarray | None, size: int) -> np.ndarray:

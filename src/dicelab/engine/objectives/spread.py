@@ -95,7 +95,7 @@ def spread_of(second: float | np.ndarray, mean: float | np.ndarray):
 @njit(cache=True, parallel=True)
 def moments_layer(masks, V, M2, Q, qoff, slots, R):
     """``M2`` of every state of a layer from its turn outcomes ``Q`` (see
-    :func:`dicelab.engine.objectives.distribution.turn_outcomes` for their layout); ``slots`` is
+    :class:`dicelab.engine.objectives.distribution.OutcomeLayout` for their layout); ``slots`` is
     ``(lanes, n_lanes, box_slots, slot_pts, n_e)``."""
     lanes, n_lanes, box_slots, slot_pts, n_e = slots
     n_flag, yahtzee = R.n_flag, R.yahtzee
