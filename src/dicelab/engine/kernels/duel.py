@@ -78,6 +78,31 @@ def duel_read(dst, nl, x0, gain, nn, T, tbase, leads, below, above):
 
 
 @njit(cache=True)
+def read_lanes(dst, nl, x0, gain, nn, T, leads):
+    """:func:`duel_read` of the solve's own table (chances: 0 below, 1 above) a lane
+    vector at a time: a vector inside the undecided range is one load of ``T`` and
+    one permute, one outside it a constant. The loop of :func:`duel_read` indexes
+    ``T`` downwards, which compiles to gathers and scatters. ``dst`` is as long as
+    ``nl`` rounded up to whole vectors; the lanes past ``nl`` get 0 (no row
+    reads them)."""
+    L = lanes.width(dst)
+    s1, s2 = decided_lanes(nl, x0, gain, nn, leads)
+    base = leads.toff[nn] + gain - x0 - leads.xlo[nn]
+    above = lanes.splat(lanes.load(dst, 0), 1.0)
+    below = lanes.splat(above, 0.0)
+    for g in range(0, nl, L):
+        if g + L <= s1:
+            lanes.store(dst, g, above)
+        elif g >= s2:
+            lanes.store(dst, g, below)
+        elif g >= s1 and g + L <= s2:
+            lanes.store(dst, g, lanes.vreverse(lanes.load(T, base - g - (L - 1))))
+        else:
+            for lane in range(g, g + L):
+                dst[lane] = 1.0 if lane < s1 else (T[base - lane] if lane < s2 else 0.0)
+
+
+@njit(cache=True)
 def duel_throws(B, out, D):
     """The rerolls and the first throw of two blocks of lanes, ``B[k, j]`` keep
     ``k``'s lane vector in block ``j``: the steps of :func:`~.blocks.throws_pair`
@@ -115,25 +140,25 @@ def duel_candidates(i, j, x0, nl, T, leads, cand, picks, n_picks, tmp, players, 
     box, gain, n_cand = candidate_moves(shut(mask, R), R.values)
     for k in range(n_cand):
         nn = duel_next(i, j, box[k], gain[k], players, R)
-        duel_read(cand[k], nl, x0, gain[k], nn, T, 0, leads, 0.0, 1.0)
+        read_lanes(cand[k], nl, x0, gain[k], nn, T, leads)
     for r in range(R.roll_face.shape[0]):
         for t in range(n_open):
             picks[r, t] = first_row[t] + R.index[open_boxes[t], r]
         n_picks[r] = n_open
     moves = np.empty((3, n_cat), np.int64)
     spare = total
+    L = lanes.width(tmp)
     for r in R.alike:
         row = cand[spare]
-        for lane in range(nl):
-            row[lane] = NEG
+        for g in range(0, nl, L):
+            lanes.store(row, g, lanes.splat(lanes.load(tmp, 0), NEG))
         n_moves, extra = placements(mask, y, r, R, moves)
         for m in range(n_moves):
             c, pts = moves[0, m], moves[1, m]
             nn = duel_next(i, j, c, pts, players, R)
-            duel_read(tmp, nl, x0, pts + int(extra), nn, T, 0, leads, 0.0, 1.0)
-            for lane in range(nl):
-                if tmp[lane] > row[lane]:
-                    row[lane] = tmp[lane]
+            read_lanes(tmp, nl, x0, pts + int(extra), nn, T, leads)
+            for g in range(0, nl, L):
+                lanes.store(row, g, lanes.vmax(lanes.load(tmp, g), lanes.load(row, g)))
         picks[r, 0] = spare
         n_picks[r] = 1
         spare += 1
@@ -184,7 +209,12 @@ def duel_blocks(counter, w, plan, T, leads, players, R, D, bufs):
         for lo in range(0, nl, 2 * L):
             duel_final_pair(B, cand, picks, n_picks, lo, roll0)
             duel_throws(B, out, D)
-            for lane in range(min(2 * L, nl - lo)):
+            if lo + 2 * L <= nl:
+                one = lanes.splat(lanes.load(flat, 0), 1.0)
+                lanes.store(T, base + lo, lanes.vsub(one, lanes.load(flat, 0)))
+                lanes.store(T, base + lo + L, lanes.vsub(one, lanes.load(flat, L)))
+                continue
+            for lane in range(nl - lo):
                 T[base + lo + lane] = 1.0 - flat[lane]
         b = take(counter)
 
