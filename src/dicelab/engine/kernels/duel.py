@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from dicelab.engine.kernels import NEG, lanes
-from dicelab.engine.kernels.blocks import best_pair, keep_pair
+from dicelab.engine.kernels.blocks import best_pair, keep_pair, mean_of
 from dicelab.engine.kernels.turn import (
     candidate_moves,
     next_flag,
@@ -126,12 +126,11 @@ def duel_throws(B, out, D):
 
 
 @njit(cache=True)
-def duel_candidates(i, j, x0, nl, T, leads, cand, picks, n_picks, tmp, players, R):
-    """The final throw of one batch as lists of rows: ``cand[k, :nl]`` the mover's
-    chance after each candidate move, and for each final roll ``r`` the rows
-    ``picks[r, :n_picks[r]]`` whose lane-wise maximum is that roll's value. An
-    all-alike roll, placed by rules of its own, gets one row of its own: the best
-    of its placements."""
+def duel_candidates(i, j, x0, nl, T, leads, cand, tmp, players, R):
+    """The final throw of one batch as rows: ``cand[k, :nl]`` the mover's chance
+    after each candidate move, then for each all-alike roll (placed by rules of
+    its own) the best of its placements. Returns the open boxes, where each one's
+    candidates start and the number of candidates (for :func:`roll_picks`)."""
     p_mask, p_y = players.p_mask, players.p_y
     n_cat = R.score.shape[0]
     mask = p_mask[i]
@@ -141,10 +140,6 @@ def duel_candidates(i, j, x0, nl, T, leads, cand, picks, n_picks, tmp, players, 
     for k in range(n_cand):
         nn = duel_next(i, j, box[k], gain[k], players, R)
         read_lanes(cand[k], nl, x0, gain[k], nn, T, leads)
-    for r in range(R.roll_face.shape[0]):
-        for t in range(n_open):
-            picks[r, t] = first_row[t] + R.index[open_boxes[t], r]
-        n_picks[r] = n_open
     moves = np.empty((3, n_cat), np.int64)
     spare = total
     L = lanes.width(tmp)
@@ -159,9 +154,82 @@ def duel_candidates(i, j, x0, nl, T, leads, cand, picks, n_picks, tmp, players, 
             read_lanes(tmp, nl, x0, pts + int(extra), nn, T, leads)
             for g in range(0, nl, L):
                 lanes.store(row, g, lanes.vmax(lanes.load(tmp, g), lanes.load(row, g)))
-        picks[r, 0] = spare
-        n_picks[r] = 1
         spare += 1
+    return open_boxes[:n_open], first_row, total
+
+
+@njit(cache=True)
+def roll_picks(boxes, nl, cand, picks, n_picks, R, zero_ok):
+    """Each final roll's candidate rows of :func:`duel_candidates` (which returns
+    ``boxes``), ``picks[r, :n_picks[r]]``: their lane-wise maximum is that roll's
+    value.
+
+    A move's chance never falls with the points it scores (a higher lead, and
+    the same or a higher upper total, for the mover), so a box that a roll scores
+    0 in is covered by one row, made here after the all-alike rolls' own: the
+    best 0-candidate of the open boxes. A roll then takes that row and its
+    scoring boxes' (the boxes ``R.scoring`` lists), rather than a row for every
+    open box (half as many maxima for yazy's final throw); an all-alike roll takes
+    its own row (from row ``total``, the first after the candidates, in
+    ``R.alike``'s order). That the row changes no maximum needs every chance
+    within 0 and 1, as the decided leads' are: ``zero_ok`` (see :func:`chances_bounded`);
+    without it a roll takes every open box's row.
+    """
+    open_boxes, first_row, total = boxes
+    L = lanes.width(cand)
+    n_cat, nv = R.values.shape
+    row_of = np.full(n_cat, -1, np.int64)
+    zero = total + R.alike.shape[0]
+    zrow = cand[zero]
+    has_zero = False
+    for t in range(open_boxes.shape[0]):
+        c = open_boxes[t]
+        row_of[c] = first_row[t]
+        if R.values[c, 0] != 0 or not zero_ok:
+            continue
+        src = cand[first_row[t]]
+        for g in range(0, nl, L):
+            m = lanes.load(src, g)
+            if has_zero:
+                m = lanes.vmax(lanes.load(zrow, g), m)
+            lanes.store(zrow, g, m)
+        has_zero = True
+    spare = total
+    for r in range(R.roll_face.shape[0]):
+        n = 0
+        if R.roll_face[r] >= 0:
+            picks[r, 0] = spare
+            spare += 1
+            n_picks[r] = 1
+            continue
+        if has_zero:
+            picks[r, 0] = zero
+            n = 1
+        for t in range(R.scoring[r, 0] if has_zero else n_cat):
+            c = R.scoring[r, 1 + 2 * t]
+            if row_of[c] >= 0:
+                picks[r, n] = row_of[c] + R.scoring[r, 2 + 2 * t] - c * nv
+                n += 1
+        n_picks[r] = n
+
+
+@njit(cache=True)
+def chances_bounded(D):
+    """Whether every chance the turn computes lies within 0 and 1 (given its inputs
+    do): the mean of ``faces`` ones is at most 1, and so is the first throw's sum
+    of the roll probabilities, added in the order of :func:`duel_throws` (5d6's
+    is 1 - 2.6e-15, 5d8's exactly 1)."""
+    faces = D.faces
+    inv = 1.0 / faces
+    mean = np.zeros(8)  # one lane vector of float64
+    x = lanes.load(mean, 0)
+    for _ in range(faces):
+        x = lanes.vadd(x, lanes.splat(x, 1.0))
+    lanes.store(mean, 0, mean_of(x, inv, 1.0 / faces - inv))
+    total = 0.0
+    for r in range(D.roll_prob.shape[0]):
+        total = total + 1.0 * D.roll_prob[r]
+    return total <= 1.0 and mean[0] <= 1.0
 
 
 @njit(cache=True)
@@ -199,11 +267,13 @@ def duel_blocks(counter, w, plan, T, leads, players, R, D, bufs):
     L = lanes.width(B)
     flat = out.reshape(2 * L)
     roll0 = D.size_start[D.dice]
+    zero_ok = chances_bounded(D)
     b = take(counter)
     while b < b_i.shape[0]:
         nl = b_nl[b]
         x0 = b_x0[b]
-        duel_candidates(b_i[b], b_j[b], x0, nl, T, leads, cand, picks, n_picks, tmp, players, R)
+        boxes = duel_candidates(b_i[b], b_j[b], x0, nl, T, leads, cand, tmp, players, R)
+        roll_picks(boxes, nl, cand, picks, n_picks, R, zero_ok)
         node = b_node[b]
         base = toff[node] + x0 - xlo[node]
         for lo in range(0, nl, 2 * L):
@@ -221,15 +291,15 @@ def duel_blocks(counter, w, plan, T, leads, players, R, D, bufs):
 
 def duel_buffers(n_workers, width, R, D):
     """Each thread's scratch for :func:`duel_blocks`: the candidate rows (and one
-    for each all-alike roll), a spare row, two blocks of keeps, their turn-start
-    values, and each final roll's list of candidate rows."""
+    for each all-alike roll, and the best 0-candidate), a spare row, two blocks of
+    keeps, their turn-start values, and each final roll's list of candidate rows."""
     n_keeps = D.add.shape[0]
     n_rolls = R.roll_face.shape[0]
     L = lanes.lanes_of(8)
     width = -(-width // (2 * L)) * 2 * L
     zeros = lanes.aligned_zeros
     return (
-        zeros((n_workers, R.values.size + R.alike.size, width), np.float64),
+        zeros((n_workers, R.values.size + R.alike.size + 1, width), np.float64),
         zeros((n_workers, width), np.float64),
         zeros((n_workers, n_keeps, 2, L), np.float64),
         zeros((n_workers, 2, L), np.float64),
