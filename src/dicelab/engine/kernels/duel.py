@@ -19,6 +19,7 @@ from dicelab.engine.kernels.turn import (
     next_flag,
     open_box_rows,
     placements,
+    score_index,
     shut,
 )
 from dicelab.engine.kernels.work import take
@@ -126,36 +127,62 @@ def duel_throws(B, out, D):
 
 
 @njit(cache=True)
-def duel_candidates(i, j, x0, nl, T, leads, cand, tmp, players, R):
+def duel_candidates(i, j, x0, nl, T, leads, cand, tmp, rolls, players, R):
     """The final throw of one batch as rows: ``cand[k, :nl]`` the mover's chance
-    after each candidate move, then for each all-alike roll (placed by rules of
-    its own) the best of its placements. Returns the open boxes, where each one's
-    candidates start and the number of candidates (for :func:`roll_picks`)."""
-    p_mask, p_y = players.p_mask, players.p_y
-    n_cat = R.score.shape[0]
-    mask = p_mask[i]
-    y = p_y[i]
+    after each candidate move; the all-alike rolls' lists of rows in ``rolls``
+    (``picks, n_picks``, see :func:`alike_picks`). Returns the open boxes, the
+    row of each box's first candidate (-1 for a box not open) and the first row
+    after the candidates and the all-alike rolls' own (for :func:`roll_picks`)."""
+    mask = players.p_mask[i]
     open_boxes, first_row, _, n_open, total = open_box_rows(shut(mask, R), R.values)
     box, gain, n_cand = candidate_moves(shut(mask, R), R.values)
     for k in range(n_cand):
         nn = duel_next(i, j, box[k], gain[k], players, R)
         read_lanes(cand[k], nl, x0, gain[k], nn, T, leads)
-    moves = np.empty((3, n_cat), np.int64)
-    spare = total
+    row_of = np.full(R.score.shape[0], -1, np.int64)
+    for t in range(n_open):
+        row_of[open_boxes[t]] = first_row[t]
+    spare = alike_picks(i, j, x0, nl, T, leads, cand, tmp, rolls, row_of, total, players, R)
+    return open_boxes[:n_open], row_of, spare
+
+
+@njit(cache=True)
+def alike_picks(i, j, x0, nl, T, leads, cand, tmp, rolls, row_of, spare, players, R):
+    """Each all-alike roll's rows, placed by rules of its own: where it earns no
+    extra bonus and scores in open boxes one of their distinct scores, the
+    candidate rows of those moves (the same next node and lead, so the same
+    values); otherwise a row of its own, ``cand[spare]`` on, the best of its
+    placements. Returns the first row not used."""
+    picks, n_picks = rolls
     L = lanes.width(tmp)
+    moves = np.empty((3, R.score.shape[0]), np.int64)
+    mask, y = players.p_mask[i], players.p_y[i]
     for r in R.alike:
+        n_moves, extra = placements(mask, y, r, R, moves)
+        n = n_moves if extra == 0 else 0
+        for m in range(n):
+            c = moves[0, m]
+            k = score_index(R.values, c, moves[1, m])
+            if k < 0 or row_of[c] < 0:
+                n = 0
+                break
+            picks[r, m] = row_of[c] + k
+        if n > 0:
+            n_picks[r] = n
+            continue
         row = cand[spare]
         for g in range(0, nl, L):
             lanes.store(row, g, lanes.splat(lanes.load(tmp, 0), NEG))
-        n_moves, extra = placements(mask, y, r, R, moves)
         for m in range(n_moves):
             c, pts = moves[0, m], moves[1, m]
             nn = duel_next(i, j, c, pts, players, R)
             read_lanes(tmp, nl, x0, pts + int(extra), nn, T, leads)
             for g in range(0, nl, L):
                 lanes.store(row, g, lanes.vmax(lanes.load(tmp, g), lanes.load(row, g)))
+        picks[r, 0] = spare
+        n_picks[r] = 1
         spare += 1
-    return open_boxes[:n_open], first_row, total
+    return spare
 
 
 @njit(cache=True)
@@ -166,41 +193,33 @@ def roll_picks(boxes, nl, cand, picks, n_picks, R, zero_ok):
 
     A move's chance never falls with the points it scores (a higher lead, and
     the same or a higher upper total, for the mover), so a box that a roll scores
-    0 in is covered by one row, made here after the all-alike rolls' own: the
+    0 in is covered by one row, made here in row ``zero`` (the first unused): the
     best 0-candidate of the open boxes. A roll then takes that row and its
     scoring boxes' (the boxes ``R.scoring`` lists), rather than a row for every
-    open box (half as many maxima for yazy's final throw); an all-alike roll takes
-    its own row (from row ``total``, the first after the candidates, in
-    ``R.alike``'s order). That the row changes no maximum needs every chance
-    within 0 and 1, as the decided leads' are: ``zero_ok`` (see :func:`chances_bounded`);
-    without it a roll takes every open box's row.
+    open box (half as many maxima for yazy's final throw); the all-alike rolls'
+    lists are made already. That the row changes no maximum needs every chance
+    within 0 and 1, as the decided leads' are: ``zero_ok`` (see
+    :func:`chances_bounded`); without it a roll takes every open box's row.
     """
-    open_boxes, first_row, total = boxes
+    open_boxes, row_of, zero = boxes
     L = lanes.width(cand)
     n_cat, nv = R.values.shape
-    row_of = np.full(n_cat, -1, np.int64)
-    zero = total + R.alike.shape[0]
     zrow = cand[zero]
     has_zero = False
     for t in range(open_boxes.shape[0]):
         c = open_boxes[t]
-        row_of[c] = first_row[t]
         if R.values[c, 0] != 0 or not zero_ok:
             continue
-        src = cand[first_row[t]]
+        src = cand[row_of[c]]
         for g in range(0, nl, L):
             m = lanes.load(src, g)
             if has_zero:
                 m = lanes.vmax(lanes.load(zrow, g), m)
             lanes.store(zrow, g, m)
         has_zero = True
-    spare = total
     for r in range(R.roll_face.shape[0]):
         n = 0
         if R.roll_face[r] >= 0:
-            picks[r, 0] = spare
-            spare += 1
-            n_picks[r] = 1
             continue
         if has_zero:
             picks[r, 0] = zero
@@ -272,7 +291,8 @@ def duel_blocks(counter, w, plan, T, leads, players, R, D, bufs):
     while b < b_i.shape[0]:
         nl = b_nl[b]
         x0 = b_x0[b]
-        boxes = duel_candidates(b_i[b], b_j[b], x0, nl, T, leads, cand, tmp, players, R)
+        rolls = (picks, n_picks)
+        boxes = duel_candidates(b_i[b], b_j[b], x0, nl, T, leads, cand, tmp, rolls, players, R)
         roll_picks(boxes, nl, cand, picks, n_picks, R, zero_ok)
         node = b_node[b]
         base = toff[node] + x0 - xlo[node]
