@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dicelab.engine.kernels import NEG, lanes
-from dicelab.engine.kernels.blocks import best_pair, keep_pair, mean_of
+from dicelab.engine.kernels import NEG, NO_REFS, lanes
+from dicelab.engine.kernels.blocks import SIX, best_pair_row, keep_pair, mean_of
 from dicelab.engine.kernels.turn import (
     candidate_moves,
     next_flag,
@@ -78,7 +78,7 @@ def duel_read(dst, nl, x0, gain, nn, T, tbase, leads, below, above):
         dst[lane] = below
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def read_lanes(dst, nl, x0, gain, nn, T, leads):
     """:func:`duel_read` of the solve's own table (chances: 0 below, 1 above) a lane
     vector at a time: a vector inside the undecided range is one load of ``T`` and
@@ -103,27 +103,61 @@ def read_lanes(dst, nl, x0, gain, nn, T, leads):
                 dst[lane] = 1.0 if lane < s1 else (T[base - lane] if lane < s2 else 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def duel_throws(B, out, D):
     """The rerolls and the first throw of two blocks of lanes, ``B[k, j]`` keep
     ``k``'s lane vector in block ``j``: the steps of :func:`~.blocks.throws_pair`
     (two independent chains of additions the core overlaps), with the first
     throw's mean multiplied and then added as :func:`~.turn.first_throw_mean` does
-    (never fused), so the table is the row kernel's to the last bit."""
+    (never fused), so the table is the row kernel's to the last bit. The last
+    reroll's best keep of each roll goes straight into that mean, never stored."""
     roll0 = D.size_start[D.dice]
-    for _ in range(D.rerolls):
+    for step in range(D.rerolls):
         keep_pair(B, D.add, D.size_start, D.dice, D.faces)
-        best_pair(B, D.sub_rows)
+        best_rows(B, D.sub_rows, roll0 if step == D.rerolls - 1 else B.shape[0])
     acc0 = lanes.splat(lanes.load_at(B, roll0, 0), 0.0)
     acc1 = acc0
+    last = D.rerolls > 0
     for r in range(D.roll_prob.shape[0]):
-        x0 = lanes.load_at(B, roll0 + r, 0)
-        x1 = lanes.load_at(B, roll0 + r, 1)
+        if D.sub_rows.shape[1] == 6:
+            x0, x1 = best_of_roll(B, D.sub_rows[roll0 + r], roll0 + r, SIX, last)
+        else:
+            subs = D.sub_rows[roll0 + r]
+            x0, x1 = best_of_roll(B, subs, roll0 + r, range(1, subs.shape[0]), last)
         p = lanes.splat(x0, D.roll_prob[r])
         acc0 = lanes.vadd(acc0, lanes.vmul(x0, p))
         acc1 = lanes.vadd(acc1, lanes.vmul(x1, p))
     lanes.store(out, 0, acc0)
     lanes.store(out, 1, acc1)
+
+
+@njit(cache=True, **NO_REFS)
+def best_rows(A, sub_rows, n):
+    """:func:`~.blocks.best_pair` on rows ``0 .. n`` only."""
+    for k in range(n):
+        if sub_rows.shape[1] == 6:
+            best_pair_row(A, sub_rows[k], k, SIX)
+        else:
+            best_pair_row(A, sub_rows[k], k, range(1, sub_rows.shape[1]))
+
+
+@njit(cache=True, inline="always", **NO_REFS)
+def best_of_roll(A, subs, k, others, best):
+    """Row ``k`` of both blocks, with ``best`` the maximum over its sub-keeps as
+    :func:`~.blocks.best_pair_row` takes it (in the same order), in registers."""
+    m0 = lanes.load_at(A, k, 0)
+    m1 = lanes.load_at(A, k, 1)
+    if not best or subs[0] == k:
+        return m0, m1
+    m0 = lanes.vmax(m0, lanes.load_at(A, subs[0], 0))
+    m1 = lanes.vmax(m1, lanes.load_at(A, subs[0], 1))
+    for j in others:
+        i = subs[j]
+        if i == k:
+            break
+        m0 = lanes.vmax(m0, lanes.load_at(A, i, 0))
+        m1 = lanes.vmax(m1, lanes.load_at(A, i, 1))
+    return m0, m1
 
 
 @njit(cache=True)
@@ -251,7 +285,7 @@ def chances_bounded(D):
     return total <= 1.0 and mean[0] <= 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
 def duel_final_pair(B, cand, picks, n_picks, lo, roll0):
     """Each final roll's value for lanes ``lo .. lo + 2 * L`` into the two blocks of
     ``B``: the maximum of its candidate rows, taken in registers."""
