@@ -12,13 +12,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from dicelab.engine.kernels import NEG, lanes
-from dicelab.engine.kernels.blocks import best_pair, keep_pair
+from dicelab.engine.kernels import NEG, NO_REFS, lanes
+from dicelab.engine.kernels.blocks import SIX, best_pair_row, keep_pair, mean_of
 from dicelab.engine.kernels.turn import (
     candidate_moves,
     next_flag,
     open_box_rows,
     placements,
+    score_index,
     shut,
 )
 from dicelab.engine.kernels.work import take
@@ -77,22 +78,52 @@ def duel_read(dst, nl, x0, gain, nn, T, tbase, leads, below, above):
         dst[lane] = below
 
 
-@njit(cache=True)
+@njit(cache=True, **NO_REFS)
+def read_lanes(dst, nl, x0, gain, nn, T, leads):
+    """:func:`duel_read` of the solve's own table (chances: 0 below, 1 above) a lane
+    vector at a time: a vector inside the undecided range is one load of ``T`` and
+    one permute, one outside it a constant. The loop of :func:`duel_read` indexes
+    ``T`` downwards, which compiles to gathers and scatters. ``dst`` is as long as
+    ``nl`` rounded up to whole vectors; the lanes past ``nl`` get 0 (no row
+    reads them)."""
+    L = lanes.width(dst)
+    s1, s2 = decided_lanes(nl, x0, gain, nn, leads)
+    base = leads.toff[nn] + gain - x0 - leads.xlo[nn]
+    above = lanes.splat(lanes.load(dst, 0), 1.0)
+    below = lanes.splat(above, 0.0)
+    for g in range(0, nl, L):
+        if g + L <= s1:
+            lanes.store(dst, g, above)
+        elif g >= s2:
+            lanes.store(dst, g, below)
+        elif g >= s1 and g + L <= s2:
+            lanes.store(dst, g, lanes.vreverse(lanes.load(T, base - g - (L - 1))))
+        else:
+            for lane in range(g, g + L):
+                dst[lane] = 1.0 if lane < s1 else (T[base - lane] if lane < s2 else 0.0)
+
+
+@njit(cache=True, **NO_REFS)
 def duel_throws(B, out, D):
     """The rerolls and the first throw of two blocks of lanes, ``B[k, j]`` keep
     ``k``'s lane vector in block ``j``: the steps of :func:`~.blocks.throws_pair`
     (two independent chains of additions the core overlaps), with the first
     throw's mean multiplied and then added as :func:`~.turn.first_throw_mean` does
-    (never fused), so the table is the row kernel's to the last bit."""
+    (never fused), so the table is the row kernel's to the last bit. The last
+    reroll's best keep of each roll goes straight into that mean, never stored."""
     roll0 = D.size_start[D.dice]
-    for _ in range(D.rerolls):
+    for step in range(D.rerolls):
         keep_pair(B, D.add, D.size_start, D.dice, D.faces)
-        best_pair(B, D.sub_rows)
+        best_rows(B, D.sub_rows, roll0 if step == D.rerolls - 1 else B.shape[0])
     acc0 = lanes.splat(lanes.load_at(B, roll0, 0), 0.0)
     acc1 = acc0
+    last = D.rerolls > 0
     for r in range(D.roll_prob.shape[0]):
-        x0 = lanes.load_at(B, roll0 + r, 0)
-        x1 = lanes.load_at(B, roll0 + r, 1)
+        if D.sub_rows.shape[1] == 6:
+            x0, x1 = best_of_roll(B, D.sub_rows[roll0 + r], roll0 + r, SIX, last)
+        else:
+            subs = D.sub_rows[roll0 + r]
+            x0, x1 = best_of_roll(B, subs, roll0 + r, range(1, subs.shape[0]), last)
         p = lanes.splat(x0, D.roll_prob[r])
         acc0 = lanes.vadd(acc0, lanes.vmul(x0, p))
         acc1 = lanes.vadd(acc1, lanes.vmul(x1, p))
@@ -100,46 +131,161 @@ def duel_throws(B, out, D):
     lanes.store(out, 1, acc1)
 
 
+@njit(cache=True, **NO_REFS)
+def best_rows(A, sub_rows, n):
+    """:func:`~.blocks.best_pair` on rows ``0 .. n`` only."""
+    for k in range(n):
+        if sub_rows.shape[1] == 6:
+            best_pair_row(A, sub_rows[k], k, SIX)
+        else:
+            best_pair_row(A, sub_rows[k], k, range(1, sub_rows.shape[1]))
+
+
+@njit(cache=True, inline="always", **NO_REFS)
+def best_of_roll(A, subs, k, others, best):
+    """Row ``k`` of both blocks, with ``best`` the maximum over its sub-keeps as
+    :func:`~.blocks.best_pair_row` takes it (in the same order), in registers."""
+    m0 = lanes.load_at(A, k, 0)
+    m1 = lanes.load_at(A, k, 1)
+    if not best or subs[0] == k:
+        return m0, m1
+    m0 = lanes.vmax(m0, lanes.load_at(A, subs[0], 0))
+    m1 = lanes.vmax(m1, lanes.load_at(A, subs[0], 1))
+    for j in others:
+        i = subs[j]
+        if i == k:
+            break
+        m0 = lanes.vmax(m0, lanes.load_at(A, i, 0))
+        m1 = lanes.vmax(m1, lanes.load_at(A, i, 1))
+    return m0, m1
+
+
 @njit(cache=True)
-def duel_candidates(i, j, x0, nl, T, leads, cand, picks, n_picks, tmp, players, R):
-    """The final throw of one batch as lists of rows: ``cand[k, :nl]`` the mover's
-    chance after each candidate move, and for each final roll ``r`` the rows
-    ``picks[r, :n_picks[r]]`` whose lane-wise maximum is that roll's value. An
-    all-alike roll, placed by rules of its own, gets one row of its own: the best
-    of its placements."""
-    p_mask, p_y = players.p_mask, players.p_y
-    n_cat = R.score.shape[0]
-    mask = p_mask[i]
-    y = p_y[i]
+def duel_candidates(i, j, x0, nl, T, leads, cand, tmp, rolls, players, R):
+    """The final throw of one batch as rows: ``cand[k, :nl]`` the mover's chance
+    after each candidate move; the all-alike rolls' lists of rows in ``rolls``
+    (``picks, n_picks``, see :func:`alike_picks`). Returns the open boxes, the
+    row of each box's first candidate (-1 for a box not open) and the first row
+    after the candidates and the all-alike rolls' own (for :func:`roll_picks`)."""
+    mask = players.p_mask[i]
     open_boxes, first_row, _, n_open, total = open_box_rows(shut(mask, R), R.values)
     box, gain, n_cand = candidate_moves(shut(mask, R), R.values)
     for k in range(n_cand):
         nn = duel_next(i, j, box[k], gain[k], players, R)
-        duel_read(cand[k], nl, x0, gain[k], nn, T, 0, leads, 0.0, 1.0)
-    for r in range(R.roll_face.shape[0]):
-        for t in range(n_open):
-            picks[r, t] = first_row[t] + R.index[open_boxes[t], r]
-        n_picks[r] = n_open
-    moves = np.empty((3, n_cat), np.int64)
-    spare = total
-    for r in R.alike:
-        row = cand[spare]
-        for lane in range(nl):
-            row[lane] = NEG
-        n_moves, extra = placements(mask, y, r, R, moves)
-        for m in range(n_moves):
-            c, pts = moves[0, m], moves[1, m]
-            nn = duel_next(i, j, c, pts, players, R)
-            duel_read(tmp, nl, x0, pts + int(extra), nn, T, 0, leads, 0.0, 1.0)
-            for lane in range(nl):
-                if tmp[lane] > row[lane]:
-                    row[lane] = tmp[lane]
-        picks[r, 0] = spare
-        n_picks[r] = 1
-        spare += 1
+        read_lanes(cand[k], nl, x0, gain[k], nn, T, leads)
+    row_of = np.full(R.score.shape[0], -1, np.int64)
+    for t in range(n_open):
+        row_of[open_boxes[t]] = first_row[t]
+    spare = alike_picks(i, j, x0, nl, T, leads, cand, tmp, rolls, row_of, total, players, R)
+    return open_boxes[:n_open], row_of, spare
 
 
 @njit(cache=True)
+def alike_picks(i, j, x0, nl, T, leads, cand, tmp, rolls, row_of, spare, players, R):
+    """Each all-alike roll's rows, placed by rules of its own: where it earns no
+    extra bonus and scores in open boxes one of their distinct scores, the
+    candidate rows of those moves (the same next node and lead, so the same
+    values); otherwise a row of its own, ``cand[spare]`` on, the best of its
+    placements. Returns the first row not used."""
+    picks, n_picks = rolls
+    L = lanes.width(tmp)
+    moves = np.empty((3, R.score.shape[0]), np.int64)
+    mask, y = players.p_mask[i], players.p_y[i]
+    for r in R.alike:
+        n_moves, extra = placements(mask, y, r, R, moves)
+        n = n_moves if extra == 0 else 0
+        for m in range(n):
+            c = moves[0, m]
+            k = score_index(R.values, c, moves[1, m])
+            if k < 0 or row_of[c] < 0:
+                n = 0
+                break
+            picks[r, m] = row_of[c] + k
+        if n > 0:
+            n_picks[r] = n
+            continue
+        row = cand[spare]
+        for g in range(0, nl, L):
+            lanes.store(row, g, lanes.splat(lanes.load(tmp, 0), NEG))
+        for m in range(n_moves):
+            c, pts = moves[0, m], moves[1, m]
+            nn = duel_next(i, j, c, pts, players, R)
+            read_lanes(tmp, nl, x0, pts + int(extra), nn, T, leads)
+            for g in range(0, nl, L):
+                lanes.store(row, g, lanes.vmax(lanes.load(tmp, g), lanes.load(row, g)))
+        picks[r, 0] = spare
+        n_picks[r] = 1
+        spare += 1
+    return spare
+
+
+@njit(cache=True)
+def roll_picks(boxes, nl, cand, picks, n_picks, R, zero_ok):
+    """Each final roll's candidate rows of :func:`duel_candidates` (which returns
+    ``boxes``), ``picks[r, :n_picks[r]]``: their lane-wise maximum is that roll's
+    value.
+
+    A move's chance never falls with the points it scores (a higher lead, and
+    the same or a higher upper total, for the mover), so a box that a roll scores
+    0 in is covered by one row, made here in row ``zero`` (the first unused): the
+    best 0-candidate of the open boxes. A roll then takes that row and its
+    scoring boxes' (the boxes ``R.scoring`` lists), rather than a row for every
+    open box (half as many maxima for yazy's final throw); the all-alike rolls'
+    lists are made already. That the row changes no maximum needs every chance
+    within 0 and 1, as the decided leads' are: ``zero_ok`` (see
+    :func:`chances_bounded`); without it a roll takes every open box's row.
+    """
+    open_boxes, row_of, zero = boxes
+    L = lanes.width(cand)
+    n_cat, nv = R.values.shape
+    zrow = cand[zero]
+    has_zero = False
+    for t in range(open_boxes.shape[0]):
+        c = open_boxes[t]
+        if R.values[c, 0] != 0 or not zero_ok:
+            continue
+        src = cand[row_of[c]]
+        for g in range(0, nl, L):
+            m = lanes.load(src, g)
+            if has_zero:
+                m = lanes.vmax(lanes.load(zrow, g), m)
+            lanes.store(zrow, g, m)
+        has_zero = True
+    for r in range(R.roll_face.shape[0]):
+        n = 0
+        if R.roll_face[r] >= 0:
+            continue
+        if has_zero:
+            picks[r, 0] = zero
+            n = 1
+        for t in range(R.scoring[r, 0] if has_zero else n_cat):
+            c = R.scoring[r, 1 + 2 * t]
+            if row_of[c] >= 0:
+                picks[r, n] = row_of[c] + R.scoring[r, 2 + 2 * t] - c * nv
+                n += 1
+        n_picks[r] = n
+
+
+@njit(cache=True)
+def chances_bounded(D):
+    """Whether every chance the turn computes lies within 0 and 1 (given its inputs
+    do): the mean of ``faces`` ones is at most 1, and so is the first throw's sum
+    of the roll probabilities, added in the order of :func:`duel_throws` (5d6's
+    is 1 - 2.6e-15, 5d8's exactly 1)."""
+    faces = D.faces
+    inv = 1.0 / faces
+    mean = np.zeros(8)  # one lane vector of float64
+    x = lanes.load(mean, 0)
+    for _ in range(faces):
+        x = lanes.vadd(x, lanes.splat(x, 1.0))
+    lanes.store(mean, 0, mean_of(x, inv, 1.0 / faces - inv))
+    total = 0.0
+    for r in range(D.roll_prob.shape[0]):
+        total = total + 1.0 * D.roll_prob[r]
+    return total <= 1.0 and mean[0] <= 1.0
+
+
+@njit(cache=True, **NO_REFS)
 def duel_final_pair(B, cand, picks, n_picks, lo, roll0):
     """Each final roll's value for lanes ``lo .. lo + 2 * L`` into the two blocks of
     ``B``: the maximum of its candidate rows, taken in registers."""
@@ -174,32 +320,40 @@ def duel_blocks(counter, w, plan, T, leads, players, R, D, bufs):
     L = lanes.width(B)
     flat = out.reshape(2 * L)
     roll0 = D.size_start[D.dice]
+    zero_ok = chances_bounded(D)
     b = take(counter)
     while b < b_i.shape[0]:
         nl = b_nl[b]
         x0 = b_x0[b]
-        duel_candidates(b_i[b], b_j[b], x0, nl, T, leads, cand, picks, n_picks, tmp, players, R)
+        rolls = (picks, n_picks)
+        boxes = duel_candidates(b_i[b], b_j[b], x0, nl, T, leads, cand, tmp, rolls, players, R)
+        roll_picks(boxes, nl, cand, picks, n_picks, R, zero_ok)
         node = b_node[b]
         base = toff[node] + x0 - xlo[node]
         for lo in range(0, nl, 2 * L):
             duel_final_pair(B, cand, picks, n_picks, lo, roll0)
             duel_throws(B, out, D)
-            for lane in range(min(2 * L, nl - lo)):
+            if lo + 2 * L <= nl:
+                one = lanes.splat(lanes.load(flat, 0), 1.0)
+                lanes.store(T, base + lo, lanes.vsub(one, lanes.load(flat, 0)))
+                lanes.store(T, base + lo + L, lanes.vsub(one, lanes.load(flat, L)))
+                continue
+            for lane in range(nl - lo):
                 T[base + lo + lane] = 1.0 - flat[lane]
         b = take(counter)
 
 
 def duel_buffers(n_workers, width, R, D):
     """Each thread's scratch for :func:`duel_blocks`: the candidate rows (and one
-    for each all-alike roll), a spare row, two blocks of keeps, their turn-start
-    values, and each final roll's list of candidate rows."""
+    for each all-alike roll, and the best 0-candidate), a spare row, two blocks of
+    keeps, their turn-start values, and each final roll's list of candidate rows."""
     n_keeps = D.add.shape[0]
     n_rolls = R.roll_face.shape[0]
     L = lanes.lanes_of(8)
     width = -(-width // (2 * L)) * 2 * L
     zeros = lanes.aligned_zeros
     return (
-        zeros((n_workers, R.values.size + R.alike.size, width), np.float64),
+        zeros((n_workers, R.values.size + R.alike.size + 1, width), np.float64),
         zeros((n_workers, width), np.float64),
         zeros((n_workers, n_keeps, 2, L), np.float64),
         zeros((n_workers, 2, L), np.float64),

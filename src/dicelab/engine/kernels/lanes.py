@@ -12,7 +12,8 @@ first-level cache.
 The operations are Numba intrinsics (callable from ``@njit`` code only):
 :func:`width`, :func:`load`, :func:`load_at`, :func:`store`, :func:`store_at`,
 :func:`store_lanes_at`, :func:`vmax`, :func:`vadd`, :func:`vsub`, :func:`vmul`,
-:func:`vfma`, :func:`splat`, :func:`widen`, :func:`vfollow`, :func:`vchoose`.
+:func:`vfma`, :func:`splat`, :func:`widen`, :func:`vreverse`, :func:`vfollow`,
+:func:`vchoose`.
 """
 
 from __future__ import annotations
@@ -278,6 +279,21 @@ def vchoose(typingctx, m, x, a, b):
         return builder.select(builder.fcmp_ordered(">", y, c), q, p)
 
     return m(m, x, a, b), codegen
+
+
+@intrinsic
+def vreverse(typingctx, a):
+    """The lanes of ``a`` in reverse order: a row read backwards (one permute, where a
+    loop over descending indices compiles to gathers and scatters)."""
+    if not isinstance(a, LaneVector):
+        raise TypeError("vreverse: a lane vector")
+
+    def codegen(context, builder, sig, args):
+        i32 = ir.IntType(32)
+        mask = ir.Constant(ir.VectorType(i32, a.width), list(range(a.width - 1, -1, -1)))
+        return builder.shuffle_vector(args[0], ir.Constant(args[0].type, ir.Undefined), mask)
+
+    return a(a), codegen
 
 
 @intrinsic
