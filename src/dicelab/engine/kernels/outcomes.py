@@ -39,21 +39,27 @@ WIDTH = 8
 VALUES, SERVED, CAND, BOXES, SERVED_BOXES, MASS, MASS_NEXT, KEEPS = range(8)
 
 
+@njit(cache=True, inline="always", **NO_REFS)
+def cand_rows_of(R, SR):
+    """Rows of the candidate plane: each box's distinct scores, in either table."""
+    return max(R.values.shape[0] * R.values.shape[1], SR.values.shape[0] * SR.values.shape[1])
+
+
 @njit(cache=True)
 def outcome_scratch(width, R, D, SR):
     """One worker's buffers for :func:`state_outcomes` on up to ``width`` lanes:
     ``(planes, small)``, flat planes (the keep choices of each reroll last) that
-    :func:`plane` views per state, ``small`` a state's boxes' slots and a roll's
-    placements and candidates."""
+    :func:`plane` views per state, and ``small``, rows of integers: a state's boxes'
+    first slots (0) and a roll's (1), a roll's placements (3 to 5), the candidate
+    rows it compares (6), the open boxes' rows (7 to 9), each lane's upper total (10)."""
     n_keeps = D.add.shape[0]
-    rows = max(
-        n_keeps, R.values.shape[0] * R.values.shape[1], SR.values.shape[0] * SR.values.shape[1]
-    )
-    n = rows * (width + WIDTH - 1) // WIDTH * WIDTH
+    rows = max(n_keeps, cand_rows_of(R, SR))
+    padded = (width + WIDTH - 1) // WIDTH * WIDTH
+    n = rows * padded
     raw = np.empty((KEEPS + D.rerolls) * n + WIDTH)
     skip = (-raw.ctypes.data % 64) // 8  # each state's rows from a cache line's start
     planes = raw[skip : skip + (KEEPS + D.rerolls) * n].reshape(KEEPS + D.rerolls, n)
-    small = np.zeros((11, max(R.score.shape[0], rows, n // rows)), np.int64)
+    small = np.zeros((11, max(R.score.shape[0], rows, padded)), np.int64)
     return planes, small
 
 
@@ -184,7 +190,9 @@ def pass_mass(M, mass, G, roll0, D):
     """The chance of each keep (``M``) from the chance of each roll before the throw
     (``mass``, rows from ``roll0``) and the keep chosen (``G``), then carried up the
     keeps: a keep passes ``1 / faces`` of its chance to each keep one die larger,
-    so the full rolls of ``M`` end with the chances after the throw."""
+    each keep taking its share from the keeps one die smaller inside it (summed in
+    registers, stored once), so the full rolls of ``M`` end with the chances after
+    the throw."""
     nch = M.shape[1]
     zero = lanes.splat(lanes.load_at(mass, roll0, 0), 0.0)
     for k in range(M.shape[0]):
@@ -204,12 +212,6 @@ def pass_mass(M, mass, G, roll0, D):
                     break
                 x = lanes.vfma(lanes.load_at(M, s, ch), iv, x)
             lanes.store_at(M, k, ch, x)
-
-
-@njit(cache=True, inline="always", **NO_REFS)
-def cand_rows_of(R, SR):
-    """Rows of the candidate plane: each box's distinct scores, in either table."""
-    return max(R.values.shape[0] * R.values.shape[1], SR.values.shape[0] * SR.values.shape[1])
 
 
 @njit(cache=True, **NO_REFS)
