@@ -34,6 +34,11 @@ def _widened(a, out):
 
 
 @njit
+def _reversed(a, i, out):
+    lanes.store(out, 0, lanes.vreverse(lanes.load(a, i)))
+
+
+@njit
 def _store_lanes(arr, i, j, src, lo, hi):
     lanes.store_lanes_at(arr, i, j, lanes.load(src, 0), lo, hi)
 
@@ -81,6 +86,16 @@ def test_widen_keeps_every_lane():
     out = np.zeros(16)
     _widened(a, out)
     assert np.array_equal(out, a[0].astype(np.float64))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_reverse_reads_a_row_backwards(dtype):
+    # from an offset that is not a whole vector: the duel reads its rows so
+    a = np.arange(40, dtype=dtype)
+    n = lanes.lanes_of(np.dtype(dtype).itemsize)
+    out = np.zeros(n, dtype)
+    _reversed(a, 3, out)
+    assert np.array_equal(out, a[3 : 3 + n][::-1])
 
 
 @pytest.mark.parametrize(("lo", "hi"), [(0, 16), (0, 5), (5, 16), (3, 9), (7, 7)])

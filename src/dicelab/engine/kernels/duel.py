@@ -176,18 +176,20 @@ def duel_candidates(i, j, x0, nl, T, leads, cand, tmp, rolls, players, R):
     row_of = np.full(R.score.shape[0], -1, np.int64)
     for t in range(n_open):
         row_of[open_boxes[t]] = first_row[t]
-    spare = alike_picks(i, j, x0, nl, T, leads, cand, tmp, rolls, row_of, total, players, R)
+    spare = alike_picks(i, j, x0, nl, T, leads, cand, tmp, rolls, (row_of, total), players, R)
     return open_boxes[:n_open], row_of, spare
 
 
 @njit(cache=True)
-def alike_picks(i, j, x0, nl, T, leads, cand, tmp, rolls, row_of, spare, players, R):
+def alike_picks(i, j, x0, nl, T, leads, cand, tmp, rolls, rows, players, R):
     """Each all-alike roll's rows, placed by rules of its own: where it earns no
     extra bonus and scores in open boxes one of their distinct scores, the
     candidate rows of those moves (the same next node and lead, so the same
-    values); otherwise a row of its own, ``cand[spare]`` on, the best of its
-    placements. Returns the first row not used."""
+    values); otherwise a row of its own, the best of its placements. ``rows`` is
+    each box's first candidate row (-1 where not open) and the first free row.
+    Returns the first row not used."""
     picks, n_picks = rolls
+    row_of, spare = rows
     L = lanes.width(tmp)
     moves = np.empty((3, R.score.shape[0]), np.int64)
     mask, y = players.p_mask[i], players.p_y[i]
