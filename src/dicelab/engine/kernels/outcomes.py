@@ -119,19 +119,28 @@ def final_boxes(state, V, A, C, cand, roll0, R, small):
     for r in R.alike:
         n_moves, extra = placements(mask, y, r, R, moves)
         for i in range(nch * WIDTH):
-            best = -1
-            best_v = 0.0
-            for m in range(n_moves):
-                c, pts, y2 = moves[0, m], moves[1, m], moves[2, m]
-                u2 = us[i]
-                if R.upper[c] and R.threshold > 0:
-                    u2 = min(u2 + pts, R.threshold)
-                v = pts + extra + V[mask | (1 << c), y2, u2]
-                if best < 0 or v > best_v + TIE:
-                    best = c
-                    best_v = v
+            best, best_v = alike_box(mask, us[i], moves, n_moves, extra, V, R)
             C[r, i // WIDTH, i % WIDTH] = best
             A[roll0 + r, i // WIDTH, i % WIDTH] = best_v
+
+
+@njit(cache=True, inline="always", **NO_REFS)
+def alike_box(mask, u, moves, n_moves, extra, V, R):
+    """``(box, value)``: the best of an all-alike roll's ``n_moves`` placements
+    (:func:`~.turn.placements`) at upper total ``u``, the first box within ``TIE``
+    of the best taking it (the tie order of the module)."""
+    best = -1
+    best_v = 0.0
+    for m in range(n_moves):
+        c, pts, y2 = moves[0, m], moves[1, m], moves[2, m]
+        u2 = u
+        if R.upper[c] and R.threshold > 0:
+            u2 = min(u2 + pts, R.threshold)
+        v = pts + extra + V[mask | (1 << c), y2, u2]
+        if best < 0 or v > best_v + TIE:
+            best = c
+            best_v = v
+    return best, best_v
 
 
 @njit(cache=True, **NO_REFS)

@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from dicelab.engine.kernels import NO_REFS, dice_arrays, rule_arrays
-from dicelab.engine.kernels.outcomes import TIE, outcome_scratch, state_outcomes
+from dicelab.engine.kernels.outcomes import TIE, alike_box, outcome_scratch, state_outcomes
 from dicelab.engine.kernels.turn import (
     candidate_moves,
     keep_values,
@@ -110,17 +110,7 @@ def _final_choice(mask, y, ul, nl, V, A, choice, cand, roll0, R, moves):
     for r in R.alike:
         n_moves, extra = placements(mask, y, r, R, moves)
         for i in range(nl):
-            best = -1
-            best_v = 0.0
-            for m in range(n_moves):
-                c, pts, y2 = moves[0, m], moves[1, m], moves[2, m]
-                u2 = ul[i]
-                if R.upper[c] and R.threshold > 0:
-                    u2 = min(u2 + pts, R.threshold)
-                v = pts + extra + V[mask | (1 << c), y2, u2]
-                if best < 0 or v > best_v + TIE:
-                    best = c
-                    best_v = v
+            best, best_v = alike_box(mask, ul[i], moves, n_moves, extra, V, R)
             choice[r, i] = best
             A[roll0 + r, i] = best_v
 
