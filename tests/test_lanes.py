@@ -39,6 +39,11 @@ def _reversed(a, i, out):
 
 
 @njit
+def _doubled(a, i, out):
+    lanes.store(out, 0, lanes.load_double(a, i))
+
+
+@njit
 def _store_lanes(arr, i, j, src, lo, hi):
     lanes.store_lanes_at(arr, i, j, lanes.load(src, 0), lo, hi)
 
@@ -96,6 +101,14 @@ def test_reverse_reads_a_row_backwards(dtype):
     out = np.zeros(n, dtype)
     _reversed(a, 3, out)
     assert np.array_equal(out, a[3 : 3 + n][::-1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_double_load_reads_eight_values_of_either_precision(dtype):
+    a = (np.arange(40) / 3).astype(dtype)  # thirds: single precision rounds them
+    out = np.zeros(8)
+    _doubled(a, 5, out)
+    assert np.array_equal(out, a[5:13].astype(np.float64))
 
 
 @pytest.mark.parametrize(("lo", "hi"), [(0, 16), (0, 5), (5, 16), (3, 9), (7, 7)])
@@ -186,3 +199,32 @@ def test_paired_blocks_match_one_block_at_a_time(dtype):
     blocks.throws_pair(paired, got, dice, paired, False, base)
     assert np.array_equal(got, want)
     assert np.array_equal(paired.transpose(1, 0, 2), blocks_)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    nl=st.integers(1, 40),
+    x0=st.integers(-20, 20),
+    gain=st.integers(0, 30),
+    ulo=st.integers(-15, 5),
+    width=st.integers(0, 20),
+    single=st.booleans(),
+)
+def test_a_duel_row_read_backwards_matches_its_definition(nl, x0, gain, ulo, width, single):
+    # lane l reads lead gain - (x0 + l): above the node's undecided range
+    # ``above``, below it ``below``, inside it the node's row, in either precision
+    from dicelab.engine.kernels import Leads
+    from dicelab.engine.kernels.duel import duel_read
+
+    uhi = ulo + width
+    xlo = ulo
+    toff = 7  # the row starts past some other node's values
+    T = np.random.default_rng(nl * 97 + x0).random(toff + width + 1 + 3)
+    T = T.astype(np.float32 if single else np.float64)
+    leads = Leads(*(np.array([v], np.int64) for v in (toff, xlo, ulo, uhi)))
+    dst = np.full(-(-nl // 8) * 8, np.nan)
+    duel_read(dst, nl, x0, gain, 0, T, 2, leads, 0.25, 0.75)
+    for lane in range(nl):
+        lead = gain - (x0 + lane)
+        want = 0.75 if lead > uhi else 0.25 if lead < ulo else float(T[toff - 2 + lead - xlo])
+        assert dst[lane] == want, (lane, lead)

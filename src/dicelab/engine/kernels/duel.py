@@ -65,42 +65,29 @@ def duel_read(dst, nl, x0, gain, nn, T, tbase, leads, below, above):
 
     Leads above the node's undecided range are certain wins (``above``), below it
     certain losses (``below``); inside it they lie in the node's row, which starts
-    at ``T[toff[nn] - tbase]`` with lead ``xlo[nn]``.
+    at ``T[toff[nn] - tbase]`` with lead ``xlo[nn]``, in double or single precision.
+
+    The row is read a lane vector at a time: a vector inside the undecided range
+    is one load and one permute, one outside it a constant (a loop indexing ``T``
+    downwards compiles to gathers and scatters). ``dst`` is as long as ``nl``
+    rounded up to whole vectors; the lanes past ``nl`` get ``below`` (no row
+    reads them).
     """
-    toff, xlo = leads.toff, leads.xlo
-    s1, s2 = decided_lanes(nl, x0, gain, nn, leads)
-    for lane in range(s1):
-        dst[lane] = above
-    base = toff[nn] - tbase + gain - x0 - xlo[nn]
-    for lane in range(s1, s2):
-        dst[lane] = T[base - lane]
-    for lane in range(s2, nl):
-        dst[lane] = below
-
-
-@njit(cache=True, **NO_REFS)
-def read_lanes(dst, nl, x0, gain, nn, T, leads):
-    """:func:`duel_read` of the solve's own table (chances: 0 below, 1 above) a lane
-    vector at a time: a vector inside the undecided range is one load of ``T`` and
-    one permute, one outside it a constant. The loop of :func:`duel_read` indexes
-    ``T`` downwards, which compiles to gathers and scatters. ``dst`` is as long as
-    ``nl`` rounded up to whole vectors; the lanes past ``nl`` get 0 (no row
-    reads them)."""
     L = lanes.width(dst)
     s1, s2 = decided_lanes(nl, x0, gain, nn, leads)
-    base = leads.toff[nn] + gain - x0 - leads.xlo[nn]
-    above = lanes.splat(lanes.load(dst, 0), 1.0)
-    below = lanes.splat(above, 0.0)
+    base = leads.toff[nn] - tbase + gain - x0 - leads.xlo[nn]
+    hi = lanes.splat(lanes.load(dst, 0), above)
+    lo = lanes.splat(hi, below)
     for g in range(0, nl, L):
         if g + L <= s1:
-            lanes.store(dst, g, above)
+            lanes.store(dst, g, hi)
         elif g >= s2:
-            lanes.store(dst, g, below)
+            lanes.store(dst, g, lo)
         elif g >= s1 and g + L <= s2:
-            lanes.store(dst, g, lanes.vreverse(lanes.load(T, base - g - (L - 1))))
+            lanes.store(dst, g, lanes.vreverse(lanes.load_double(T, base - g - (L - 1))))
         else:
             for lane in range(g, g + L):
-                dst[lane] = 1.0 if lane < s1 else (T[base - lane] if lane < s2 else 0.0)
+                dst[lane] = above if lane < s1 else (T[base - lane] if lane < s2 else below)
 
 
 @njit(cache=True, **NO_REFS)
@@ -172,7 +159,7 @@ def duel_candidates(i, j, x0, nl, T, leads, cand, tmp, rolls, players, R):
     box, gain, n_cand = candidate_moves(shut(mask, R), R.values)
     for k in range(n_cand):
         nn = duel_next(i, j, box[k], gain[k], players, R)
-        read_lanes(cand[k], nl, x0, gain[k], nn, T, leads)
+        duel_read(cand[k], nl, x0, gain[k], nn, T, 0, leads, 0.0, 1.0)
     row_of = np.full(R.score.shape[0], -1, np.int64)
     for t in range(n_open):
         row_of[open_boxes[t]] = first_row[t]
@@ -212,7 +199,7 @@ def alike_picks(i, j, x0, nl, T, leads, cand, tmp, rolls, rows, players, R):
         for m in range(n_moves):
             c, pts = moves[0, m], moves[1, m]
             nn = duel_next(i, j, c, pts, players, R)
-            read_lanes(tmp, nl, x0, pts + int(extra), nn, T, leads)
+            duel_read(tmp, nl, x0, pts + int(extra), nn, T, 0, leads, 0.0, 1.0)
             for g in range(0, nl, L):
                 lanes.store(row, g, lanes.vmax(lanes.load(tmp, g), lanes.load(row, g)))
         picks[r, 0] = spare

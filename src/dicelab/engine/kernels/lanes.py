@@ -10,7 +10,7 @@ and stored as one value. Scratch arrays whose rows are 64 bytes wide stay in the
 first-level cache.
 
 The operations are Numba intrinsics (callable from ``@njit`` code only):
-:func:`width`, :func:`load`, :func:`load_at`, :func:`store`, :func:`store_at`,
+:func:`width`, :func:`load`, :func:`load_double`, :func:`load_at`, :func:`store`, :func:`store_at`,
 :func:`store_lanes_at`, :func:`vmax`, :func:`vadd`, :func:`vsub`, :func:`vmul`,
 :func:`vfma`, :func:`splat`, :func:`widen`, :func:`vreverse`, :func:`vfollow`,
 :func:`vchoose`.
@@ -140,6 +140,27 @@ def load(typingctx, arr, i):
     _check_array(arr, 1)
     vt = _vector_of(arr)
     return vt(arr, i), lambda context, builder, sig, args: _load(context, builder, sig, args, vt)
+
+
+@intrinsic
+def load_double(typingctx, arr, i):
+    """The 8 values at ``arr[i : i + 8]`` of a 1-d array of floats as a lane vector
+    of double precision: a table kept in single precision read into a turn that
+    works in double (the same lanes as :func:`load` of a double row)."""
+    _check_array(arr, 1)
+    if arr.ndim != 1:
+        raise TypeError("load_double reads a 1-d array")
+    vt = LaneVector(types.float64, lanes_of(8))
+
+    def codegen(context, builder, sig, args):
+        ptr = _row_pointer(context, builder, sig.args[0], args[0], sig.args[1:2], args[1:2])
+        src = ir.VectorType(context.get_value_type(arr.dtype), vt.width)
+        x = builder.load(builder.bitcast(ptr, src.as_pointer()), align=arr.dtype.bitwidth // 8)
+        if arr.dtype == types.float64:
+            return x
+        return builder.fpext(x, context.get_value_type(vt))
+
+    return vt(arr, i), codegen
 
 
 @intrinsic
