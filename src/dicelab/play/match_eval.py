@@ -154,8 +154,9 @@ def win_optimal_chances(duel: DuelTable, outcomes, progress: Progress | None = N
     (``dicelab duel RULES --compare``) where they are, else the two pairs alone
     (:func:`~dicelab.engine.objectives.duel_compare.evaluate_pairs`), in the
     precision the comparisons would take, so the figures are theirs to the last
-    bit. The other comparisons, win against win and points against points, would
-    take three times as long and are not needed here."""
+    bit. Only the chances are carried, not the ties: the other comparisons, win
+    against win and points against points, and the ties would take three times
+    as long and are not needed here."""
     from dicelab.engine.objectives.duel_compare import (
         EXPECTED,
         VERDICT_PAIRS,
@@ -170,7 +171,7 @@ def win_optimal_chances(duel: DuelTable, outcomes, progress: Progress | None = N
         return (pairs["win-expected"]["value_for_a"], 1 - pairs["expected-win"]["value_for_a"])
     asked = [(WIN, EXPECTED), (EXPECTED, WIN)]
     dtype = layer_dtype(duel.space, len(VERDICT_PAIRS))
-    res = evaluate_pairs(duel, asked, outcomes=outcomes, dtype=dtype, progress=progress)
+    res = evaluate_pairs(duel, asked, outcomes=outcomes, dtype=dtype, progress=progress, ties=False)
     return (res[WIN, EXPECTED].value, 1 - res[EXPECTED, WIN].value)
 
 

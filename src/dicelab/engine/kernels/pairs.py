@@ -1,11 +1,12 @@
 """Pairs of strategies in the duel, evaluated (:mod:`dicelab.engine.objectives.duel_compare`).
 
 The duel's turn (:mod:`.duel`) with the decisions of the win-optimal table ``T``
-and further quantities carried along each decision: the mover's chances to win
-and to tie under the pairs of strategies being evaluated. Each keep holds a block
-of rows, row 0 the decision value and rows 1.. the quantities that follow it; a
-choice takes a candidate only where its row 0 is strictly larger, so the first of
-equal candidates stays (:func:`~.lanes.vchoose`).
+and further quantities carried along each decision: under each pair of strategies
+being evaluated, the mover's chance (a win plus half a tie) and, where asked, their
+chance of a tie. Each keep holds a block of rows, row 0 the decision value and
+rows 1.. the quantities that follow it; a choice takes a candidate only where its
+row 0 is strictly larger, so the first of equal candidates stays
+(:func:`~.lanes.vchoose`).
 
 The turn runs in lane vectors, as the solve's does (:func:`.duel.duel_blocks`): the
 candidates of the final throw are read once a batch, then each lane vector of the
@@ -31,12 +32,12 @@ from dicelab.engine.kernels.turn import candidate_moves, open_box_rows, placemen
 @njit(cache=True)
 def read_block(dst, nl, x0, gain, nn, T, follow, leads):
     """Candidate block of a move: row 0 from the table ``T``, row ``q`` from the
-    next layer's ``N[rows[q - 1]]`` (outside the undecided leads: ``below[q]`` and
-    ``above[q]``)."""
-    N, nbase, rows, below, above = follow
+    next layer's ``N[rows[q - 1]]`` (a certain loss outside the undecided leads
+    below, above them a certain win: chance 1 where ``chance[q - 1]``, else no tie)."""
+    N, nbase, rows, chance = follow
     duel_read(dst[0], nl, x0, gain, nn, T, 0, leads, 0.0, 1.0)
     for q in range(rows.shape[0]):
-        duel_read(dst[q + 1], nl, x0, gain, nn, N[rows[q]], nbase, leads, below[q], above[q])
+        duel_read(dst[q + 1], nl, x0, gain, nn, N[rows[q]], nbase, leads, 0.0, chance[q])
 
 
 @njit(cache=True, fastmath=FAST)
@@ -90,24 +91,27 @@ def pair_candidates(i, j, x0, nl, cand, picks, n_picks, T, follow, leads, player
 @njit(cache=True)
 def final_rows(B, cand, picks, n_picks, lo, roll0, nq):
     """Each final roll's block for lanes ``lo ..`` into ``B[roll0 + r]``: its chosen
-    candidate's rows, row 0 the largest. The followed rows come in (win, tie) pairs
-    (``nq`` is odd, 3 at least), carried two at a time on one choice."""
+    candidate's rows, row 0 the largest. The followed rows (``nq - 1``, one at
+    least) are carried two at a time on one choice."""
     for r in range(n_picks.shape[0]):
         first = cand[picks[r, 0]]
         m0 = lanes.load(first[0], lo)
         m = m0
         for q in range(1, nq, 2):
+            two = q + 1 < nq
             m = m0
             v = lanes.load(first[q], lo)
-            u = lanes.load(first[q + 1], lo)
+            u = lanes.load(first[q + 1], lo) if two else v
             for t in range(1, n_picks[r]):
                 c = cand[picks[r, t]]
                 x = lanes.load(c[0], lo)
                 v = lanes.vchoose(m, x, v, lanes.load(c[q], lo))
-                u = lanes.vchoose(m, x, u, lanes.load(c[q + 1], lo))
+                if two:
+                    u = lanes.vchoose(m, x, u, lanes.load(c[q + 1], lo))
                 m = lanes.vchoose(m, x, m, x)
             lanes.store_at(B, roll0 + r, q, v)
-            lanes.store_at(B, roll0 + r, q + 1, u)
+            if two:
+                lanes.store_at(B, roll0 + r, q + 1, u)
         lanes.store_at(B, roll0 + r, 0, m)
 
 
@@ -148,7 +152,7 @@ def keep_rows(B, add, size_start, dice, faces, nq):
 @njit(cache=True)
 def best_rows(B, sub_rows, nq):
     """Each keep becomes the first best of itself and its sub-keeps, in turn, by row
-    0: its (win, tie) rows follow two at a time, and row 0 is written last."""
+    0: its followed rows come along two at a time, and row 0 is written last."""
     for k in range(B.shape[0]):
         subs = sub_rows[k]
         if subs[0] == k:
@@ -156,19 +160,22 @@ def best_rows(B, sub_rows, nq):
         m0 = lanes.load_at(B, k, 0)
         m = m0
         for q in range(1, nq, 2):
+            two = q + 1 < nq
             m = m0
             v = lanes.load_at(B, k, q)
-            u = lanes.load_at(B, k, q + 1)
+            u = lanes.load_at(B, k, q + 1) if two else v
             for s in range(subs.shape[0]):
                 i = subs[s]
                 if i == k:
                     break
                 x = lanes.load_at(B, i, 0)
                 v = lanes.vchoose(m, x, v, lanes.load_at(B, i, q))
-                u = lanes.vchoose(m, x, u, lanes.load_at(B, i, q + 1))
+                if two:
+                    u = lanes.vchoose(m, x, u, lanes.load_at(B, i, q + 1))
                 m = lanes.vchoose(m, x, m, x)
             lanes.store_at(B, k, q, v)
-            lanes.store_at(B, k, q + 1, u)
+            if two:
+                lanes.store_at(B, k, q + 1, u)
         lanes.store_at(B, k, 0, m)
 
 
@@ -191,33 +198,45 @@ def follow_throws(B, cand, picks, n_picks, lo, nq, D, out):
 
 
 @njit(cache=True)
-def duel_expected_turn(i, j, x0, nl, N, nbase, pair, leads, outcomes, out, players, R):
+def duel_expected_turn(i, j, x0, nl, N, nbase, conv, leads, outcomes, out, players, R):
     """The mover plays for the expected score: their turn's outcomes are fixed, and
-    their chances to win and tie are the outcomes' average of ``N[rw]``, ``N[rz]``."""
-    rw, rz = pair
+    each row ``N[rows[q]]`` they carry (``rows, chance = conv``, as
+    :func:`read_block` reads them) is the outcomes' average, into ``out[q]``
+    (``out[-1]`` is scratch)."""
+    rows, chance = conv
     o_start, o_prob, o_box, o_pts, o_gain = outcomes
-    out_w, out_z, tmp_w, tmp_z = out[0], out[1], out[2], out[3]
-    for lane in range(nl):
-        out_w[lane] = 0.0
-        out_z[lane] = 0.0
+    tmp = out[out.shape[0] - 1]
+    for q in range(rows.shape[0]):
+        out[q, :nl] = 0.0
     for o in range(o_start[i], o_start[i + 1]):
         nn = duel_next(i, j, o_box[o], o_pts[o], players, R)
-        duel_read(tmp_w, nl, x0, o_gain[o], nn, N[rw], nbase, leads, 0.0, 1.0)
-        duel_read(tmp_z, nl, x0, o_gain[o], nn, N[rz], nbase, leads, 0.0, 0.0)
         p = o_prob[o]
+        for q in range(rows.shape[0]):
+            duel_read(tmp, nl, x0, o_gain[o], nn, N[rows[q]], nbase, leads, 0.0, chance[q])
+            acc = out[q]
+            for lane in range(nl):
+                acc[lane] += p * tmp[lane]
+
+
+@njit(cache=True)
+def store_rows(C, base, rows, chance, out, nl):
+    """The mover's rows ``out[q, :nl]`` as the player who waits holds them, into
+    ``C[rows[q]]`` from ``base``: a chance is one minus the mover's, a tie the same."""
+    for q in range(rows.shape[0]):
+        dst = C[rows[q]]
+        src = out[q]
         for lane in range(nl):
-            out_w[lane] += p * tmp_w[lane]
-            out_z[lane] += p * tmp_z[lane]
+            dst[base + lane] = 1.0 - src[lane] if chance[q] else src[lane]
 
 
 @njit(cache=True)
 def follow_batch(b, plan, T, follow, C, cbase, leads, players, R, D, bufs):
-    """Batch ``b`` of a layer where the mover plays the win-optimal table: each pair's
-    win and tie chances (rows ``rows[q]``, ``rows[q + 1]`` of ``C``) for the player
-    who waits, lane vector by lane vector in one thread's buffers ``bufs``."""
+    """Batch ``b`` of a layer where the mover plays the win-optimal table: each
+    followed row (``follow``, as :func:`read_block` reads them) for the player who
+    waits, lane vector by lane vector in one thread's buffers ``bufs``."""
     b_i, b_j, b_node, b_x0, b_nl = plan
     B, cand, picks, n_picks, out = bufs
-    rows = follow[2]
+    rows, chance = follow[2], follow[3]
     nq = rows.shape[0] + 1
     L = lanes.width(B)
     nl, x0 = b_nl[b], b_x0[b]
@@ -225,58 +244,46 @@ def follow_batch(b, plan, T, follow, C, cbase, leads, players, R, D, bufs):
     base = leads.toff[b_node[b]] - cbase + x0 - leads.xlo[b_node[b]]
     for lo in range(0, nl, L):
         follow_throws(B, cand, picks, n_picks, lo, nq, D, out)
-        for q in range(0, rows.shape[0], 2):
-            cw = C[rows[q]]
-            cz = C[rows[q + 1]]
-            for lane in range(min(L, nl - lo)):
-                cw[base + lo + lane] = 1.0 - out[q + 1, lane] - out[q + 2, lane]
-                cz[base + lo + lane] = out[q + 2, lane]
+        store_rows(C, base + lo, rows, chance, out[1:], min(L, nl - lo))
 
 
 @njit(cache=True, parallel=True)
-def duel_pairs_layer(plan, rows, conv, T, leads, layers, outcomes, players, R, D, bufs):
-    """Win and tie chances of one layer under several pairs of strategies at once.
+def duel_pairs_layer(plan, follow, conv, T, leads, layers, outcomes, players, R, D, bufs):
+    """The rows of one layer under several pairs of strategies at once.
 
-    ``N`` holds the next layer's chances (from value ``nbase``), ``C`` receives this
-    layer's (from ``cbase``), each row for the player who waits; the turn itself is
-    computed in float64, whatever the layers are stored in. ``rows`` lists, in
-    (win, tie) pairs, the rows of the pairs where the mover plays the win-optimal
-    table ``T``: they follow its decisions (:func:`follow_batch`). ``conv`` lists
-    those where the mover plays for the expected score: they average over the
-    outcomes. ``bufs`` holds each thread's scratch (:func:`pairs_buffers`).
+    ``N`` holds the next layer's rows (from value ``nbase``), ``C`` receives this
+    layer's (from ``cbase``), each for the player who waits; the turn itself is
+    computed in float64, whatever the layers are stored in. ``follow`` (rows and
+    whether each is a chance, else a tie) lists the rows of the pairs where the
+    mover plays the win-optimal table ``T``: they follow its decisions
+    (:func:`follow_batch`). ``conv`` lists, alike, those where the mover plays for
+    the expected score: they average over the outcomes. ``bufs`` holds each
+    thread's scratch (:func:`pairs_buffers`).
     """
     b_i, b_j, b_node, b_x0, b_nl = plan
     N, nbase, C, cbase = layers
     toff, xlo = leads.toff, leads.xlo
-    below = np.zeros(rows.shape[0])
-    above = np.zeros(rows.shape[0])
-    for q in range(0, rows.shape[0], 2):
-        above[q] = 1.0  # a certain lead is a certain win, never a tie
-    follow = (N, nbase, rows, below, above)
+    rows = follow[0]
+    followed = (N, nbase, follow[0], follow[1])
     for b in prange(b_i.shape[0]):
         w = get_thread_id()
         if rows.shape[0] > 0:
             mine = (bufs[0][w], bufs[1][w], bufs[2][w], bufs[3][w], bufs[4][w])
-            follow_batch(b, plan, T, follow, C, cbase, leads, players, R, D, mine)
+            follow_batch(b, plan, T, followed, C, cbase, leads, players, R, D, mine)
         out = bufs[5][w]
         nl, x0, i, j = b_nl[b], b_x0[b], b_i[b], b_j[b]
         base = toff[b_node[b]] - cbase + x0 - xlo[b_node[b]]
-        for q in range(0, conv.shape[0], 2):
-            pair = (conv[q], conv[q + 1])
-            duel_expected_turn(i, j, x0, nl, N, nbase, pair, leads, outcomes, out, players, R)
-            cw = C[conv[q]]
-            cz = C[conv[q + 1]]
-            for lane in range(nl):
-                cw[base + lane] = 1.0 - out[0, lane] - out[1, lane]
-                cz[base + lane] = out[1, lane]
+        if conv[0].shape[0] > 0:
+            duel_expected_turn(i, j, x0, nl, N, nbase, conv, leads, outcomes, out, players, R)
+            store_rows(C, base, conv[0], conv[1], out, nl)
 
 
-def pairs_buffers(n_workers: int, width: int, n_rows: int, R, D):
+def pairs_buffers(n_workers: int, width: int, n_rows: int, n_conv: int, R, D):
     """Each thread's scratch for :func:`duel_pairs_layer` with ``n_rows`` rows a block
-    (the decision and the followed chances): the keeps' blocks of one lane vector,
+    (the decision and the followed rows): the keeps' blocks of one lane vector,
     a block as wide as a batch per candidate move, per all-alike roll and a spare,
-    each final roll's list of candidate blocks, the first throw's means, and four
-    rows for a mover who plays for points."""
+    each final roll's list of candidate blocks, the first throw's means, and a row
+    per row of a mover who plays for points (``n_conv``) and one more."""
     n_keeps = D.add.shape[0]
     n_cand = R.values.size + R.alike.size + 1
     n_rolls = R.roll_face.shape[0]
@@ -289,5 +296,5 @@ def pairs_buffers(n_workers: int, width: int, n_rows: int, R, D):
         np.zeros((n_workers, n_rolls, R.values.shape[0]), np.int64),
         np.zeros((n_workers, n_rolls), np.int64),
         zeros((n_workers, n_rows, L), np.float64),
-        np.zeros((n_workers, 4, width)),
+        np.zeros((n_workers, n_conv + 1, wide)),
     )
