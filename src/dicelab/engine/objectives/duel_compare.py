@@ -206,7 +206,6 @@ class PairLayers:
                 bufs,
             )
 
-
     def _rows(self, which) -> tuple[np.ndarray, np.ndarray]:
         """The rows of the pairs ``which`` picks, and whether each is a chance (1.0:
         a certain win above the undecided leads) or a tie (0.0)."""
