@@ -26,8 +26,8 @@ import numpy as np
 from numba import njit
 
 from dicelab.engine.kernels import FAST, NEG, lanes
-from dicelab.engine.kernels.blocks import keep_pair
 from dicelab.engine.kernels.duel import decided_lanes, duel_next, duel_read
+from dicelab.engine.kernels.pairs import keep_rows
 from dicelab.engine.kernels.turn import candidate_moves, open_box_rows, placements, shut
 from dicelab.engine.kernels.work import take
 
@@ -107,54 +107,71 @@ def lead_candidates(i, j, x0, nl, cand, picks, n_picks, tables, leads, dexp, pla
 
 @njit(cache=True)
 def best_lead(A, sub_rows):
-    """Each keep of ``A`` (``A[k, 0]`` its chances, ``A[k, 1]`` its leads, one lane
-    vector each) becomes the best of itself and its sub-keeps, in turn
-    (:func:`~dicelab.engine.kernels.lanes.vfollow`), as :func:`.blocks.best_pair` takes the
-    maximum."""
+    """Each keep of ``A`` becomes the best of itself and its sub-keeps, in turn
+    (:func:`~dicelab.engine.kernels.lanes.vfollow`), as :func:`.blocks.best_pair`
+    takes the maximum: in two blocks at once (``A[k, 2h]`` keep ``k``'s chances in
+    block ``h``, ``A[k, 2h + 1]`` its leads, one lane vector each), two independent
+    chains of choices that the core overlaps."""
     for k in range(A.shape[0]):
         if sub_rows[k, 0] == k:
             continue
-        m = lanes.load_at(A, k, 0)
-        v = lanes.load_at(A, k, 1)
+        m0 = lanes.load_at(A, k, 0)
+        v0 = lanes.load_at(A, k, 1)
+        m1 = lanes.load_at(A, k, 2)
+        v1 = lanes.load_at(A, k, 3)
         for j in range(sub_rows.shape[1]):
             i = sub_rows[k, j]
             if i == k:
                 break
-            m, v = lanes.vfollow(m, v, lanes.load_at(A, i, 0), lanes.load_at(A, i, 1), EVEN)
-        lanes.store_at(A, k, 0, m)
-        lanes.store_at(A, k, 1, v)
+            m0, v0 = lanes.vfollow(m0, v0, lanes.load_at(A, i, 0), lanes.load_at(A, i, 1), EVEN)
+            m1, v1 = lanes.vfollow(m1, v1, lanes.load_at(A, i, 2), lanes.load_at(A, i, 3), EVEN)
+        lanes.store_at(A, k, 0, m0)
+        lanes.store_at(A, k, 1, v0)
+        lanes.store_at(A, k, 2, m1)
+        lanes.store_at(A, k, 3, v1)
 
 
 @njit(cache=True)
 def lead_throws(B, cand, picks, n_picks, lo, D, stages, out):
-    """One lane vector of a batch (lanes ``lo ..``) through the final throw's
-    choices, the rerolls and the first throw in ``B`` (``B[k, 0]`` keep ``k``'s
-    chances, ``B[k, 1]`` its leads: scratch that stays in the first-level cache);
-    ``out`` receives the mover's expected leads. ``stages`` (advice, one lane) receives keep
-    ``k``'s pair with ``s`` rerolls left in ``stages[s, k]``."""
+    """Two lane vectors of a batch (lanes ``lo .. lo + 2 * L``) through the final
+    throw's choices, the rerolls and the first throw in ``B`` (``B[k, 2h]`` keep
+    ``k``'s chances in block ``h``, ``B[k, 2h + 1]`` its leads: scratch that stays
+    in the second-level cache); ``out`` receives the mover's expected leads, block
+    after block. ``stages`` (advice, one lane) receives keep ``k``'s pair with
+    ``s`` rerolls left in ``stages[s, k]``."""
+    L = lanes.width(B)
     roll0 = D.size_start[D.dice]
     for r in range(n_picks.shape[0]):
-        p = picks[r, 0]
-        m = lanes.load(cand[p, 0], lo)
-        v = lanes.load(cand[p, 1], lo)
+        c = cand[picks[r, 0]]
+        m0, v0 = lanes.load(c[0], lo), lanes.load(c[1], lo)
+        m1, v1 = lanes.load(c[0], lo + L), lanes.load(c[1], lo + L)
         for t in range(1, n_picks[r]):
-            p = picks[r, t]
-            m, v = lanes.vfollow(m, v, lanes.load(cand[p, 0], lo), lanes.load(cand[p, 1], lo), EVEN)
-        lanes.store_at(B, roll0 + r, 0, m)
-        lanes.store_at(B, roll0 + r, 1, v)
+            c = cand[picks[r, t]]
+            m0, v0 = lanes.vfollow(m0, v0, lanes.load(c[0], lo), lanes.load(c[1], lo), EVEN)
+            m1, v1 = lanes.vfollow(m1, v1, lanes.load(c[0], lo + L), lanes.load(c[1], lo + L),
+                                   EVEN)  # fmt: skip
+        lanes.store_at(B, roll0 + r, 0, m0)
+        lanes.store_at(B, roll0 + r, 1, v0)
+        lanes.store_at(B, roll0 + r, 2, m1)
+        lanes.store_at(B, roll0 + r, 3, v1)
     record = stages.shape[0] > 0
     if record:
-        stages[0] = B[:, :, :1]
+        stages[0] = B[:, :2, :1]
     for s in range(D.rerolls):
-        keep_pair(B, D.add, D.size_start, D.dice, D.faces)
+        keep_rows(B, D.add, D.size_start, D.dice, D.faces, 4)
         if record:
-            stages[s + 1] = B[:, :, :1]
+            stages[s + 1] = B[:, :2, :1]
         best_lead(B, D.sub_rows)
-    acc = lanes.splat(lanes.load_at(B, roll0, 1), 0.0)
+    acc0 = lanes.splat(lanes.load_at(B, roll0, 1), 0.0)
+    acc1 = acc0
     for r in range(D.roll_prob.shape[0]):
-        x = lanes.load_at(B, roll0 + r, 1)
-        acc = lanes.vadd(acc, lanes.vmul(x, lanes.splat(x, D.roll_prob[r])))
-    lanes.store(out, 0, acc)
+        x0 = lanes.load_at(B, roll0 + r, 1)
+        x1 = lanes.load_at(B, roll0 + r, 3)
+        p = lanes.splat(x0, D.roll_prob[r])
+        acc0 = lanes.vadd(acc0, lanes.vmul(x0, p))
+        acc1 = lanes.vadd(acc1, lanes.vmul(x1, p))
+    lanes.store(out, 0, acc0)
+    lanes.store(out, L, acc1)
 
 
 @njit(cache=True, nogil=True)
@@ -166,7 +183,7 @@ def lead_blocks(counter, w, plan, tables, leads, dexp, players, R, D, bufs):
     L = tables[1]
     chances = dexp.size == 0
     B, cand, picks, n_picks, out = bufs[0][w], bufs[1][w], bufs[2][w], bufs[3][w], bufs[4][w]
-    width = lanes.width(B)
+    step = 2 * lanes.width(B)
     none = np.empty((0, 1, 2, 1))
     b = take(counter)
     while b < b_i.shape[0]:
@@ -176,29 +193,29 @@ def lead_blocks(counter, w, plan, tables, leads, dexp, players, R, D, bufs):
                         players, R)  # fmt: skip
         node = b_node[b]
         base = leads.toff[node] + x0 - leads.xlo[node]
-        for lo in range(0, nl, width):
+        for lo in range(0, nl, step):
             lead_throws(B, cand, picks, n_picks, lo, D, none, out)
-            for lane in range(min(width, nl - lo)):
+            for lane in range(min(step, nl - lo)):
                 # the waiting player's: one minus the mover's chance, or minus their lead
                 L[base + lo + lane] = 1.0 - out[lane] if chances else -out[lane]
         b = take(counter)
 
 
 def lead_buffers(n_workers, width, R, D):
-    """Each thread's scratch for :func:`lead_blocks`: a pair of lane vectors per keep;
-    a block of the batch's width (whole lane vectors) per candidate move, per
-    all-alike roll and a spare; each final roll's list of candidate blocks; one lane
-    vector of results."""
+    """Each thread's scratch for :func:`lead_blocks`: two pairs of lane vectors per
+    keep; a block of the batch's width (whole pairs of lane vectors) per candidate
+    move, per all-alike roll and a spare; each final roll's list of candidate
+    blocks; two lane vectors of results."""
     n_keeps = D.add.shape[0]
     n_cand = R.values.size + R.alike.size + 1
     n_rolls = R.roll_face.shape[0]
     L = lanes.lanes_of(8)
-    width = -(-width // L) * L
+    width = -(-width // (2 * L)) * 2 * L
     zeros = lanes.aligned_zeros
     return (
-        zeros((n_workers, n_keeps, 2, L), np.float64),
+        zeros((n_workers, n_keeps, 4, L), np.float64),
         zeros((n_workers, n_cand, 2, width), np.float64),
         np.zeros((n_workers, n_rolls, R.values.shape[0]), np.int64),
         np.zeros((n_workers, n_rolls), np.int64),
-        zeros((n_workers, L), np.float64),
+        zeros((n_workers, 2 * L), np.float64),
     )
