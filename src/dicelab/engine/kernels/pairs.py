@@ -90,29 +90,39 @@ def pair_candidates(i, j, x0, nl, cand, picks, n_picks, T, follow, leads, player
 
 @njit(cache=True)
 def final_rows(B, cand, picks, n_picks, lo, roll0, nq):
-    """Each final roll's block for lanes ``lo ..`` into ``B[roll0 + r]``: its chosen
-    candidate's rows, row 0 the largest. The followed rows (``nq - 1``, one at
-    least) are carried two at a time on one choice."""
+    """Each final roll's blocks for lanes ``lo .. lo + 2 * L`` into ``B[roll0 + r]``
+    (block ``h``'s row ``q`` in ``h * nq + q``): its chosen candidate's rows, row 0
+    the largest. The followed rows (``nq - 1``, one at least) are carried two at a
+    time on one choice, in both blocks at once: four independent chains."""
+    L = lanes.width(B)
+    hi = lo + L
     for r in range(n_picks.shape[0]):
         first = cand[picks[r, 0]]
-        m0 = lanes.load(first[0], lo)
-        m = m0
+        a0, b0 = lanes.load(first[0], lo), lanes.load(first[0], hi)
+        ma, mb = a0, b0
         for q in range(1, nq, 2):
             two = q + 1 < nq
-            m = m0
-            v = lanes.load(first[q], lo)
-            u = lanes.load(first[q + 1], lo) if two else v
+            ma, mb = a0, b0
+            va, vb = lanes.load(first[q], lo), lanes.load(first[q], hi)
+            ua = lanes.load(first[q + 1], lo) if two else va
+            ub = lanes.load(first[q + 1], hi) if two else vb
             for t in range(1, n_picks[r]):
                 c = cand[picks[r, t]]
-                x = lanes.load(c[0], lo)
-                v = lanes.vchoose(m, x, v, lanes.load(c[q], lo))
+                xa, xb = lanes.load(c[0], lo), lanes.load(c[0], hi)
+                va = lanes.vchoose(ma, xa, va, lanes.load(c[q], lo))
+                vb = lanes.vchoose(mb, xb, vb, lanes.load(c[q], hi))
                 if two:
-                    u = lanes.vchoose(m, x, u, lanes.load(c[q + 1], lo))
-                m = lanes.vchoose(m, x, m, x)
-            lanes.store_at(B, roll0 + r, q, v)
+                    ua = lanes.vchoose(ma, xa, ua, lanes.load(c[q + 1], lo))
+                    ub = lanes.vchoose(mb, xb, ub, lanes.load(c[q + 1], hi))
+                ma = lanes.vchoose(ma, xa, ma, xa)
+                mb = lanes.vchoose(mb, xb, mb, xb)
+            lanes.store_at(B, roll0 + r, q, va)
+            lanes.store_at(B, roll0 + r, nq + q, vb)
             if two:
-                lanes.store_at(B, roll0 + r, q + 1, u)
-        lanes.store_at(B, roll0 + r, 0, m)
+                lanes.store_at(B, roll0 + r, q + 1, ua)
+                lanes.store_at(B, roll0 + r, nq + q + 1, ub)
+        lanes.store_at(B, roll0 + r, 0, ma)
+        lanes.store_at(B, roll0 + r, nq, mb)
 
 
 @njit(cache=True)
@@ -152,49 +162,62 @@ def keep_rows(B, add, size_start, dice, faces, nq):
 @njit(cache=True)
 def best_rows(B, sub_rows, nq):
     """Each keep becomes the first best of itself and its sub-keeps, in turn, by row
-    0: its followed rows come along two at a time, and row 0 is written last."""
+    0, in both blocks at once (as :func:`final_rows`): its followed rows come along
+    two at a time, and row 0 is written last."""
     for k in range(B.shape[0]):
         subs = sub_rows[k]
         if subs[0] == k:
             continue
-        m0 = lanes.load_at(B, k, 0)
-        m = m0
+        a0, b0 = lanes.load_at(B, k, 0), lanes.load_at(B, k, nq)
+        ma, mb = a0, b0
         for q in range(1, nq, 2):
             two = q + 1 < nq
-            m = m0
-            v = lanes.load_at(B, k, q)
-            u = lanes.load_at(B, k, q + 1) if two else v
+            ma, mb = a0, b0
+            va, vb = lanes.load_at(B, k, q), lanes.load_at(B, k, nq + q)
+            ua = lanes.load_at(B, k, q + 1) if two else va
+            ub = lanes.load_at(B, k, nq + q + 1) if two else vb
             for s in range(subs.shape[0]):
                 i = subs[s]
                 if i == k:
                     break
-                x = lanes.load_at(B, i, 0)
-                v = lanes.vchoose(m, x, v, lanes.load_at(B, i, q))
+                xa, xb = lanes.load_at(B, i, 0), lanes.load_at(B, i, nq)
+                va = lanes.vchoose(ma, xa, va, lanes.load_at(B, i, q))
+                vb = lanes.vchoose(mb, xb, vb, lanes.load_at(B, i, nq + q))
                 if two:
-                    u = lanes.vchoose(m, x, u, lanes.load_at(B, i, q + 1))
-                m = lanes.vchoose(m, x, m, x)
-            lanes.store_at(B, k, q, v)
+                    ua = lanes.vchoose(ma, xa, ua, lanes.load_at(B, i, q + 1))
+                    ub = lanes.vchoose(mb, xb, ub, lanes.load_at(B, i, nq + q + 1))
+                ma = lanes.vchoose(ma, xa, ma, xa)
+                mb = lanes.vchoose(mb, xb, mb, xb)
+            lanes.store_at(B, k, q, va)
+            lanes.store_at(B, k, nq + q, vb)
             if two:
-                lanes.store_at(B, k, q + 1, u)
-        lanes.store_at(B, k, 0, m)
+                lanes.store_at(B, k, q + 1, ua)
+                lanes.store_at(B, k, nq + q + 1, ub)
+        lanes.store_at(B, k, 0, ma)
+        lanes.store_at(B, k, nq, mb)
 
 
 @njit(cache=True)
 def follow_throws(B, cand, picks, n_picks, lo, nq, D, out):
-    """One lane vector of a batch (lanes ``lo ..``) through the final throw's
-    choices, the rerolls and the first throw; ``out[q]`` receives the first throw's
-    mean of row ``q`` (1 and up)."""
+    """Two lane vectors of a batch (lanes ``lo .. lo + 2 * L``) through the final
+    throw's choices, the rerolls and the first throw; ``out[h * nq + q]`` receives
+    block ``h``'s first-throw mean of row ``q`` (1 and up)."""
     roll0 = D.size_start[D.dice]
     final_rows(B, cand, picks, n_picks, lo, roll0, nq)
     for _ in range(D.rerolls):
-        keep_rows(B, D.add, D.size_start, D.dice, D.faces, nq)
+        keep_rows(B, D.add, D.size_start, D.dice, D.faces, 2 * nq)
         best_rows(B, D.sub_rows, nq)
     for q in range(1, nq):
-        acc = lanes.splat(lanes.load_at(B, roll0, q), 0.0)
+        acc_a = lanes.splat(lanes.load_at(B, roll0, q), 0.0)
+        acc_b = acc_a
         for r in range(D.roll_prob.shape[0]):
-            x = lanes.load_at(B, roll0 + r, q)
-            acc = lanes.vadd(acc, lanes.vmul(x, lanes.splat(x, D.roll_prob[r])))
-        lanes.store(out, q, acc)
+            xa = lanes.load_at(B, roll0 + r, q)
+            xb = lanes.load_at(B, roll0 + r, nq + q)
+            p = lanes.splat(xa, D.roll_prob[r])
+            acc_a = lanes.vadd(acc_a, lanes.vmul(xa, p))
+            acc_b = lanes.vadd(acc_b, lanes.vmul(xb, p))
+        lanes.store(out, q, acc_a)
+        lanes.store(out, nq + q, acc_b)
 
 
 @njit(cache=True)
@@ -242,9 +265,11 @@ def follow_batch(b, plan, T, follow, C, cbase, leads, players, R, D, bufs):
     nl, x0 = b_nl[b], b_x0[b]
     pair_candidates(b_i[b], b_j[b], x0, nl, cand, picks, n_picks, T, follow, leads, players, R)
     base = leads.toff[b_node[b]] - cbase + x0 - leads.xlo[b_node[b]]
-    for lo in range(0, nl, L):
+    for lo in range(0, nl, 2 * L):
         follow_throws(B, cand, picks, n_picks, lo, nq, D, out)
-        store_rows(C, base + lo, rows, chance, out[1:], min(L, nl - lo))
+        store_rows(C, base + lo, rows, chance, out[1:nq], min(L, nl - lo))
+        if nl - lo > L:
+            store_rows(C, base + lo + L, rows, chance, out[nq + 1 :], min(L, nl - lo - L))
 
 
 @njit(cache=True, parallel=True)
@@ -280,21 +305,22 @@ def duel_pairs_layer(plan, follow, conv, T, leads, layers, outcomes, players, R,
 
 def pairs_buffers(n_workers: int, width: int, n_rows: int, n_conv: int, R, D):
     """Each thread's scratch for :func:`duel_pairs_layer` with ``n_rows`` rows a block
-    (the decision and the followed rows): the keeps' blocks of one lane vector,
-    a block as wide as a batch per candidate move, per all-alike roll and a spare,
-    each final roll's list of candidate blocks, the first throw's means, and a row
-    per row of a mover who plays for points (``n_conv``) and one more."""
+    (the decision and the followed rows): the keeps' two blocks of one lane vector,
+    a block as wide as a batch (whole pairs of lane vectors) per candidate move,
+    per all-alike roll and a spare, each final roll's list of candidate blocks,
+    the first throw's means, and a row per row of a mover who plays for points
+    (``n_conv``) and one more."""
     n_keeps = D.add.shape[0]
     n_cand = R.values.size + R.alike.size + 1
     n_rolls = R.roll_face.shape[0]
     L = lanes.lanes_of(8)
-    wide = -(-width // L) * L
+    wide = -(-width // (2 * L)) * 2 * L
     zeros = lanes.aligned_zeros
     return (
-        zeros((n_workers, n_keeps, n_rows, L), np.float64),
+        zeros((n_workers, n_keeps, 2 * n_rows, L), np.float64),
         zeros((n_workers, n_cand, n_rows, wide), np.float64),
         np.zeros((n_workers, n_rolls, R.values.shape[0]), np.int64),
         np.zeros((n_workers, n_rolls), np.int64),
-        zeros((n_workers, n_rows, L), np.float64),
+        zeros((n_workers, 2 * n_rows, L), np.float64),
         np.zeros((n_workers, n_conv + 1, wide)),
     )
