@@ -124,6 +124,7 @@ class DuelGame(SeatedGame[str]):
         seed = seats_seed(seed)
         self.table = table
         self.expected = expected
+        self._values: tuple | None = None  # the values of the turn under way, once worked out
         self.games = {
             "A": Game(expected, seed=seed, rules_source=rules_source),
             "B": Game(expected, seed=seed + 1, rules_source=rules_source),
@@ -182,7 +183,10 @@ class DuelGame(SeatedGame[str]):
         g = self.games[seat]
         me, mine = self.state(seat)
         them, theirs = self.state("B" if seat == "A" else "A")
-        turn = duel_turn_values(self.table, me, them, mine - theirs)
+        key = (me, them, mine - theirs)  # a turn's decisions share its values
+        if self._values is None or self._values[0] != key:
+            self._values = (key, duel_turn_values(self.table, me, them, mine - theirs))
+        turn = self._values[1]
         space = self.table.game.space
         roll = space.index(tuple(_thrown(g.dice)))
         left = g.rerolls_left if rerolls is None else rerolls
