@@ -147,28 +147,46 @@ def duel_chances(counter, w, nodes, sheets, rows, H, rem):
 
     ``nodes`` lists the nodes, ``sheets`` their ``(mover, waiting)`` player states as
     ``(mask, flag, upper)`` rows, ``rows`` each node's ``(start in H, lowest lead,
-    highest lead)`` (a worker, as :func:`row_bounds`)."""
+    highest lead)`` (a worker, as :func:`row_bounds`).
+
+    Every lead's sum runs over the waiting player's points in order, but the leads
+    are summed side by side (one pass over a node's leads per point of ``R_w``), so
+    the compiler vectorises it; ``F``, the mover's cumulative chances, is padded
+    with the 0s and 1s past its ends so that no term needs a test.
+    """
     lo, hi, off, values = rem
+    F = np.empty(0)
+    acc = np.empty(0)
     b = take(counter)
     while b < nodes.shape[0]:
         mm, my, mu, wm, wy, wu = sheets[b]
         start, xlo, xhi = rows[b]
         a_lo, a_n, a_off = lo[mm, my, mu], hi[mm, my, mu] - lo[mm, my, mu] + 1, off[mm, my, mu]
         w_lo, w_n, w_off = lo[wm, wy, wu], hi[wm, wy, wu] - lo[wm, wy, wu] + 1, off[wm, wy, wu]
-        # F[z - a_lo]: the mover's chance of fewer than z points, plus half of exactly z
-        F = np.empty(a_n)
+        n_x = xhi - xlo + 1
+        # F[z - z0]: the mover's chance of fewer than z + a_lo points, plus half of
+        # exactly that, for every z the node's leads reach
+        z0 = min(xlo + w_lo - a_lo, 0)
+        z1 = max(xhi + w_lo - a_lo + w_n, a_n)
+        if F.size < z1 - z0:
+            F = np.empty(2 * (z1 - z0))
+        if acc.size < n_x:
+            acc = np.empty(2 * n_x)
+        F[: -z0] = 0.0
         below = 0.0
         for z in range(a_n):
             p = float(values[a_off + z])
-            F[z] = below + 0.5 * p
+            F[z - z0] = below + 0.5 * p
             below += p
-        for x in range(xlo, xhi + 1):
-            acc = 0.0
-            for r in range(w_n):
-                z = x + w_lo + r - a_lo
-                if z < 0:
-                    continue
-                f = F[z] if z < a_n else below
-                acc += float(values[w_off + r]) * f
-            H[start + x - xlo] = acc
+        F[a_n - z0 : z1 - z0] = below
+        into = acc[:n_x]
+        into[:] = 0.0
+        for r in range(w_n):
+            v = float(values[w_off + r])
+            first = xlo + w_lo + r - a_lo - z0
+            f = F[first : first + n_x]
+            for t in range(n_x):  # on views: the compiler vectorises it
+                into[t] += v * f[t]
+        for t in range(n_x):
+            H[start + t] = into[t]
         b = take(counter)
