@@ -113,7 +113,7 @@ def evaluate_two(
     game = as_game(rules)
     start = time.perf_counter()
     duel_cost(game).check(allow_large)
-    duel = duel_table(game, progress=progress, allow_large=allow_large)
+    duel = duel_table(game, progress=progress, allow_large=allow_large, later=True)
     space, expected = duel.space, expected_table(game)
     outcomes = expected_outcomes(game, space)
     remaining = remaining_table(game, expected)

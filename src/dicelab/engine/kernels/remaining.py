@@ -3,10 +3,10 @@
 A state's points to come are the points of its turn plus those of the state the
 turn leads to, so its distribution is the mix of the next states' distributions,
 each shifted by what the turn scores and weighted by the chance of that outcome
-(the turn outcomes of :func:`dicelab.engine.objectives.distribution.layer_outcomes`). Each row
-holds the distribution from its lowest to its highest possible points; a layer's
-rows are first laid out (:func:`row_bounds`), then filled (:func:`fill_rows`),
-then cut where a tail holds less than a given mass (:func:`trimmed_bounds`).
+(the turn outcomes of :func:`dicelab.engine.objectives.distribution.layer_outcomes`). A
+layer's rows are laid out from 0 to the most points each state's open boxes can
+make, filled (:func:`fill_rows`), then cut where a tail holds less than a given
+mass (:func:`trimmed_bounds`).
 
 States are given as rows of ``states``: ``(mask, flag, capped upper total, lane)``,
 the lane indexing the state's upper totals in the turn outcomes. ``nxt`` bundles
@@ -33,39 +33,11 @@ def _block_width(X, box_slots, n_cat):
     return width
 
 
-@njit(cache=True, nogil=True)
-def row_bounds(counter, w, states, Q, qoff, slots, R, nxt, lo, hi):
-    """``lo[j]``, ``hi[j]``: the lowest and highest points to come of state ``j``
-    with a positive chance (a worker of :func:`dicelab.engine.kernels.work.on_threads`)."""
-    _, box_slots, slot_pts, n_e = slots
-    nlo, nhi = nxt[0], nxt[1]
-    n_cat = R.upper.shape[0]
-    j = take(counter)
-    while j < states.shape[0]:
-        X, y, u, i = states[j, 0], states[j, 1], states[j, 2], states[j, 3]
-        width = _block_width(X, box_slots, n_cat)
-        q0 = qoff[X, y] + i * width
-        a, b = 1 << 40, -1
-        base = 0
-        for c in range(n_cat):
-            if (X >> c) & 1 == 1:
-                continue
-            Y = X | (1 << c)
-            for s in range(box_slots[c]):
-                if Q[q0 + base + s] == 0.0:
-                    continue
-                _, gain, y2, u2 = slot_outcome(c, s, y, u, slot_pts, n_e, R)
-                a = min(a, gain + nlo[Y, y2, u2])
-                b = max(b, gain + nhi[Y, y2, u2])
-            base += box_slots[c]
-        lo[j], hi[j] = a, b
-        j = take(counter)
-
-
 @njit(cache=True, nogil=True, fastmath=True)
 def fill_rows(counter, w, blocks, states, Q, qoff, slots, R, nxt, lo, off, P):
     """Row ``j`` of ``P`` (from ``off[j]``, points from ``lo[j]``): the chance of each
-    number of points to come from state ``j`` (a worker, as :func:`row_bounds`).
+    number of points to come from state ``j`` (a worker of
+    :func:`dicelab.engine.kernels.work.on_threads`).
 
     A worker takes a block of states of one mask and flag (``blocks[b]`` to
     ``blocks[b + 1]``, their upper totals in increasing order) and adds the rows of
@@ -109,7 +81,7 @@ def fill_rows(counter, w, blocks, states, Q, qoff, slots, R, nxt, lo, off, P):
 def keep_rows(counter, w, starts, kept, at, P, out):
     """Row ``j``'s kept points, ``P[starts[j] : starts[j] + kept[j]]``, into ``out``
     from ``at[j]`` in single precision: the table's rows end to end, copied once
-    (a worker, as :func:`row_bounds`)."""
+    (a worker of :func:`dicelab.engine.kernels.work.on_threads`)."""
     j = take(counter)
     while j < starts.shape[0]:
         src = P[starts[j] : starts[j] + kept[j]]
@@ -122,7 +94,7 @@ def keep_rows(counter, w, starts, kept, at, P, out):
 @njit(cache=True, nogil=True)
 def trimmed_bounds(counter, w, lo, hi, off, P, tail, new_lo, new_hi):
     """The points of each row left once both tails holding less than ``tail`` of
-    the chance are cut (a worker, as :func:`row_bounds`)."""
+    the chance are cut (a worker of :func:`dicelab.engine.kernels.work.on_threads`)."""
     j = take(counter)
     while j < lo.shape[0]:
         n = hi[j] - lo[j] + 1
@@ -147,7 +119,7 @@ def duel_chances(counter, w, nodes, sheets, rows, H, rem):
 
     ``nodes`` lists the nodes, ``sheets`` their ``(mover, waiting)`` player states as
     ``(mask, flag, upper)`` rows, ``rows`` each node's ``(start in H, lowest lead,
-    highest lead)`` (a worker, as :func:`row_bounds`).
+    highest lead)`` (a worker of :func:`dicelab.engine.kernels.work.on_threads`).
 
     Every lead's sum runs over the waiting player's points in order, but the leads
     are summed side by side (one pass over a node's leads per point of ``R_w``), so
@@ -172,7 +144,7 @@ def duel_chances(counter, w, nodes, sheets, rows, H, rem):
             F = np.empty(2 * (z1 - z0))
         if acc.size < n_x:
             acc = np.empty(2 * n_x)
-        F[: -z0] = 0.0
+        F[:-z0] = 0.0
         below = 0.0
         for z in range(a_n):
             p = float(values[a_off + z])

@@ -599,6 +599,7 @@ def duel_table(
     compare: bool = False,
     runner=None,
     store=None,
+    later: bool = False,
 ) -> DuelTable:
     """The duel table of a rule set, from the cache when it holds one.
 
@@ -609,6 +610,8 @@ def duel_table(
     then. With ``mapped`` a cached table is memory-mapped and checked block by
     block as it is read. ``runner`` and ``store`` say where the solve runs and
     where its float64 table lives while it runs (see :mod:`dicelab.engine.runtime.schedule`).
+    With ``later``, a fresh table is written in a thread of its own while the caller
+    goes on (:func:`~dicelab.engine.runtime.cache.store_later`).
     """
     from dicelab.engine.runtime import cache
 
@@ -662,8 +665,11 @@ def duel_table(
             "start_value": table.meta["start_value"],
             "verdicts": table.meta["verdicts"],
         }
-        values = np.asarray(table.values, dtype=np.float32)
-        table.meta["path"] = cache.store_table(path, values, header)
+        if later:  # 1.2 GB for yazy, written while the table is put to use
+            cache.store_later(path, table, header, dtype=np.float32)
+        else:
+            values = np.asarray(table.values, dtype=np.float32)
+            table.meta["path"] = cache.store_table(path, values, header)
     return table
 
 

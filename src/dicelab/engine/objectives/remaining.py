@@ -146,7 +146,8 @@ def solve_remaining(
         states = _states(game, masks)
         Q, qoff = out.outcomes(game, values.values, masks)
         args = (states, Q, qoff, (out.lanes, out.box_slots, out.slot_pts, out.n_e))
-        rows, first, last, starts = _layer_rows(*args, rule_arrays(game), (lo, hi, off, rows))
+        most = bounds.to_come[tuple(states[:, :3].T)]
+        rows, first, last, starts = _layer_rows(*args, rule_arrays(game), (lo, hi, off, rows), most)
         m, y, u, _ = states.T
         lo[m, y, u], hi[m, y, u], off[m, y, u] = first, last, starts
         kept.add_rows(rows, starts, last - first + 1)
@@ -291,16 +292,20 @@ def remaining_table(
     return table
 
 
-def _layer_rows(states, Q, qoff, slots, R, nxt):
+def _layer_rows(states, Q, qoff, slots, R, nxt, most):
     """The rows of one layer's states from the next layer's ``nxt``: ``(P, lo, hi,
     starts)``, state ``j``'s points ``lo[j] .. hi[j]`` from ``P[starts[j]]``, its
-    tails under :data:`TAIL` left out of those bounds but not moved out of ``P``."""
+    tails under :data:`TAIL` left out of those bounds but not moved out of ``P``.
+
+    Each row is first laid out from 0 to ``most[j]``, the most points the state's
+    open boxes and bonuses can make (:func:`~dicelab.engine.objectives.points.state_bounds`),
+    rather than from its exact bounds, which would take a pass of their own over
+    every outcome: the points no outcome reaches stay 0 and fall in the tails."""
     from dicelab.engine.kernels import remaining as kr
     from dicelab.engine.kernels.work import on_threads
 
     count = states.shape[0]
-    lo, hi = np.empty(count, np.int64), np.empty(count, np.int64)
-    on_threads(kr.row_bounds, states, Q, qoff, slots, R, nxt, lo, hi)
+    lo, hi = np.zeros(count, np.int64), np.asarray(most, np.int64)
     width = hi - lo + 1
     off = np.cumsum(width) - width
     P = np.zeros(int(width.sum()))

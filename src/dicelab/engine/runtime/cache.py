@@ -314,9 +314,10 @@ _storing: dict[Path, threading.Thread] = {}
 _storing_lock = threading.Lock()
 
 
-def store_later(path: Path, table, meta: dict) -> None:
+def store_later(path: Path, table, meta: dict, dtype=None) -> None:
     """Store a table as :func:`store_table` does, in a thread of its own: a table of
-    a gigabyte takes seconds to write, which its first user need not wait for.
+    a gigabyte takes seconds to write, which its first user need not wait for. With
+    ``dtype``, its values are stored in that type (converted in the thread too).
 
     ``table.meta["path"]`` is set once the file is written. The thread is not a
     daemon, so the process finishes the file before it exits; a lookup of the same
@@ -324,7 +325,10 @@ def store_later(path: Path, table, meta: dict) -> None:
     """
 
     def store() -> None:
-        table.meta["path"] = store_table(path, table.values, meta)
+        import numpy as np
+
+        values = table.values if dtype is None else np.asarray(table.values, dtype=dtype)
+        table.meta["path"] = store_table(path, values, meta)
 
     thread = threading.Thread(target=store, name="dicelab-store", daemon=False)
     with _storing_lock:
