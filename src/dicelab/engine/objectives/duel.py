@@ -609,9 +609,8 @@ def duel_table(
     metadata (``table.meta["verdicts"]``); a table cached without them gets them
     then. With ``mapped`` a cached table is memory-mapped and checked block by
     block as it is read. ``runner`` and ``store`` say where the solve runs and
-    where its float64 table lives while it runs (see :mod:`dicelab.engine.runtime.schedule`).
-    With ``later``, a fresh table is written in a thread of its own while the caller
-    goes on (:func:`~dicelab.engine.runtime.cache.store_later`).
+    where its float64 table lives while it runs (see :mod:`dicelab.engine.runtime.schedule`);
+    with ``later``, a fresh table is written while the caller goes on.
     """
     from dicelab.engine.runtime import cache
 
