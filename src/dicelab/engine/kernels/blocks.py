@@ -357,19 +357,31 @@ def best_pair(A, sub_rows):
 def best_pair_row(A, subs, k, others):
     """Row ``k`` of :func:`best_pair`: the maximum of row ``k`` and rows ``subs[0]``,
     ``subs[j]`` for ``j`` in ``others`` up to the first that is ``k`` itself."""
-    i = subs[0]
-    if i == k:
+    if subs[0] == k:
         return
-    m0 = lanes.vmax(lanes.load_at(A, k, 0), lanes.load_at(A, i, 0))
-    m1 = lanes.vmax(lanes.load_at(A, k, 1), lanes.load_at(A, i, 1))
+    m0, m1 = best_of_roll(A, subs, k, others, True)
+    lanes.store_at(A, k, 0, m0)
+    lanes.store_at(A, k, 1, m1)
+
+
+@njit(cache=True, inline="always", **NO_REFS)
+def best_of_roll(A, subs, k, others, best):
+    """Row ``k`` of both blocks, with ``best`` the maximum over its sub-keeps as
+    :func:`best_pair_row` takes it, in registers (the duel's last reroll feeds it
+    straight into the first throw's mean)."""
+    m0 = lanes.load_at(A, k, 0)
+    m1 = lanes.load_at(A, k, 1)
+    if not best or subs[0] == k:
+        return m0, m1
+    m0 = lanes.vmax(m0, lanes.load_at(A, subs[0], 0))
+    m1 = lanes.vmax(m1, lanes.load_at(A, subs[0], 1))
     for j in others:
         i = subs[j]
         if i == k:
             break
         m0 = lanes.vmax(m0, lanes.load_at(A, i, 0))
         m1 = lanes.vmax(m1, lanes.load_at(A, i, 1))
-    lanes.store_at(A, k, 0, m0)
-    lanes.store_at(A, k, 1, m1)
+    return m0, m1
 
 
 @njit(cache=True, **NO_REFS)

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from dicelab.engine.kernels import NEG, NO_REFS, lanes
-from dicelab.engine.kernels.blocks import SIX, best_pair_row, keep_pair, mean_of
+from dicelab.engine.kernels.blocks import SIX, best_of_roll, best_pair_row, keep_pair, mean_of
 from dicelab.engine.kernels.turn import (
     candidate_moves,
     next_flag,
@@ -126,25 +126,6 @@ def best_rows(A, sub_rows, n):
             best_pair_row(A, sub_rows[k], k, SIX)
         else:
             best_pair_row(A, sub_rows[k], k, range(1, sub_rows.shape[1]))
-
-
-@njit(cache=True, inline="always", **NO_REFS)
-def best_of_roll(A, subs, k, others, best):
-    """Row ``k`` of both blocks, with ``best`` the maximum over its sub-keeps as
-    :func:`~.blocks.best_pair_row` takes it (in the same order), in registers."""
-    m0 = lanes.load_at(A, k, 0)
-    m1 = lanes.load_at(A, k, 1)
-    if not best or subs[0] == k:
-        return m0, m1
-    m0 = lanes.vmax(m0, lanes.load_at(A, subs[0], 0))
-    m1 = lanes.vmax(m1, lanes.load_at(A, subs[0], 1))
-    for j in others:
-        i = subs[j]
-        if i == k:
-            break
-        m0 = lanes.vmax(m0, lanes.load_at(A, i, 0))
-        m1 = lanes.vmax(m1, lanes.load_at(A, i, 1))
-    return m0, m1
 
 
 @njit(cache=True)
