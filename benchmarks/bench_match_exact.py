@@ -22,15 +22,14 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-SRC = HERE.parent / "src"
+from bench_match_play import SRC, alternate, load, report  # this folder: the same runs
+
 #: A game small enough to compile every kernel of the command in seconds.
 WARM_UP = """
 name = "warm-up"
@@ -47,11 +46,6 @@ kind = "of_a_kind"
 count = 2
 score = "all"
 """
-
-
-def load() -> str:
-    one, five, _ = os.getloadavg()
-    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
 def evaluate(src: Path, rules: str, games: int | None) -> tuple[float, dict]:
@@ -83,22 +77,17 @@ def main() -> None:
         warm.write_text(WARM_UP)
         for _, src in trees:
             evaluate(src, str(warm), 2)
-    times: dict[str, list[float]] = {name: [] for name, _ in trees}
-    for _ in range(args.runs):
-        for name, src in trees:
-            seconds, out = evaluate(src, args.rules, args.games)
-            times[name].append(seconds)
-            chances = ", ".join(f"{out[s]['lookahead']:.9f}" for s in ("first", "second"))
-            wins = ", ".join(f"{out[s]['win_optimal']:.9f}" for s in ("first", "second"))
-            print(f"  {name}: {seconds:.1f} s; the advice {chances}; win-optimal {wins}")
-    print(f"`dicelab match evaluate {args.rules} --players 2`, empty table cache (median s)")
-    for name, src in trees:
-        got = times[name]
-        runs = ", ".join(f"{t:.1f}" for t in got)
-        print(f"  {name:10} {statistics.median(got):8.1f} s   ({runs})   {src}")
-    if args.against:
-        ratio = statistics.median(times["against"]) / statistics.median(times["this tree"])
-        print(f"  this tree is {ratio:.2f}x as fast")
+
+    def run(name: str, src: Path) -> float:
+        seconds, out = evaluate(src, args.rules, args.games)
+        chances = ", ".join(f"{out[s]['lookahead']:.9f}" for s in ("first", "second"))
+        wins = ", ".join(f"{out[s]['win_optimal']:.9f}" for s in ("first", "second"))
+        print(f"  {name}: {seconds:.1f} s; the advice {chances}; win-optimal {wins}")
+        return seconds
+
+    times = alternate(trees, args.runs, run)
+    title = f"`dicelab match evaluate {args.rules} --players 2`, empty cache (median s)"
+    report(title, trees, times)
     print(load())
 
 

@@ -67,6 +67,28 @@ def first_advice(src: Path, rules: str) -> float:
     return seconds
 
 
+def alternate(trees: list[tuple[str, Path]], runs: int, run) -> dict[str, list[float]]:
+    """Seconds of ``run(name, src)`` for each source tree, the trees taking turns in
+    every round so that both meet the same load."""
+    times: dict[str, list[float]] = {name: [] for name, _ in trees}
+    for _ in range(runs):
+        for name, src in trees:
+            times[name].append(run(name, src))
+    return times
+
+
+def report(title: str, trees: list[tuple[str, Path]], times: dict[str, list[float]]) -> None:
+    """Each tree's median and runs under ``title``, and the ratio of two trees."""
+    print(title)
+    for name, src in trees:
+        got = times[name]
+        runs = ", ".join(f"{t:.2f}" for t in got)
+        print(f"  {name:10} {statistics.median(got):8.2f} s   ({runs})   {src}")
+    if len(trees) == 2:
+        ratio = statistics.median(times[trees[1][0]]) / statistics.median(times[trees[0][0]])
+        print(f"  this tree is {ratio:.2f}x as fast")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="yahtzee")
@@ -77,18 +99,9 @@ def main() -> None:
     print(load())
     for _, src in trees:  # a first run, untimed: any kernel not yet compiled is
         first_advice(src, args.rules)
-    times: dict[str, list[float]] = {name: [] for name, _ in trees}
-    for _ in range(args.runs):
-        for name, src in trees:
-            times[name].append(first_advice(src, args.rules))
-    print(f"first advice of `dicelab match play {args.rules}`, empty table cache (median s)")
-    for name, src in trees:
-        got = times[name]
-        runs = ", ".join(f"{t:.2f}" for t in got)
-        print(f"  {name:10} {statistics.median(got):7.2f} s   ({runs})   {src}")
-    if args.against:
-        ratio = statistics.median(times["against"]) / statistics.median(times["this tree"])
-        print(f"  this tree is {ratio:.2f}x as fast")
+    times = alternate(trees, args.runs, lambda _, src: first_advice(src, args.rules))
+    title = f"first advice of `dicelab match play {args.rules}`, empty table cache (median s)"
+    report(title, trees, times)
     print(load())
 
 
