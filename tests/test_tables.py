@@ -313,9 +313,11 @@ def test_the_cache_keeps_to_its_limit_least_recently_used_first(tmp_path, monkey
     sizes = {p: p.stat().st_size for p in files}
     assert len(files) == 3 and budget.folder_bytes(tmp_path) == sum(sizes.values())
     # the 0.01 table is read again: the 0.02 one is now the least recently used
+    from dicelab.engine.runtime.cache import list_tables
+
     old = time.time() - 100
-    for i, p in enumerate(sorted(files)):
-        os.utime(p, (old + i, old + i))
+    for i, t in enumerate(sorted(list_tables(), key=lambda t: t.params)):  # made in this order
+        os.utime(t.path, (old + i, old + i))
     again = dicelab.solve("yazy", objective="risk", theta=0.01)
     assert again.cached
     capsys.readouterr()
@@ -326,8 +328,6 @@ def test_the_cache_keeps_to_its_limit_least_recently_used_first(tmp_path, monkey
     assert "1 least recently used table removed" in err and "DICELAB_CACHE_LIMIT" in err
     kept = {p.name for p in budget.table_files(tmp_path, ".dlt")}
     assert len(kept) == 3 and budget.folder_bytes(tmp_path) <= 3 * one
-    from dicelab.engine.runtime.cache import list_tables
-
     left = sorted(t.params for t in list_tables())
     assert left == ["theta 0.01", "theta 0.03", "theta 0.04"]  # 0.02 was used least lately
 

@@ -50,14 +50,18 @@ def batch_runs(mask, y, f0, nl, lo, hi, off, runs):
     """The rows of ``(mask, y)`` that meet lanes ``f0 .. f0 + nl``, once per batch.
 
     ``runs[k] = (u, a, b, t0)``: upper total ``u`` holds lanes ``a .. b``, lane ``i``
-    at points ``t0 + i``. Returns the number of runs.
+    at points ``t0 + i``; a row that states share (see
+    :func:`~dicelab.engine.objectives.points.stored_rows`) is run once, under the
+    least of their upper totals. Returns the number of runs.
     """
     n = 0
+    last = -1
     for u in range(lo.shape[2]):
         r0 = off[mask, y, u]
         length = hi[mask, y, u] - lo[mask, y, u] + 1
-        if r0 < 0 or length <= 0:
+        if r0 < 0 or length <= 0 or r0 == last:  # a row shared with the one before
             continue
+        last = r0
         a = max(r0, f0)
         b = min(r0 + length, f0 + nl)
         if a >= b:

@@ -19,6 +19,10 @@ The ranges come from bounds that hold in every game:
 Scoring in a box never leaves these bounds, so a row's points always land inside
 the next state's row; outside a row the value is one of two constants (for a
 target: 1 below, 0 above), which keeps rows short.
+
+States whose open upper boxes can no longer reach the threshold share one row per
+mask and flag (:func:`stored_rows`): their upper total no longer matters, and in
+Yahtzee they are a third of the states and of the (state, points) values.
 """
 
 from __future__ import annotations
@@ -74,7 +78,7 @@ def state_bounds(game: CompiledRules) -> StateBounds:
     found = game.derived.get("state_bounds")
     if found is None:
         found = StateBounds(game)
-        for a in (found.to_come, found.so_far_hi, found.reachable):
+        for a in (found.to_come, found.so_far_hi, found.reachable, found.bonus_lost):
             a.setflags(write=False)
         game.derived["state_bounds"] = found
     return found
@@ -109,6 +113,8 @@ class StateBounds:
 
         to_come = np.zeros(shape, dtype=np.int64)
         so_far = np.zeros(shape, dtype=np.int64)
+        #: ``bonus_lost[mask, u]``: the open upper boxes can no longer reach the threshold
+        self.bonus_lost = (u[None, :] + open_upper[:, None] < thr) & (thr > 0)
         y_open = ~bits[:, game.yahtzee] if game.yahtzee >= 0 else np.zeros(1 << n, bool)
         for y in range(game.n_flag):
             if extra and y == 1:
@@ -159,7 +165,9 @@ class PointsLayout:
     lo, hi : ndarray, shape (2**boxes, n_flag, n_upper)
         The points range of each row (empty when ``hi < lo``).
     off : ndarray, same shape
-        Where each row starts in the flat array (-1 for unreachable states).
+        Where each row starts in the flat array (-1 for unreachable states); the
+        states of one mask and flag past the upper bonus share a row, and their
+        ``lo``, ``hi`` and ``off`` are those of the shared row (:func:`stored_rows`).
     block : ndarray, shape (2**boxes, n_flag + 1)
         The rows of mask ``m`` with flag ``y`` span ``block[m, y]:block[m, y + 1]``.
     layer_start : ndarray, shape (boxes + 2,)
@@ -188,11 +196,17 @@ class PointsLayout:
 
 
 def rows_key(lo: np.ndarray, hi: np.ndarray) -> str:
-    """:meth:`PointsLayout.key` of the rows ``lo .. hi`` (as :func:`reachable_rows`
+    """:meth:`PointsLayout.key` of the rows ``lo .. hi`` (as :func:`stored_rows`
     gives them), without laying them out."""
-    h = hashlib.sha256(np.ascontiguousarray(lo).tobytes())
+    h = hashlib.sha256(SHARED_ROWS)
+    h.update(np.ascontiguousarray(lo).tobytes())
     h.update(np.ascontiguousarray(hi).tobytes())
-    return h.hexdigest()[:16]
+    return h.hexdigest()[:24]
+
+
+#: names the layout in which states past the upper bonus share one row (a table laid
+#: out otherwise has another key, so a cached one is never read with these rows)
+SHARED_ROWS = b"bonus-lost rows shared"
 
 
 def reachable_rows(lo, hi, bounds: StateBounds) -> tuple[np.ndarray, np.ndarray]:
@@ -201,13 +215,49 @@ def reachable_rows(lo, hi, bounds: StateBounds) -> tuple[np.ndarray, np.ndarray]
     return lo, np.where(bounds.reachable, hi, 0).astype(np.int64)
 
 
-def build_layout(
-    game: CompiledRules, lo: np.ndarray, hi: np.ndarray, bounds: StateBounds | None = None
-) -> PointsLayout:
-    """Lay rows out layer by layer, mask by mask, flag then upper total."""
-    bounds = bounds or state_bounds(game)
+def stored_rows(
+    lo, hi, bounds: StateBounds, live: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows as stored: ``(lo, hi, owner)``, where ``owner[mask, y, u]`` is the
+    upper total whose row holds state ``(mask, y, u)``'s (``u`` itself but where shared).
+
+    Once the open upper boxes cannot reach the threshold, the upper total no longer
+    matters: every such state of one mask and flag has the same value at the same
+    points (scoring keeps it past the bonus, so by induction from the full sheet).
+    Their rows are one row, over the union of their ranges (empty ones included:
+    a range is cut where the objective is decided, the same points for all of
+    them), stored once under the least upper total; the others point into it. A
+    row's own points land inside the next state's own row or where the objective
+    is decided (see the module's note), so every value of every state's own range
+    is the same as in rows of its own, to the last bit. ``live`` (by default the
+    reachable states) says which states' rows are wanted: the others' stay as they
+    are. In Yahtzee a third of the states share rows.
+    """
     lo, hi = reachable_rows(lo, hi, bounds)
-    lengths = np.maximum(hi - lo + 1, 0)
+    owner = np.broadcast_to(np.arange(lo.shape[2]), lo.shape)
+    lost = bounds.bonus_lost[:, None, :] & (bounds.reachable if live is None else live)
+    if not lost.any():
+        return lo, hi, owner
+    big = np.iinfo(np.int64).max
+    union_lo = np.where(lost, lo, big).min(axis=2, keepdims=True)
+    union_hi = np.where(lost, hi, -big).max(axis=2, keepdims=True)
+    owner = np.where(lost, np.argmax(lost, axis=2)[..., None], owner)
+    return np.where(lost, union_lo, lo), np.where(lost, union_hi, hi), owner
+
+
+def build_layout(
+    game: CompiledRules,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    live: np.ndarray | None = None,
+    bounds: StateBounds | None = None,
+) -> PointsLayout:
+    """Lay rows out layer by layer, mask by mask, flag then upper total; the rows
+    :func:`stored_rows` shares (among the ``live`` states) take no room of their own."""
+    bounds = bounds or state_bounds(game)
+    lo, hi, owner = stored_rows(lo, hi, bounds, live)
+    shared = owner != np.arange(lo.shape[2])
+    lengths = np.where(shared, 0, np.maximum(hi - lo + 1, 0))
     off = np.full(lo.shape, -1, dtype=np.int64)
     block = np.zeros((lo.shape[0], lo.shape[1] + 1), dtype=np.int64)
     layer_start = [0]
@@ -222,6 +272,7 @@ def build_layout(
         block[layer, 1:] = starts[:, :1] + np.cumsum(per_flag, axis=1)
         pos += int(sub.sum())
         layer_start.append(pos)
+    off = np.take_along_axis(off, owner, axis=2)
     off[~bounds.reachable] = -1
     return PointsLayout(game, lo, hi, off, block, np.array(layer_start, dtype=np.int64))
 
@@ -229,14 +280,14 @@ def build_layout(
 def needed_layout(game: CompiledRules) -> PointsLayout:
     """Rows of points still needed, ``1..most to come`` (the all-targets table)."""
     bounds = state_bounds(game)
-    return build_layout(game, np.ones_like(bounds.to_come), bounds.to_come, bounds)
+    return build_layout(game, np.ones_like(bounds.to_come), bounds.to_come, bounds=bounds)
 
 
 def needed_key(game: CompiledRules) -> str:
     """``needed_layout(game).key()``, without laying the rows out (what names the
     cached table of every target)."""
     bounds = state_bounds(game)
-    return rows_key(*reachable_rows(np.ones_like(bounds.to_come), bounds.to_come, bounds))
+    return rows_key(*stored_rows(np.ones_like(bounds.to_come), bounds.to_come, bounds)[:2])
 
 
 def so_far_layout(
@@ -254,17 +305,29 @@ def so_far_layout(
     the states that can follow it get rows: the rest of one game, not the whole.
     """
     b = bounds or state_bounds(game)
-    lo = b.so_far_lo
-    hi = b.so_far_hi
+    return build_layout(game, *so_far_rows(b, low, high, start), bounds=b)
+
+
+def so_far_rows(
+    bounds: StateBounds,
+    low: int | None = None,
+    high: int | None = None,
+    start: tuple[int, int, int, int] | None = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Each state's own points range for :func:`so_far_layout`, ``(lo, hi, live)``:
+    ``live`` marks the states that can follow ``start`` (``None``: every reachable one)."""
+    lo = bounds.so_far_lo
+    hi = bounds.so_far_hi
     if low is not None:
-        lo = np.maximum(lo, low + 1 - b.to_come)
+        lo = np.maximum(lo, low + 1 - bounds.to_come)
     if high is not None:
         hi = np.minimum(hi, high - 1)
-    if start is not None:
-        mask, y, u, points = start
-        masks = np.arange(lo.shape[0])[:, None, None]
-        after = ((masks & mask) == mask) & (np.arange(lo.shape[1])[None, :, None] >= y)
-        after = after & (np.arange(lo.shape[2])[None, None, :] >= u)
-        lo = np.where(after, np.maximum(lo, points), 1)
-        hi = np.where(after, hi, 0)
-    return build_layout(game, lo, hi, b)
+    if start is None:
+        return lo, hi, None
+    mask, y, u, points = start
+    masks = np.arange(lo.shape[0])[:, None, None]
+    after = ((masks & mask) == mask) & (np.arange(lo.shape[1])[None, :, None] >= y)
+    after = after & (np.arange(lo.shape[2])[None, None, :] >= u)
+    lo = np.where(after, np.maximum(lo, points), 1)
+    hi = np.where(after, hi, 0)
+    return lo, hi, after & bounds.reachable
