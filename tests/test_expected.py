@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from oracles.rules import bonus_rules
 
 from dicelab.engine.objectives.expected import solve_expected
 from dicelab.errors import UserError
@@ -80,3 +82,29 @@ def test_more_dice_and_faces_solve():
         }
         t = solve_expected(parse_rules(data))
         assert np.isfinite(t.expected_score) and t.expected_score > 0
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bonus_rules())
+def test_upper_totals_past_the_bonus_take_one_lane_with_the_same_values_to_the_bit(rules):
+    """The turn works out one upper total of those that lost the bonus
+    (:func:`first_lanes`); the table is the one that works out every upper total."""
+    from unittest import mock
+
+    from dicelab.engine.objectives import expected
+
+    shared = solve_expected(rules, precision="double").values
+    every = mock.patch.object(expected, "first_lanes", lambda g: np.zeros_like(g.upper_extent))
+    with every:
+        own = solve_expected(rules, precision="double").values
+    assert np.array_equal(np.asarray(shared).view(np.uint64), np.asarray(own).view(np.uint64))
+
+
+def test_a_third_of_yahtzee_lanes_are_upper_totals_past_the_bonus():
+    from dicelab.engine.objectives.expected import first_lanes
+    from dicelab.rules.compiled import as_game
+
+    game = as_game("yahtzee")
+    flags = np.array([game.flags_of(m) for m in range(game.full_mask + 1)])
+    assert (game.upper_extent * flags).sum() == 591_360
+    assert ((game.upper_extent - first_lanes(game)) * flags).sum() == 404_352

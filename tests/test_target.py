@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracles.expectimax import BruteForce
-from oracles.rules import small_rules
+from oracles.rules import bonus_rules, small_rules
 from typer.testing import CliRunner
 
 from dicelab.cli import app
@@ -41,7 +41,7 @@ from dicelab.engine.objectives.utility import (
 )
 from dicelab.engine.objectives.win import read_opponent, solve_win
 from dicelab.errors import UserError
-from dicelab.rules import load_rules, parse_rules
+from dicelab.rules import load_rules
 from dicelab.rules.compiled import compile_rules
 
 runner = CliRunner()
@@ -436,34 +436,6 @@ def _own_lanes(lay, values, own):
         start = lay.off[m, y, u] + lo[m, y, u] - lay.lo[m, y, u]
         out.append(values[start : start + hi[m, y, u] - lo[m, y, u] + 1])
     return np.concatenate(out) if out else np.zeros(0)
-
-
-@st.composite
-def bonus_rules(draw):
-    """Rules with an upper bonus and a few layers, where many states pass the bonus
-    (three dice of four faces: a table of a few thousand values)."""
-    faces = draw(st.lists(st.integers(1, 4), min_size=2, max_size=4, unique=True))
-    cats = [{"id": f"f{f}", "kind": "face", "face": f, "upper": True} for f in faces]
-    cats.append({"id": "sum", "kind": "chance"})
-    if draw(st.booleans()):
-        cats.append({"id": "run", "kind": "straight", "length": 3, "score": 20})
-    best = 3 * sum(faces)
-    data = {
-        "name": "bonus",
-        "dice": 3,
-        "faces": 4,
-        "rolls": draw(st.integers(1, 2)),
-        "categories": cats,
-        "upper_bonus": {"threshold": draw(st.integers(2, best)), "points": draw(st.integers(1, 9))},
-    }
-    if draw(st.booleans()):
-        cats.append({"id": "all", "kind": "of_a_kind", "count": 3, "score": 50})
-        data["extra_yahtzee"] = {
-            "category": "all",
-            "bonus": draw(st.sampled_from([0, 100])),
-            "joker": draw(st.sampled_from(["free", "forced", "none"])),
-        }
-    return parse_rules(data)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -97,3 +97,38 @@ def tiny_rules(draw, variants=False):
 def small_rules(variants=False):
     """Tiny rules where the brute force runs in a fraction of a second."""
     return tiny_rules(variants).filter(lambda r: r.faces**r.dice * r.rolls <= 54)
+
+
+@st.composite
+def bonus_rules(draw):
+    """Rules with an upper bonus and a few layers, where many states pass the bonus
+    (three dice of four faces: a table of a few thousand values); a served bonus and
+    a box whose points count more, at times."""
+    faces = draw(st.lists(st.integers(1, 4), min_size=2, max_size=4, unique=True))
+    cats = [{"id": f"f{f}", "kind": "face", "face": f, "upper": True} for f in faces]
+    cats.append({"id": "sum", "kind": "chance"})
+    if draw(st.booleans()):
+        cats.append({"id": "run", "kind": "straight", "length": 3, "score": 20})
+        if draw(st.booleans()):
+            cats[-1]["served"] = draw(st.integers(1, 20))  # more when made on the first throw
+    if draw(st.booleans()):
+        draw(st.sampled_from(cats))["factor"] = draw(st.integers(2, 3))
+    best = 3 * sum(faces)
+    data = {
+        "name": "bonus",
+        "dice": 3,
+        "faces": 4,
+        "rolls": draw(st.integers(1, 2)),
+        "categories": cats,
+        "upper_bonus": {"threshold": draw(st.integers(2, best)), "points": draw(st.integers(1, 9))},
+    }
+    if draw(st.booleans()):
+        for cat in cats:
+            cat.pop("served", None)  # served bonuses do not combine with a joker
+        cats.append({"id": "all", "kind": "of_a_kind", "count": 3, "score": 50})
+        data["extra_yahtzee"] = {
+            "category": "all",
+            "bonus": draw(st.sampled_from([0, 100])),
+            "joker": draw(st.sampled_from(["free", "forced", "none"])),
+        }
+    return parse_rules(data)

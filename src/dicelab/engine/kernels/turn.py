@@ -443,8 +443,9 @@ def first_throw_mean(A, out, roll_prob, roll0, lanes):
 
 
 @njit(cache=True)
-def plan_batches(masks, extent, yahtzee, n_flag, width):
-    """Cut a layer's states into batches of at most ``width`` lanes.
+def plan_batches(masks, first, extent, yahtzee, n_flag, width):
+    """Cut a layer's states into batches of at most ``width`` lanes: mask ``m``'s
+    upper totals ``first[m] .. extent[m] - 1``.
 
     Returns segment arrays ``(mask, y, u0, nu)`` and ``start``: batch ``b`` holds
     segments ``start[b]:start[b + 1]``. Batching several masks together keeps the
@@ -453,7 +454,7 @@ def plan_batches(masks, extent, yahtzee, n_flag, width):
     n = 0
     for i in range(masks.shape[0]):
         ny = 2 if (n_flag == 2 and (masks[i] >> yahtzee) & 1 == 1) else 1
-        n += ny * ((extent[masks[i]] + width - 1) // width)
+        n += ny * ((extent[masks[i]] - first[masks[i]] + width - 1) // width)
     seg_mask = np.empty(n, np.int64)
     seg_y = np.empty(n, np.int64)
     seg_u0 = np.empty(n, np.int64)
@@ -466,7 +467,7 @@ def plan_batches(masks, extent, yahtzee, n_flag, width):
         m = masks[i]
         ny = 2 if (n_flag == 2 and (m >> yahtzee) & 1 == 1) else 1
         for y in range(ny):
-            u0 = 0
+            u0 = first[m]
             while u0 < extent[m]:
                 nu = min(width, extent[m] - u0)
                 if used + nu > width:

@@ -56,6 +56,21 @@ def box_best(game: CompiledRules) -> np.ndarray:
     return best.astype(np.int64)
 
 
+def bonus_lost(game: CompiledRules) -> np.ndarray:
+    """``lost[mask, u]``: with boxes ``mask`` filled and capped upper total ``u``, the
+    open upper boxes can no longer reach the threshold (never without an upper bonus).
+
+    Past that point the upper total no longer matters: the solves work out one upper
+    total's values for all of them."""
+    n = game.n_categories
+    masks = np.arange(1 << n, dtype=np.int64)
+    bits = ((masks[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
+    open_upper = (~bits * (box_best(game) * game.upper.astype(bool))).sum(axis=1)
+    u = np.arange(game.n_upper, dtype=np.int64)
+    thr = game.threshold
+    return (u[None, :] + open_upper[:, None] < thr) & (thr > 0)
+
+
 def max_score(game: CompiledRules) -> int:
     """A bound on the final score: every box at its best, every bonus earned.
 
@@ -114,7 +129,7 @@ class StateBounds:
         to_come = np.zeros(shape, dtype=np.int64)
         so_far = np.zeros(shape, dtype=np.int64)
         #: ``bonus_lost[mask, u]``: the open upper boxes can no longer reach the threshold
-        self.bonus_lost = (u[None, :] + open_upper[:, None] < thr) & (thr > 0)
+        self.bonus_lost = bonus_lost(game)
         y_open = ~bits[:, game.yahtzee] if game.yahtzee >= 0 else np.zeros(1 << n, bool)
         for y in range(game.n_flag):
             if extra and y == 1:

@@ -153,7 +153,8 @@ class SavedLayers(ExpectedLayers):
 
         g = self.game
         V = table.reshape(self.shape)
-        segs = Segments(*plan_batches(task, g.upper_extent, g.yahtzee, g.n_flag, self.width))
+        first = np.zeros_like(g.upper_extent)
+        segs = Segments(*plan_batches(task, first, g.upper_extent, g.yahtzee, g.n_flag, self.width))
         rules, dice = rule_arrays(g), dice_arrays(g)
         with parallel_chunksize(1):
             for s in range(self.n_saved):
