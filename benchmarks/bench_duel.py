@@ -90,20 +90,25 @@ def bench_solve(rules: str, solves: int, compare: bool, lead: bool = False) -> N
     r0 = runs[0]
     print(f"{rules} duel: {r0['nodes']:,} pairs of sheets, {r0['values']:,} (sheets, lead) "
           f"values; start value {r0['start_value']:.12f}")  # fmt: skip
-    print(f"  solve            {med['solve']:8.1f} s  (median of {solves}; "
-          f"{med['solve'] / med['one_player']:.0f}x the one-player solve, "
-          f"{med['one_player']:.3f} s, same run)")
+    print(
+        f"  solve            {med['solve']:8.1f} s  (median of {solves}; "
+        f"{med['solve'] / med['one_player']:.0f}x the one-player solve, "
+        f"{med['one_player']:.3f} s, same run)"
+    )
     print(f"  peak memory      {med['peak_mib']:8.0f} MiB")
     if compare:
         c = statistics.median(r["compare"] for r in runs)
         print(f"  comparisons      {c:8.1f} s  ({c / med['solve']:.1f}x the solve)")
         for key, p in r0["pairs"].items():
-            print(f"    {key:18s} A {p['p_a_wins']:.6f}  tie {p['p_tie']:.6f}  "
-                  f"B {p['p_b_wins']:.6f}")
+            print(
+                f"    {key:18s} A {p['p_a_wins']:.6f}  tie {p['p_tie']:.6f}  B {p['p_b_wins']:.6f}"
+            )
     if lead:
         t = statistics.median(r["lead"] for r in runs)
-        print(f"  expected leads   {t:8.1f} s  ({t / med['solve']:.2f}x the solve; the first "
-              f"player's expected lead {r0['lead_value']:+.6f})")
+        print(
+            f"  expected leads   {t:8.1f} s  ({t / med['solve']:.2f}x the solve; the first "
+            f"player's expected lead {r0['lead_value']:+.6f})"
+        )
 
 
 def positions(rules: str, count: int):
@@ -144,9 +149,11 @@ def bench_advice(rules: str, count: int) -> None:
         t = time.perf_counter()
         duel_advise(table, expected, dice, rerolls, Sheet(mine), Sheet(theirs))
         times.append(time.perf_counter() - t)
-    print(f"  advice           {1000 * statistics.median(times):8.2f} ms  (median over "
-          f"{len(times)} positions met in play, in process; slowest "
-          f"{1000 * max(times):.1f} ms)")
+    print(
+        f"  advice           {1000 * statistics.median(times):8.2f} ms  (median over "
+        f"{len(times)} positions met in play, in process; slowest "
+        f"{1000 * max(times):.1f} ms)"
+    )
     dice, rerolls, mine, theirs = found[len(found) // 2]
     cmd = [DICELAB, "duel", "advise", rules, "--dice", *map(str, dice), "--rerolls",
            str(rerolls), "--mine", ",".join(f"{k}={v}" for k, v in mine.items()) or "",

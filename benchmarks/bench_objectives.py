@@ -53,7 +53,9 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
             r = exact_target("yacht", 325)
             return float(r.value), r.values_solved
         """,
-        True, 2.0, "P(325), states",
+        True,
+        2.0,
+        "P(325), states",
     ),
     "yahtzee-distribution": (
         """
@@ -64,7 +66,9 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
             d = score_distribution("yahtzee", t)
             return round(d.sd, 6), round(d.mean, 7)
         """,
-        True, 10.0, "sd, mean",
+        True,
+        10.0,
+        "sd, mean",
     ),
     "yatzy-distribution": (
         """
@@ -75,7 +79,9 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
             d = score_distribution("yatzy", t)
             return round(d.sd, 6), round(d.mean, 7)
         """,
-        True, None, "sd, mean",
+        True,
+        None,
+        "sd, mean",
     ),
     "yacht-distribution": (
         """
@@ -86,7 +92,9 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
             d = score_distribution("yacht", t)
             return round(d.sd, 6), round(d.mean, 7)
         """,
-        True, None, "sd, mean",
+        True,
+        None,
+        "sd, mean",
     ),
     "yazy-expected-exact": (
         """
@@ -96,7 +104,9 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
             r = exact_expected("yazy")
             return float(r.value), len(str(r.value.denominator))
         """,
-        True, None, "value, denominator digits",
+        True,
+        None,
+        "value, denominator digits",
     ),
     "yacht-expected-exact": (
         """
@@ -106,7 +116,9 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
             r = exact_expected("yacht")
             return float(r.value), len(str(r.value.denominator))
         """,
-        False, None, "value, denominator digits",
+        False,
+        None,
+        "value, denominator digits",
     ),
     "yacht-target-table": (
         """
@@ -116,7 +128,9 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
             t = solve_target("yacht")
             return t.probability(250), t.n_values
         """,
-        False, 60.0, "P(>=250), values",
+        False,
+        60.0,
+        "P(>=250), values",
     ),
     "yacht-target-table-f32": (
         """
@@ -127,7 +141,9 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
             t = solve_target("yacht", dtype=np.float32)
             return t.probability(250), t.n_values
         """,
-        False, None, "P(>=250), values",
+        False,
+        None,
+        "P(>=250), values",
     ),
     "yacht-win": (
         """
@@ -140,13 +156,21 @@ JOBS: dict[str, tuple[str, bool, float | None, str]] = {
             t = solve_utility("yacht", u)
             return t.start_value, t.n_values
         """,
-        False, None, "P(win), values",
+        False,
+        None,
+        "P(win), values",
     ),
     "yahtzee-target-table": (
-        HEAVY_TARGET.format(dtype="np.float64"), False, None, "P(>=300), values"
+        HEAVY_TARGET.format(dtype="np.float64"),
+        False,
+        None,
+        "P(>=300), values",
     ),
     "yahtzee-target-table-f32": (
-        HEAVY_TARGET.format(dtype="np.float32"), False, None, "P(>=300), values"
+        HEAVY_TARGET.format(dtype="np.float32"),
+        False,
+        None,
+        "P(>=300), values",
     ),
 }
 HEAVY = {"yahtzee-target-table", "yahtzee-target-table-f32"}

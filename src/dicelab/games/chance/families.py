@@ -42,8 +42,12 @@ class Family:
 
 FAMILIES = {
     name: Family(name, game, game.settings, game.summary)
-    for name, game in (("pig", Pig), ("shut-the-box", ShutTheBox), ("bearoff", BearOff),
-                       ("farkle", Farkle))
+    for name, game in (
+        ("pig", Pig),
+        ("shut-the-box", ShutTheBox),
+        ("bearoff", BearOff),
+        ("farkle", Farkle),
+    )
 }
 
 

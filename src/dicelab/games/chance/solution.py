@@ -235,8 +235,9 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
     solved, cached = found if found is not None else (None, None)
     if solved is None:
         began = time.perf_counter()
-        solved = solver.solve_graph(graph, progress=lambda done, planned: tick(done + 1,
-                                                                               planned + 1))
+        solved = solver.solve_graph(
+            graph, progress=lambda done, planned: tick(done + 1, planned + 1)
+        )
         if cache:
             saved.save(game, objective, target, solved, graph.edges, time.perf_counter() - began)
     tick(4, 4)
