@@ -474,20 +474,43 @@ def test_states_past_the_upper_bonus_share_rows_with_the_same_values_to_the_bit(
             mine, _own_lanes(own, solve_points(game, own, *how), (own.lo, own.hi))
         )
 
-    same(
-        build_layout(game, lo, hi, live),
-        build_layout(game, lo, hi, alone),
-        SO_FAR,
-        below,
-        above,
-        utility,
-    )
+    so_far = (build_layout(game, lo, hi, live), build_layout(game, lo, hi, alone))
+    same(*so_far, SO_FAR, (below, above), utility)
 
     def reached(points, upper):
         return (points <= bounds.bonus_of(upper)).astype(np.float64)
 
     needed = (np.ones_like(bounds.to_come), bounds.to_come)
-    same(build_layout(game, *needed), build_layout(game, *needed, alone), NEEDED, 1.0, 0.0, reached)
+    every = build_layout(game, *needed), build_layout(game, *needed, alone)
+    same(*every, NEEDED, (1.0, 0.0), reached)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bonus_rules(), st.data())
+def test_a_rising_utility_takes_a_roll_s_boxes_that_score_nothing_as_one_to_the_bit(rules, data):
+    """Where more points never lower the utility, the turn compares a roll's scoring
+    boxes and the best 0-candidate only: the same table, bit for bit, as comparing
+    every open box."""
+    from dicelab.engine.objectives.points import state_bounds
+    from dicelab.engine.objectives.target import SO_FAR, solve_points
+    from dicelab.engine.objectives.utility import utility_layout
+
+    game = compile_rules(rules)
+    bounds = state_bounds(game)
+    top = max_score(game)
+    steps = data.draw(st.lists(st.floats(0, 1), min_size=top + 2, max_size=top + 2))
+    u = Utility(np.cumsum(steps))
+    assert u.rising
+    layout = utility_layout(game, u)
+    below, above = u.bounds()
+
+    def terminal(points, upper):
+        return u.at(points + bounds.bonus_of(upper))
+
+    how = (game, layout, SO_FAR, (below, above), terminal)
+    one = solve_points(*how, rising=True, dtype=np.float32)
+    every = solve_points(*how, rising=False, dtype=np.float32)
+    assert np.array_equal(one.view(np.uint32), every.view(np.uint32))
 
 
 def test_a_third_of_yahtzee_states_share_their_rows():
@@ -505,3 +528,8 @@ def test_a_third_of_yahtzee_states_share_their_rows():
     assert sharing.sum() + groups == 184_896  # the states past the bonus, one row a group
     win = so_far_layout(game, 11, 1372)  # the rows of solve_win's table
     assert win.size == 119_729_427  # 184,429,356 with a row for every state
+
+
+def test_which_utilities_rise():
+    assert step_utility("yazy", 200).rising and win_utility(np.array([0.2, 0.0, 0.8])).rising
+    assert not Utility(np.array([0.0, 1.0, 0.5])).rising  # the turn compares every box then

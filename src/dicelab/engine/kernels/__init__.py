@@ -98,7 +98,9 @@ class Segments(NamedTuple):
 class PointsRows(NamedTuple):
     """A table over points (:class:`dicelab.engine.objectives.target.PointsTable`): the values
     ``T``, each state's row bounds and start (``lo``, ``hi``, ``off``), whether
-    points count down (``sign`` -1) or up, and the values outside a row."""
+    points count down (``sign`` -1) or up, the values outside a row, and whether
+    more points scored never lower a value (``rising``: a target, a utility that
+    never falls)."""
 
     T: np.ndarray
     lo: np.ndarray
@@ -107,6 +109,7 @@ class PointsRows(NamedTuple):
     sign: int
     below: float
     above: float
+    rising: bool
 
 
 class Players(NamedTuple):

@@ -84,7 +84,7 @@ def fill_runs(dst, f0, runs, n_runs, m2, y2, shift, pts, gain, P, threshold):
     views of ``dst`` and ``T`` (which the compiler then knows apart and vectorises:
     a table of one target 13% faster); assigning slice to slice instead made the
     candidates take twice as long."""
-    T, lo, hi, off, sign, below, above = P
+    T, lo, hi, off, sign, below, above = P.T, P.lo, P.hi, P.off, P.sign, P.below, P.above
     for k in range(n_runs):
         u = runs[k, 0]
         a = runs[k, 1]
@@ -165,11 +165,12 @@ def final_points_block(batch, P, A, stride, cand, choice, runs, roll0, R, rolls)
             y2 = next_flag(c, y, pts, R.yahtzee, R.n_flag)
             dst = flat[first_row[t] + j]
             fill_runs(dst, f0, runs, n_runs, mask | (1 << c), y2, shift, pts, pts, P, R.threshold)
-    # Lanes over points still needed: more points never lower the chance, so a
-    # box a roll scores 0 in is covered by the best 0-candidate of the open boxes
-    # (row ``total + 2``), and each roll visits its scoring boxes only. (Lanes over
-    # points so far serve any utility, which need not grow with the score.)
-    zero_row = P.sign < 0
+    # Where more points never lower a value (a target; a utility that never falls),
+    # a box a roll scores 0 in is covered by the best 0-candidate of the open boxes
+    # (row ``total + 2``), and each roll visits its scoring boxes only: a box's 0 is
+    # never above its points, in floating point too, since every step of the turn
+    # (sums with fixed weights, maxima) keeps an order between its inputs.
+    zero_row = P.rising
     if zero_row:
         zrow = flat[total + 2]
         zrow[:] = NEG

@@ -153,10 +153,12 @@ class PointsLayers:
         width: int = POINTS_WIDTH,
         chunk: int = 256,
         dtype: type = np.float64,
+        rising: bool | None = None,
     ) -> None:
         self.game = game
         self.layout = layout
         self.sign = sign
+        self.rising = sign < 0 if rising is None else rising
         self.below = below
         self.above = above
         self.terminal = terminal  # the values of the full-sheet rows, in order
@@ -175,6 +177,12 @@ class PointsLayers:
         # the masks with rows (a layout of the rest of one game leaves most empty)
         rows = layout.block[:, game.n_flag] > layout.block[:, 0]
         self.by_layer = [m[rows[m]] for m in layers(game.n_categories)]
+
+    @property
+    def lanes(self) -> tuple[int, float, float, bool]:
+        """What the kernels know of the lanes: :class:`~dicelab.engine.kernels.PointsRows`
+        after the rows."""
+        return self.sign, self.below, self.above, self.rising
 
     def layers(self) -> list[int]:
         return list(range(self.game.n_categories - 1, -1, -1))
@@ -217,7 +225,7 @@ class PointsLayers:
 
         g, lay = self.game, self.layout
         plan = plan_layer(task, lay.block, g.n_flag, self.width)
-        rows = PointsRows(table, lay.lo, lay.hi, lay.off, self.sign, self.below, self.above)
+        rows = PointsRows(table, lay.lo, lay.hi, lay.off, *self.lanes)
         self.turn(rows, plan)
 
     def turn(self, rows: PointsRows, plan: tuple) -> None:
@@ -245,7 +253,7 @@ class PointsLayers:
         lay = self.layout
         none = np.zeros(0, np.int64)
         T = np.zeros(1, self.dtype)
-        rows = PointsRows(T, lay.lo, lay.hi, lay.off, self.sign, self.below, self.above)
+        rows = PointsRows(T, lay.lo, lay.hi, lay.off, *self.lanes)
         self.turn(rows, (none, none, none, none))
 
 
@@ -269,8 +277,7 @@ def solve_points(
     game: CompiledRules,
     layout: PointsLayout,
     sign: int,
-    below: float,
-    above: float,
+    outside: tuple[float, float],
     terminal: Callable[[np.ndarray, np.ndarray], np.ndarray],
     progress: Progress | None = None,
     width: int = POINTS_WIDTH,
@@ -278,13 +285,16 @@ def solve_points(
     allow_large: bool = False,
     runner=None,
     store=None,
+    rising: bool | None = None,
 ) -> np.ndarray:
     """Solve every row of a layout backwards, layer by layer.
 
-    ``terminal(points, u)`` gives the values of the full-sheet rows (points of
-    each lane and the capped upper total). ``runner`` says where the layers run
-    and ``store`` names a folder for a memory-mapped table (see
-    :mod:`dicelab.engine.runtime.schedule`).
+    ``outside`` is the value below and above a row; ``terminal(points, u)`` gives
+    the values of the full-sheet rows (points of each lane and the capped upper
+    total). ``rising``: more points scored never lower a value (by default, where
+    points count down: a target), so a final roll's boxes that score nothing are
+    one candidate. ``runner`` says where the layers run and ``store`` names a folder
+    for a memory-mapped table (see :mod:`dicelab.engine.runtime.schedule`).
     """
     from dicelab.engine import kernels
     from dicelab.engine.kernels.points import solve_points_blocks
@@ -295,7 +305,10 @@ def solve_points(
     cost.announce()
     kernels.announce_compile(solve_points_blocks)
     terminal_values = terminal_rows(game, layout, terminal)
-    solve = PointsLayers(game, layout, sign, below, above, terminal_values, width, dtype=dtype)
+    below, above = outside
+    solve = PointsLayers(
+        game, layout, sign, below, above, terminal_values, width, dtype=dtype, rising=rising
+    )
     if runner is None or runner.in_process:
         solve.compile()
     T = new_table(layout.size, dtype, store, name=f"{game.rules.name}.points")
@@ -404,7 +417,7 @@ def solve_target(rules: Rules | CompiledRules | str, **how: Any) -> TargetTable:
     def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:
         return (points <= bounds.bonus_of(u)).astype(np.float64)
 
-    T = solve_points(game, layout, NEEDED, 1.0, 0.0, terminal, **how)
+    T = solve_points(game, layout, NEEDED, (1.0, 0.0), terminal, **how)
     return TargetTable(game, layout, T, NEEDED, 1.0, 0.0, seconds=time.perf_counter() - start)
 
 

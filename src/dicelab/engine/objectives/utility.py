@@ -91,6 +91,11 @@ class Utility:
         point higher at least); below and above them the utility is constant."""
         return self.flat_below, max(self.flat_from, self.flat_below + 1)
 
+    @property
+    def rising(self) -> bool:
+        """More points never lower the utility (a target, beating an opponent)."""
+        return bool(np.all(np.diff(self.values) >= 0))
+
     def bounds(self) -> tuple[float, float]:
         """The utility below and above a table's rows (see :attr:`row_ends`)."""
         low, high = self.row_ends
@@ -175,7 +180,7 @@ def solve_utility(
     def terminal(points: np.ndarray, u: np.ndarray) -> np.ndarray:
         return utility.at(points + bounds.bonus_of(u))
 
-    T = solve_points(game, layout, SO_FAR, below, above, terminal, **how)
+    T = solve_points(game, layout, SO_FAR, (below, above), terminal, rising=utility.rising, **how)
     seconds = time.perf_counter() - began
     return UtilityTable(game, layout, T, SO_FAR, below, above, seconds=seconds, utility=utility)
 
