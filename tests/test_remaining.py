@@ -9,9 +9,9 @@
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from oracles.policy import BRUTE, PolicyBrute
-from oracles.rules import small_rules
+from oracles.rules import bonus_rules, small_rules
 
 from dicelab.engine.objectives.distribution import score_distribution
 from dicelab.engine.objectives.expected import solve_expected
@@ -91,3 +91,28 @@ def test_the_cache_reads_back_and_a_damaged_file_is_solved_anew(tmp_path, monkey
     assert not fresh.cached  # read whole, the damage is seen: solved again and stored
     assert np.array_equal(np.asarray(fresh.values), np.asarray(first.values))
     assert remaining_table("yazy").final_pmf(0) == pytest.approx(first.final_pmf(0))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bonus_rules())
+def test_states_past_the_upper_bonus_share_a_row_with_the_same_values_to_the_bit(rules):
+    """The states of one mask and flag that lost the bonus take the first one's
+    row: the table, bounds and rows, is the one that works each of them out."""
+    from unittest import mock
+
+    from dicelab.engine.objectives import remaining
+
+    game = compile_rules(rules)
+    values = solve_expected(game)
+    shared = solve_remaining(game, values)
+    alone = remaining._layer_rows
+
+    def every_row(*args):
+        return alone(*args[:-1], np.zeros_like(args[-1]))  # no state has lost the bonus
+
+    with mock.patch.object(remaining, "_layer_rows", every_row):
+        own = solve_remaining(game, values)
+    assert np.array_equal(shared.lo, own.lo) and np.array_equal(shared.hi, own.hi)
+    assert np.array_equal(
+        np.asarray(shared.values).view(np.uint32), np.asarray(own.values).view(np.uint32)
+    )

@@ -147,7 +147,9 @@ def solve_remaining(
         Q, qoff = out.outcomes(game, values.values, masks)
         args = (states, Q, qoff, (out.lanes, out.box_slots, out.slot_pts, out.n_e))
         most = bounds.to_come[tuple(states[:, :3].T)]
-        rows, first, last, starts = _layer_rows(*args, rule_arrays(game), (lo, hi, off, rows), most)
+        lost = bounds.bonus_lost[states[:, 0], states[:, 2]]
+        nxt = (lo, hi, off, rows)
+        rows, first, last, starts = _layer_rows(*args, rule_arrays(game), nxt, most, lost)
         m, y, u, _ = states.T
         lo[m, y, u], hi[m, y, u], off[m, y, u] = first, last, starts
         kept.add_rows(rows, starts, last - first + 1)
@@ -292,7 +294,7 @@ def remaining_table(
     return table
 
 
-def _layer_rows(states, Q, qoff, slots, R, nxt, most):
+def _layer_rows(states, Q, qoff, slots, R, nxt, most, lost):
     """The rows of one layer's states from the next layer's ``nxt``: ``(P, lo, hi,
     starts)``, state ``j``'s points ``lo[j] .. hi[j]`` from ``P[starts[j]]``, its
     tails under :data:`TAIL` left out of those bounds but not moved out of ``P``.
@@ -300,21 +302,32 @@ def _layer_rows(states, Q, qoff, slots, R, nxt, most):
     Each row is first laid out from 0 to ``most[j]``, the most points the state's
     open boxes and bonuses can make (:func:`~dicelab.engine.objectives.points.state_bounds`),
     rather than from its exact bounds, which would take a pass of their own over
-    every outcome: the points no outcome reaches stay 0 and fall in the tails."""
+    every outcome: the points no outcome reaches stay 0 and fall in the tails.
+
+    The states of one mask and flag that have ``lost`` the upper bonus share the
+    first one's row: their upper totals no longer matter, and the same terms in the
+    same order make their rows (a third of Yahtzee's states)."""
     from dicelab.engine.kernels import remaining as kr
     from dicelab.engine.kernels.work import on_threads
 
     count = states.shape[0]
-    lo, hi = np.zeros(count, np.int64), np.asarray(most, np.int64)
+    new_block = (states[1:, :2] != states[:-1, :2]).any(axis=1)  # mask or flag changes
+    starts_at = np.flatnonzero(np.r_[True, new_block])
+    block_start = np.repeat(starts_at, np.diff(np.r_[starts_at, count]))
+    same = np.where(lost, block_start, np.arange(count))  # the state whose row is used
+    own = same == np.arange(count)
+    mine = states[own]
+    lo, hi = np.zeros(mine.shape[0], np.int64), np.asarray(most, np.int64)[own]
     width = hi - lo + 1
     off = np.cumsum(width) - width
     P = np.zeros(int(width.sum()))
-    new_block = (states[1:, :2] != states[:-1, :2]).any(axis=1)  # mask or flag changes
-    blocks = np.flatnonzero(np.r_[True, new_block, True]).astype(np.int64)[: count + 1]
-    on_threads(kr.fill_rows, blocks, states, Q, qoff, slots, R, nxt, lo, off, P)
-    first, last = np.empty(count, np.int64), np.empty(count, np.int64)
+    new_block = (mine[1:, :2] != mine[:-1, :2]).any(axis=1)
+    blocks = np.flatnonzero(np.r_[True, new_block, True]).astype(np.int64)[: mine.shape[0] + 1]
+    on_threads(kr.fill_rows, blocks, mine, Q, qoff, slots, R, nxt, lo, off, P)
+    first, last = np.empty(mine.shape[0], np.int64), np.empty(mine.shape[0], np.int64)
     on_threads(kr.trimmed_bounds, lo, hi, off, P, TAIL, first, last)
-    return P, first, last, off + (first - lo)
+    at = (np.cumsum(own) - 1)[same]  # each state's row among those worked out
+    return P, first[at], last[at], (off + (first - lo))[at]
 
 
 def solve_objective(game, spec, options) -> RemainingTable:
