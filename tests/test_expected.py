@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from oracles.rules import bonus_rules
 
 from dicelab.engine.objectives.expected import solve_expected
@@ -108,3 +109,27 @@ def test_a_third_of_yahtzee_lanes_are_upper_totals_past_the_bonus():
     flags = np.array([game.flags_of(m) for m in range(game.full_mask + 1)])
     assert (game.upper_extent * flags).sum() == 591_360
     assert ((game.upper_extent - first_lanes(game)) * flags).sum() == 404_352
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(bonus_rules(), st.integers(0, 2))
+def test_with_throws_saved_too_the_upper_totals_past_the_bonus_take_one_lane(rules, cap):
+    """The same with unused throws saved for later turns (``cap`` 0: no cap)."""
+    from unittest import mock
+
+    from dicelab.engine.objectives import expected
+    from dicelab.engine.objectives.saved import solve_saved
+    from dicelab.rules import parse_rules
+
+    data = rules.as_data()
+    data["save_unused_throws"] = True
+    if cap:
+        data["max_saved_throws"] = cap
+    for cat in data["categories"]:
+        cat.pop("served", None)
+    saving = parse_rules(data)
+    shared = np.asarray(solve_saved(saving).values)
+    every = mock.patch.object(expected, "first_lanes", lambda g: np.zeros_like(g.upper_extent))
+    with every:
+        own = np.asarray(solve_saved(saving).values)
+    assert np.array_equal(shared.view(np.uint64), own.view(np.uint64))

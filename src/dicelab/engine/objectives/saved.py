@@ -38,6 +38,7 @@ from dicelab.engine.objectives.expected import (
     KeepLookups,
     expected_table,
     mark_unreachable,
+    share_lost,
 )
 from dicelab.engine.runtime.cost import Cost, expected_cost
 from dicelab.engine.table import ExpectedScoreTable
@@ -153,12 +154,14 @@ class SavedLayers(ExpectedLayers):
 
         g = self.game
         V = table.reshape(self.shape)
-        first = np.zeros_like(g.upper_extent)
-        segs = Segments(*plan_batches(task, first, g.upper_extent, g.yahtzee, g.n_flag, self.width))
+        plan = plan_batches(task, self.first, g.upper_extent, g.yahtzee, g.n_flag, self.width)
+        segs = Segments(*plan)
         rules, dice = rule_arrays(g), dice_arrays(g)
         with parallel_chunksize(1):
             for s in range(self.n_saved):
                 solve_saved_batches(segs, self.width, get_num_threads(), s, V, rules, dice)
+        # the upper totals past the bonus: each (flag, throws in hand) row as a flag's
+        share_lost(table.reshape(self.shape[0], -1, self.shape[-1]), task, self.first)
 
 
 def solve_saved(
