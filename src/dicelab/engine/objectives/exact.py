@@ -331,11 +331,14 @@ def _solve_exact(game: CompiledRules, layout: PointsLayout, mode: int, terminal,
     n_limbs = (top * layer_denominator(game, n)).bit_length() // BITS + 2
     N = np.zeros((max(layout.size, 1), n_limbs), dtype=np.int64)
     full = game.full_mask
+    last = -1
     for y in range(game.n_flag):
         for u in range(game.n_upper):
             r0 = layout.off[full, y, u]
-            if r0 < 0:
+            empty = layout.hi[full, y, u] < layout.lo[full, y, u]
+            if r0 < 0 or empty or r0 == last:  # a row shared with the one before
                 continue
+            last = r0
             for t in range(layout.lo[full, y, u], layout.hi[full, y, u] + 1):
                 N[r0 + t - layout.lo[full, y, u]] = to_limbs(terminal(t, u), n_limbs)
     space = game.space

@@ -117,7 +117,6 @@ class StateBounds:
         filled_n = bits.sum(axis=1)
         open_n = n - filled_n
         open_best = (~bits * best).sum(axis=1)
-        open_upper = (~bits * (best * upper)).sum(axis=1)
         filled_upper = (bits * (best * upper)).sum(axis=1)
         filled_lower = (bits * (best * ~upper)).sum(axis=1)
         thr = game.threshold
@@ -140,8 +139,7 @@ class StateBounds:
                 extra_done = np.zeros_like(open_n)
             else:
                 extra_left = extra_done = np.zeros_like(open_n)
-            reach_bonus = (u[None, :] + open_upper[:, None] >= thr) if thr > 0 else False
-            to_come[:, y, :] = (open_best + extra_left)[:, None] + bonus * reach_bonus
+            to_come[:, y, :] = (open_best + extra_left)[:, None] + bonus * ~self.bonus_lost
             if thr > 0:
                 upper_part = np.where(u[None, :] < thr, u[None, :], filled_upper[:, None])
             else:

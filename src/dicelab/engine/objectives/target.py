@@ -262,12 +262,14 @@ def terminal_rows(game: CompiledRules, layout: PointsLayout, terminal: Callable)
     full = game.full_mask
     out = np.empty(layout.block[full, game.n_flag] - layout.block[full, 0])
     base = layout.block[full, 0]
+    last = -1
     for y in range(game.n_flag):
         for u in range(game.n_upper):
             r0 = layout.off[full, y, u]
             n = layout.hi[full, y, u] - layout.lo[full, y, u] + 1
-            if r0 < 0 or n <= 0:
+            if r0 < 0 or n <= 0 or r0 == last:  # a row shared with the one before
                 continue
+            last = r0
             pts = np.arange(layout.lo[full, y, u], layout.hi[full, y, u] + 1)
             out[r0 - base : r0 - base + n] = terminal(pts, np.full(n, u))
     return out
