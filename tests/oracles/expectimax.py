@@ -300,3 +300,36 @@ class BruteForce:
 
     def start(self):
         return self.state(0, 0, 0)
+
+
+def scored_totals(rules) -> dict:
+    """Every total a game can have scored at each turn start, by walking every game.
+
+    Keys are ``(filled, holds, up_total)`` (the boxes filled, those holding points,
+    the raw upper total); values the set of totals (bonuses of extra all-alike rolls
+    included, the upper bonus not: it is paid at the end). A final roll may be the
+    turn's first throw (a served bonus) or, with rerolls, a later one.
+    """
+    cats = rules.categories
+    n = len(cats)
+    upper = [c.counts_for_bonus for c in cats]
+    ybox = rules.yahtzee_index
+    choices = box_choices(rules)
+    rolls = {tuple(sorted(d)) for d in product(range(1, rules.faces + 1), repeat=rules.dice)}
+    firsts = (True, False) if rules.rolls > 1 else (True,)
+    found: dict = {(0, 0, 0): {0}}
+    for k in range(n):  # sheets with k boxes filled, then their successors
+        for (filled, holds, up), totals in list(found.items()):
+            if bin(filled).count("1") != k:
+                continue
+            yflag = 1 if ybox >= 0 and holds >> ybox & 1 else 0
+            for dice in rolls:
+                for first in firsts:
+                    for c, pts, extra in choices(filled, yflag, dice, holds, first):
+                        key = (
+                            filled | 1 << c,
+                            holds | (1 << c if pts > 0 else 0),
+                            up + (pts if upper[c] else 0),
+                        )
+                        found.setdefault(key, set()).update(t + pts + extra for t in totals)
+    return found
