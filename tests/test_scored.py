@@ -4,6 +4,7 @@ looser sums of the boxes' best scores: the same values, to the bit, wherever a
 game can be."""
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracles.expectimax import scored_totals
@@ -126,3 +127,37 @@ def test_tables_on_the_exact_rows_hold_the_same_values_to_the_bit(rules, data):
     mine = _own_values(exact, solve_points(game, exact, *how), lo, hi)
     theirs = _own_values(wide, solve_points(game, wide, *how), lo, hi)
     assert np.array_equal(mine.view(np.uint64), theirs.view(np.uint64))
+
+
+def test_a_position_no_game_reaches_is_refused_in_one_line():
+    """An extra bonus for Ones holding 1: under the forced joker only a five of a
+    kind of ones earns a bonus there (3 points), so no game has 151 points with Ones
+    at 1 and the all-alike box at 50; a table over points so far says so rather than
+    answering."""
+    from dicelab.engine.objectives.utility import solve_utility, step_utility
+    from dicelab.errors import UserError
+    from dicelab.rules import parse_rules
+
+    rules = parse_rules(
+        {
+            "name": "gap",
+            "dice": 3,
+            "faces": 3,
+            "rolls": 2,
+            "categories": [
+                {"id": "ones", "kind": "face", "face": 1},
+                {"id": "twos", "kind": "face", "face": 2},
+                {"id": "sum", "kind": "chance"},
+                {"id": "all", "kind": "of_a_kind", "count": 3, "score": 50},
+            ],
+            "upper_bonus": {"threshold": 3, "points": 10},
+            "extra_yahtzee": {"category": "all", "bonus": 100, "joker": "forced"},
+        }
+    )
+    game = compile_rules(rules)
+    table = solve_utility(game, step_utility(game, 200))
+    mask = 0b1001  # Ones and the all-alike box
+    assert 0.0 <= table.value(mask, 1, 1, 51) <= 1.0  # Ones 1, the box 50: a real game
+    assert 0.0 <= table.value(mask, 3, 1, 153) <= 1.0  # Ones 3 by a joker, one bonus
+    with pytest.raises(UserError, match="occur in a game: .* 51 to 51 points so far, not 151"):
+        table.value(mask, 1, 1, 151)

@@ -12,13 +12,15 @@ The ranges come from bounds that hold in every game:
 * points still to come are at most the best score of each open box, the extra
   bonuses still possible and the upper bonus if the open upper boxes can still
   reach the threshold (:meth:`PointsLayout.most_to_come`);
-* points so far are at least the upper total ``u``, and at most ``u`` plus the
-  best of the filled lower boxes while the total is below the threshold (the
-  upper part is then known exactly), plus the extra bonuses already possible.
+* points so far are the fewest to the most a game can have scored on reaching
+  the state (:func:`scored_range`, a forward pass over the rules' moves); the sums
+  :class:`StateBounds` keeps as ``so_far_lo .. so_far_hi`` (at least the upper
+  total ``u``, at most ``u`` plus the best of the filled lower boxes below the
+  threshold, plus the extra bonuses) are a fifth wider in Yahtzee.
 
-Scoring in a box never leaves these bounds, so a row's points always land inside
-the next state's row; outside a row the value is one of two constants (for a
-target: 1 below, 0 above), which keeps rows short.
+Scoring in a box never leaves these bounds, so the points of a position a game
+can reach always land inside the next state's row; outside a row the value is one
+of two constants (for a target: 1 below, 0 above), which keeps rows short.
 
 States whose open upper boxes can no longer reach the threshold share one row per
 mask and flag (:func:`stored_rows`): their upper total no longer matters, and in

@@ -102,6 +102,14 @@ class PointsTable(SolvedTable):
                 f"the position (filled mask {filled}, upper total {upper_total}, "
                 f"flag {flag}) cannot occur in a game"
             )
+        if self.sign == SO_FAR:
+            least, most = (int(a[filled, y, u]) for a in state_bounds(g).scored)
+            if not least <= points <= most:
+                held = f"{least} to {most} points so far, not {points}" if least <= most else ""
+                raise UserError(
+                    "the position cannot occur in a game"
+                    + (f": with these boxes filled a game has {held}" if held else "")
+                )
         lo, hi = lay.lo[filled, y, u], lay.hi[filled, y, u]
         if points < lo:
             return self.below
