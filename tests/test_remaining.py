@@ -97,7 +97,9 @@ def test_the_cache_reads_back_and_a_damaged_file_is_solved_anew(tmp_path, monkey
 @given(bonus_rules())
 def test_states_past_the_upper_bonus_share_a_row_with_the_same_values_to_the_bit(rules):
     """The states of one mask and flag that lost the bonus take the first one's
-    row: the table, bounds and rows, is the one that works each of them out."""
+    row, worked out and kept once: every state's row, bounds and values, is the one
+    a table that works each of them out and keeps it gives, and the shared table
+    keeps fewer values."""
     from unittest import mock
 
     from dicelab.engine.objectives import remaining
@@ -105,14 +107,50 @@ def test_states_past_the_upper_bonus_share_a_row_with_the_same_values_to_the_bit
     game = compile_rules(rules)
     values = solve_expected(game)
     shared = solve_remaining(game, values)
-    alone = remaining._layer_rows
 
-    def every_row(*args):
-        return alone(*args[:-1], np.zeros_like(args[-1]))  # no state has lost the bonus
+    def alone(game, states):  # no state takes another's row
+        return np.arange(states.shape[0]), np.ones(states.shape[0], bool)
 
-    with mock.patch.object(remaining, "_layer_rows", every_row):
+    with mock.patch.object(remaining, "_sharing", alone):
         own = solve_remaining(game, values)
     assert np.array_equal(shared.lo, own.lo) and np.array_equal(shared.hi, own.hi)
-    assert np.array_equal(
-        np.asarray(shared.values).view(np.uint32), np.asarray(own.values).view(np.uint32)
+    for m, y, u in zip(*np.nonzero(own.hi >= own.lo), strict=True):
+        a, b = shared.row(m, y, u)[1], own.row(m, y, u)[1]
+        assert np.array_equal(a.view(np.uint64), b.view(np.uint64))
+    assert np.asarray(shared.values).size <= np.asarray(own.values).size
+
+
+def test_a_table_kept_with_a_row_for_every_state_is_solved_anew(tmp_path, monkeypatch):
+    """A cached table laid out with a row for every state (as before rows were
+    shared) does not match the shared layout's size: it is solved again, never read
+    with the wrong offsets."""
+    from unittest import mock
+
+    from dicelab.engine.objectives import remaining
+    from dicelab.rules import parse_rules
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    cats = [{"id": f"f{f}", "kind": "face", "face": f} for f in (1, 2, 3, 4)]
+    rules = parse_rules(
+        {
+            "name": "shared",
+            "dice": 3,
+            "faces": 4,
+            "rolls": 2,
+            "categories": [*cats, {"id": "sum", "kind": "chance"}],
+            "upper_bonus": {"threshold": 12, "points": 9},
+        }
     )
+    game = compile_rules(rules)
+
+    def alone(game, states):
+        return np.arange(states.shape[0]), np.ones(states.shape[0], bool)
+
+    with mock.patch.object(remaining, "_sharing", alone):
+        old = remaining_table(game)
+    fresh = remaining_table(game)
+    assert not fresh.cached  # the old layout is not read
+    assert np.asarray(fresh.values).size < np.asarray(old.values).size
+    again = remaining_table(game)
+    assert again.cached and np.array_equal(np.asarray(again.values), np.asarray(fresh.values))
+    assert again.final_pmf(0) == pytest.approx(old.final_pmf(0))

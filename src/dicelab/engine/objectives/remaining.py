@@ -58,7 +58,8 @@ def remaining_cost(game: CompiledRules) -> Cost:
     from dicelab.engine.objectives.points import layers, state_bounds
 
     bounds = state_bounds(game)
-    width = np.where(bounds.reachable, bounds.to_come + 1, 0).sum(axis=(1, 2))
+    kept = _stored(game, bounds.reachable)  # a row for each state, but one per shared
+    width = np.where(kept, bounds.to_come + 1, 0).sum(axis=(1, 2))
     entries = int(width.sum())
     layer = max(int(width[masks].sum()) for masks in layers(game.n_categories))
     what = f"{game.rules.name}'s distribution of the points to come from every state"
@@ -147,17 +148,18 @@ def solve_remaining(
         Q, qoff = out.outcomes(game, values.values, masks)
         args = (states, Q, qoff, (out.lanes, out.box_slots, out.slot_pts, out.n_e))
         most = bounds.to_come[tuple(states[:, :3].T)]
-        lost = bounds.bonus_lost[states[:, 0], states[:, 2]]
+        sharing = _sharing(game, states)
         nxt = (lo, hi, off, rows)
-        rows, first, last, starts = _layer_rows(*args, rule_arrays(game), nxt, most, lost)
+        rows, first, last, starts = _layer_rows(*args, rule_arrays(game), nxt, most, sharing)
         m, y, u, _ = states.T
         lo[m, y, u], hi[m, y, u], off[m, y, u] = first, last, starts
-        kept.add_rows(rows, starts, last - first + 1)
+        own = sharing[1]
+        kept.add_rows(rows, starts[own], (last - first + 1)[own])  # a shared row once
         if progress is not None:  # in work done, so the time left holds from the start
             progress(int(work[k:].sum()), int(work.sum()))
     del rows, Q
     kept.values[: 2 * size] = np.concatenate([lo.ravel(), hi.ravel()])
-    off = _offsets(game, lo, hi) + 2 * size
+    off = _offsets(game, lo, hi)[0] + 2 * size
     seconds = time.perf_counter() - start
     return RemainingTable(values, lo, hi, off, kept.done(), seconds=seconds)
 
@@ -235,18 +237,54 @@ def _states(game: CompiledRules, masks: np.ndarray) -> np.ndarray:
     return np.stack([m, y, u, lane[at, u]], axis=1).astype(np.int64)
 
 
-def _offsets(game: CompiledRules, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Where each state's row starts in the rows: they lie end to end, the full
-    sheet's first, then the layers with fewer boxes filled, in :func:`_order`."""
+def _offsets(game: CompiledRules, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(off, size)``: where each state's row starts in the rows, and how many values
+    they take. They lie end to end, the full sheet's first, then the layers with
+    fewer boxes filled, in :func:`_order`; a row that states share (:func:`_sharing`)
+    once, where the first of them has it."""
     from dicelab.engine.objectives.points import layers
 
     n = game.n_categories
     masks = [np.array([game.full_mask])] + [layers(n)[k] for k in range(n - 1, -1, -1)]
-    at = np.ravel_multi_index(_order(game, np.concatenate(masks)), lo.shape)
-    width = np.take(hi, at) - np.take(lo, at) + 1
+    order = _order(game, np.concatenate(masks))
+    at = np.ravel_multi_index(order, lo.shape)
+    same, own = _sharing(game, np.stack(order, axis=1))
+    width = np.where(own, np.take(hi, at) - np.take(lo, at) + 1, 0)
     off = np.full(lo.size, -1, np.int64)
-    off[at] = np.cumsum(width) - width
-    return off.reshape(lo.shape)
+    off[at] = (np.cumsum(width) - width)[same]
+    return off.reshape(lo.shape), int(width.sum())
+
+
+def _sharing(game: CompiledRules, states: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(same, own)`` for states listed as :func:`_order` lists them (rows that start
+    ``mask, flag, capped upper total``): the state whose row each one uses, and
+    whether that is its own.
+
+    The states of one mask and flag whose open upper boxes can no longer reach the
+    bonus (:func:`~dicelab.engine.objectives.points.bonus_lost`) have the same points
+    to come, to the bit: they take the row of the first state of their mask and
+    flag (the lowest upper total, itself past the bonus), worked out and kept once
+    (a quarter of Yahtzee's values). The full sheet's rows are kept as they are."""
+    from dicelab.engine.objectives.points import state_bounds
+
+    count = states.shape[0]
+    lost = state_bounds(game).bonus_lost[states[:, 0], states[:, 2]]
+    lost = lost & (states[:, 0] != game.full_mask)
+    new_block = (states[1:, :2] != states[:-1, :2]).any(axis=1)  # mask or flag changes
+    starts_at = np.flatnonzero(np.r_[True, new_block])
+    block_start = np.repeat(starts_at, np.diff(np.r_[starts_at, count]))
+    same = np.where(lost, block_start, np.arange(count))
+    return same, same == np.arange(count)
+
+
+def _stored(game: CompiledRules, reachable: np.ndarray) -> np.ndarray:
+    """The states (of ``reachable``, shaped as the table) whose rows are kept: every
+    reachable state but those that take another's row (:func:`_sharing`)."""
+    m, y, u = np.nonzero(reachable)  # in the order of mask, flag, upper total
+    _, own = _sharing(game, np.stack([m, y, u], axis=1))
+    kept = np.zeros(reachable.shape, bool)
+    kept[m[own], y[own], u[own]] = True
+    return kept
 
 
 def remaining_table(
@@ -282,8 +320,9 @@ def remaining_table(
             hi: np.ndarray = np.asarray(array[size : 2 * size], np.int64).reshape(shape)
         except cache.DamagedTable:
             lo = hi = np.zeros(0, dtype=np.int64)
-        if lo.size and np.maximum(hi - lo + 1, 0).sum() == array.size - 2 * size:
-            off = _offsets(game, lo, hi) + 2 * size
+        off, stored = _offsets(game, lo, hi) if lo.size else (lo, -1)
+        if stored == array.size - 2 * size:  # else a damaged file, or laid out otherwise
+            off = off + 2 * size
             values = values if values is not None else expected_table(game, use_cache=use_cache)
             return RemainingTable(values, lo, hi, off, array, meta=meta)
     remaining_cost(game).check(allow_large)  # before the expected-score table's solve
@@ -294,7 +333,7 @@ def remaining_table(
     return table
 
 
-def _layer_rows(states, Q, qoff, slots, R, nxt, most, lost):
+def _layer_rows(states, Q, qoff, slots, R, nxt, most, sharing):
     """The rows of one layer's states from the next layer's ``nxt``: ``(P, lo, hi,
     starts)``, state ``j``'s points ``lo[j] .. hi[j]`` from ``P[starts[j]]``, its
     tails under :data:`TAIL` left out of those bounds but not moved out of ``P``.
@@ -304,18 +343,14 @@ def _layer_rows(states, Q, qoff, slots, R, nxt, most, lost):
     rather than from its exact bounds, which would take a pass of their own over
     every outcome: the points no outcome reaches stay 0 and fall in the tails.
 
-    The states of one mask and flag that have ``lost`` the upper bonus share the
-    first one's row: their upper totals no longer matter, and the same terms in the
-    same order make their rows (a third of Yahtzee's states)."""
+    The states of one mask and flag that have lost the upper bonus share the first
+    one's row (``sharing``, :func:`_sharing`): their upper totals no longer matter,
+    and the same terms in the same order make their rows (a third of Yahtzee's
+    states)."""
     from dicelab.engine.kernels import remaining as kr
     from dicelab.engine.kernels.work import on_threads
 
-    count = states.shape[0]
-    new_block = (states[1:, :2] != states[:-1, :2]).any(axis=1)  # mask or flag changes
-    starts_at = np.flatnonzero(np.r_[True, new_block])
-    block_start = np.repeat(starts_at, np.diff(np.r_[starts_at, count]))
-    same = np.where(lost, block_start, np.arange(count))  # the state whose row is used
-    own = same == np.arange(count)
+    same, own = sharing  # the state whose row each state uses, and whether its own
     mine = states[own]
     lo, hi = np.zeros(mine.shape[0], np.int64), np.asarray(most, np.int64)[own]
     width = hi - lo + 1
