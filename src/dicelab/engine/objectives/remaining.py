@@ -18,7 +18,9 @@ far end of runs of extra Yahtzees). The forward pass of
 :func:`~dicelab.engine.objectives.distribution.score_distribution` computes the same
 distributions another way; the tests compare them.
 
-Rows are computed in double precision and kept in single (about 7 digits).
+Rows are computed in double precision and kept in single (about 7 digits). The
+states of one set of filled boxes and flag past the upper bonus share one row,
+worked out and kept once (:func:`_sharing`).
 
 >>> from dicelab.engine.objectives.remaining import remaining_table
 >>> table = remaining_table("yazy")
