@@ -26,9 +26,11 @@ UNREACHED = 1 << 40
 
 
 @njit(cache=True, **NO_REFS)
-def carry(m, y, c, pts, gain, R, lo, hi, nu):
+def carry(m, y, c, pts, least, most, R, lo, hi, nu):
     """State ``(m, y, u)``'s range of points, for every ``u < nu``, moved to the
-    state after ``pts`` points in box ``c`` (``gain`` with an extra bonus)."""
+    state after ``pts`` points in box ``c``: ``least`` more points at its low end and
+    ``most`` at its high end (the move's points, with an extra bonus; or the fewest
+    and most of several moves that lead to the same states)."""
     y2 = next_flag(c, y, pts, R.yahtzee, R.n_flag)
     m2 = m | (1 << c)
     shift = pts if R.upper[c] and R.threshold > 0 else 0
@@ -38,11 +40,11 @@ def carry(m, y, c, pts, gain, R, lo, hi, nu):
     a_lo, a_hi = lo[m, y, :n1], hi[m, y, :n1]
     b_lo, b_hi = lo[m2, y2, shift : shift + n1], hi[m2, y2, shift : shift + n1]
     for u in range(n1):
-        b_lo[u] = min(b_lo[u], a_lo[u] + gain)
-        b_hi[u] = max(b_hi[u], a_hi[u] + gain)
+        b_lo[u] = min(b_lo[u], a_lo[u] + least)
+        b_hi[u] = max(b_hi[u], a_hi[u] + most)
     for u in range(n1, nu):
-        lo[m2, y2, R.threshold] = min(lo[m2, y2, R.threshold], lo[m, y, u] + gain)
-        hi[m2, y2, R.threshold] = max(hi[m2, y2, R.threshold], hi[m, y, u] + gain)
+        lo[m2, y2, R.threshold] = min(lo[m2, y2, R.threshold], lo[m, y, u] + least)
+        hi[m2, y2, R.threshold] = max(hi[m2, y2, R.threshold], hi[m, y, u] + most)
 
 
 @njit(cache=True, **NO_REFS)
@@ -50,7 +52,12 @@ def state_moves(m, y, R, ordinary, n_ordinary, moves, lo, hi, nu):
     """Carry state ``(m, y)``'s ranges along every move a final roll scored by the
     rule arrays ``R`` allows: an ordinary roll's boxes with each of the scores an
     ordinary roll makes there (``ordinary[c, :n_ordinary[c]]``), and each
-    all-alike roll's placements (the joker rules, the extra bonus)."""
+    all-alike roll's placements (the joker rules, the extra bonus).
+
+    A box outside the upper total leads to the same states whatever it scores (but
+    for the flag), so only its fewest and most points for each next flag are
+    carried: one move rather than one per score (Maxi Yatzy's 57 million states in
+    a few seconds)."""
     allowed, _, _, zeroed = box_rule(
         m, y, -1, R.upper, R.upper_box_of_face, R.yahtzee, R.joker, R.extra_bonus
     )
@@ -58,14 +65,28 @@ def state_moves(m, y, R, ordinary, n_ordinary, moves, lo, hi, nu):
         if (allowed >> c) & 1 == 0:
             continue
         if (zeroed >> c) & 1 == 1:
-            carry(m, y, c, 0, 0, R, lo, hi, nu)
+            carry(m, y, c, 0, 0, 0, R, lo, hi, nu)
             continue
-        for j in range(n_ordinary[c]):
-            carry(m, y, c, ordinary[c, j], ordinary[c, j], R, lo, hi, nu)
+        if R.upper[c] and R.threshold > 0:
+            for j in range(n_ordinary[c]):
+                p = ordinary[c, j]
+                carry(m, y, c, p, p, p, R, lo, hi, nu)
+            continue
+        for flag in range(R.n_flag):
+            found, least, most = False, 0, 0
+            for j in range(n_ordinary[c]):
+                p = ordinary[c, j]
+                if next_flag(c, y, p, R.yahtzee, R.n_flag) == flag:
+                    least = min(least, p) if found else p
+                    most = max(most, p) if found else p
+                    found = True
+            if found:
+                carry(m, y, c, least, least, most, R, lo, hi, nu)
     for r in R.alike:
         n, extra = placements(m, y, r, R, moves)
         for t in range(n):
-            carry(m, y, moves[0, t], moves[1, t], moves[1, t] + int(extra), R, lo, hi, nu)
+            gain = moves[1, t] + int(extra)
+            carry(m, y, moves[0, t], moves[1, t], gain, gain, R, lo, hi, nu)
 
 
 @njit(cache=True)

@@ -121,7 +121,8 @@ def scored_range(game: CompiledRules) -> tuple[np.ndarray, np.ndarray]:
     lo = np.full(shape, UNREACHED, np.int64)
     hi = np.full(shape, -UNREACHED, np.int64)
     lo[0, 0, 0] = hi[0, 0, 0] = 0
-    R, SR = rule_arrays(game), rule_arrays(game, served=True)
+    # all-alike rolls apart only where a rule of their own places them
+    R, SR = rule_arrays(game, solving=True), rule_arrays(game, solving=True, served=True)
     # with a served bonus a final roll that is the first throw scores by the served
     # table; with one throw a turn, every final roll is
     scored_by = (2 if game.rules.rolls == 1 else 3) if game.has_served else 1
