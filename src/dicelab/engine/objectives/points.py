@@ -204,8 +204,12 @@ class StateBounds:
     def scored(self) -> tuple[np.ndarray, np.ndarray]:
         """``(least, most)``: the fewest and most points a game can have scored on
         reaching each state, exactly (:func:`scored_range`); within
-        ``so_far_lo .. so_far_hi``, and ``(1, 0)`` where no game goes."""
-        return scored_range(self.game)
+        ``so_far_lo .. so_far_hi``, and ``(1, 0)`` where no game goes (read-only,
+        like the other bounds)."""
+        least, most = scored_range(self.game)
+        least.setflags(write=False)
+        most.setflags(write=False)
+        return least, most
 
     def bonus_of(self, u: np.ndarray | int) -> np.ndarray | int:
         """Upper bonus paid at the end for a capped upper total ``u``."""
