@@ -127,8 +127,10 @@ def scored_range(game: CompiledRules) -> tuple[np.ndarray, np.ndarray]:
     # table; with one throw a turn, every final roll is
     scored_by = (2 if game.rules.rolls == 1 else 3) if game.has_served else 1
     forward(R, ordinary(R), SR, ordinary(SR), scored_by, game.upper_extent, lo, hi)
-    reached = hi >= lo
-    return np.where(reached, lo, 1), np.where(reached, hi, 0)
+    unreached = hi < lo  # in place: Maxi Yatzy's arrays are 0.7 GB each
+    lo[unreached] = 1
+    hi[unreached] = 0
+    return lo, hi
 
 
 def state_bounds(game: CompiledRules) -> StateBounds:

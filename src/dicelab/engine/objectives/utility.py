@@ -162,17 +162,20 @@ def solve_utility(
     rules: Rules | CompiledRules | str,
     utility: Utility,
     start: tuple[int, int, int, int] | None = None,
+    layout: PointsLayout | None = None,
     **how: Any,
 ) -> UtilityTable:
     """Solve for the best expected utility of the final score. With ``start``
     (``(mask, flag, capped upper total, points)``), only the rest of the game from
-    that turn start: the other states' values are not worked out. ``how``: how the
+    that turn start: the other states' values are not worked out. ``layout``: the
+    rows, where the caller has laid them out already (:func:`utility_layout` of the
+    same utility and start). ``how``: how the
     points are solved, as :func:`~dicelab.engine.objectives.target.solve_points`
     takes it (``progress``, ``width``, ``allow_large``, ``runner``, ``store``, and
     ``dtype``, double by default: :func:`utility_table` keeps single precision, as
     :func:`target_table`)."""
     game = as_game(rules)
-    layout = utility_layout(game, utility, start)
+    layout = layout if layout is not None else utility_layout(game, utility, start)
     bounds = state_bounds(game)
     below, above = utility.bounds()
     began = time.perf_counter()
@@ -240,7 +243,7 @@ def _cached_utility(
             path = cache.table_path(game.rules, objective, params)
             into = cache.table_file(path, (layout.size,), dtype)
     try:
-        solved = solve_utility(game, utility, dtype=dtype, store=into, **how)
+        solved = solve_utility(game, utility, layout=layout, dtype=dtype, store=into, **how)
     except BaseException:
         if into is not None:
             into.discard()
