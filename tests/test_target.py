@@ -106,6 +106,25 @@ def test_utility_agrees_with_brute_force(rules, data):
     assert table.start_value == pytest.approx(brute[0], abs=1e-9)
 
 
+def test_with_one_throw_a_turn_a_served_box_always_pays_its_served_points():
+    """With one throw a turn every roll is a first throw, so a served box always
+    adds its served points: a utility that wants as few points as possible cannot
+    leave them out, in the tables over points so far as in the brute force."""
+    from dicelab.rules import parse_rules
+
+    rules = parse_rules(
+        {"name": "one-throw", "dice": 2, "faces": 3, "rolls": 1,
+         "categories": [{"id": "pair", "kind": "groups", "sizes": [2], "distinct": False, "score": 0,
+                         "served": 2, "upper": False},
+                        {"id": "ones", "kind": "face", "face": 1, "upper": False}]}
+    )  # fmt: skip
+    top = max_score(compile_rules(rules))
+    u = [1.0 / (1 + x) for x in range(top + 1)]  # the fewer points, the better
+    brute = BruteForce(rules, "so_far", lanes=top + 1, utility=u).start()
+    table = solve_utility(rules, Utility(np.array(u)))
+    assert table.start_value == pytest.approx(brute[0], abs=1e-12)
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_rules())
 def test_target_beats_expected_strategy_for_every_target(rules):

@@ -156,8 +156,8 @@ def throws(game: CompiledRules, final: np.ndarray, first: np.ndarray | None = No
         keep_means(space, A)
         K[n] = A
         best_keeps(space, A)
-    if first is not None:
-        A[roll0:] = np.maximum(A[roll0:], first)
+    if first is not None:  # with no rerolls, every roll is a first throw: served
+        A[roll0:] = np.maximum(A[roll0:], first) if rerolls else first
     start = np.cumsum(space.roll_prob * A[roll0:])[-1]
     return K, float(start)
 

@@ -298,7 +298,10 @@ def throws_block(A, out, D, S, served, base):
     for _ in range(D.rerolls):
         keep_block(A, D.add, D.size_start, D.dice, D.faces)
         best_block(A, D.sub_rows)
-    if served:
+    if served and D.rerolls == 0:  # the only throw is the first: it scores as served
+        for r in range(D.roll_prob.shape[0]):
+            lanes.store(A, roll0 + r, lanes.load(S, r))
+    elif served:
         for r in range(D.roll_prob.shape[0]):
             lanes.store(A, roll0 + r, lanes.vmax(lanes.load(A, roll0 + r), lanes.load(S, r)))
     acc = lanes.splat(lanes.widen(lanes.load(A, roll0)), 0.0)
@@ -396,7 +399,9 @@ def throws_pair(A, out, D, S, served, base):
     if served:
         for r in range(D.roll_prob.shape[0]):
             for j in range(2):
-                m = lanes.vmax(lanes.load_at(A, roll0 + r, j), lanes.load_at(S, r, j))
+                m = lanes.load_at(S, r, j)  # with one throw a turn, as served
+                if D.rerolls > 0:
+                    m = lanes.vmax(lanes.load_at(A, roll0 + r, j), m)
                 lanes.store_at(A, roll0 + r, j, m)
     acc0 = lanes.splat(lanes.widen(lanes.load_at(A, roll0, 0)), 0.0)
     acc1 = acc0

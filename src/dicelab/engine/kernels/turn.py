@@ -413,20 +413,22 @@ def throws_and_start(A, out, D, lanes, S, served):
     """From final-roll values in ``A`` to turn-start values in ``out[:lanes]``.
 
     With ``served``, ``S[r]`` holds each first-throw roll scored at once with its
-    served points; the first throw takes the better of that and rolling on.
+    served points; the first throw takes the better of that and rolling on (with
+    no rerolls there is no rolling on: it takes the served score).
     """
     roll0 = D.size_start[D.dice]
     for _ in range(D.rerolls):
         keep_values(A, D.add, D.size_start, D.dice, D.faces, lanes)
         best_keeps(A, D.sub_rows, lanes)
     if served:
+        on = D.rerolls > 0  # with one throw a turn, every roll scores as served
         for r in range(D.roll_prob.shape[0]):
             row = A[roll0 + r, :lanes]
             srow = S[r, :lanes]
             for lane in range(lanes):
                 a = row[lane]
                 b = srow[lane]
-                row[lane] = a if a > b else b
+                row[lane] = a if on and a > b else b
     first_throw_mean(A, out, D.roll_prob, roll0, lanes)
 
 

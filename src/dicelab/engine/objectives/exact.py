@@ -244,7 +244,7 @@ def _throws(A, out, D, counts, nl, S, served):
                     else:
                         for _s in range(D.dice):
                             _scale(x, D.faces)
-                if _greater(x, A[r, i]):
+                if D.rerolls == 0 or _greater(x, A[r, i]):  # one throw: served
                     A[r, i, :] = x
     for i in range(nl):
         acc = out[i]
