@@ -114,8 +114,8 @@ def test_with_one_throw_a_turn_a_served_box_always_pays_its_served_points():
 
     rules = parse_rules(
         {"name": "one-throw", "dice": 2, "faces": 3, "rolls": 1,
-         "categories": [{"id": "pair", "kind": "groups", "sizes": [2], "distinct": False, "score": 0,
-                         "served": 2, "upper": False},
+         "categories": [{"id": "pair", "kind": "groups", "sizes": [2], "distinct": False,
+                         "score": 0, "served": 2, "upper": False},
                         {"id": "ones", "kind": "face", "face": 1, "upper": False}]}
     )  # fmt: skip
     top = max_score(compile_rules(rules))
