@@ -37,6 +37,7 @@ from dicelab.engine.objectives.utility import (
     reach_table,
     solve_utility,
     step_utility,
+    utility_table,
     win_utility,
 )
 from dicelab.engine.objectives.win import read_opponent, solve_win
@@ -180,6 +181,22 @@ def test_yacht_targets_beat_expected_strategy():
     for s, p in best.items():
         assert p >= plain[s] - 1e-12
     assert best[300] > 10 * plain[300]
+
+
+def test_a_table_too_large_is_refused_before_its_rows_are_hashed(tmp_path, monkeypatch):
+    """With no file of the objective in the cache there is nothing to look up, so a
+    table this machine cannot hold is refused before the key of its rows is worked
+    out (that hash takes seconds on a large game: Maxi Yatzy's 89 million states)."""
+    from dicelab.engine.objectives import points
+    from dicelab.errors import TooLarge
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("DICELAB_MAX_MEMORY", "100000")
+    monkeypatch.setattr(points, "rows_key", lambda *_: pytest.fail("a key was worked out"))
+    with pytest.raises(TooLarge, match="table over states and points"):
+        reach_table("yazy", 200)
+    with pytest.raises(TooLarge, match="table over states and points"):
+        utility_table("yazy", win_utility(np.full(100, 0.01)))
 
 
 def test_bad_targets():

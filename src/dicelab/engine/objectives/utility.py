@@ -229,9 +229,11 @@ def _cached_utility(
     objective, params = name
     how = {"progress": progress, "allow_large": allow_large, "runner": runner}
     layout = utility_layout(game, utility)
-    params = _utility_params(params, layout, dtype)
     below, above = utility.bounds()
     into = None
+    if use_cache and not cache.holds_any(game.rules, objective):
+        points_cost(game.rules, layout.size, np.dtype(dtype).itemsize).check(allow_large)
+    params = _utility_params(params, layout, dtype)  # (the rows' key: after that check)
     if use_cache:
         found = cache.lookup(game.rules, objective, (layout.size,), params, mapped=mapped)
         if found is not None:
@@ -383,12 +385,20 @@ def target_paths(rules: Rules | CompiledRules | str, target: int | None, dtype=n
 def every_target_cached(rules: Rules | CompiledRules | str, dtype: type = np.float32) -> bool:
     """Whether the cache holds a file for the table of every target (its checks come
     when it is read)."""
+    from dicelab.engine.runtime import cache
+
+    if not cache.holds_any(as_game(rules).rules, OBJECTIVE_TARGET):
+        return False  # (without working out the key of its rows)
     return target_paths(rules, None, dtype)[0].exists()
 
 
 def reach_cached(rules: Rules | CompiledRules | str, target: int, dtype: type = np.float32) -> bool:
     """Whether the cache holds a file for a table that answers ``target``: the table
     of every target, or of this one."""
+    from dicelab.engine.runtime import cache
+
+    if not cache.holds_any(as_game(rules).rules, OBJECTIVE_TARGET):
+        return False
     return every_target_cached(rules, dtype) or target_paths(rules, target, dtype)[1].exists()
 
 

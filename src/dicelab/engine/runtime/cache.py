@@ -102,6 +102,13 @@ def table_path(rules: Rules, objective: str, params: dict | None = None) -> Path
     return cache_dir() / f"{rules.name}.{objective}.{key}{SUFFIX}"
 
 
+def holds_any(rules: Rules, objective: str) -> bool:
+    """Whether the cache holds a file of these rules' name and this objective, with
+    any parameters: when it holds none, no key need be worked out to look one up
+    (the key of a large table can take seconds: its rows are hashed)."""
+    return next(cache_dir().glob(f"{rules.name}.{objective}.*{SUFFIX}"), None) is not None
+
+
 def save_table(path: Path, array: np.ndarray, meta: dict) -> None:
     """Write an array and its metadata atomically, with a checksum.
 
