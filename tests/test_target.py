@@ -559,10 +559,13 @@ def test_a_third_of_yahtzee_states_share_their_rows():
 
     game = as_game("yahtzee")
     bounds = state_bounds(game)
-    lo, hi, owner = stored_rows(bounds.so_far_lo, bounds.so_far_hi, bounds)
-    sharing = (owner != np.arange(game.n_upper)) & bounds.reachable
-    groups = (bounds.bonus_lost[:, None, :] & bounds.reachable).any(axis=2).sum()
-    assert sharing.sum() + groups == 184_896  # the states past the bonus, one row a group
+    lo, hi, off, _, _ = stored_rows(bounds.so_far_lo, bounds.so_far_hi, bounds)
+    past = bounds.bonus_lost[:, None, :] & bounds.reachable
+    assert past.sum() == 184_896  # the states past the bonus
+    m, y, u = np.nonzero(past)
+    least = np.where(past, np.arange(game.n_upper), game.n_upper).min(axis=2)[m, y]
+    assert np.array_equal(off[m, y, u], off[m, y, least])  # one row a mask and flag
+    assert np.array_equal(hi[m, y, u], hi[m, y, least]) and (least < u).any()
     win = so_far_layout(game, 11, 1372)  # the rows of solve_win's table
     assert win.size == 95_261_536  # 148,012,540 with a row for every state
 

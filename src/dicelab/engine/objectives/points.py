@@ -278,17 +278,11 @@ def rows_key(lo: np.ndarray, hi: np.ndarray) -> str:
 SHARED_ROWS = b"bonus-lost rows shared"
 
 
-def reachable_rows(lo, hi, bounds: StateBounds) -> tuple[np.ndarray, np.ndarray]:
-    """The row ranges ``lo .. hi`` with every unreachable state's row empty."""
-    lo = np.where(bounds.reachable, lo, 1).astype(np.int64)
-    return lo, np.where(bounds.reachable, hi, 0).astype(np.int64)
-
-
 def stored_rows(
     lo, hi, bounds: StateBounds, live: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The rows as stored: ``(lo, hi, owner)``, where ``owner[mask, y, u]`` is the
-    upper total whose row holds state ``(mask, y, u)``'s (``u`` itself but where shared).
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows as stored, laid out: ``(lo, hi, off, block, layer_start)`` as
+    :class:`PointsLayout` holds them, from each state's own range ``lo .. hi``.
 
     Once the open upper boxes cannot reach the threshold, the upper total no longer
     matters: every such state of one mask and flag has the same value at the same
@@ -300,18 +294,25 @@ def stored_rows(
     is decided (see the module's note), so every value of every state's own range
     is the same as in rows of its own, to the last bit. ``live`` (by default the
     reachable states) says which states' rows are wanted: the others' stay as they
-    are. In Yahtzee a third of the states share rows.
+    are. In Yahtzee a third of the states share rows. Rows are placed layer by
+    layer, mask by mask, flag then upper total
+    (:func:`~dicelab.engine.kernels.layout.lay_out_rows`, one pass over the states).
     """
-    lo, hi = reachable_rows(lo, hi, bounds)
-    owner = np.broadcast_to(np.arange(lo.shape[2]), lo.shape)
-    lost = bounds.bonus_lost[:, None, :] & (bounds.reachable if live is None else live)
-    if not lost.any():
-        return lo, hi, owner
-    big = np.iinfo(np.int64).max
-    union_lo = np.where(lost, lo, big).min(axis=2, keepdims=True)
-    union_hi = np.where(lost, hi, -big).max(axis=2, keepdims=True)
-    owner = np.where(lost, np.argmax(lost, axis=2)[..., None], owner)
-    return np.where(lost, union_lo, lo), np.where(lost, union_hi, hi), owner
+    from dicelab.engine.kernels.layout import lay_out_rows
+
+    game = bounds.game
+    shape = bounds.reachable.shape
+    order = layers(game.n_categories)
+    cuts = np.cumsum([0] + [len(layer) for layer in order])
+    out_lo, out_hi, off = (np.empty(shape, np.int64) for _ in range(3))
+    block = np.zeros((shape[0], shape[1] + 1), np.int64)
+    layer_start = np.zeros(cuts.size, np.int64)
+    flat = np.concatenate(order)
+    own = [np.ascontiguousarray(np.broadcast_to(x, shape), np.int64) for x in (lo, hi)]
+    wanted = bounds.reachable if live is None else np.ascontiguousarray(live, bool)
+    where = (bounds.reachable, wanted, bounds.bonus_lost, flat, cuts)
+    lay_out_rows(*own, *where, out_lo, out_hi, off, block, layer_start)
+    return out_lo, out_hi, off, block, layer_start
 
 
 def build_layout(
@@ -324,39 +325,20 @@ def build_layout(
     """Lay rows out layer by layer, mask by mask, flag then upper total; the rows
     :func:`stored_rows` shares (among the ``live`` states) take no room of their own."""
     bounds = bounds or state_bounds(game)
-    lo, hi, owner = stored_rows(lo, hi, bounds, live)
-    shared = owner != np.arange(lo.shape[2])
-    lengths = np.where(shared, 0, np.maximum(hi - lo + 1, 0))
-    off = np.full(lo.shape, -1, dtype=np.int64)
-    block = np.zeros((lo.shape[0], lo.shape[1] + 1), dtype=np.int64)
-    layer_start = [0]
-    pos = 0
-    for layer in layers(game.n_categories):
-        sub = lengths[layer].reshape(len(layer), -1)
-        flat = np.cumsum(sub.ravel())
-        starts = pos + np.concatenate([[0], flat[:-1]]).reshape(sub.shape)
-        off[layer] = starts.reshape((len(layer),) + lo.shape[1:])
-        per_flag = lengths[layer].sum(axis=2)
-        block[layer, 0] = starts[:, 0]
-        block[layer, 1:] = starts[:, :1] + np.cumsum(per_flag, axis=1)
-        pos += int(sub.sum())
-        layer_start.append(pos)
-    off = np.take_along_axis(off, owner, axis=2)
-    off[~bounds.reachable] = -1
-    return PointsLayout(game, lo, hi, off, block, np.array(layer_start, dtype=np.int64))
+    return PointsLayout(game, *stored_rows(lo, hi, bounds, live))
 
 
 def needed_layout(game: CompiledRules) -> PointsLayout:
     """Rows of points still needed, ``1..most to come`` (the all-targets table)."""
     bounds = state_bounds(game)
-    return build_layout(game, np.ones_like(bounds.to_come), bounds.to_come, bounds=bounds)
+    return build_layout(game, 1, bounds.to_come, bounds=bounds)
 
 
 def needed_key(game: CompiledRules) -> str:
     """``needed_layout(game).key()``, without laying the rows out (what names the
     cached table of every target)."""
     bounds = state_bounds(game)
-    return rows_key(*stored_rows(np.ones_like(bounds.to_come), bounds.to_come, bounds)[:2])
+    return rows_key(*stored_rows(1, bounds.to_come, bounds)[:2])
 
 
 def so_far_layout(
