@@ -311,14 +311,14 @@ def stored_rows(
     own = [np.ascontiguousarray(np.broadcast_to(x, shape), np.int64) for x in (lo, hi)]
     wanted = bounds.reachable if live is None else np.ascontiguousarray(live, bool)
     where = (bounds.reachable, wanted, bounds.bonus_lost, flat, cuts)
-    lay_out_rows(*own, *where, out_lo, out_hi, off, block, layer_start)
+    lay_out_rows(*own, *where, out_lo, out_hi, off, block, layer_start)  # type: ignore[call-arg]
     return out_lo, out_hi, off, block, layer_start
 
 
 def build_layout(
     game: CompiledRules,
-    lo: np.ndarray,
-    hi: np.ndarray,
+    lo: np.ndarray | int,
+    hi: np.ndarray | int,
     live: np.ndarray | None = None,
     bounds: StateBounds | None = None,
 ) -> PointsLayout:
