@@ -107,7 +107,7 @@ def test_target_tables_are_sized_before_they_are_solved(monkeypatch):
     monkeypatch.setattr(cost_module, "machine_memory", lambda: 2**20)
     with pytest.raises(UserError, match=r"\(state, points\) values.*--allow-large"):
         solve_target("yazy")
-    monkeypatch.setattr(cost_module, "RATE", 1.0)
+    monkeypatch.setattr(cost_module, "POINTS_RATE", 1.0)
     monkeypatch.setattr(cost_module, "machine_memory", lambda: 2**40)
     with pytest.raises(UserError, match="longer than an hour"):
         solve_target("yazy")

@@ -13,9 +13,13 @@ from oracles.rules import bonus_rules, small_rules
 from dicelab.engine.objectives.points import (
     needed_key,
     needed_layout,
+    needed_size,
+    so_far_layout,
     so_far_rows,
+    so_far_size,
     state_bounds,
     stored_rows,
+    stored_size,
 )
 from dicelab.rules.compiled import as_game, compile_rules
 
@@ -23,6 +27,18 @@ from dicelab.rules.compiled import as_game, compile_rules
 def _same(got, want):
     for name, a, b in zip(("lo", "hi", "off", "block", "layer_start"), got, want, strict=True):
         assert np.array_equal(a, b), name
+
+
+def _check(bounds, draw=None):
+    for lo, hi, live in _cases(bounds, draw):
+        want = array_layout(lo, hi, bounds, live)
+        _same(stored_rows(lo, hi, bounds, live), want)
+        assert stored_size(lo, hi, bounds, live) == want[4][-1]  # counted, not laid out
+    top = int(bounds.to_come[0, 0, 0])
+    for cut in ((top // 3, 2 * top // 3), (None, top // 2), (top // 4, None)):
+        want = array_layout(*so_far_rows(bounds, *cut)[:2], bounds)  # cut in the pass
+        _same(stored_rows(*bounds.scored, bounds, cut=cut), want)
+        assert stored_size(*bounds.scored, bounds, cut=cut) == want[4][-1]
 
 
 def _cases(bounds, draw=None):
@@ -39,17 +55,13 @@ def _cases(bounds, draw=None):
 
 @pytest.mark.parametrize("name", ["yahtzee", "yatzy", "yazy"])
 def test_built_in_layouts_match_the_whole_array_layout(name):
-    bounds = state_bounds(as_game(name))
-    for lo, hi, live in _cases(bounds):
-        _same(stored_rows(lo, hi, bounds, live), array_layout(lo, hi, bounds, live))
+    _check(state_bounds(as_game(name)))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(bonus_rules(), small_rules(variants=True)), st.integers(0, 10**6))
 def test_random_layouts_match_the_whole_array_layout(rules, draw):
-    bounds = state_bounds(compile_rules(rules))
-    for lo, hi, live in _cases(bounds, draw):
-        _same(stored_rows(lo, hi, bounds, live), array_layout(lo, hi, bounds, live))
+    _check(state_bounds(compile_rules(rules)), draw)
 
 
 def test_the_needed_layout_and_its_key_agree():
@@ -57,3 +69,5 @@ def test_the_needed_layout_and_its_key_agree():
     out (:func:`needed_key`): it is the key of the layout it is solved on."""
     game = as_game("yatzy")
     assert needed_key(game) == needed_layout(game).key()
+    assert needed_size(game) == needed_layout(game).size
+    assert so_far_size(game, 100, 200) == so_far_layout(game, 100, 200).size

@@ -278,11 +278,30 @@ def rows_key(lo: np.ndarray, hi: np.ndarray) -> str:
 SHARED_ROWS = b"bonus-lost rows shared"
 
 
+#: no cut (``low``, ``high``): every point of a state's own range is kept
+NO_CUT = 1 << 62
+
+
+def _layout_args(lo, hi, bounds: StateBounds, live, cut):
+    """The inputs of :func:`~dicelab.engine.kernels.layout.lay_out_rows`."""
+    shape = bounds.reachable.shape
+    own = tuple(np.broadcast_to(np.asarray(x, np.int64), shape) for x in (lo, hi, bounds.to_come))
+    low, high = cut
+    cut = (-NO_CUT if low is None else int(low), NO_CUT if high is None else int(high))
+    order = layers(bounds.game.n_categories)
+    cuts = np.cumsum([0] + [len(layer) for layer in order])
+    wanted = bounds.reachable if live is None else np.ascontiguousarray(live, bool)
+    return own, cut, (bounds.reachable, wanted, bounds.bonus_lost, np.concatenate(order), cuts)
+
+
 def stored_rows(
-    lo, hi, bounds: StateBounds, live: np.ndarray | None = None
+    lo, hi, bounds: StateBounds, live: np.ndarray | None = None, cut=(None, None)
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The rows as stored, laid out: ``(lo, hi, off, block, layer_start)`` as
-    :class:`PointsLayout` holds them, from each state's own range ``lo .. hi``.
+    :class:`PointsLayout` holds them, from each state's own range ``lo .. hi``
+    (arrays over the states, or numbers), cut to ``low + 1 - to come .. high - 1``
+    where ``cut = (low, high)`` says so (``None``: no cut), as :func:`so_far_rows`
+    cuts them.
 
     Once the open upper boxes cannot reach the threshold, the upper total no longer
     matters: every such state of one mask and flag has the same value at the same
@@ -300,19 +319,23 @@ def stored_rows(
     """
     from dicelab.engine.kernels.layout import lay_out_rows
 
-    game = bounds.game
     shape = bounds.reachable.shape
-    order = layers(game.n_categories)
-    cuts = np.cumsum([0] + [len(layer) for layer in order])
-    out_lo, out_hi, off = (np.empty(shape, np.int64) for _ in range(3))
-    block = np.zeros((shape[0], shape[1] + 1), np.int64)
-    layer_start = np.zeros(cuts.size, np.int64)
-    flat = np.concatenate(order)
-    own = [np.ascontiguousarray(np.broadcast_to(x, shape), np.int64) for x in (lo, hi)]
-    wanted = bounds.reachable if live is None else np.ascontiguousarray(live, bool)
-    where = (bounds.reachable, wanted, bounds.bonus_lost, flat, cuts)
-    lay_out_rows(*own, *where, out_lo, out_hi, off, block, layer_start)  # type: ignore[call-arg]
-    return out_lo, out_hi, off, block, layer_start
+    own, cut, where = _layout_args(lo, hi, bounds, live, cut)
+    rows = (np.empty(shape, np.int64), np.empty(shape, np.int64), np.empty(shape, np.int64))
+    out = (*rows, np.zeros((shape[0], shape[1] + 1), np.int64), np.zeros(where[4].size, np.int64))
+    lay_out_rows(own, cut, where, True, out)
+    return out
+
+
+def stored_size(lo, hi, bounds: StateBounds, live=None, cut=(None, None)) -> int:
+    """``PointsLayout.size`` of :func:`stored_rows`, counted without laying the rows
+    out (no memory: a table this machine cannot hold is refused before it is built)."""
+    from dicelab.engine.kernels.layout import lay_out_rows
+
+    none3, none2, none1 = (np.zeros((1,) * k, np.int64) for k in (3, 2, 1))
+    out = (none3, none3, none3, none2, none1)
+    own, cut, where = _layout_args(lo, hi, bounds, live, cut)
+    return int(lay_out_rows(own, cut, where, False, out))
 
 
 def build_layout(
@@ -321,17 +344,24 @@ def build_layout(
     hi: np.ndarray | int,
     live: np.ndarray | None = None,
     bounds: StateBounds | None = None,
+    cut=(None, None),
 ) -> PointsLayout:
     """Lay rows out layer by layer, mask by mask, flag then upper total; the rows
     :func:`stored_rows` shares (among the ``live`` states) take no room of their own."""
     bounds = bounds or state_bounds(game)
-    return PointsLayout(game, *stored_rows(lo, hi, bounds, live))
+    return PointsLayout(game, *stored_rows(lo, hi, bounds, live, cut))
 
 
 def needed_layout(game: CompiledRules) -> PointsLayout:
     """Rows of points still needed, ``1..most to come`` (the all-targets table)."""
     bounds = state_bounds(game)
     return build_layout(game, 1, bounds.to_come, bounds=bounds)
+
+
+def needed_size(game: CompiledRules) -> int:
+    """``needed_layout(game).size``, counted without laying the rows out."""
+    bounds = state_bounds(game)
+    return stored_size(1, bounds.to_come, bounds)
 
 
 def needed_key(game: CompiledRules) -> str:
@@ -356,7 +386,15 @@ def so_far_layout(
     the states that can follow it get rows: the rest of one game, not the whole.
     """
     b = bounds or state_bounds(game)
-    return build_layout(game, *so_far_rows(b, low, high, start), bounds=b)
+    if start is not None:
+        return build_layout(game, *so_far_rows(b, low, high, start), bounds=b)
+    return build_layout(game, *b.scored, bounds=b, cut=(low, high))  # cut in the pass
+
+
+def so_far_size(game: CompiledRules, low: int | None = None, high: int | None = None) -> int:
+    """``so_far_layout(game, low, high).size``, counted without laying the rows out."""
+    b = state_bounds(game)
+    return stored_size(*b.scored, b, cut=(low, high))
 
 
 def so_far_rows(

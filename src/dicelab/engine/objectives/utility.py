@@ -25,8 +25,9 @@ import numpy as np
 
 from dicelab.engine.objectives.points import (
     PointsLayout,
-    needed_layout,
+    needed_size,
     so_far_layout,
+    so_far_size,
     state_bounds,
 )
 from dicelab.engine.objectives.target import (
@@ -228,12 +229,13 @@ def _cached_utility(
 
     objective, params = name
     how = {"progress": progress, "allow_large": allow_large, "runner": runner}
+    if use_cache and not cache.holds_any(game.rules, objective):  # nothing to look up:
+        size = so_far_size(game, *utility.row_ends)  # sized before anything is built
+        points_cost(game.rules, size, np.dtype(dtype).itemsize).check(allow_large)
     layout = utility_layout(game, utility)
     below, above = utility.bounds()
     into = None
-    if use_cache and not cache.holds_any(game.rules, objective):
-        points_cost(game.rules, layout.size, np.dtype(dtype).itemsize).check(allow_large)
-    params = _utility_params(params, layout, dtype)  # (the rows' key: after that check)
+    params = _utility_params(params, layout, dtype)
     if use_cache:
         found = cache.lookup(game.rules, objective, (layout.size,), params, mapped=mapped)
         if found is not None:
@@ -441,7 +443,10 @@ def target_facts(rules: Rules, spec):
 
     game = as_game(rules)
     target = spec.params.get("target")
-    size = needed_layout(game).size if target is None else one_target_layout(game, target).size
+    if target is None:
+        size = needed_size(game)
+    else:
+        size = so_far_size(game, *step_utility(game, target).row_ends)
     points = points_cost(rules, size, itemsize=4)
     cost = replace(points, seconds=points.seconds + expected_cost(rules).seconds)
     return Facts(tuple((p,) for p in target_paths(rules, target)), cost)

@@ -217,8 +217,8 @@ def objective_facts(rules: Rules, spec):
     and the cost of a table over every points so far."""
     from dataclasses import replace
 
-    from dicelab.engine.objectives.points import needed_layout
+    from dicelab.engine.objectives.points import needed_size
     from dicelab.engine.runtime.cost import Facts, expected_cost, points_cost
 
-    points = points_cost(rules, needed_layout(as_game(rules)).size, itemsize=4)
+    points = points_cost(rules, needed_size(as_game(rules)), itemsize=4)
     return Facts((), replace(points, seconds=points.seconds + expected_cost(rules).seconds))

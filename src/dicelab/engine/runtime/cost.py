@@ -24,6 +24,10 @@ from dicelab.text import plural
 #: 6.1e10 for Yahtzee's table over points; a deliberately low figure, so estimates
 #: err towards longer.
 RATE = 4.0e10
+#: The same for tables over points (targets, the win, risk), whose rows are cut
+#: where the objective is decided: measured 1.03e11 for Yahtzee's win table in
+#: single precision (95 million values in 12.75 s); deliberately low too.
+POINTS_RATE = 6.0e10
 #: Longest solve started without ``--allow-large``.
 MAX_SECONDS = 3600.0
 #: Share of this machine's memory a solve may plan to use without ``--allow-large``.
@@ -116,23 +120,23 @@ class Cost:
             print(f"note: {self.describe()}", file=sys.stderr)
 
 
-def turn_cost(rules: Rules, lanes: int, itemsize: int = 8) -> tuple[int, float]:
+def turn_cost(rules: Rules, lanes: int, itemsize: int = 8, rate: float = RATE) -> tuple[int, float]:
     """Scratch bytes and seconds of solving ``lanes`` lanes of turns of these rules
     (refusing dice with too many keeps first); ``itemsize`` is the bytes of a value
-    inside a turn (4 in single precision)."""
+    inside a turn (4 in single precision), ``rate`` the two-core rate of the kernel."""
     check_keeps(rules.dice, rules.faces, rules.name)
     threads = os.cpu_count() or 1
     scratch = threads * n_keeps(rules.dice, rules.faces) * LANES * itemsize * 2
-    return scratch, lanes * lane_seconds(rules, itemsize) / 2
+    return scratch, lanes * lane_seconds(rules, itemsize, rate) / 2
 
 
-def lane_seconds(rules: Rules, itemsize: int = 8) -> float:
-    """Seconds of one lane's turn on one thread (half the two-core :data:`RATE`): what a
+def lane_seconds(rules: Rules, itemsize: int = 8, rate: float = RATE) -> float:
+    """Seconds of one lane's turn on one thread (half the two-core ``rate``): what a
     runner weighs a parallel region with
     (see :func:`dicelab.engine.runtime.schedule.threads_for`)."""
     keeps = n_keeps(rules.dice, rules.faces)
     passes = 2 * (rules.rolls - 1) + 1
-    return keeps * rules.faces * passes / (RATE / 2 * 4 / max(itemsize, 4))
+    return keeps * rules.faces * passes / (rate / 2 * 4 / max(itemsize, 4))
 
 
 def expected_cost(rules: Rules) -> Cost:
@@ -154,7 +158,7 @@ def expected_cost(rules: Rules) -> Cost:
 
 def points_cost(rules: Rules, values: int, itemsize: int = 8) -> Cost:
     """A table over (state, points): the target and utility tables."""
-    scratch, seconds = turn_cost(rules, values, itemsize)
+    scratch, seconds = turn_cost(rules, values, itemsize, POINTS_RATE)
     what = f"{rules.name}'s table over states and points"
     return Cost(what, values, values * itemsize + scratch, seconds, unit="(state, points) values")
 
