@@ -84,7 +84,7 @@ QUICK_SECONDS = 2.0
 #: What one table of an uploaded rule set may take, whatever its objective: about what
 #: Yahtzee's largest take (its points to come: 2.6 GiB; its table of every target:
 #: about 100 s). Anyone may upload rules, and 1 KB of them can ask for gigabytes and
-#: hours (14 straights worth 10,000 each: a win table of 4.3 GiB and 7 min).
+#: hours (14 straights worth 10,000 each: a win table of 4.3 GiB and 4 min).
 UPLOAD_MEMORY = 3 * 2**30
 UPLOAD_SECONDS = 180.0
 
