@@ -298,12 +298,12 @@ def throws_block(A, out, D, S, served, base):
     for _ in range(D.rerolls):
         keep_block(A, D.add, D.size_start, D.dice, D.faces)
         best_block(A, D.sub_rows)
-    if served and D.rerolls == 0:  # the only throw is the first: it scores as served
+    if served:
         for r in range(D.roll_prob.shape[0]):
-            lanes.store(A, roll0 + r, lanes.load(S, r))
-    elif served:
-        for r in range(D.roll_prob.shape[0]):
-            lanes.store(A, roll0 + r, lanes.vmax(lanes.load(A, roll0 + r), lanes.load(S, r)))
+            m = lanes.load(S, r)  # with one throw a turn, as served
+            if D.rerolls > 0:
+                m = lanes.vmax(lanes.load(A, roll0 + r), m)
+            lanes.store(A, roll0 + r, m)
     acc = lanes.splat(lanes.widen(lanes.load(A, roll0)), 0.0)
     for r in range(D.roll_prob.shape[0]):
         x = lanes.widen(lanes.load(A, roll0 + r))

@@ -386,15 +386,14 @@ def so_far_layout(
     the states that can follow it get rows: the rest of one game, not the whole.
     """
     b = bounds or state_bounds(game)
-    if start is not None:
-        return build_layout(game, *so_far_rows(b, low, high, start), bounds=b)
-    return build_layout(game, *b.scored, bounds=b, cut=(low, high))  # cut in the pass
+    return build_layout(game, *so_far_rows(b, start=start), bounds=b, cut=(low, high))
 
 
 def so_far_size(game: CompiledRules, low: int | None = None, high: int | None = None) -> int:
     """``so_far_layout(game, low, high).size``, counted without laying the rows out."""
     b = state_bounds(game)
-    return stored_size(*b.scored, b, cut=(low, high))
+    lo, hi, _ = so_far_rows(b)
+    return stored_size(lo, hi, b, cut=(low, high))
 
 
 def so_far_rows(
@@ -404,7 +403,9 @@ def so_far_rows(
     start: tuple[int, int, int, int] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Each state's own points range for :func:`so_far_layout`, ``(lo, hi, live)``:
-    ``live`` marks the states that can follow ``start`` (``None``: every reachable one)."""
+    ``live`` marks the states that can follow ``start`` (``None``: every reachable one).
+    ``low`` and ``high`` cut the ranges as :func:`stored_rows` does in its pass (which
+    is where :func:`so_far_layout` has them cut, with no arrays of its own)."""
     lo, hi = bounds.scored
     if low is not None:
         lo = np.maximum(lo, low + 1 - bounds.to_come)
