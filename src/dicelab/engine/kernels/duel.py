@@ -22,6 +22,7 @@ from dicelab.engine.kernels.turn import (
     score_index,
     shut,
 )
+from dicelab.engine.kernels.unrolled import duel_turn
 from dicelab.engine.kernels.work import take
 
 
@@ -273,15 +274,17 @@ def duel_final_pair(B, cand, picks, n_picks, lo, roll0):
 
 
 @njit(cache=True, nogil=True)
-def duel_blocks(counter, w, plan, T, leads, players, R, D, bufs):
+def duel_blocks(counter, w, plan, T, leads, players, R, D, shape, bufs):
     """Solve a list of batches (a node and a run of its lanes) of one layer: a worker
     of :func:`.work.on_threads` in thread ``w``'s buffers of :func:`duel_buffers`.
 
     The candidates of the final throw are read once a batch, as wide as the batch
     (:func:`duel_candidates`); the final rolls' maxima, the rerolls and the first
-    throw then run two lane vectors at a time, whose scratch stays in the
-    first-level cache. The mover maximises their own chance; the row stores the
-    complement, the chance of the player who waits.
+    throw then run two lane vectors at a time. The rerolls and the first throw are
+    written out for the dice ``shape`` (:func:`.unrolled.duel_turn`), or loop over
+    the keeps where ``shape`` is None (:func:`duel_throws`): the same values to the
+    last bit. The mover maximises their own chance; the row stores the complement,
+    the chance of the player who waits.
     """
     b_i, b_j, b_node, b_x0, b_nl = plan
     toff, xlo = leads.toff, leads.xlo
@@ -302,7 +305,10 @@ def duel_blocks(counter, w, plan, T, leads, players, R, D, bufs):
         base = toff[node] + x0 - xlo[node]
         for lo in range(0, nl, 2 * L):
             duel_final_pair(B, cand, picks, n_picks, lo, roll0)
-            duel_throws(B, out, D)
+            if shape is None:
+                duel_throws(B, out, D)
+            else:
+                duel_turn(shape, B, out)
             if lo + 2 * L <= nl:
                 one = lanes.splat(lanes.load(flat, 0), 1.0)
                 lanes.store(T, base + lo, lanes.vsub(one, lanes.load(flat, 0)))

@@ -497,13 +497,18 @@ class DuelLayers:
 
     Layer ``n`` holds the nodes with ``n`` boxes filled on the two sheets; its
     values are one flat range of the table, and reads only layer ``n + 1``. A task
-    is a run of the layer's batches (rows of at most ``width`` leads).
+    is a run of the layer's batches (rows of at most ``width`` leads). The turn is
+    written out for the rules' dice (:mod:`dicelab.engine.kernels.unrolled`) unless
+    ``unrolled`` is false: the same values from the loops over the keeps.
     """
 
-    def __init__(self, game: CompiledRules, space: DuelSpace, width: int = 256) -> None:
+    def __init__(
+        self, game: CompiledRules, space: DuelSpace, width: int = 256, unrolled: bool = True
+    ) -> None:
         self.game = game
         self.space = space
         self.width = width
+        self.unrolled = unrolled
         self.unit_seconds = lane_seconds(game.rules)
         self.size = space.n_values
         self.dtype = np.dtype(np.float64)
@@ -546,12 +551,14 @@ class DuelLayers:
         from numba import get_num_threads
 
         from dicelab.engine.kernels.duel import duel_blocks, duel_buffers
+        from dicelab.engine.kernels.unrolled import dice_shape
         from dicelab.engine.kernels.work import on_threads
 
         sp, g = self.space, self.game
         R, D = rule_arrays(g), dice_arrays(g)
         bufs = duel_buffers(get_num_threads(), self.width, R, D)
-        on_threads(duel_blocks, task, table, sp.leads(), sp.players, R, D, bufs)
+        shape = dice_shape(D) if self.unrolled else None
+        on_threads(duel_blocks, task, table, sp.leads(), sp.players, R, D, shape, bufs)
 
 
 def solve_duel(
