@@ -204,6 +204,20 @@ def n_keeps(dice: int, faces: int) -> int:
     return comb(dice + faces, faces)
 
 
+#: Keeps of the dice whose turn the solvers' kernels write out, every row a constant
+#: of the code (:mod:`dicelab.engine.kernels.unrolled`): five or six six-sided dice
+#: (462, 924). Fewer keeps solve in less time than a compile for their dice takes
+#: (three six-sided dice have 84); more make the code too long (five eight-sided
+#: dice: 1287).
+WRITTEN_OUT_KEEPS = (100, 1000)
+
+
+def turn_written_out(dice: int, faces: int) -> bool:
+    """Whether the kernels write the turn of these dice out (:data:`WRITTEN_OUT_KEEPS`)."""
+    fewest, most = WRITTEN_OUT_KEEPS
+    return fewest <= n_keeps(dice, faces) <= most
+
+
 def check_keeps(dice: int, faces: int, name: str = "dice") -> None:
     """Refuse dice whose keeps are too many to list, before anything is built."""
     keeps = n_keeps(dice, faces)

@@ -16,9 +16,9 @@ faster.
 A set of dice is a :class:`DiceShape`. Its Numba type carries the dice, faces
 and rerolls, so the code is written when a kernel is compiled for that shape,
 and Numba caches it with the kernel. Each shape is a compile of its own (about
-8 s for yazy's dice, most of it the kernel around the turn), and the code grows
-with the keeps, so :func:`dice_shape` gives a shape only between
-:data:`FEWEST_KEEPS` and :data:`MOST_KEEPS` keeps; other dice keep the loops.
+8 s for yazy's dice), and the code grows with the keeps, so :func:`dice_shape`
+gives a shape only to the dice of
+:data:`~dicelab.dice.WRITTEN_OUT_KEEPS`; other dice keep the loops.
 """
 
 from __future__ import annotations
@@ -37,15 +37,8 @@ from numba.core.extending import (
     unbox,
 )
 
-from dicelab.dice import dice_space
+from dicelab.dice import dice_space, turn_written_out
 from dicelab.engine.kernels.lanes import lanes_of
-
-#: Most keeps a set of dice may have for its turn to be written out (five or six
-#: six-sided dice: 462 or 924; five eight-sided dice, 1287, keep the loops).
-MOST_KEEPS = 1000
-#: Fewest keeps for a turn to be written out: smaller dice sets (three six-sided
-#: dice have 84) solve in less time than a compile for their shape takes.
-FEWEST_KEEPS = 100
 
 
 @dataclass(frozen=True)
@@ -60,8 +53,9 @@ class DiceShape:
 
 def dice_shape(D) -> DiceShape | None:
     """The shape of the dice arrays ``D`` (:class:`~dicelab.engine.kernels.DiceArrays`),
-    or None where its turn keeps the loops (:data:`FEWEST_KEEPS`, :data:`MOST_KEEPS`)."""
-    if not FEWEST_KEEPS <= D.add.shape[0] <= MOST_KEEPS:
+    or None where its turn keeps the loops
+    (:func:`~dicelab.dice.turn_written_out`)."""
+    if not turn_written_out(int(D.dice), int(D.faces)):
         return None
     return DiceShape(int(D.dice), int(D.faces), int(D.rerolls))
 

@@ -52,11 +52,17 @@ from typing import ClassVar, NamedTuple
 
 import numpy as np
 
+from dicelab.dice import turn_written_out
 from dicelab.engine import registry, turn
 from dicelab.engine.kernels import Leads, Players, dice_arrays, rule_arrays
 from dicelab.engine.objectives.expected import KeepLookups
 from dicelab.engine.objectives.points import state_bounds
-from dicelab.engine.runtime.cost import Cost, lane_seconds, memory_budget, turn_cost
+from dicelab.engine.runtime.cost import (
+    Cost,
+    lane_seconds,
+    memory_budget,
+    turn_cost,
+)
 from dicelab.engine.table import SolvedTable
 from dicelab.errors import UserError
 from dicelab.rules import Rules
@@ -69,6 +75,11 @@ OBJECTIVE = "duel"
 #: 8 of yazy's boxes with the pairs in lane vectors, on 2 loaded cores; 22.6 with
 #: the row kernel before them).
 COMPARE_WEIGHT = 7
+#: The solve's share of the turn kernels' estimate (its rows are long): half with the
+#: loops over the keeps, less where the turn is written out for the dice (yazy's duel
+#: took 59 to 66 s on 2 cores against an estimate of 212 s).
+LOOPS_SHARE = 0.5
+WRITTEN_OUT_SHARE = 0.3
 #: Most nodes (pairs of sheets) a duel may have before its space is even built.
 MAX_NODES = 400_000_000
 #: Bytes a node costs at least: its row bounds and offset, and one value.
@@ -324,9 +335,9 @@ def duel_cost(game: CompiledRules, space: DuelSpace | None = None, compare: bool
 
     Memory: the float64 table, then the larger of two layers of comparisons (six
     rows, float32 past 1 GiB) and the float32 copy saved to the cache. Time: the
-    turn kernels' estimate, of which the solve takes half (its rows are long) and
-    the comparisons (unless ``compare`` is false) :data:`COMPARE_WEIGHT` times the
-    solve.
+    turn kernels' estimate, of which the solve takes :func:`solve_share`, and the
+    comparisons (unless ``compare`` is false) :data:`COMPARE_WEIGHT` times
+    :data:`LOOPS_SHARE`.
     """
     what = f"{game.rules.name}'s two-player game"
     if space is None:
@@ -348,8 +359,16 @@ def duel_cost(game: CompiledRules, space: DuelSpace | None = None, compare: bool
     layers = 2 * 6 * widest * (8 if 2 * 6 * widest * 8 <= 2**30 else 4) if compare else 0
     scratch, seconds = turn_cost(game.rules, values)
     memory = 8 * values + max(layers, 4 * values) + space.n_nodes * 48 + scratch
-    seconds *= 0.5 * (1 + (COMPARE_WEIGHT if compare else 0))
+    seconds *= solve_share(game) + LOOPS_SHARE * (COMPARE_WEIGHT if compare else 0)
     return Cost(what, values, memory, seconds, unit="(pair of sheets, lead) values")
+
+
+def solve_share(game: CompiledRules) -> float:
+    """The solve's share of the turn kernels' estimate: :data:`WRITTEN_OUT_SHARE`
+    where its turn is written out for the dice (:mod:`dicelab.engine.kernels.unrolled`),
+    else :data:`LOOPS_SHARE`."""
+    written = turn_written_out(game.rules.dice, game.rules.faces)
+    return WRITTEN_OUT_SHARE if written else LOOPS_SHARE
 
 
 # -- the solve --------------------------------------------------------------------------
