@@ -164,13 +164,14 @@ def show_verdicts(table: DuelTable, console: Console, seconds: float, typed: str
             "first player's final score before the last turn)."
         )
     if not v:
-        from dicelab.engine.objectives.duel import COMPARE_WEIGHT
+        from dicelab.engine.objectives.duel import compare_weight
 
         solve = table.meta.get("solve_seconds") or table.seconds
+        ratio = compare_weight(table.game)
         console.print(
             f"\nTo pit playing to win against playing for points, in either seat: "
-            f"dicelab duel {typed or r.name} --compare (exact; about {COMPARE_WEIGHT} times "
-            f"the solve, {_minutes(COMPARE_WEIGHT * solve)} here, once)."
+            f"dicelab duel {typed or r.name} --compare (exact; about {ratio:.0f} times "
+            f"the solve, {_minutes(ratio * solve)} here, once)."
         )
         return
     headings = ("A plays", "B plays", "A wins", "tie", "B wins", "A's chance")

@@ -128,7 +128,7 @@ def duel_advise_command(
         "--explain",
         help="Say why: each option's win chance against the best, in words, and its "
         "expected final lead with both playing to win (a table worked out once: "
-        "about 2.4 times the duel's solve).",
+        "about 4 times the duel's solve).",
     ),
     **sheets,
 ) -> None:

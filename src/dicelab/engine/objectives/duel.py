@@ -71,9 +71,9 @@ from dicelab.rules.compiled import CompiledRules, as_game, refuse_variants, sort
 Progress = Callable[[int, int], None]
 
 OBJECTIVE = "duel"
-#: Time of the strategy comparisons against the solve's (5.7 and 8.4 measured on
-#: 8 of yazy's boxes with the pairs in lane vectors, on 2 loaded cores; 22.6 with
-#: the row kernel before them).
+#: Time of the strategy comparisons against the solve's with the loops over the keeps
+#: (5.7 and 8.4 measured on 8 of yazy's boxes with the pairs in lane vectors, on 2
+#: loaded cores; 22.6 with the row kernel before them); see :func:`compare_weight`.
 COMPARE_WEIGHT = 7
 #: The solve's share of the turn kernels' estimate (its rows are long): half with the
 #: loops over the keeps, less where the turn is written out for the dice (yazy's duel
@@ -371,6 +371,12 @@ def solve_share(game: CompiledRules) -> float:
     return WRITTEN_OUT_SHARE if written else LOOPS_SHARE
 
 
+def compare_weight(game: CompiledRules) -> float:
+    """Time of the strategy comparisons against this game's solve: :data:`COMPARE_WEIGHT`,
+    more where the solve's turn is written out for the dice (the comparisons' is not)."""
+    return COMPARE_WEIGHT * LOOPS_SHARE / solve_share(game)
+
+
 # -- the solve --------------------------------------------------------------------------
 def layer_batches(space: DuelSpace, n: int, width: int):
     """Cut the rows of layer ``n`` into runs of at most ``width`` lanes."""
@@ -652,16 +658,17 @@ def duel_table(
         return table
     n = space.n_values
     solving = table is None
-    weight = (1 if solving else 0) + (COMPARE_WEIGHT if compare else 0)
+    ratio = compare_weight(game)
+    weight = (1 if solving else 0) + (ratio if compare else 0)
 
     def solve_part(done: int, total: int) -> None:
         if progress is not None:
-            progress(done, weight * n)
+            progress(done, int(weight * n))
 
     def compare_part(done: int, total: int) -> None:
         if progress is not None:
             start = n if solving else 0
-            progress(start + done * COMPARE_WEIGHT * n // max(total, 1), weight * n)
+            progress(start + int(done * ratio * n) // max(total, 1), int(weight * n))
 
     if compare:  # the solve says what it alone costs; here, with the comparisons
         duel_cost(game, space).check(allow_large)
