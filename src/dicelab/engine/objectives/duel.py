@@ -684,10 +684,8 @@ def duel_table(
             store=store,
         )
         table.meta = {"cached": False, "path": None, "start_value": table.start_value}
-    if compare:
-        table.meta["verdicts"] = registry.analysis("verdicts")(table, compare_part, runner)
-    else:
-        table.meta["verdicts"] = None
+    verdicts = registry.analysis("verdicts")(table, compare_part, runner) if compare else None
+    table.meta["verdicts"] = verdicts
     if use_cache:
         header = {
             "rules": rules.normalised(),
