@@ -15,8 +15,8 @@ faster.
 
 A set of dice is a :class:`DiceShape`. Its Numba type carries the dice, faces
 and rerolls, so the code is written when a kernel is compiled for that shape,
-and Numba caches it with the kernel. Each shape is a compile of its own (about
-8 s for yazy's dice), and the code grows with the keeps, so :func:`dice_shape`
+and Numba caches it with the kernel. Each shape is a compile of its own (a few
+seconds for yazy's dice), and the code grows with the keeps, so :func:`dice_shape`
 gives a shape only to the dice of
 :data:`~dicelab.dice.WRITTEN_OUT_KEEPS`; other dice keep the loops.
 """
@@ -115,13 +115,12 @@ def _vmax(builder, x, y):
     return builder.select(builder.fcmp_ordered(">", x, y), x, y)
 
 
-def _emit_duel_turn(builder, rows: _PairRows, out_ptr, vt, shape: DiceShape) -> None:
-    """The code of :func:`duel_turn` for ``shape``: :func:`.duel.duel_throws` with
-    every loop unrolled and every row number a constant."""
+def _emit_duel_turn(builder, rows: _PairRows, out_ptr, vt, dtype, shape: DiceShape) -> None:
+    """The code of :func:`duel_turn` for ``shape`` on lane vectors ``vt`` of ``dtype``:
+    :func:`.duel.duel_throws` with every loop unrolled and every row number a constant."""
     space = dice_space(shape.dice, shape.faces)
     add, sub_rows = space.add, space.sub_rows
     roll0 = int(space.size_start[shape.dice])
-    dtype = np.dtype(np.float32 if vt.element == ir.FloatType() else np.float64)
     inv = dtype.type(1.0 / shape.faces)
     lo = dtype.type(1.0 / shape.faces - np.float64(inv))
 
@@ -185,12 +184,13 @@ def duel_turn(typingctx, shape, B, out):
             raise TypeError("duel_turn: arrays of one float type")
 
     def codegen(context, builder, sig, args):
-        n = lanes_of(B.dtype.bitwidth // 8)
-        vt = ir.VectorType(context.get_value_type(B.dtype), n)
+        dtype = np.dtype(str(B.dtype))
+        vt = ir.VectorType(context.get_value_type(B.dtype), lanes_of(dtype.itemsize))
         a = context.make_array(sig.args[1])(context, builder, args[1])
         o = context.make_array(sig.args[2])(context, builder, args[2])
-        rows = _PairRows(builder, a.data, vt, B.dtype.bitwidth // 8)
-        _emit_duel_turn(builder, rows, builder.bitcast(o.data, vt.as_pointer()), vt, shape.shape)
+        rows = _PairRows(builder, a.data, vt, dtype.itemsize)
+        out_ptr = builder.bitcast(o.data, vt.as_pointer())
+        _emit_duel_turn(builder, rows, out_ptr, vt, dtype, shape.shape)
         return context.get_dummy_value()
 
     return types.none(shape, B, out), codegen

@@ -57,12 +57,7 @@ from dicelab.engine import registry, turn
 from dicelab.engine.kernels import Leads, Players, dice_arrays, rule_arrays
 from dicelab.engine.objectives.expected import KeepLookups
 from dicelab.engine.objectives.points import state_bounds
-from dicelab.engine.runtime.cost import (
-    Cost,
-    lane_seconds,
-    memory_budget,
-    turn_cost,
-)
+from dicelab.engine.runtime.cost import Cost, lane_seconds, memory_budget, turn_cost
 from dicelab.engine.table import SolvedTable
 from dicelab.errors import UserError
 from dicelab.rules import Rules
