@@ -131,3 +131,25 @@ def test_saved_throws_are_refused():
 
     with pytest.raises(UserError, match="save throws"):
         Training(SimpleNamespace(rules=load_rules("maxi-yatzy-saved")), 3)
+
+
+def test_a_session_played_elsewhere_is_one_record_whenever_it_is_graded(monkeypatch):
+    import itertools
+
+    import dicelab.play.game as game_module
+    from dicelab.play.training import questions_at
+
+    table = expected_table("yazy")
+    played = Training(table, 3, seed=4)
+    stamps = (f"2026-01-01T00:00:{s:02d}" for s in itertools.count())
+    monkeypatch.setattr(game_module.time, "strftime", lambda fmt: next(stamps))
+
+    def graded_again() -> dict:
+        qs = questions_at(table, [q.position for q in played.questions])
+        session = Training(table, len(qs), seed=4, questions=qs)
+        for q in qs:
+            session.answer(q, q.options[0].label)
+        return session.record
+
+    assert graded_again() == graded_again()  # a second apart: the same record
+    assert played.record["started"] != played.record["started"]  # played here: its time

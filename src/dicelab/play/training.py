@@ -149,8 +149,12 @@ class Training:
     #: graded again: see :func:`questions_at`)
     questions: list[Question] | None = None
     answers: list[Graded] = field(init=False, default_factory=list)
+    #: whether the session was played elsewhere (its questions given): when it
+    #: started is then not known, and its record says none
+    played_elsewhere: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
+        self.played_elsewhere = self.questions is not None
         if isinstance(self.count, bool) or not isinstance(self.count, int):
             raise UserError(f"questions: got {self.count!r}, expected a whole number")
         if not 1 <= self.count <= MAX_QUESTIONS:
@@ -218,8 +222,11 @@ class Training:
     @property
     def record(self) -> dict:
         """The session as the history keeps it."""
+        header = record_header(FORMAT, FORMAT_VERSION, self.table.rules, self.rules_source)
+        if self.played_elsewhere:  # the same session sent twice is one record
+            header["started"] = None
         return {
-            **record_header(FORMAT, FORMAT_VERSION, self.table.rules, self.rules_source),
+            **header,
             "seed": self.seed,
             "daily": self.day.isoformat() if self.day else None,
             "answers": [{**g.question.to_dict(), **g.to_dict()} for g in self.answers],
