@@ -84,15 +84,17 @@ class DiceArrays(NamedTuple):
 
 
 class Segments(NamedTuple):
-    """A layer cut into batches (:func:`.turn.plan_batches`): segment ``j`` is the
+    """Layers cut into batches (:func:`.turn.plan_batches`): segment ``j`` is the
     state ``(mask[j], y[j])`` at upper totals ``u0[j] .. u0[j] + nu[j]``; batch ``b``
-    holds segments ``starts[b] .. starts[b + 1]``."""
+    holds segments ``starts[b] .. starts[b + 1]``; layer ``k``'s batches end before
+    batch ``ends[k]`` (see :mod:`.work`)."""
 
     mask: np.ndarray
     y: np.ndarray
     u0: np.ndarray
     nu: np.ndarray
     starts: np.ndarray
+    ends: np.ndarray
 
 
 class PointsRows(NamedTuple):

@@ -22,7 +22,7 @@ from dicelab.engine.kernels.turn import (
     popcount,
     score_index,
 )
-from dicelab.engine.kernels.work import take
+from dicelab.engine.kernels.work import done, take, wait_done
 
 
 @njit(cache=True, inline="always", **NO_REFS)
@@ -453,51 +453,72 @@ def block_stride(n_keeps: int, width: int, itemsize: int) -> int:
 
 
 @njit(cache=True, nogil=True, **NO_REFS)
-def solve_blocks(counter, w, segs, V, R, D, served, SR, stride, bufs):
-    """Fill ``V`` for the segments of a layer in single precision: a worker of
-    :func:`.work.on_threads` (see :func:`turn_batches`)."""
-    turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs)
+def solve_blocks(counter, w, segs, V, R, D, served, SR, stride, bufs, first_u):
+    """Fill ``V`` for the segments of a chain of layers in single precision: a
+    worker of :func:`.work.on_threads` (see :func:`turn_batches`)."""
+    turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs, first_u)
 
 
 @njit(cache=True, nogil=True, **NO_REFS)
-def solve_blocks_double(counter, w, segs, V, R, D, served, SR, stride, bufs):
+def solve_blocks_double(counter, w, segs, V, R, D, served, SR, stride, bufs, first_u):
     """:func:`solve_blocks` in double precision: a function of its own, with a
     cache file of its own, so that another process can compile it while this one
     compiles the single-precision turn (:mod:`.ahead`)."""
-    turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs)
+    turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs, first_u)
 
 
 @njit(cache=True, **NO_REFS)
-def turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs):
-    """Fill ``V`` for the segments of a layer, taking batches from ``counter`` in
-    thread ``w``'s buffers; each batch is turned in blocks of one lane vector.
+def turn_batches(counter, w, segs, V, R, D, served, SR, stride, bufs, first_u):
+    """Fill ``V`` for the segments of a chain of layers, taking batches from
+    ``counter`` in thread ``w``'s buffers; each batch is turned in blocks of one
+    lane vector. A batch of a layer starts once the layer before is finished
+    (:func:`.work.wait_done`).
 
     The final throw is shared by the blocks of a batch (:func:`final_segment`,
     :func:`final_maxima`); the rerolls run block by block in the first-level cache
     (:func:`throws_block`), in the precision of the buffers ``bufs`` of
     :func:`thread_buffers`, each lane relative to a double-precision base. With
     ``served``, the first throw may also score at once with the served table.
+    Upper totals below ``first_u[m]`` take that one's value (:func:`put_values`).
     """
     A, S, cand = bufs[0][w], bufs[1][w], bufs[2][w]
     choice, out, base = bufs[3][w], bufs[4][w], bufs[5][w]
     L = lanes.width(A)
     roll0 = D.size_start[D.dice]
     zero, yes = np.int64(0), np.bool_(True)  # not constants: see final_batch
-    starts = segs.starts
+    starts, ends = segs.starts, segs.ends
+    layer = 0
     b = take(counter)
     while b < starts.shape[0] - 1:
-        first, last = starts[b], starts[b + 1]
-        used = final_batch(segs, first, last, V, A, stride, cand, choice, roll0, R, base, yes)
+        while b >= ends[layer]:  # the first batch of a later layer
+            wait_done(counter, ends[layer])
+            layer += 1
+        s0, s1 = starts[b], starts[b + 1]
+        used = final_batch(segs, s0, s1, V, A, stride, cand, choice, roll0, R, base, yes)
         if served:
-            final_batch(segs, first, last, V, S, stride, cand, choice, zero, SR, base, not yes)
+            final_batch(segs, s0, s1, V, S, stride, cand, choice, zero, SR, base, not yes)
         throws_blocks(A, out, (used + L - 1) // L, stride, D, S, served, base)
-        flat = out.reshape(out.size)
-        off = 0
-        for j in range(first, last):
-            for ui in range(segs.nu[j]):
-                V[segs.mask[j], segs.y[j], segs.u0[j] + ui] = flat[off + ui]
-            off += segs.nu[j]
+        put_values(V, segs, s0, s1, out.reshape(out.size), first_u)
+        done(counter)
         b = take(counter)
+
+
+@njit(cache=True, **NO_REFS)
+def put_values(V, segs, s0, s1, flat, first_u):
+    """Store a batch's values, segments ``s0 .. s1``, from ``flat``. A segment that
+    starts at its mask's ``first_u`` also gives its value to every upper total
+    below: they have lost the bonus as it has, so the same operations on the same
+    values would make the same value, to the last bit (see
+    :func:`dicelab.engine.objectives.expected.first_lanes`)."""
+    off = 0
+    for j in range(s0, s1):
+        m, y, u0 = segs.mask[j], segs.y[j], segs.u0[j]
+        for ui in range(segs.nu[j]):
+            V[m, y, u0 + ui] = flat[off + ui]
+        if u0 == first_u[m]:
+            for u in range(u0):
+                V[m, y, u] = flat[off]
+        off += segs.nu[j]
 
 
 def thread_buffers(n_workers, width, R, D, served, SR, dtype, stride):

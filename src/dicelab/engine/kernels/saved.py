@@ -24,7 +24,7 @@ def solve_saved_batches(segs, width, n_workers, saved, V, R, D):
     every throw values the full rolls as scored there and then (keeping every die
     and throwing none is never better: an unused throw is kept anyway).
     """
-    seg_mask, seg_y, seg_u0, seg_nu, starts = segs
+    seg_mask, seg_y, seg_u0, seg_nu, starts, _ = segs
     n_keeps = D.add.shape[0]
     roll0 = D.size_start[D.dice]
     cap = V.shape[2] - 1

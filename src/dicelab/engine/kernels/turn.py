@@ -445,13 +445,15 @@ def first_throw_mean(A, out, roll_prob, roll0, lanes):
 
 
 @njit(cache=True)
-def plan_batches(masks, first, extent, yahtzee, n_flag, width):
-    """Cut a layer's states into batches of at most ``width`` lanes: mask ``m``'s
-    upper totals ``first[m] .. extent[m] - 1``.
+def plan_batches(masks, cuts, first, extent, yahtzee, n_flag, width):
+    """Cut layers' states into batches of at most ``width`` lanes: mask ``m``'s
+    upper totals ``first[m] .. extent[m] - 1``. The masks are layer after layer,
+    layer ``k`` ending before mask ``cuts[k]``; no batch holds two layers.
 
-    Returns segment arrays ``(mask, y, u0, nu)`` and ``start``: batch ``b`` holds
-    segments ``start[b]:start[b + 1]``. Batching several masks together keeps the
-    rows wide, so the per-row cost of the throw kernels is shared by many states.
+    Returns segment arrays ``(mask, y, u0, nu)``, ``starts``: batch ``b`` holds
+    segments ``starts[b]:starts[b + 1]``, and ``ends``: layer ``k``'s batches end
+    before batch ``ends[k]``. Batching several masks together keeps the rows wide,
+    so the per-row cost of the throw kernels is shared by many states.
     """
     n = 0
     for i in range(masks.shape[0]):
@@ -462,10 +464,16 @@ def plan_batches(masks, first, extent, yahtzee, n_flag, width):
     seg_u0 = np.empty(n, np.int64)
     seg_nu = np.empty(n, np.int64)
     starts = np.empty(n + 1, np.int64)
+    ends = np.empty(cuts.shape[0], np.int64)
     j = 0
     nb = 0
+    k = 0
     used = width
     for i in range(masks.shape[0]):
+        while k < cuts.shape[0] and cuts[k] <= i:
+            ends[k] = nb
+            k += 1
+            used = width  # the next layer opens a batch of its own
         m = masks[i]
         ny = 2 if (n_flag == 2 and (m >> yahtzee) & 1 == 1) else 1
         for y in range(ny):
@@ -484,7 +492,8 @@ def plan_batches(masks, first, extent, yahtzee, n_flag, width):
                 j += 1
                 u0 += nu
     starts[nb] = j
-    return seg_mask, seg_y, seg_u0, seg_nu, starts[: nb + 1]
+    ends[k:] = nb
+    return seg_mask, seg_y, seg_u0, seg_nu, starts[: nb + 1], ends
 
 
 @njit(cache=True, inline="always")

@@ -65,13 +65,19 @@ def bonus_lost(game: CompiledRules) -> np.ndarray:
 
     Past that point the upper total no longer matters: the solves work out one upper
     total's values for all of them."""
-    n = game.n_categories
-    masks = np.arange(1 << n, dtype=np.int64)
-    bits = ((masks[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
-    open_upper = (~bits * (box_best(game) * game.upper.astype(bool))).sum(axis=1)
     u = np.arange(game.n_upper, dtype=np.int64)
     thr = game.threshold
-    return (u[None, :] + open_upper[:, None] < thr) & (thr > 0)
+    return (u[None, :] + open_upper_best(game)[:, None] < thr) & (thr > 0)
+
+
+def open_upper_best(game: CompiledRules) -> np.ndarray:
+    """Per mask, the most points its open upper boxes can still give together."""
+    best = box_best(game) * game.upper.astype(bool)
+    masks = np.arange(1 << game.n_categories, dtype=np.int64)
+    filled = np.zeros(masks.size, np.int64)
+    for c in np.flatnonzero(best):
+        filled += ((masks >> c) & 1) * best[c]
+    return best.sum() - filled
 
 
 def max_score(game: CompiledRules) -> int:

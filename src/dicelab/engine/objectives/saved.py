@@ -25,7 +25,7 @@ True
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -146,6 +146,12 @@ class SavedLayers(ExpectedLayers):
         lengths = np.repeat(g.upper_extent[m].astype(np.int64), self.n_saved)
         return starts, lengths
 
+    def run_chain(self, table: np.ndarray, chain: Sequence[int]) -> None:
+        """The layers ``chain`` one after the other (the turn with throws in hand
+        runs a layer at a time)."""
+        for layer in chain:
+            self.run(table, self.by_layer[layer])
+
     def run(self, table: np.ndarray, task: np.ndarray) -> None:
         from numba import get_num_threads, parallel_chunksize
 
@@ -154,7 +160,8 @@ class SavedLayers(ExpectedLayers):
 
         g = self.game
         V = table.reshape(self.shape)
-        plan = plan_batches(task, self.first, g.upper_extent, g.yahtzee, g.n_flag, self.width)
+        cuts = np.array([task.size], np.int64)
+        plan = plan_batches(task, cuts, self.first, g.upper_extent, g.yahtzee, g.n_flag, self.width)
         segs = Segments(*plan)
         rules, dice = rule_arrays(g), dice_arrays(g)
         with parallel_chunksize(1):
