@@ -543,11 +543,24 @@ def thread_buffers(n_workers, width, R, D, served, SR, dtype, stride):
     )
 
 
-@njit(cache=True, **NO_REFS)
-def nan_where_unreachable(V, reach, subset, yahtzee):
+#: Masks a batch of :func:`nan_where_unreachable` takes.
+NAN_MASKS = 4096
+
+
+@njit(cache=True, nogil=True, **NO_REFS)
+def nan_where_unreachable(counter, w, V, reach, subset, yahtzee):
     """NaN where :func:`dicelab.engine.objectives.expected.mark_unreachable` says, on
-    ``V[mask, y, middle, u]``."""
-    for m in range(V.shape[0]):
+    ``V[mask, y, middle, u]``: a worker of :func:`.work.on_threads`."""
+    b = take(counter)
+    while b * NAN_MASKS < V.shape[0]:
+        nan_masks(V, reach, subset, yahtzee, b * NAN_MASKS, min((b + 1) * NAN_MASKS, V.shape[0]))
+        b = take(counter)
+
+
+@njit(cache=True, **NO_REFS)
+def nan_masks(V, reach, subset, yahtzee, lo, hi):
+    """:func:`nan_where_unreachable` on masks ``lo .. hi``."""
+    for m in range(lo, hi):
         row = reach[subset[m]]
         no_flag = yahtzee >= 0 and (m >> yahtzee) & 1 == 0
         for y in range(V.shape[1]):
