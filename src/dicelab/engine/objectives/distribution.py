@@ -391,9 +391,8 @@ class OutcomeLayout:
         reach = game.upper_reach
         lanes = np.zeros((1 << n, game.n_upper), dtype=np.int64)
         n_lanes = reach.sum(axis=1).astype(np.int64)
-        for m in range(1 << n):
-            us = np.flatnonzero(reach[m])
-            lanes[m, : us.size] = us
+        masks, us = np.nonzero(reach)  # mask after mask, each one's totals rising
+        lanes[masks, np.arange(us.size) - np.repeat(np.cumsum(n_lanes) - n_lanes, n_lanes)] = us
         slot_of, slot_pts, n_e = _slots(game)
         box_slots = (slot_of >= 0).sum(axis=1) * n_e
         bits = ((np.arange(1 << n)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
