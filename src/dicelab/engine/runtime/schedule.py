@@ -204,13 +204,15 @@ def threads_for(seconds: float) -> Iterator[None]:
 def chains(solve: LocalSolve) -> list[tuple[list[int], int]]:
     """The layers of ``solve`` in runs to solve as one chain, each with its progress
     units: consecutive layers up to :data:`CHAIN_SECONDS` of work together, where the
-    solve can chain them (a :class:`ChainSolve`); otherwise one layer a run."""
+    solve can chain them (a :class:`ChainSolve`); otherwise one layer a run (its
+    units then counted task by task as they run)."""
+    if not hasattr(solve, "run_chain"):  # its tasks are planned as they run
+        return [([layer], 0) for layer in solve.layers()]
     out: list[tuple[list[int], int]] = []
     seconds = 0.0
     for layer in solve.layers():
         weight = sum(solve.weight(task) for task in solve.tasks(layer, None))
-        grows = out and hasattr(solve, "run_chain") and seconds < CHAIN_SECONDS
-        if grows and seconds + weight * solve.unit_seconds <= CHAIN_SECONDS:
+        if out and seconds + weight * solve.unit_seconds <= CHAIN_SECONDS:
             out[-1][0].append(layer)
             out[-1] = (out[-1][0], out[-1][1] + weight)
             seconds += weight * solve.unit_seconds
