@@ -1,7 +1,7 @@
 """Benchmark of whole commands, from process start to exit, as a user feels them.
 
 Run ``python benchmarks/bench_cli.py`` (``--runs N``, ``--target-rules NAME``,
-``--duel``: also ``duel advise yazy``, whose table takes about 2 minutes to solve
+``--duel``: also ``duel advise yazy``, whose table takes about a minute to solve
 the first time).
 
 Each command runs ``--runs`` times (default 7) in a fresh process after one

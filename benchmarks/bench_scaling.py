@@ -11,7 +11,7 @@ Each part is timed in a fresh process for each number of threads
 solve) outside the timings:
 
 * ``expected``: the expected-score solve of ``yahtzee`` and ``yatzy``;
-* ``duel``: the two-player game of ``--duel-rules`` (``yazy``: about 2 minutes on
+* ``duel``: the two-player game of ``--duel-rules`` (``yazy``: about a minute on
   2 cores, so one run by default);
 * ``target``: Yahtzee's table of one target (``--target``, default 200; single
   precision, as ``solve yahtzee --objective target --target 200``);
