@@ -178,9 +178,9 @@ def scatter_ranges(table, starts, lengths, values):
 ONE_THREAD_BELOW = 0.005
 
 #: Work (seconds on one thread) up to which consecutive layers of a :class:`ChainSolve`
-#: run as one chain: a start of the threads is tens of microseconds a thread, and a
-#: barrier a layer leaves threads idle at its end, which together held a 16-thread
-#: Yahtzee solve near half its linear speed-up. A chain reports progress at its end.
+#: run as one chain: each start of the threads costs tens of microseconds, and each
+#: layer's end leaves threads idle while the slowest batch finishes. A chain reports
+#: progress at its end.
 CHAIN_SECONDS = 1.0
 
 
