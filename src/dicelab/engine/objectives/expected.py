@@ -439,7 +439,7 @@ def first_lanes(game: CompiledRules) -> np.ndarray:
 
     It is found from the open upper boxes' best points, mask by mask, rather than
     from :func:`~dicelab.engine.objectives.points.bonus_lost`'s table of every upper
-    total: a millisecond less of Yahtzee's solve, 6 ms of Yatzy's."""
+    total: 0.07 ms against 0.9 for Yahtzee, 0.2 against 3.8 for Yatzy."""
     from dicelab.engine.objectives.points import open_upper_best
 
     live = np.zeros(1 << game.n_categories, np.int64)
