@@ -5,8 +5,13 @@ forces in ``test_duel.py``; the written-out turn must give their values to the
 last bit, every value of the table, on the dice sets it is written for.
 """
 
+import io
+import sys
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
+from numba import typeof
 
 from dicelab.dice import dice_space
 from dicelab.engine.kernels import dice_arrays
@@ -65,3 +70,36 @@ def test_only_mid_sized_dice_sets_are_written_out():
     assert dice_shape(dice_arrays(small_game(6, 6, 3))) == DiceShape(6, 6, 2)  # 924
     assert dice_space(5, 8).add.shape[0] == 1287
     assert dice_shape(dice_arrays(small_game(5, 8, 3))) is None
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _kernel_cached_for(tmp_path, shapes):
+    """A stand-in for a compiled kernel whose cache holds the dice ``shapes``."""
+    index = tmp_path / "kernel.nbi"
+    index.write_text("")
+    keys = {((typeof(shape), "other arguments"), "this machine"): "file" for shape in shapes}
+    cache_file = SimpleNamespace(_index_path=str(index), _load_index=lambda: keys)
+    return SimpleNamespace(_cache=SimpleNamespace(_cache_file=cache_file))
+
+
+def test_a_first_run_on_new_dice_says_it_compiles(tmp_path, monkeypatch):
+    """The turn is written out per set of dice, so a kernel cached for five six-sided
+    dice compiles again for six: the note says so then, and only then."""
+    from dicelab.engine.kernels import announce_compile
+
+    five, six = DiceShape(5, 6, 2), DiceShape(6, 6, 2)
+    kernel = _kernel_cached_for(tmp_path, [five])
+    for shape, says in ((five, False), (six, True), (None, False)):
+        err = _Terminal()
+        monkeypatch.setattr(sys, "stderr", err)
+        announce_compile(kernel, shape=shape)
+        assert ("compiling the solver kernels" in err.getvalue()) is says, shape
+    (tmp_path / "kernel.nbi").unlink()  # nothing cached at all
+    err = _Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    announce_compile(kernel)
+    assert "compiling the solver kernels" in err.getvalue()

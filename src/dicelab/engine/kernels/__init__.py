@@ -146,16 +146,25 @@ class Outcomes(NamedTuple):
     gain: np.ndarray
 
 
-def announce_compile(*dispatchers) -> None:
-    """On a terminal, say so before a first run compiles kernels (Numba caches them)."""
+def announce_compile(*dispatchers, shape=None) -> None:
+    """On a terminal, say so before a first run compiles kernels (Numba caches them):
+    where a kernel of ``dispatchers`` has nothing cached, or, given the dice ``shape``
+    its turn is written out for (:mod:`.unrolled`), nothing cached for that shape
+    (the kernel is compiled again for new dice)."""
     import os
     import sys
 
     if not sys.stderr.isatty():
         return
     try:
-        fresh = any(not os.path.exists(d._cache._cache_file._index_path) for d in dispatchers)
-    except AttributeError:  # another Numba: nothing to say
+        files = [d._cache._cache_file for d in dispatchers]
+        fresh = any(not os.path.exists(f._index_path) for f in files)
+        if not fresh and shape is not None:
+            from numba import typeof
+
+            kind = typeof(shape)
+            fresh = any(all(kind not in key[0] for key in f._load_index()) for f in files)
+    except (AttributeError, OSError, EOFError, ValueError):  # another Numba: nothing to say
         return
     if fresh:
         print(

@@ -598,6 +598,7 @@ def solve_duel(
     """
     from dicelab.engine import kernels
     from dicelab.engine.kernels.duel import duel_blocks
+    from dicelab.engine.kernels.unrolled import dice_shape
     from dicelab.engine.runtime.schedule import new_table, run_layers
 
     game = as_game(rules)
@@ -608,7 +609,7 @@ def solve_duel(
     cost.check(allow_large)
     cost.announce()
     start = time.perf_counter()
-    kernels.announce_compile(duel_blocks)
+    kernels.announce_compile(duel_blocks, shape=dice_shape(kernels.dice_arrays(game)))
     T = new_table(space.n_values, np.float64, store, name=f"{game.rules.name}.duel")
     run_layers(DuelLayers(game, space, width), T, progress, runner)
     return DuelTable(game, space, T, seconds=time.perf_counter() - start)
