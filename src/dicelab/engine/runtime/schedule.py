@@ -208,18 +208,14 @@ def chains(solve: LocalSolve) -> list[tuple[list[int], int]]:
     units then counted task by task as they run)."""
     if not hasattr(solve, "run_chain"):  # its tasks are planned as they run
         return [([layer], 0) for layer in solve.layers()]
-    out: list[tuple[list[int], int]] = []
-    seconds = 0.0
+    runs: list[tuple[list[int], int]] = []
     for layer in solve.layers():
         weight = sum(solve.weight(task) for task in solve.tasks(layer, None))
-        if out and seconds + weight * solve.unit_seconds <= CHAIN_SECONDS:
-            out[-1][0].append(layer)
-            out[-1] = (out[-1][0], out[-1][1] + weight)
-            seconds += weight * solve.unit_seconds
+        if runs and (runs[-1][1] + weight) * solve.unit_seconds <= CHAIN_SECONDS:
+            runs[-1] = (runs[-1][0] + [layer], runs[-1][1] + weight)
         else:
-            out.append(([layer], weight))
-            seconds = weight * solve.unit_seconds
-    return out
+            runs.append(([layer], weight))
+    return runs
 
 
 def run_task(solve: LocalSolve, table: np.ndarray, task: Any) -> None:
