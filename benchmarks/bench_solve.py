@@ -89,6 +89,31 @@ def load() -> str:
     return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
+def vector_line() -> str:
+    """The CPU the kernels are compiled for: its vector features and the lane rows."""
+    import platform
+
+    from numba.core import config
+
+    from dicelab.engine.kernels import lanes
+
+    cpu = config.CPU_NAME or "host"
+    if config.CPU_NAME and not config.CPU_FEATURES:
+        shown = f"the features of {cpu}"
+    elif platform.machine().lower() in ("x86_64", "amd64"):
+        import llvmlite.binding as ll
+
+        have = config.CPU_FEATURES or ll.get_host_cpu_features().flatten()
+        feats = [f[1:] for f in have.split(",") if f in ("+avx", "+avx2", "+fma", "+avx512f")]
+        shown = " ".join(feats) or "SSE only"
+    else:
+        shown = "NEON"
+    register = lanes.target_vector_bytes()
+    return (f"CPU {platform.machine()} ({cpu}): {shown}; {register}-byte registers, "
+            f"{lanes.VECTOR_BYTES}-byte lane rows ({lanes.lanes_of(4)} single, "
+            f"{lanes.lanes_of(8)} double)")  # fmt: skip
+
+
 def run_json(python: str, code: str, *args: str, env: dict | None = None) -> dict:
     out = subprocess.run(
         [python, "-c", code, *args], capture_output=True, text=True, env=env, check=False
@@ -136,6 +161,7 @@ def main() -> None:
     precisions = args.precision.split(",")
     main_precision = precisions[0]
     print(load())
+    print(vector_line())
 
     print(
         f"dicelab expected-score solver ({main_precision} precision turns), "

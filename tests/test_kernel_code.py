@@ -48,10 +48,19 @@ def lane_vector_instructions(func, *args) -> set[str]:
     return set(re.findall(r"^\s+([a-z][a-z0-9]*)\b", asm, re.M))
 
 
+def registers_used(func, *args) -> set[str]:
+    """The vector registers (xmm, ymm, zmm) a fresh compile of ``func`` names."""
+    fresh = njit(func.py_func)
+    fresh(*args)
+    asm = "\n".join(fresh.inspect_asm().values())
+    return set(re.findall(r"%([xyz]mm)\d+", asm))
+
+
 @pytest.mark.parametrize(("dtype", "suffix"), [(np.float64, "pd"), (np.float32, "ps")])
 def test_block_kernels_compile_to_whole_vector_operations(dtype, suffix):
     """The block kernels take a keep's maximum and mean with packed instructions
-    only: no scalar max or add on a lane, no masked store."""
+    only: no scalar max or add on a lane, no masked store (on AVX2 a ``vmaskmov``,
+    which AMD cores run slowly), on whatever CPU the kernels are compiled for."""
     from dicelab.engine.kernels import lanes
     from dicelab.rules import load_rules
     from dicelab.rules.compiled import compile_rules
@@ -59,15 +68,48 @@ def test_block_kernels_compile_to_whole_vector_operations(dtype, suffix):
     space = compile_rules(load_rules("yahtzee")).space
     A = np.zeros((space.add.shape[0], lanes.lanes_of(np.dtype(dtype).itemsize)), dtype)
     best = lane_vector_instructions(blocks.best_block, A, space.sub_rows)
-    assert f"vmax{suffix}" in best, sorted(best)
     keep = lane_vector_instructions(
         blocks.keep_block, A, space.add, space.size_start, space.dice, space.faces
     )
-    assert f"vadd{suffix}" in keep and any(op.startswith("vfmadd") for op in keep), sorted(keep)
+    vex = lanes.target_vector_bytes() >= 32  # AVX2 or AVX-512: three-operand forms, FMA
+    assert f"{'v' if vex else ''}max{suffix}" in best, sorted(best)
+    assert f"{'v' if vex else ''}add{suffix}" in keep, sorted(keep)
+    if vex:  # SSE alone has no fused multiply-add
+        assert any(op.startswith("vfmadd") for op in keep), sorted(keep)
     for ops in (best, keep):
         assert not any("maskmov" in op for op in ops), sorted(ops)
-        scalar = {"vmaxss", "vmaxsd", "vaddss", "vaddsd"}
+        scalar = {"vmaxss", "vmaxsd", "vaddss", "vaddsd", "maxss", "maxsd", "addss", "addsd"}
         assert not scalar & ops, sorted(scalar & ops)
+
+
+def test_block_kernels_use_the_widest_registers_of_the_target():
+    """A 64-byte row is one register with AVX-512, two with AVX2, four with SSE: the
+    compiled kernel works in the widest registers the CPU compiled for has."""
+    from dicelab.engine.kernels import lanes
+    from dicelab.rules import load_rules
+    from dicelab.rules.compiled import compile_rules
+
+    space = compile_rules(load_rules("yahtzee")).space
+    A = np.zeros((space.add.shape[0], lanes.lanes_of(8)), np.float64)
+    used = registers_used(blocks.best_block, A, space.sub_rows)
+    widest = {64: "zmm", 32: "ymm", 16: "xmm"}[lanes.target_vector_bytes()]
+    assert widest in used, sorted(used)
+    assert max(used) == widest, sorted(used)  # xmm < ymm < zmm: nothing wider
+
+
+def test_target_vector_bytes_reads_the_cpu_compiled_for():
+    """The register width from the CPU Numba compiles for: its features, or the
+    name given by ``NUMBA_CPU_NAME``; ARM's NEON registers are 16 bytes."""
+    from dicelab.engine.kernels.lanes import target_vector_bytes as width
+
+    assert width("znver4", "", "x86_64") == 64
+    assert width("haswell", "", "x86_64") == 32
+    assert width("znver3", "", "x86_64") == 32
+    assert width("x86-64", "", "x86_64") == 16
+    assert width("generic", "+avx2,+fma", "x86_64") == 32
+    assert width("skylake-avx512", "-avx512f", "x86_64") == 32
+    assert width(None, "+sse2,+avx,+avx2,+avx512f", "x86_64") == 64
+    assert width(None, "+neon", "aarch64") == 16
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
