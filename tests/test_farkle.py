@@ -135,11 +135,16 @@ def test_the_array_layout_is_the_walk_of_the_rules(kind, dice, goal, min_bank, k
     assert explore(game, exact=True).exact is not None
 
 
-def test_two_player_farkle_to_10000_is_refused_at_once_with_its_size(capsys, monkeypatch):
-    assert dicelab(monkeypatch, "solve", "farkle", "--set", "players=2") == 2
-    err = capsys.readouterr().err
-    assert "farkle to 10000: 1,881,360,002 positions" in err and err.count("\n") == 1
-    assert Farkle(players=2).estimate() == Farkle(players=2).size() == 1_881_360_002
+def test_two_player_farkle_to_10000_is_solved_where_its_turns_start():
+    """1.9 billion positions laid out; 40,000 turn starts (tests/test_turn_starts.py;
+    the full solve is benchmarks/bench_games.py's)."""
+    from dicelab.games.chance.solution import TURNS_ABOVE
+    from dicelab.games.chance.turn_solution import solves_by_turns
+
+    game = Farkle(players=2)
+    assert game.estimate() == game.size() == 1_881_360_002 > TURNS_ABOVE
+    assert solves_by_turns(game, None) and game.banking_turn().goal == 200
+    assert not solves_by_turns(Farkle(players=1), None)
 
 
 def test_settings_and_positions_are_checked_with_one_clear_line(capsys, monkeypatch):

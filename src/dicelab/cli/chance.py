@@ -115,6 +115,9 @@ def _report(solution: ChanceSolution, seconds: float, exact: bool, path,
                  "cached": solution.cached is not None}  # fmt: skip
     if solution.objective == "target":
         out["target"] = solution.target
+    if not hasattr(solution, "layout"):  # solved where its turns start
+        laid_out = game.size()  # type: ignore[attr-defined]  # every banking game has one
+        out.update(positions=laid_out, turn_starts=len(solution), method="turn starts")
     if game.players == 2:
         out["draw"] = solution.draw()
     if exact:
@@ -143,6 +146,8 @@ def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None
     """The report of :func:`_report` in words."""
     game = solution.game
     how = "read from the cache in" if solution.cached else "solved in"
+    if "turn_starts" in out:
+        how = f"{how.replace(' in', '')} at its {out['turn_starts']:,} turn starts in"
     console.print(f"[bold]{game.name}[/bold]: {out['positions']:,} positions, {how} "
                   f"{out['seconds']:.2f} s")  # fmt: skip
     default = solution.objective == (game.objective or ("win" if game.players == 2 else "points"))
@@ -165,6 +170,11 @@ def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None
     if out["cycles"]:
         cycles = (f"{out['cycles']:,} groups of positions that come back; {out['rounds']} "
                   "exact valuation(s)")  # fmt: skip
+    if "turn_starts" in out:
+        steps = out["rounds"]
+        console.print(f"checked: every pair of turn starts a farkle joins solved exactly, at "
+                      f"most {steps} Newton steps a pair (the last moved no value)")  # fmt: skip
+        return
     checked = f"{out['residual']:.1e}; {cycles}"
     console.print(f"checked: no single move gains over the solved play by more than {checked}")
 

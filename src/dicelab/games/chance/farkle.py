@@ -249,6 +249,32 @@ class Farkle(ChanceGame):
     def turn_starts(self, position) -> bool:
         return position[0] == "roll" and position[4] == 0
 
+    def banking_turn(self):
+        """The turn as the turn-start solver reads it
+        (:class:`~dicelab.engine.turnstart.BankingTurn`), two players only."""
+        from dicelab.engine.turnstart import BankingTurn
+
+        outcomes = {n: [(float(p), o) for p, _, o in self._throws[n]] for n in self._throws}
+        return BankingTurn.from_outcomes(self.goal, self.dice, self.min_bank, outcomes)
+
+    def positions(self):
+        """The layout's numbering of positions
+        (:class:`~dicelab.games.chance.farkle_layout.FarklePositions`), made once: it
+        tells a position of the game from any other value."""
+        found = getattr(self, "_positions", None)
+        if found is None:
+            from dicelab.games.chance.farkle_layout import FarklePositions
+
+            found = self._positions = FarklePositions(self)
+        return found
+
+    def turn_of(self, position) -> tuple[int, int, int, int, int | None]:
+        """``(seat, mover's score, other's score, turn total, dice to throw)`` of a
+        position in a turn (dice ``None`` after a throw that scored)."""
+        kind, seat, a, b, t, last = position
+        mine, other = (a, b) if seat == 0 else (b, a)
+        return seat, mine, other, t, (last if kind == "roll" else None)
+
     def layout(self, exact: bool = False):
         """Every position at once, in arrays
         (:func:`~dicelab.games.chance.farkle_layout.farkle_layout`), not walked."""

@@ -22,7 +22,10 @@ import numpy as np
 
 from dicelab.engine.graph import GraphSolution
 
-__all__ = ["MIN_POSITIONS", "load", "save"]
+__all__ = ["MIN_POSITIONS", "load", "load_turn_starts", "save", "save_turn_starts"]
+
+#: The objective a turn-start table is kept under (its own files, beside the graphs').
+TURN_STARTS = "win-turn-starts"
 
 #: Smaller games are solved again rather than kept: they take less than reading a file.
 MIN_POSITIONS = 100_000
@@ -33,9 +36,12 @@ def _sources_digest() -> str:
     """A digest of the sources a solution depends on (families, layouts, solver)."""
     import dicelab.engine.graph as graph
     import dicelab.engine.kernels.graph as kernels
+    import dicelab.engine.kernels.turnstart as turn_kernels
+    import dicelab.engine.turnstart as turnstart
 
     here = Path(__file__).parent
-    files = sorted(here.glob("*.py")) + [Path(graph.__file__), Path(kernels.__file__)]
+    solvers = (graph, kernels, turnstart, turn_kernels)
+    files = sorted(here.glob("*.py")) + [Path(m.__file__ or "") for m in solvers]
     h = hashlib.sha256()
     for path in files:
         h.update(path.name.encode())
@@ -114,3 +120,37 @@ def save(game, objective: str, target: float | None, solved: GraphSolution, link
             "residual": solved.residual, "cyclic": solved.cyclic, "sweeps": solved.sweeps,
             "rounds": solved.rounds, "seconds": seconds}  # fmt: skip
     return store_table(_path(key), table, meta)
+
+
+def load_turn_starts(game, turn):
+    """The cached turn-start table of a two-player banking game
+    (:class:`~dicelab.engine.turnstart.TurnStartTable`) and its file, if one is intact
+    and fits the turn at hand; else ``None``."""
+    from dicelab.engine.runtime import budget
+    from dicelab.engine.runtime.cache import load_table
+    from dicelab.engine.turnstart import TurnStartTable
+
+    key = game_key(game, TURN_STARTS, None)
+    if key is None:
+        return None
+    path = _path(key)
+    found = load_table(path, {"game_key": key, "objective": TURN_STARTS})
+    if found is None or found[0].shape != (turn.goal, turn.goal):
+        return None
+    table, header = found
+    budget.mark_used(path)
+    return TurnStartTable(turn, np.ascontiguousarray(table, np.float64), int(header["steps"]),
+                          float(header["seconds"])), str(path)  # fmt: skip
+
+
+def save_turn_starts(game, table, seconds: float) -> str | None:
+    """Keep a turn-start table; its path, or ``None`` where it is not kept (a game of
+    one's own, or a disk that refuses it: one warning)."""
+    from dicelab.engine.runtime.cache import store_table
+
+    key = game_key(game, TURN_STARTS, None)
+    if key is None:
+        return None
+    meta = {"game_key": key, "objective": TURN_STARTS, "rules": {"name": key["name"]},
+            "params": {}, "steps": table.steps, "seconds": seconds}  # fmt: skip
+    return store_table(_path(key), table.W, meta)

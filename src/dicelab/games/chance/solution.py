@@ -33,6 +33,10 @@ __all__ = ["OBJECTIVES", "ChanceSolution", "Move", "solve"]
 #: most for a cost), ``turns`` (one player: fewest expected turns).
 OBJECTIVES = tuple(registry.GAME_OBJECTIVES)
 
+#: A two-player banking game laid out larger than this is solved where its turns
+#: start (:func:`solve`'s ``turns``): Farkle to 1,000 lays out 2 million positions.
+TURNS_ABOVE = 1_000_000
+
 #: A strategy: the label of the move it plays at a position, given the moves there.
 Strategy = Callable[[Any, list[str]], str]
 
@@ -206,8 +210,8 @@ def exact_values(solution: ChanceSolution) -> list[Fraction]:
 
 def solve(game: ChanceGame, objective: str | None = None, *, target: float | None = None,
           limit: int = DEFAULT_LIMIT, exact: bool = False, walk: bool = False,
-          progress: solver.Progress | None = None,
-          cache: bool = False) -> ChanceSolution:  # fmt: skip
+          progress: solver.Progress | None = None, cache: bool = False,
+          turns: bool | None = None) -> ChanceSolution:  # fmt: skip
     """Solve ``game`` for ``objective`` (the win for two players, the points for one).
 
     ``exact`` keeps every chance as a fraction too, for :meth:`ChanceSolution.exact`
@@ -217,6 +221,9 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
     layout, then the solver's passes: :func:`dicelab.engine.graph.solve_graph`).
     ``cache``: read and keep the solution of a built-in family in the cache folder
     (:mod:`dicelab.games.chance.saved`; games of 100,000 positions or more).
+    ``turns``: solve a two-player banking game (Farkle) where its turns start
+    (:mod:`~dicelab.games.chance.turn_solution`) rather than laid out; by default
+    where its layout would hold more than :data:`TURNS_ABOVE` positions.
 
     Examples
     --------
@@ -227,6 +234,12 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
     spec = registry.game_objective(objective or game.objective, game.players, target=target)
     objective, target = spec.name, spec.params.get("target")
     tick = progress or (lambda done, planned: None)
+    if turns is not False and not (exact or walk):
+        from dicelab.games.chance.turn_solution import solve_turns, solves_by_turns
+
+        size = getattr(game, "size", lambda: 0)
+        if solves_by_turns(game, objective) and (turns or size() > TURNS_ABOVE):
+            return solve_turns(game, progress, cache)  # type: ignore[return-value]
     tick(0, 4)
     layout = explore(game, limit=limit, exact=exact, walk=walk)
     tick(1, 4)

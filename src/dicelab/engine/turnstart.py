@@ -1,0 +1,130 @@
+"""Two-player banking games solved where turns start: one value per pair of scores.
+
+Laying out every position of Farkle to 10,000 (every turn total, every count of
+dice, every throw, for every pair of scores) takes 1.9 billion positions; the
+values that matter are far fewer. A turn depends on the rest of the game only
+through the scores it can leave behind, so only ``W[a, b]`` is kept: the mover's
+chance to win where a turn starts with scores ``a`` (the mover's) and ``b``
+(40,000 values for Farkle to 10,000). The inside of a turn is solved from them
+when it is needed (:func:`~dicelab.engine.kernels.turnstart.turn_table`): once
+per pair of scores while solving, once per question when advising.
+
+Scores only grow, so the pairs are solved in layers of their sum, largest first;
+within a layer only a farkle links ``(a, b)`` to ``(b, a)``, and each such pair
+is solved exactly and on its own (:func:`~dicelab.engine.kernels.turnstart.solve_pair`),
+the pairs of a layer on every thread.
+
+>>> import numpy as np
+>>> # Pig to 2 on a coin: heads adds 1 (bank or toss again), tails loses the turn
+>>> coin = BankingTurn(goal=2, dice=1, min_bank=0, out_start=np.array([0, 0, 1]),
+...                    prob=np.array([0.5]), offer=np.array([[0, 1]]),
+...                    best=np.array([1]), farkle=np.array([0.0, 0.5]))
+>>> round(solve_turn_starts(coin).start_value(), 6)  # the first player's chance: 4/7
+0.571429
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["BankingTurn", "TurnStartTable", "solve_turn_starts"]
+
+#: Each count of dice's throws: ``(chance, offer)`` pairs.
+Outcomes = dict[int, list[tuple[float, tuple[int, ...]]]]
+#: ``progress(done, planned)``: layers of the solve.
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class BankingTurn:
+    """The rules of a banking turn as arrays (see :mod:`dicelab.engine.kernels.turnstart`):
+    points in whole units, ``goal`` the score that wins, ``dice`` thrown at a turn's
+    start and on hot dice, ``min_bank`` the least total that may be banked."""
+
+    goal: int
+    dice: int
+    min_bank: int
+    out_start: np.ndarray
+    prob: np.ndarray
+    offer: np.ndarray
+    best: np.ndarray
+    farkle: np.ndarray
+
+    def arrays(self) -> tuple:
+        """The arguments every kernel takes after the scores, in their order."""
+        return (self.goal, self.dice, self.min_bank, self.out_start, self.prob, self.offer,
+                self.best, self.farkle)  # fmt: skip
+
+    @classmethod
+    def from_outcomes(cls, goal: int, dice: int, min_bank: int, outcomes: Outcomes) -> BankingTurn:
+        """From each count of dice's throws: ``(chance, offer)`` pairs, ``offer[k - 1]``
+        the most units ``k`` dice set aside score (all 0: a farkle). Throws that offer
+        the same are merged."""
+        out_start, prob, offer, best = [0, 0], [], [], []
+        farkle = np.zeros(dice + 1)
+        for n in range(1, dice + 1):
+            merged: dict[tuple[int, ...], float] = {}
+            for p, o in outcomes[n]:
+                if any(o):
+                    merged[o] = merged.get(o, 0.0) + p
+                else:
+                    farkle[n] += p
+            for o, p in sorted(merged.items()):
+                prob.append(p)
+                offer.append([0, *o] + [0] * (dice - len(o)))
+                best.append(max(o))
+            out_start.append(len(prob))
+        return cls(goal, dice, min_bank, np.array(out_start, np.int64), np.array(prob),
+                   np.array(offer, np.int64).reshape(-1, dice + 1), np.array(best, np.int64),
+                   farkle)  # fmt: skip
+
+
+@dataclass(eq=False)
+class TurnStartTable:
+    """``W[a, b]``: the mover's chance to win where a turn starts with scores ``a``
+    (theirs) and ``b``, both playing their best; the inside of a turn from it."""
+
+    turn: BankingTurn
+    W: np.ndarray
+    #: the most Newton steps a pair of scores took (see the kernel's ``MAX_STEPS``)
+    steps: int = 0
+    seconds: float = 0.0
+
+    def start_value(self) -> float:
+        """The first player's chance at the start of the game."""
+        return float(self.W[0, 0])
+
+    def turn_values(self, mine: int, other: int) -> np.ndarray:
+        """``V[t, n]``: the mover's chance with turn total ``t`` and ``n`` dice to
+        throw, scores ``mine`` and ``other`` (totals from 0 to below the goal)."""
+        from dicelab.engine.kernels.turnstart import turn_table
+
+        V, S = np.empty((2, self.turn.goal, self.turn.dice + 1))
+        L = 1.0 - float(self.W[other, mine])
+        t = self.turn
+        turn_table(mine, other, L, self.W, t.goal, t.dice, t.min_bank, t.out_start, t.prob,
+                   t.offer, t.best, t.farkle, V, S)  # fmt: skip
+        return V
+
+
+def solve_turn_starts(turn: BankingTurn, progress: Progress | None = None) -> TurnStartTable:
+    """Every ``W[a, b]``, layer by layer of ``a + b`` from the largest."""
+    import time
+
+    from dicelab.engine.kernels.turnstart import MAX_STEPS, solve_layer
+
+    G = turn.goal
+    W = np.zeros((G, G))
+    tick = progress or (lambda done, planned: None)
+    began = time.perf_counter()
+    layers = 2 * G - 1
+    most = 0
+    for i, total in enumerate(range(2 * G - 2, -1, -1)):
+        most = max(most, int(solve_layer(total, W, *turn.arrays())))
+        tick(i + 1, layers)
+    if most > MAX_STEPS:
+        raise ArithmeticError(f"the turn starts did not settle in {MAX_STEPS} steps")
+    return TurnStartTable(turn, W, most, time.perf_counter() - began)

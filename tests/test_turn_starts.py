@@ -1,0 +1,114 @@
+"""Two-player banking games solved where turns start, against the laid-out game and a
+plain value iteration from the rules."""
+
+import json
+
+import numpy as np
+import pytest
+from command_line import run_in_process as dicelab
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracles import farkle as oracle
+
+from dicelab.engine.turnstart import BankingTurn, solve_turn_starts
+from dicelab.errors import UserError
+from dicelab.games.chance import solve
+from dicelab.games.chance.farkle import Farkle
+from dicelab.games.chance.pig import Pig
+from dicelab.games.chance.turn_solution import TurnStartSolution
+
+farkles = st.fixed_dictionaries({
+    "dice": st.integers(1, 4),
+    "goal": st.integers(1, 8).map(lambda g: 50 * g),
+    "min_bank": st.sampled_from([0, 100, 300]),
+    "three_ones": st.sampled_from([1000, 300]),
+    "kinds": st.sampled_from(["add", "double"]),
+    "three_pairs": st.sampled_from([750, 0]),
+})  # fmt: skip
+
+
+def both(**settings):
+    settings["min_bank"] = min(settings.get("min_bank", 0), settings["goal"] - 50)
+    game = Farkle(players=2, **settings)
+    return game, solve(game, turns=False), solve(game, turns=True)
+
+
+@settings(max_examples=12, deadline=None)
+@given(farkles)
+def test_every_position_and_move_agrees_with_the_laid_out_game(kw):
+    game, laid, turns = both(**kw)
+    assert isinstance(turns, TurnStartSolution) and not isinstance(laid, TurnStartSolution)
+    assert turns.value() == pytest.approx(laid.value(), abs=1e-12)
+    for v, position in enumerate(laid.layout.positions):
+        if position is None:
+            continue
+        assert turns.value(position) == pytest.approx(laid.values[v], abs=1e-12), position
+        if game.result(position) is None and game.to_move(position) >= 0:
+            mine = turns.advise(position)
+            theirs = laid.advise(position)
+            assert [m.value for m in mine] == pytest.approx([m.value for m in theirs], abs=1e-12)
+            assert mine[0].cost == 0 and all(m.cost >= 0 for m in mine)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 6).map(lambda g: 50 * g), st.sampled_from([0, 100]))
+def test_turn_starts_agree_with_value_iteration_from_the_rules(dice, goal, min_bank):
+    min_bank = min(min_bank, goal - 50)
+    P = oracle.two_player(goal, dice=dice, min_bank=min_bank)
+    table = solve_turn_starts(Farkle(players=2, goal=goal, dice=dice, min_bank=min_bank)
+                              .banking_turn())  # fmt: skip
+    for (i, j, t, _), p in P.items():
+        if t == 0:
+            assert table.W[i // 50, j // 50] == pytest.approx(p, abs=1e-11)
+
+
+def test_pig_as_a_banking_turn_is_the_laid_out_pig():
+    """Pig is a banking game of one die whose 1 is the farkle: the turn-start table
+    meets the laid-out Pig to 100 (Neller and Presser's 0.5306) at every turn start."""
+    faces = {1: [(1 / 6, (0,))] + [(1 / 6, (f,)) for f in range(2, 7)]}
+    table = solve_turn_starts(BankingTurn.from_outcomes(100, 1, 0, faces))
+    laid = solve(Pig(goal=100))
+    assert round(table.start_value(), 4) == 0.5306
+    for a in range(0, 100, 7):
+        for b in range(0, 100, 9):
+            assert table.W[a, b] == pytest.approx(laid.value((0, a, b, 0, True)), abs=1e-12)
+
+
+def test_a_table_of_one_score_a_side_needs_no_steps_beyond_its_pair():
+    """Scores where both need one throw: the mover wins unless the throw farkles
+    and the other then wins: W = (1 - f) / (1 - f^2)... as the two equations say."""
+    turn = Farkle(players=2, goal=50, dice=1).banking_turn()
+    f = turn.farkle[1]  # one die: 4/6 farkle; a 1 or a 5 reaches 50
+    W = solve_turn_starts(turn).W
+    assert W[0, 0] == pytest.approx((1 - f) / (1 - f * f), abs=1e-15)
+
+
+def test_the_command_line_solves_farkle_to_1000_at_its_turn_starts(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    args = ["solve", "farkle", "--set", "players=2", "--set", "goal=1000", "--json"]
+    assert dicelab(monkeypatch, *args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["method"] == "turn starts" and out["turn_starts"] == 400
+    assert out["positions"] == Farkle(players=2, goal=1000).size() == 1_965_602
+    laid = solve(Farkle(players=2, goal=1000), turns=False)
+    assert out["value"] == pytest.approx(laid.value(), abs=1e-12)
+    assert not out["cached"]
+    assert dicelab(monkeypatch, *args) == 0  # read back, checked
+    again = json.loads(capsys.readouterr().out)
+    assert again["cached"] and again["value"] == out["value"]
+    assert dicelab(monkeypatch, "advise", "farkle", "--set", "players=2", "--set", "goal=1000",
+                   "--at", "1 1 5 2 3 4 / 300 / 400 650", "--json") == 0  # fmt: skip
+    moves = json.loads(capsys.readouterr().out)["moves"]
+    position = Farkle(players=2, goal=1000).parse("1 1 5 2 3 4 / 300 / 400 650")
+    assert [m["value"] for m in moves] == pytest.approx(
+        [m.value for m in laid.advise(position)], abs=1e-12)  # fmt: skip
+
+
+def test_a_position_the_game_has_not_is_one_clear_error():
+    turns = solve(Farkle(players=2, goal=300), turns=True)
+    for bad in [("roll", 0, 9, 0, 0, 6), ("keep", 0, 0, 0, 0, (7,)), "start", ("won", 3)]:
+        with pytest.raises(UserError, match="not a position this game reaches"):
+            turns.value(bad)
+    with pytest.raises(UserError, match="the dice decide"):
+        turns.advise(("roll", 0, 0, 0, 0, 6))
+    assert np.isclose(turns.value(("won", 1)), 0.0) and turns.draw() == 0.0
