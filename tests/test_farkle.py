@@ -138,13 +138,14 @@ def test_the_array_layout_is_the_walk_of_the_rules(kind, dice, goal, min_bank, k
 def test_two_player_farkle_to_10000_is_solved_where_its_turns_start():
     """1.9 billion positions laid out; 40,000 turn starts (tests/test_turn_starts.py;
     the full solve is benchmarks/bench_games.py's)."""
-    from dicelab.games.chance.solution import TURNS_ABOVE
-    from dicelab.games.chance.turn_solution import solves_by_turns
+    from dicelab.games.chance.turn_solution import TURNS_ABOVE, solves_by_turns
 
     game = Farkle(players=2)
     assert game.estimate() == game.size() == 1_881_360_002 > TURNS_ABOVE
     assert solves_by_turns(game, None) and game.banking_turn().goal == 200
     assert not solves_by_turns(Farkle(players=1), None)
+    assert not solves_by_turns(Farkle(players=2, goal=500), None)  # small: laid out
+    assert solves_by_turns(Farkle(players=2, goal=500), None, turns=True)
 
 
 def test_settings_and_positions_are_checked_with_one_clear_line(capsys, monkeypatch):

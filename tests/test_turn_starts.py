@@ -112,3 +112,43 @@ def test_a_position_the_game_has_not_is_one_clear_error():
     with pytest.raises(UserError, match="the dice decide"):
         turns.advise(("roll", 0, 0, 0, 0, 6))
     assert np.isclose(turns.value(("won", 1)), 0.0) and turns.draw() == 0.0
+
+
+def test_the_page_plays_farkle_solved_at_its_turn_starts(monkeypatch, tmp_path):
+    """Farkle to 1,000 lays out 2 million positions; the page's game is solved at its
+    400 turn starts, and a position sent back is checked against the game's own."""
+    import random
+
+    from fastapi.testclient import TestClient
+
+    from dicelab.web.app import create_app
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    client = TestClient(create_app(), base_url="http://localhost")
+    game = {"game": "farkle", "settings": {"players": "2", "goal": "1000"}}
+    now = client.post("/api/games/position", json=game).json()
+    laid = solve(Farkle(players=2, goal=1000), turns=False)
+    assert now["positions"] == 400 and now["start_value"] == pytest.approx(laid.value(), abs=1e-12)
+    rng = random.Random(2)
+    while now["mover"] != "end":
+        step = {"throw": rng.choice(now["throws"])["throw"]} if now["throws"] else {
+            "move": now["moves"][0]["move"]}  # fmt: skip
+        now = client.post("/api/games/position", json={**game, "position": now["position"],
+                                                         **step}).json()  # fmt: skip
+        if now["moves"]:
+            position = tuple(p if not isinstance(p, list) else tuple(p) for p in now["position"])
+            assert now["value"] == pytest.approx(laid.value(position), abs=1e-12)
+    assert now["verdict"] and now["result"] in (0.0, 1.0)
+    for bad in (["roll", 0, 30, 0, 0, 6], ["roll", 0, 1.0, 0, 0, 6], ["roll", 0, True, 0, 0, 6]):
+        answer = client.post("/api/games/position", json={**game, "position": bad})
+        assert answer.status_code == 400 and "position" in answer.json()["detail"], bad
+
+
+def test_simulated_games_meet_the_exact_chance():
+    from dicelab.games.chance.simulate import simulate
+
+    turns = solve(Farkle(players=2, goal=500), turns=True)
+    sim = simulate(turns, 20_000, seed=3)
+    assert sim.unfinished == 0 and sim.errors_off < 4
+    again = simulate(turns, 20_000, seed=3)
+    assert again.mean == sim.mean  # a game's dice depend on the seed and its number only

@@ -38,7 +38,10 @@ def _solved(
     limit = 10**9 if allow_large else None
     began = time.perf_counter()
     name = game.name if len(game.name) <= 30 else game.name[:29] + "…"
-    with progress_bar(f"solving {name}", enabled=not quiet, unit="passes") as tick:
+    from dicelab.games.chance.turn_solution import solves_by_turns
+
+    unit = "turn totals" if solves_by_turns(game, objective) else "passes"
+    with progress_bar(f"solving {name}", enabled=not quiet, unit=unit) as tick:
         try:
             solution = solve(game, objective, target=target, exact=exact, progress=tick,
                              limit=limit or DEFAULT_LIMIT, cache=cache)  # fmt: skip
@@ -218,17 +221,23 @@ def run_game_advise(
     return moves
 
 
-def run_game_simulate(name: str, settings: list[str], *, games: int = 100_000, seed: int = 0,
+def run_game_simulate(name: str, settings: list[str], *, games: int | None = None, seed: int = 0,
                       as_json: bool = False, console: Console | None = None):  # fmt: skip
-    """Play games of a dice game with best play, the dice drawn, beside the exact value."""
+    """Play games of a dice game with best play, the dice drawn, beside the exact value
+    (``games``: 100,000, or 2,000 where the game is solved where its turns start and
+    each turn is worked out as it is played)."""
     from dicelab.games.chance.simulate import simulate
+    from dicelab.games.chance.turn_solution import solves_by_turns
 
     console = console or Console()
-    if not 1 <= games <= 100_000_000:
+    if games is not None and not 1 <= games <= 100_000_000:
         raise UserError(f"--games: got {games}, expected 1 to 100,000,000")
     game = game_from(name, settings)
+    if games is None:
+        games = 2_000 if solves_by_turns(game, None) else 100_000
     solution, _ = _solved(game, None, None, False, console, as_json)
-    sim = simulate(solution, games, seed)
+    with progress_bar(f"playing {games:,} games", enabled=not as_json, unit="games") as tick:
+        sim = simulate(solution, games, seed, progress=tick)
     if as_json:
         console.print_json(json.dumps({"game": game.name, **sim.to_dict()}))
         return sim

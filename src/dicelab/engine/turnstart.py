@@ -110,6 +110,25 @@ class TurnStartTable:
         return V
 
 
+    def play(self, games: int, seed: int = 0, max_turns: int = 100_000) -> np.ndarray:
+        """``games`` games played out with the dice drawn and best play by both: 1 where
+        the first player wins, 0 where the second does (NaN: still going after
+        ``max_turns`` turns). A game's dice depend on ``seed`` and its number only."""
+        from dicelab.engine.kernels.turnstart import play_games
+
+        return play_games(self.W, *self.turn.arrays(), games, seed, max_turns)
+
+
+def layer_work(goal: int, sums: np.ndarray) -> np.ndarray:
+    """The work of each layer of scores summing to ``sums``, in turn totals valued:
+    ``goal - a`` for the turn at ``(a, b)``, for every ``a`` of the layer (a progress
+    bar that moves with the time the layers take, the middle ones the largest)."""
+    lo = np.maximum(0, sums - goal + 1)
+    hi = np.minimum(sums, goal - 1)
+    count = hi - lo + 1
+    return count * goal - (lo + hi) * count // 2
+
+
 def solve_turn_starts(turn: BankingTurn, progress: Progress | None = None) -> TurnStartTable:
     """Every ``W[a, b]``, layer by layer of ``a + b`` from the largest."""
     import time
@@ -120,11 +139,12 @@ def solve_turn_starts(turn: BankingTurn, progress: Progress | None = None) -> Tu
     W = np.zeros((G, G))
     tick = progress or (lambda done, planned: None)
     began = time.perf_counter()
-    layers = 2 * G - 1
+    sums = np.arange(2 * G - 2, -1, -1)
+    work = np.cumsum(layer_work(G, sums))
     most = 0
-    for i, total in enumerate(range(2 * G - 2, -1, -1)):
+    for i, total in enumerate(sums):
         most = max(most, int(solve_layer(total, W, *turn.arrays())))
-        tick(i + 1, layers)
+        tick(int(work[i]), int(work[-1]))
     if most > MAX_STEPS:
         raise ArithmeticError(f"the turn starts did not settle in {MAX_STEPS} steps")
     return TurnStartTable(turn, W, most, time.perf_counter() - began)

@@ -179,7 +179,13 @@ def simulate_command(
     rules: str = typer.Argument(
         ..., help="A built-in name or a path to a rules file; or a dice game (pig, ...)."
     ),
-    games: int = typer.Option(100_000, "--games", help="Number of games."),
+    games: int = typer.Option(
+        None,
+        "--games",
+        help="Number of games (100,000; a dice game solved where its turns start, such as "
+        "Farkle to 10,000: 2,000, each worked out turn by turn).",
+        show_default=False,
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the dice: same seed, same games."),
     plot: str | None = typer.Option(None, "--plot", help="Write a histogram (.png, .svg, .pdf)."),
     bins: int = typer.Option(20, "--bins", help="Bins of the text histogram."),
@@ -193,7 +199,7 @@ def simulate_command(
 
     run_simulate(
         rules,
-        games=games,
+        games=100_000 if games is None else games,
         seed=seed,
         plot=Path(plot) if plot else None,
         bins=bins,

@@ -35,39 +35,54 @@ import numpy as np
 from numba import njit, prange
 
 
+#: What a player does with a throw that scores (:func:`choose`'s ``how``).
+BANK, ROLL, WIN = 0, 1, 2
+
+
+@njit(cache=True, nogil=True, inline="always")
+def choose(t, n, j, a, b, W, goal, dice, min_bank, offer, best, V, S):
+    """The best move after throw ``j`` of ``n`` dice with turn total ``t`` (scores
+    ``a`` and ``b``): ``(value, slope, how, k)``, ``how`` one of :data:`BANK`,
+    :data:`ROLL` (keeping ``k`` dice) and :data:`WIN`. A total reaching the goal
+    wins at once, by the keep that scores most; a bank needs ``min_bank``; of equal
+    moves the bank, then the fewest dice kept."""
+    cap = goal - a
+    top = best[j]
+    bv = -1.0
+    bs = 0.0
+    how = -1
+    kept = 0
+    banked = t + top
+    if banked < cap and banked >= min_bank:
+        bv = 1.0 - W[b, a + banked]
+        how = BANK
+    for k in range(1, n + 1):
+        got = offer[j, k]
+        if got == 0:
+            continue
+        total = t + got
+        if total >= cap:
+            if got == top and bv < 1.0:
+                bv, bs, how, kept = 1.0, 0.0, WIN, k
+            continue
+        left = n - k if n > k else dice
+        x = V[total, left]
+        if x > bv:
+            bv, bs, how, kept = x, S[total, left], ROLL, k
+    return bv, bs, how, kept
+
+
 @njit(cache=True, nogil=True)
 def turn_table(a, b, L, W, goal, dice, min_bank, out_start, prob, offer, best, farkle, V, S):
     """Fill ``V[t, n]`` (the mover's chance with turn total ``t`` and ``n`` dice to
     throw, scores ``a`` and ``b``, a farkle worth ``L``) and ``S[t, n]`` (its slope in
-    ``L``) for every total ``t`` below ``goal - a``. A total reaching the goal wins
-    at once, by the keep that scores most; a bank needs ``min_bank``."""
-    cap = goal - a
-    for t in range(cap - 1, -1, -1):
+    ``L``) for every total ``t`` below ``goal - a``, each throw's move by :func:`choose`."""
+    for t in range(goal - a - 1, -1, -1):
         for n in range(1, dice + 1):
             v = farkle[n] * L
             s = farkle[n]
             for j in range(out_start[n], out_start[n + 1]):
-                top = best[j]
-                bv = -1.0
-                bs = 0.0
-                banked = t + top
-                if banked < cap and banked >= min_bank:
-                    bv = 1.0 - W[b, a + banked]
-                for k in range(1, n + 1):
-                    got = offer[j, k]
-                    if got == 0:
-                        continue
-                    total = t + got
-                    if total >= cap:
-                        if got == top and bv < 1.0:
-                            bv = 1.0
-                            bs = 0.0
-                        continue
-                    left = n - k if n > k else dice
-                    x = V[total, left]
-                    if x > bv:
-                        bv = x
-                        bs = S[total, left]
+                bv, bs, _, _ = choose(t, n, j, a, b, W, goal, dice, min_bank, offer, best, V, S)
                 v += prob[j] * bv
                 s += prob[j] * bs
             V[t, n] = v
@@ -133,3 +148,53 @@ def solve_layer(total, W, goal, dice, min_bank, out_start, prob, offer, best, fa
         steps[i] = solve_pair(a, total - a, W, goal, dice, min_bank, out_start, prob, offer,
                               best, farkle, V, S)  # fmt: skip
     return steps.max() if count else 0
+
+
+@njit(cache=True, nogil=True)
+def play_turn(a, b, W, goal, dice, min_bank, out_start, prob, offer, best, farkle, V, S):
+    """One turn with the dice drawn (NumPy's generator, seeded by the caller) and the
+    moves of :func:`choose`: the points banked, 0 for a farkle, -1 for the goal."""
+    turn_table(a, b, 1.0 - W[b, a], W, goal, dice, min_bank, out_start, prob, offer, best,
+               farkle, V, S)  # fmt: skip
+    t, n = 0, dice
+    while True:
+        r = np.random.random() - farkle[n]
+        if r < 0.0:
+            return 0
+        j = out_start[n]
+        while j < out_start[n + 1] - 1 and r >= prob[j]:
+            r -= prob[j]
+            j += 1
+        _, _, how, k = choose(t, n, j, a, b, W, goal, dice, min_bank, offer, best, V, S)
+        if how == WIN:
+            return -1
+        if how == BANK:
+            return t + best[j]
+        t += offer[j, k]
+        n = n - k if n > k else dice
+
+
+@njit(cache=True, parallel=True)
+def play_games(W, goal, dice, min_bank, out_start, prob, offer, best, farkle, games, seed,
+               max_turns):  # fmt: skip
+    """``games`` games from the start, both players moving as :func:`choose` says:
+    1 where the first player wins, 0 where the second does, NaN for a game still
+    going after ``max_turns`` turns. Game ``g`` draws its dice from ``seed + g``
+    whatever thread plays it."""
+    out = np.empty(games)
+    for g in prange(games):
+        np.random.seed(seed + g)
+        V = np.empty((goal, dice + 1))
+        S = np.empty((goal, dice + 1))
+        score = np.zeros(2, np.int64)
+        mover = 0
+        out[g] = np.nan
+        for _ in range(max_turns):
+            got = play_turn(score[mover], score[1 - mover], W, goal, dice, min_bank, out_start,
+                            prob, offer, best, farkle, V, S)  # fmt: skip
+            if got < 0:
+                out[g] = 1.0 if mover == 0 else 0.0
+                break
+            score[mover] += got
+            mover = 1 - mover
+    return out

@@ -36,8 +36,14 @@ class Simulation:
                 "unfinished": self.unfinished}  # fmt: skip
 
 
-def simulate(solution: ChanceSolution, games: int, seed: int = 0) -> Simulation:
-    """Play ``games`` games with the solved choices, the dice drawn from ``seed``.
+#: Games played between two ticks of the progress of a game solved where its turns start.
+CHUNK = 200
+
+
+def simulate(solution: ChanceSolution, games: int, seed: int = 0, progress=None) -> Simulation:
+    """Play ``games`` games with the solved choices, the dice drawn from ``seed``
+    (``progress(done, games)`` hears of the games played, where they take long: a
+    game solved where its turns start works out each turn as it is played).
 
     Examples
     --------
@@ -49,10 +55,23 @@ def simulate(solution: ChanceSolution, games: int, seed: int = 0) -> Simulation:
     """
     from dicelab.engine.kernels.graph import play_games
 
+    if not hasattr(solution, "graph"):  # solved where its turns start
+        table = solution.table  # type: ignore[attr-defined]
+        parts = []
+        for first in range(0, games, CHUNK):  # a game's dice: from seed + its number
+            parts.append(table.play(min(CHUNK, games - first), seed + first))
+            if progress is not None:
+                progress(first + parts[-1].size, games)
+        return _summed(np.concatenate(parts), games, solution.value())
     g = solution.graph
     results = play_games(g.kind, g.start, g.to, g.prob, g.payoff, g.reward, solution.solved.choice,
                          games, seed, MAX_STEPS)  # fmt: skip
+    return _summed(results, games, solution.value())
+
+
+def _summed(results: np.ndarray, games: int, exact: float) -> Simulation:
+    """The games' results (NaN: unfinished) summed up beside the exact value."""
     done = results[~np.isnan(results)]
     se = float(done.std(ddof=1) / np.sqrt(done.size)) if done.size > 1 else 0.0
     mean = float(done.mean()) if done.size else float("nan")
-    return Simulation(games, mean, se, solution.value(), int(games - done.size))
+    return Simulation(games, mean, se, exact, int(games - done.size))

@@ -33,10 +33,6 @@ __all__ = ["OBJECTIVES", "ChanceSolution", "Move", "solve"]
 #: most for a cost), ``turns`` (one player: fewest expected turns).
 OBJECTIVES = tuple(registry.GAME_OBJECTIVES)
 
-#: A two-player banking game laid out larger than this is solved where its turns
-#: start (:func:`solve`'s ``turns``): Farkle to 1,000 lays out 2 million positions.
-TURNS_ABOVE = 1_000_000
-
 #: A strategy: the label of the move it plays at a position, given the moves there.
 Strategy = Callable[[Any, list[str]], str]
 
@@ -223,7 +219,8 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
     (:mod:`dicelab.games.chance.saved`; games of 100,000 positions or more).
     ``turns``: solve a two-player banking game (Farkle) where its turns start
     (:mod:`~dicelab.games.chance.turn_solution`) rather than laid out; by default
-    where its layout would hold more than :data:`TURNS_ABOVE` positions.
+    where its layout would hold more than
+    :data:`~dicelab.games.chance.turn_solution.TURNS_ABOVE` positions.
 
     Examples
     --------
@@ -234,11 +231,10 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
     spec = registry.game_objective(objective or game.objective, game.players, target=target)
     objective, target = spec.name, spec.params.get("target")
     tick = progress or (lambda done, planned: None)
-    if turns is not False and not (exact or walk):
+    if not (exact or walk):
         from dicelab.games.chance.turn_solution import solve_turns, solves_by_turns
 
-        size = getattr(game, "size", lambda: 0)
-        if solves_by_turns(game, objective) and (turns or size() > TURNS_ABOVE):
+        if solves_by_turns(game, objective, turns):
             return solve_turns(game, progress, cache)  # type: ignore[return-value]
     tick(0, 4)
     layout = explore(game, limit=limit, exact=exact, walk=walk)

@@ -156,9 +156,12 @@ def _position(solution, sent: Any) -> Any:
     position has (a node of the bear-off race's other seat, which has no listed
     position, must hold whole numbers and text only)."""
     here = _as_position(sent)
-    layout = solution.layout
-    v = layout.node(here)  # a position this game reaches, or one clear line
-    own = layout.positions[v] if v >= 0 else None
+    if hasattr(solution, "layout"):
+        layout = solution.layout
+        v = layout.node(here)  # a position this game reaches, or one clear line
+        own = layout.positions[v] if v >= 0 else None
+    else:  # solved where its turns start: the game's numbering of its positions
+        v, own = 0, solution.known(here)
     if _kind(here) != (_kind(own) if v >= 0 else _whole(here)):
         shown = json.dumps(sent, ensure_ascii=True)[:80]
         raise UserError(f"position: got {shown}, not a position as this game gives it "
