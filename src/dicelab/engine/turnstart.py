@@ -109,14 +109,15 @@ class TurnStartTable:
                    t.offer, t.best, t.farkle, V, S)  # fmt: skip
         return V
 
-
     def play(self, games: int, seed: int = 0, max_turns: int = 100_000) -> np.ndarray:
         """``games`` games played out with the dice drawn and best play by both: 1 where
         the first player wins, 0 where the second does (NaN: still going after
         ``max_turns`` turns). A game's dice depend on ``seed`` and its number only."""
         from dicelab.engine.kernels.turnstart import play_games
 
-        return play_games(self.W, *self.turn.arrays(), games, seed, max_turns)
+        t = self.turn
+        return play_games(self.W, t.goal, t.dice, t.min_bank, t.out_start, t.prob, t.offer,
+                          t.best, t.farkle, games, seed, max_turns)  # fmt: skip
 
 
 def layer_work(goal: int, sums: np.ndarray) -> np.ndarray:

@@ -34,7 +34,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-
 #: What a player does with a throw that scores (:func:`choose`'s ``how``).
 BANK, ROLL, WIN = 0, 1, 2
 
