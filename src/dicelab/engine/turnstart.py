@@ -42,7 +42,8 @@ Progress = Callable[[int, int], None]
 class BankingTurn:
     """The rules of a banking turn as arrays (see :mod:`dicelab.engine.kernels.turnstart`):
     points in whole units, ``goal`` the score that wins, ``dice`` thrown at a turn's
-    start and on hot dice, ``min_bank`` the least total that may be banked."""
+    start and on hot dice, ``min_bank`` the least total that may be banked; ``wipe[n]``
+    the chance that ``n`` dice lose the mover's whole score."""
 
     goal: int
     dice: int
@@ -52,17 +53,29 @@ class BankingTurn:
     offer: np.ndarray
     best: np.ndarray
     farkle: np.ndarray
+    wipe: np.ndarray | None = None
 
-    def arrays(self) -> tuple:
-        """The arguments every kernel takes after the scores, in their order."""
-        return (self.goal, self.dice, self.min_bank, self.out_start, self.prob, self.offer,
-                self.best, self.farkle)  # fmt: skip
+    def arrays(self):
+        """The bundle every kernel reads (:class:`~dicelab.engine.kernels.turnstart.TurnArrays`)."""
+        from dicelab.engine.kernels.turnstart import TurnArrays
+
+        wipe = self.wipe if self.wipe is not None else np.zeros_like(self.farkle)
+        return TurnArrays(self.goal, self.dice, self.min_bank, self.out_start, self.prob,
+                          self.offer, self.best, self.farkle, wipe)  # fmt: skip
+
+    @property
+    def sweeps(self) -> bool:
+        """Whether a throw can lose the whole score: the layers are then swept again
+        until no value moves."""
+        return self.wipe is not None and bool(self.wipe.any())
 
     @classmethod
-    def from_outcomes(cls, goal: int, dice: int, min_bank: int, outcomes: Outcomes) -> BankingTurn:
+    def from_outcomes(cls, goal: int, dice: int, min_bank: int, outcomes: Outcomes,
+                      wipes: dict[int, float] | None = None) -> BankingTurn:  # fmt: skip
         """From each count of dice's throws: ``(chance, offer)`` pairs, ``offer[k - 1]``
-        the most units ``k`` dice set aside score (all 0: a farkle). Throws that offer
-        the same are merged."""
+        the most units ``k`` dice set aside score (all 0: a farkle); ``wipes[n]``: the
+        chance that ``n`` dice lose the whole score. Throws that offer the same are
+        merged."""
         out_start, prob, offer, best = [0, 0], [], [], []
         farkle = np.zeros(dice + 1)
         for n in range(1, dice + 1):
@@ -77,9 +90,12 @@ class BankingTurn:
                 offer.append([0, *o] + [0] * (dice - len(o)))
                 best.append(max(o))
             out_start.append(len(prob))
+        wipe = np.zeros(dice + 1)
+        for n, p in (wipes or {}).items():
+            wipe[n] = p
         return cls(goal, dice, min_bank, np.array(out_start, np.int64), np.array(prob),
                    np.array(offer, np.int64).reshape(-1, dice + 1), np.array(best, np.int64),
-                   farkle)  # fmt: skip
+                   farkle, wipe if wipe.any() else None)  # fmt: skip
 
 
 @dataclass(eq=False)
@@ -92,6 +108,8 @@ class TurnStartTable:
     #: the most Newton steps a pair of scores took (see the kernel's ``MAX_STEPS``)
     steps: int = 0
     seconds: float = 0.0
+    #: sweeps of the layers (more than one where a throw can lose the whole score)
+    sweeps: int = 1
 
     def start_value(self) -> float:
         """The first player's chance at the start of the game."""
@@ -104,9 +122,7 @@ class TurnStartTable:
 
         V, S = np.empty((2, self.turn.goal, self.turn.dice + 1))
         L = 1.0 - float(self.W[other, mine])
-        t = self.turn
-        turn_table(mine, other, L, self.W, t.goal, t.dice, t.min_bank, t.out_start, t.prob,
-                   t.offer, t.best, t.farkle, V, S)  # fmt: skip
+        turn_table(mine, other, L, self.W, self.turn.arrays(), V, S)
         return V
 
     def play(self, games: int, seed: int = 0, max_turns: int = 100_000) -> np.ndarray:
@@ -115,9 +131,7 @@ class TurnStartTable:
         ``max_turns`` turns). A game's dice depend on ``seed`` and its number only."""
         from dicelab.engine.kernels.turnstart import play_games
 
-        t = self.turn
-        return play_games(self.W, t.goal, t.dice, t.min_bank, t.out_start, t.prob, t.offer,
-                          t.best, t.farkle, games, seed, max_turns)  # fmt: skip
+        return play_games(self.W, self.turn.arrays(), games, seed, max_turns)
 
 
 def layer_work(goal: int, sums: np.ndarray) -> np.ndarray:
@@ -130,22 +144,39 @@ def layer_work(goal: int, sums: np.ndarray) -> np.ndarray:
     return count * goal - (lo + hi) * count // 2
 
 
+#: Sweeps of a game whose throws can lose the whole score stop when no value moves
+#: by more than this, or are reported after :data:`MAX_SWEEPS`.
+SWEEP_TOLERANCE = 1e-15
+MAX_SWEEPS = 2_000
+
+
 def solve_turn_starts(turn: BankingTurn, progress: Progress | None = None) -> TurnStartTable:
-    """Every ``W[a, b]``, layer by layer of ``a + b`` from the largest."""
+    """Every ``W[a, b]``, layer by layer of ``a + b`` from the largest; where a throw
+    can lose the whole score (a lower layer's value), the layers are swept again
+    with the values of the sweep before until none moves (Gauss-Seidel)."""
     import time
 
     from dicelab.engine.kernels.turnstart import MAX_STEPS, solve_layer
 
     G = turn.goal
     W = np.zeros((G, G))
+    R = turn.arrays()
     tick = progress or (lambda done, planned: None)
     began = time.perf_counter()
     sums = np.arange(2 * G - 2, -1, -1)
     work = np.cumsum(layer_work(G, sums))
-    most = 0
-    for i, total in enumerate(sums):
-        most = max(most, int(solve_layer(total, W, *turn.arrays())))
-        tick(int(work[i]), int(work[-1]))
+    most, sweeps = 0, 0
+    while True:
+        before = W.copy() if turn.sweeps else W
+        for i, total in enumerate(sums):
+            most = max(most, int(solve_layer(total, W, R, sweeps > 0)))
+            if sweeps == 0:
+                tick(int(work[i]), int(work[-1]))
+        sweeps += 1
+        if not turn.sweeps or np.abs(W - before).max() <= SWEEP_TOLERANCE:
+            break
+        if sweeps >= MAX_SWEEPS:
+            raise ArithmeticError(f"the turn starts still moved after {MAX_SWEEPS} sweeps")
     if most > MAX_STEPS:
         raise ArithmeticError(f"the turn starts did not settle in {MAX_STEPS} steps")
-    return TurnStartTable(turn, W, most, time.perf_counter() - began)
+    return TurnStartTable(turn, W, most, time.perf_counter() - began, sweeps)

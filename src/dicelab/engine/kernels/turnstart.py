@@ -21,42 +21,65 @@ piecewise linear in ``L``, so each step solves the two linear equations of the
 choices it found, and the steps end when the choices no longer change (a handful).
 :func:`solve_layer` does every pair of a layer on every thread.
 
-The turn's rules come as arrays (:class:`dicelab.engine.turnstart.BankingTurn`):
-for each count ``n`` of dice thrown, the outcomes ``out_start[n] .. out_start[n +
-1]``, each with its chance and what it offers: ``offer[j, k]`` the most units ``k``
-dice set aside can score (0: none), ``best[j]`` the most of any; ``farkle[n]`` the
-chance of nothing. Keeping ``k`` of ``n`` dice leaves ``n - k`` to throw, or all
-``dice`` again when none is left (hot dice).
+The turn's rules come as arrays in one bundle ``R`` (:class:`TurnArrays`, made by
+:class:`dicelab.engine.turnstart.BankingTurn`): for each count ``n`` of dice
+thrown, the outcomes ``out_start[n] .. out_start[n + 1]``, each with its chance and
+what it offers: ``offer[j, k]`` the most units ``k`` dice set aside can score (0:
+none), ``best[j]`` the most of any; ``farkle[n]`` the chance of nothing. Keeping
+``k`` of ``n`` dice leaves ``n - k`` to throw, or all ``dice`` again when none is
+left (hot dice). ``wipe[n]`` is the chance of a throw that loses the mover's whole
+score too (two-dice Pig's double 1): it leads to ``1 - W[b, 0]``, a lower layer
+unless ``a`` is 0, so such a game's layers are swept again until no value moves
+(:func:`dicelab.engine.turnstart.solve_turn_starts`).
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
+
+class TurnArrays(NamedTuple):
+    """A banking turn's rules as the kernels read them (see the module's text)."""
+
+    goal: int
+    dice: int
+    min_bank: int
+    out_start: np.ndarray
+    prob: np.ndarray
+    offer: np.ndarray
+    best: np.ndarray
+    farkle: np.ndarray
+    wipe: np.ndarray
+
+
 #: What a player does with a throw that scores (:func:`choose`'s ``how``).
 BANK, ROLL, WIN = 0, 1, 2
+#: What :func:`play_turn` returns for a turn that reaches the goal, and for a wipe.
+WON, WIPED = -1, -2
 
 
 @njit(cache=True, nogil=True, inline="always")
-def choose(t, n, j, a, b, W, goal, dice, min_bank, offer, best, V, S):
+def choose(t, n, j, a, b, W, R, V, S):
     """The best move after throw ``j`` of ``n`` dice with turn total ``t`` (scores
     ``a`` and ``b``): ``(value, slope, how, k)``, ``how`` one of :data:`BANK`,
     :data:`ROLL` (keeping ``k`` dice) and :data:`WIN`. A total reaching the goal
     wins at once, by the keep that scores most; a bank needs ``min_bank``; of equal
     moves the bank, then the fewest dice kept."""
-    cap = goal - a
-    top = best[j]
+    cap = R.goal - a
+    top = R.best[j]
     bv = -1.0
     bs = 0.0
     how = -1
     kept = 0
     banked = t + top
-    if banked < cap and banked >= min_bank:
+    if banked < cap and banked >= R.min_bank:
         bv = 1.0 - W[b, a + banked]
         how = BANK
     for k in range(1, n + 1):
-        got = offer[j, k]
+        got = R.offer[j, k]
         if got == 0:
             continue
         total = t + got
@@ -64,7 +87,7 @@ def choose(t, n, j, a, b, W, goal, dice, min_bank, offer, best, V, S):
             if got == top and bv < 1.0:
                 bv, bs, how, kept = 1.0, 0.0, WIN, k
             continue
-        left = n - k if n > k else dice
+        left = n - k if n > k else R.dice
         x = V[total, left]
         if x > bv:
             bv, bs, how, kept = x, S[total, left], ROLL, k
@@ -72,58 +95,77 @@ def choose(t, n, j, a, b, W, goal, dice, min_bank, offer, best, V, S):
 
 
 @njit(cache=True, nogil=True)
-def turn_table(a, b, L, W, goal, dice, min_bank, out_start, prob, offer, best, farkle, V, S):
+def turn_table(a, b, L, W, R, V, S):
     """Fill ``V[t, n]`` (the mover's chance with turn total ``t`` and ``n`` dice to
     throw, scores ``a`` and ``b``, a farkle worth ``L``) and ``S[t, n]`` (its slope in
-    ``L``) for every total ``t`` below ``goal - a``, each throw's move by :func:`choose`."""
-    for t in range(goal - a - 1, -1, -1):
-        for n in range(1, dice + 1):
-            v = farkle[n] * L
-            s = farkle[n]
-            for j in range(out_start[n], out_start[n + 1]):
-                bv, bs, _, _ = choose(t, n, j, a, b, W, goal, dice, min_bank, offer, best, V, S)
-                v += prob[j] * bv
-                s += prob[j] * bs
+    ``L``) for every total ``t`` below ``goal - a``, each throw's move by :func:`choose`.
+    A wipe is worth ``1 - W[b, 0]``, or ``L`` where ``a`` is 0 (the same turn start)."""
+    lw = L if a == 0 else 1.0 - W[b, 0]
+    for t in range(R.goal - a - 1, -1, -1):
+        for n in range(1, R.dice + 1):
+            v = R.farkle[n] * L + R.wipe[n] * lw
+            s = R.farkle[n] + (R.wipe[n] if a == 0 else 0.0)
+            for j in range(R.out_start[n], R.out_start[n + 1]):
+                bv, bs, _, _ = choose(t, n, j, a, b, W, R, V, S)
+                v += R.prob[j] * bv
+                s += R.prob[j] * bs
             V[t, n] = v
             S[t, n] = s
 
 
 @njit(cache=True, nogil=True)
-def start_value(a, b, L, W, goal, dice, min_bank, out_start, prob, offer, best, farkle, V, S):
+def start_value(a, b, L, W, R, V, S):
     """The mover's chance where a turn starts (total 0, every die to throw) and its
     slope in the farkle's value ``L``."""
-    turn_table(a, b, L, W, goal, dice, min_bank, out_start, prob, offer, best, farkle, V, S)
-    return V[0, dice], S[0, dice]
+    turn_table(a, b, L, W, R, V, S)
+    return V[0, R.dice], S[0, R.dice]
 
 
-#: Newton's steps stop when neither value moves by more than this.
+#: Newton's steps stop when a step moves the value by no more than this, divided by
+#: how fast the equation's two sides part (rounding keeps the last steps apart by a
+#: few units in the last place, the more so where the two turns' slopes are near 1).
 STEP = 1e-15
 #: A pair still moving after this many steps is reported (``solve_layer``'s count).
 MAX_STEPS = 60
 
 
 @njit(cache=True, nogil=True)
-def solve_pair(a, b, W, goal, dice, min_bank, out_start, prob, offer, best, farkle, V, S):
+def solve_pair(a, b, W, R, V, S, again):
     """``W[a, b]`` and ``W[b, a]`` exactly (``a <= b``), every larger sum solved;
-    returns the steps taken (``MAX_STEPS + 1``: still moving)."""
-    # the first guesses: the same scores with the other's one unit higher (solved)
-    x = W[a, b + 1] if b + 1 < goal else 0.5  # W[a, b]
-    y = W[b, a + 1] if a + 1 < goal else 0.5  # W[b, a]
+    returns the steps taken (``MAX_STEPS + 1``: still moving). ``again``: ``W`` holds
+    the sweep before's values, the first guess.
+
+    With ``F`` the turn at ``(a, b)`` and ``G`` the one at ``(b, a)`` as functions of
+    the farkle's value, ``x = W[a, b]`` is the root of ``phi(x) = F(1 - G(1 - x)) - x``,
+    which falls (both slopes are chances, their product below 1) from ``phi(0) >= 0``
+    to ``phi(1) <= 0``. Newton's step solves the two lines of the choices found; it
+    is kept inside the bracket of the root that the steps so far have shown, and
+    halves the bracket instead where it would leave it (the composition need not be
+    convex, and two choices could otherwise take turns)."""
+    G = R.goal
+    # the first guess: the sweep before's, or the same scores with the other's one
+    # unit higher (solved)
+    x = W[a, b] if again else (W[a, b + 1] if b + 1 < G else 0.5)
+    lo, hi = 0.0, 1.0
     for step in range(1, MAX_STEPS + 1):
-        fx, sx = start_value(a, b, 1.0 - y, W, goal, dice, min_bank, out_start, prob, offer,
-                             best, farkle, V, S)  # fmt: skip
-        if a == b:  # x = F(1 - x): the line through (x, fx) with slope -sx
-            nx = (fx + sx * x) / (1.0 + sx)
-            ny = nx
+        if a == b:
+            y, sy = x, 1.0  # x = F(1 - x): the farkle leads to this very turn start
         else:
-            gy, sy = start_value(b, a, 1.0 - x, W, goal, dice, min_bank, out_start, prob,
-                                 offer, best, farkle, V, S)  # fmt: skip
-            # X = fx - sx (Y - y) and Y = gy - sy (X - x), the choices held
-            nx = (fx - sx * (gy - y) - sx * sy * x) / (1.0 - sx * sy)
-            ny = gy - sy * (nx - x)
-        moved = max(abs(nx - x), abs(ny - y))
-        x, y = nx, ny
-        if moved <= STEP:
+            y, sy = start_value(b, a, 1.0 - x, W, R, V, S)
+        fx, sx = start_value(a, b, 1.0 - y, W, R, V, S)
+        phi = fx - x
+        if phi > 0.0:
+            lo = max(lo, x)
+        else:
+            hi = min(hi, x)
+        fall = 1.0 + sx if a == b else 1.0 - sx * sy  # how fast phi falls
+        nx = x + phi / fall
+        if not lo <= nx <= hi:
+            nx = 0.5 * (lo + hi)
+        moved = abs(nx - x)
+        y = y - sy * (nx - x) if a != b else nx  # on the line of G's choices
+        x = nx
+        if moved <= STEP / fall:  # phi's rounding, as large in x as phi falls slowly
             W[a, b] = x
             W[b, a] = y
             return step
@@ -133,49 +175,51 @@ def solve_pair(a, b, W, goal, dice, min_bank, out_start, prob, offer, best, fark
 
 
 @njit(cache=True, parallel=True)
-def solve_layer(total, W, goal, dice, min_bank, out_start, prob, offer, best, farkle):
-    """Every pair of scores summing to ``total``, on every thread; returns the most
-    steps a pair took."""
-    lo = max(0, total - goal + 1)
+def solve_layer(total, W, R, again):
+    """Every pair of scores summing to ``total``, on every thread (``again``: a sweep
+    after the first); returns the most steps a pair took."""
+    G = R.goal
+    lo = max(0, total - G + 1)
     hi = total // 2
     count = max(hi - lo + 1, 0)
     steps = np.zeros(count, np.int64)
     for i in prange(count):
         a = lo + i
-        V = np.empty((goal, dice + 1))
-        S = np.empty((goal, dice + 1))
-        steps[i] = solve_pair(a, total - a, W, goal, dice, min_bank, out_start, prob, offer,
-                              best, farkle, V, S)  # fmt: skip
+        V = np.empty((G, R.dice + 1))
+        S = np.empty((G, R.dice + 1))
+        steps[i] = solve_pair(a, total - a, W, R, V, S, again)
     return steps.max() if count else 0
 
 
 @njit(cache=True, nogil=True)
-def play_turn(a, b, W, goal, dice, min_bank, out_start, prob, offer, best, farkle, V, S):
+def play_turn(a, b, W, R, V, S):
     """One turn with the dice drawn (NumPy's generator, seeded by the caller) and the
-    moves of :func:`choose`: the points banked, 0 for a farkle, -1 for the goal."""
-    turn_table(a, b, 1.0 - W[b, a], W, goal, dice, min_bank, out_start, prob, offer, best,
-               farkle, V, S)  # fmt: skip
-    t, n = 0, dice
+    moves of :func:`choose`: the points banked, 0 for a farkle, :data:`WON` for the
+    goal, :data:`WIPED` for a throw that loses the whole score."""
+    turn_table(a, b, 1.0 - W[b, a], W, R, V, S)
+    t, n = 0, R.dice
     while True:
-        r = np.random.random() - farkle[n]
+        r = np.random.random() - R.farkle[n]
         if r < 0.0:
             return 0
-        j = out_start[n]
-        while j < out_start[n + 1] - 1 and r >= prob[j]:
-            r -= prob[j]
+        r -= R.wipe[n]
+        if r < 0.0:
+            return WIPED
+        j = R.out_start[n]
+        while j < R.out_start[n + 1] - 1 and r >= R.prob[j]:
+            r -= R.prob[j]
             j += 1
-        _, _, how, k = choose(t, n, j, a, b, W, goal, dice, min_bank, offer, best, V, S)
+        _, _, how, k = choose(t, n, j, a, b, W, R, V, S)
         if how == WIN:
-            return -1
+            return WON
         if how == BANK:
-            return t + best[j]
-        t += offer[j, k]
-        n = n - k if n > k else dice
+            return t + R.best[j]
+        t += R.offer[j, k]
+        n = n - k if n > k else R.dice
 
 
 @njit(cache=True, parallel=True)
-def play_games(W, goal, dice, min_bank, out_start, prob, offer, best, farkle, games, seed,
-               max_turns):  # fmt: skip
+def play_games(W, R, games, seed, max_turns):
     """``games`` games from the start, both players moving as :func:`choose` says:
     1 where the first player wins, 0 where the second does, NaN for a game still
     going after ``max_turns`` turns. Game ``g`` draws its dice from ``seed + g``
@@ -183,17 +227,16 @@ def play_games(W, goal, dice, min_bank, out_start, prob, offer, best, farkle, ga
     out = np.empty(games)
     for g in prange(games):
         np.random.seed(seed + g)
-        V = np.empty((goal, dice + 1))
-        S = np.empty((goal, dice + 1))
+        V = np.empty((R.goal, R.dice + 1))
+        S = np.empty((R.goal, R.dice + 1))
         score = np.zeros(2, np.int64)
         mover = 0
         out[g] = np.nan
         for _ in range(max_turns):
-            got = play_turn(score[mover], score[1 - mover], W, goal, dice, min_bank, out_start,
-                            prob, offer, best, farkle, V, S)  # fmt: skip
-            if got < 0:
+            got = play_turn(score[mover], score[1 - mover], W, R, V, S)
+            if got == WON:
                 out[g] = 1.0 if mover == 0 else 0.0
                 break
-            score[mover] += got
+            score[mover] = 0 if got == WIPED else score[mover] + got
             mover = 1 - mover
     return out

@@ -125,6 +125,32 @@ class Pig(ChanceGame):
         state = "the die is thrown" if rolling else "to roll or hold"
         return f"player {seat + 1} to play, scores {a}-{b}, turn total {k}, {state}"
 
+    def banking_turn(self):
+        """The turn as the turn-start solver reads it
+        (:class:`~dicelab.engine.turnstart.BankingTurn`): one throw at a time (of one
+        die, two dice or the coin), whose points are kept and banked or thrown on; a
+        1 loses the turn total, two 1s the whole score."""
+        from dicelab.engine.turnstart import BankingTurn
+
+        thrown = [(float(p), (max(gain, 0),)) for p, _, gain in self._throws if gain != -2]
+        wiped = sum(float(p) for p, _, gain in self._throws if gain == -2)
+        return BankingTurn.from_outcomes(self.goal, 1, 0, {1: thrown},
+                                         {1: wiped} if wiped else None)  # fmt: skip
+
+    def positions(self) -> PigPositions:
+        """The layout's numbering of positions (:class:`PigPositions`), made once."""
+        found = getattr(self, "_positions", None)
+        if found is None:
+            found = self._positions = PigPositions(self.goal)
+        return found
+
+    def turn_of(self, position) -> tuple[int, int, int, int, int | None]:
+        """``(seat, mover's score, other's score, turn total, throws to come)`` of a
+        position in a turn (``None`` where the mover holds or rolls)."""
+        seat, a, b, k, rolling = position
+        mine, other = (a, b) if seat == 0 else (b, a)
+        return seat, mine, other, k, (1 if rolling else None)
+
     def layout(self, exact: bool = False):
         """Every position at once (:func:`pig_layout`), instead of a walk."""
         return pig_layout(self, exact)
@@ -281,6 +307,8 @@ def hold_boundary(solution) -> Any:
     """
     import numpy as np
 
+    if not hasattr(solution, "layout"):  # solved where its turns start
+        return _turn_start_boundary(solution)
     game, lay = solution.game, solution.layout
     if not isinstance(lay.positions, PigPositions):
         raise ValueError("the hold boundary reads Pig's array layout")
@@ -295,6 +323,25 @@ def hold_boundary(solution) -> Any:
         for j in range(g):
             nodes = pos.node(0, False, i, j, k)
             holds = np.flatnonzero(choice[nodes] == lay.start[nodes] + 1)
+            if holds.size:
+                out[i, j] = k[holds[0]]
+    return out
+
+
+def _turn_start_boundary(solution) -> Any:
+    """:func:`hold_boundary` from a table of turn starts: holding at total ``k`` is
+    worth ``1 - W[j, i + k]``, rolling on the turn's ``V[k]`` (a tie holds, as the
+    turn-start solver's own choice does)."""
+    import numpy as np
+
+    g = solution.game.goal
+    W = solution.table.W
+    out = np.full((g, g), np.nan)
+    for i in range(g - 1):
+        k = np.arange(1, g - i)
+        for j in range(g):
+            roll = solution.table.turn_values(i, j)[k, 1]
+            holds = np.flatnonzero(1.0 - W[j, i + k] >= roll)
             if holds.size:
                 out[i, j] = k[holds[0]]
     return out
