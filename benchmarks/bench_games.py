@@ -3,8 +3,13 @@
 Run ``python benchmarks/bench_games.py`` (``--runs N``, ``--goals 10,15,20,25``,
 ``--no-peer``, ``--peer-python PATH``).
 
-Three parts, each a median of ``--runs``:
+Four parts, each a median of ``--runs``:
 
+- the games solved where their turns start, as whole commands with their peak
+  memory: two-player Farkle to 10,000 (``--farkle-goal``) from an empty table
+  cache, then advice at a position of it read back from the cache; two-dice Pig to
+  100; Pig to 10 beside ``dicelab --help``; and, in this process, the laid-out
+  game beside the turn starts on games both hold (Farkle to 1,000, Pig to 100);
 - whole commands from process start: ``dicelab solve pig`` (Pig to 100),
   ``dicelab solve shut-the-box --set tiles=12 --exact`` (the value as a fraction),
   ``dicelab solve bearoff`` of 15 checkers on the 6-point (every side of up to
@@ -73,16 +78,76 @@ def peer_python(given: str | None) -> str | None:
     return str(python)
 
 
-def whole_command(args: list[str], runs: int) -> float:
+def whole_command(args: list[str], runs: int, no_cache: bool = True) -> float:
     """Median seconds of a dicelab command from process start (solved each time:
     ``--no-cache``, so no run reads what the one before it kept)."""
-    times = []
+    return measured(args, runs, no_cache)[0]
+
+
+def measured(args: list[str], runs: int, no_cache: bool = True,
+             env: dict | None = None) -> tuple[float, float]:  # fmt: skip
+    """Median seconds and the largest peak memory (MiB) of a dicelab command."""
+    times, peaks = [], []
     for _ in range(runs):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "dicelab.cli", *args, "--no-cache"], check=True,
-                       capture_output=True)  # fmt: skip
+        extra = ["--no-cache"] if no_cache else []
+        child = subprocess.Popen([sys.executable, "-m", "dicelab.cli", *args, *extra],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 env=env)  # fmt: skip
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
         times.append(time.perf_counter() - t)
-    return statistics.median(times)
+        if child.returncode != 0:
+            raise RuntimeError(f"dicelab {' '.join(args)} exited {child.returncode}")
+        peaks.append(usage.ru_maxrss / 1024)
+    return statistics.median(times), max(peaks)
+
+
+def turn_starts(runs: int, farkle_goal: int) -> None:
+    """The games solved where their turns start (see the module's text)."""
+    import tempfile
+
+    from dicelab.games.chance.farkle import Farkle
+    from dicelab.games.chance.pig import Pig
+    from dicelab.games.chance.solution import solve
+
+    print("games solved where their turns start: whole commands (median s, peak MiB)")
+    farkle = ["solve", "farkle", "--set", "players=2", "--set", f"goal={farkle_goal}"]
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, DICELAB_CACHE_DIR=cache)
+        s, peak = measured(farkle, 1, no_cache=False, env=env)  # empty cache: solved, kept
+        print(f"  farkle to {farkle_goal}, two players, empty cache: {s:7.2f} s {peak:7.0f} MiB")
+        at = ["advise", "farkle", "--set", "players=2", "--set", f"goal={farkle_goal}", "--at",
+              "1 1 5 2 3 4 / 300 / 4000 6500"]  # fmt: skip
+        s, peak = measured(at, runs, no_cache=False, env=env)
+        print(f"  ... advice at a position, table cached:   {s:7.2f} s {peak:7.0f} MiB")
+    for name, args in [("two-dice pig to 100", ["solve", "pig", "--set", "dice=2"]),
+                       ("pig to 100", ["solve", "pig"]),
+                       ("pig to 10", ["solve", "pig", "--set", "goal=10"])]:  # fmt: skip
+        s, peak = measured(args, runs)
+        print(f"  {name + ':':43} {s:7.2f} s {peak:7.0f} MiB")
+    t = []
+    for _ in range(runs):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "dicelab.cli", "--help"], check=True,
+                       capture_output=True)  # fmt: skip
+        t.append(time.perf_counter() - began)
+    print(f"  {'dicelab --help:':43} {statistics.median(t):7.2f} s")
+    print("laid out against turn starts, in this process (median s)")
+    for game in (Farkle(players=2, goal=1000), Pig(goal=100), Pig(goal=100, dice=2)):
+        solve(game, turns=True)  # kernels loaded
+        laid, turns = [], []
+        for _ in range(runs):
+            began = time.perf_counter()
+            a = solve(game, turns=False)
+            laid.append(time.perf_counter() - began)
+            began = time.perf_counter()
+            b = solve(game, turns=True)
+            turns.append(time.perf_counter() - began)
+        lm, tm = statistics.median(laid), statistics.median(turns)
+        print(f"  {game.name:22} {len(a):>11,} positions {lm:8.3f} s | {len(b):>7,} turn "
+              f"starts {tm:7.3f} s | {lm / tm:6.0f}x | values {a.value():.12f} "
+              f"{b.value():.12f}")  # fmt: skip
 
 
 def own_pig(goal: int, runs: int) -> tuple[float, float, int]:
@@ -105,8 +170,14 @@ def main() -> None:
     parser.add_argument("--goals", default="10,15,20,25")
     parser.add_argument("--no-peer", action="store_true")
     parser.add_argument("--peer-python")
+    parser.add_argument("--farkle-goal", type=int, default=10_000)
+    parser.add_argument("--only-turns", action="store_true", help="the first part alone")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f}  ({os.cpu_count()} cores)")
+    turn_starts(args.runs, args.farkle_goal)
+    if args.only_turns:
+        print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+        return
     pig = whole_command(["solve", "pig"], args.runs)
     box = whole_command(["solve", "shut-the-box", "--set", "tiles=12", "--exact"], args.runs)
     fifteen = "mine=" + ",".join(["6"] * 15)

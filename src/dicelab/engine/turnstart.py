@@ -60,8 +60,12 @@ class BankingTurn:
         from dicelab.engine.kernels.turnstart import TurnArrays
 
         wipe = self.wipe if self.wipe is not None else np.zeros_like(self.farkle)
+        count = (self.offer > 0).sum(axis=1)
+        keeps = np.zeros_like(self.offer)
+        for j in range(self.offer.shape[0]):
+            keeps[j, : count[j]] = np.flatnonzero(self.offer[j])
         return TurnArrays(self.goal, self.dice, self.min_bank, self.out_start, self.prob,
-                          self.offer, self.best, self.farkle, wipe)  # fmt: skip
+                          self.offer, self.best, self.farkle, wipe, keeps, count)  # fmt: skip
 
     @property
     def sweeps(self) -> bool:
@@ -156,11 +160,14 @@ def solve_turn_starts(turn: BankingTurn, progress: Progress | None = None) -> Tu
     with the values of the sweep before until none moves (Gauss-Seidel)."""
     import time
 
+    import numba
+
     from dicelab.engine.kernels.turnstart import MAX_STEPS, solve_layer
 
     G = turn.goal
     W = np.zeros((G, G))
     R = turn.arrays()
+    scratch = np.empty((2, numba.get_num_threads(), G, turn.dice + 1))
     tick = progress or (lambda done, planned: None)
     began = time.perf_counter()
     sums = np.arange(2 * G - 2, -1, -1)
@@ -169,7 +176,7 @@ def solve_turn_starts(turn: BankingTurn, progress: Progress | None = None) -> Tu
     while True:
         before = W.copy() if turn.sweeps else W
         for i, total in enumerate(sums):
-            most = max(most, int(solve_layer(total, W, R, sweeps > 0)))
+            most = max(most, int(solve_layer(total, W, R, sweeps > 0, scratch)))
             if sweeps == 0:
                 tick(int(work[i]), int(work[-1]))
         sweeps += 1

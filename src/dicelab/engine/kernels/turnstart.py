@@ -38,7 +38,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import get_thread_id, njit, prange
+
+from dicelab.engine.kernels import NO_REFS
 
 
 class TurnArrays(NamedTuple):
@@ -53,6 +55,8 @@ class TurnArrays(NamedTuple):
     best: np.ndarray
     farkle: np.ndarray
     wipe: np.ndarray
+    keeps: np.ndarray  # keeps[j, :count[j]]: the counts of dice kept that score
+    count: np.ndarray
 
 
 #: What a player does with a throw that scores (:func:`choose`'s ``how``).
@@ -61,7 +65,7 @@ BANK, ROLL, WIN = 0, 1, 2
 WON, WIPED = -1, -2
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", **NO_REFS)
 def choose(t, n, j, a, b, W, R, V, S):
     """The best move after throw ``j`` of ``n`` dice with turn total ``t`` (scores
     ``a`` and ``b``): ``(value, slope, how, k)``, ``how`` one of :data:`BANK`,
@@ -78,10 +82,9 @@ def choose(t, n, j, a, b, W, R, V, S):
     if banked < cap and banked >= R.min_bank:
         bv = 1.0 - W[b, a + banked]
         how = BANK
-    for k in range(1, n + 1):
+    for q in range(R.count[j]):
+        k = R.keeps[j, q]
         got = R.offer[j, k]
-        if got == 0:
-            continue
         total = t + got
         if total >= cap:
             if got == top and bv < 1.0:
@@ -94,7 +97,7 @@ def choose(t, n, j, a, b, W, R, V, S):
     return bv, bs, how, kept
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFS)
 def turn_table(a, b, L, W, R, V, S):
     """Fill ``V[t, n]`` (the mover's chance with turn total ``t`` and ``n`` dice to
     throw, scores ``a`` and ``b``, a farkle worth ``L``) and ``S[t, n]`` (its slope in
@@ -113,7 +116,7 @@ def turn_table(a, b, L, W, R, V, S):
             S[t, n] = s
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFS)
 def start_value(a, b, L, W, R, V, S):
     """The mover's chance where a turn starts (total 0, every die to throw) and its
     slope in the farkle's value ``L``."""
@@ -129,7 +132,7 @@ STEP = 1e-15
 MAX_STEPS = 60
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFS)
 def solve_pair(a, b, W, R, V, S, again):
     """``W[a, b]`` and ``W[b, a]`` exactly (``a <= b``), every larger sum solved;
     returns the steps taken (``MAX_STEPS + 1``: still moving). ``again``: ``W`` holds
@@ -175,23 +178,21 @@ def solve_pair(a, b, W, R, V, S, again):
 
 
 @njit(cache=True, parallel=True)
-def solve_layer(total, W, R, again):
+def solve_layer(total, W, R, again, scratch):
     """Every pair of scores summing to ``total``, on every thread (``again``: a sweep
-    after the first); returns the most steps a pair took."""
-    G = R.goal
-    lo = max(0, total - G + 1)
+    after the first; ``scratch[:, w]``: thread ``w``'s turn tables); returns the most
+    steps a pair took."""
+    lo = max(0, total - R.goal + 1)
     hi = total // 2
     count = max(hi - lo + 1, 0)
     steps = np.zeros(count, np.int64)
     for i in prange(count):
-        a = lo + i
-        V = np.empty((G, R.dice + 1))
-        S = np.empty((G, R.dice + 1))
-        steps[i] = solve_pair(a, total - a, W, R, V, S, again)
+        w = get_thread_id()
+        steps[i] = solve_pair(lo + i, total - lo - i, W, R, scratch[0, w], scratch[1, w], again)
     return steps.max() if count else 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, **NO_REFS)
 def play_turn(a, b, W, R, V, S):
     """One turn with the dice drawn (NumPy's generator, seeded by the caller) and the
     moves of :func:`choose`: the points banked, 0 for a farkle, :data:`WON` for the
@@ -229,7 +230,7 @@ def play_games(W, R, games, seed, max_turns):
         np.random.seed(seed + g)
         V = np.empty((R.goal, R.dice + 1))
         S = np.empty((R.goal, R.dice + 1))
-        score = np.zeros(2, np.int64)
+        score = np.zeros(2, np.int64)  # a game's own: a few small arrays, once a game
         mover = 0
         out[g] = np.nan
         for _ in range(max_turns):
