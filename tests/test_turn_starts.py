@@ -200,3 +200,65 @@ def test_the_turn_kernels_compile_without_reference_counts():
 
     for kernel in (K.choose, K.turn_table, K.start_value, K.solve_pair, K.play_turn):
         assert kernel.targetoptions.get("_nrt") is False, kernel.__name__
+
+
+penalties = st.fixed_dictionaries({
+    "dice": st.integers(1, 2),
+    "goal": st.integers(2, 5).map(lambda g: 50 * g),
+    "penalty": st.sampled_from([0, 50, 100]),
+    "farkles": st.integers(1, 3),
+    "floor": st.sampled_from([0, -50, -100]),
+    "min_bank": st.sampled_from([0, 50, 100]),
+    "goal_by_bank": st.booleans(),
+})  # fmt: skip
+
+
+@settings(max_examples=10, deadline=None)
+@given(penalties)
+def test_the_farkle_penalty_agrees_with_value_iteration_from_the_rules(kw):
+    """The penalty for farkles in a row, a floor below 0, the goal reached only by a
+    bank: each turn start against a plain value iteration over every state."""
+    kw["min_bank"] = min(kw["min_bank"], kw["goal"] - 50)
+    if not kw["penalty"]:
+        kw["floor"] = 0
+    P = oracle.two_player_penalty(**kw)
+    game = Farkle(players=2, **kw)
+    turns = solve(game, turns=True)
+    assert isinstance(turns, TurnStartSolution)
+    counted = kw["penalty"] > 0
+    for (i, j, ci, cj, t, n), p in P.items():
+        if t == 0 and (counted or ci == cj == 0):
+            extra = (ci, cj) if counted else ()
+            position = ("roll", 0, i // 50, j // 50, 0, n, *extra)
+            assert turns.value(position) == pytest.approx(p, abs=1e-11), position
+
+
+@settings(max_examples=4, deadline=None)
+@given(penalties)
+def test_the_farkle_penalty_agrees_with_the_walked_game_move_by_move(kw):
+    kw.update(penalty=max(kw["penalty"], 50), min_bank=min(kw["min_bank"], kw["goal"] - 50))
+    game = Farkle(players=2, **kw)
+    walked, turns = solve(game, turns=False), solve(game, turns=True)
+    for v, position in enumerate(walked.layout.positions):
+        assert turns.value(position) == pytest.approx(walked.values[v], abs=1e-12), position
+        if game.result(position) is None and game.to_move(position) >= 0:
+            assert [m.value for m in turns.advise(position)] == pytest.approx(
+                [m.value for m in walked.advise(position)], abs=1e-12)  # fmt: skip
+
+
+def test_a_penalty_game_reads_and_shows_the_farkles_in_a_row():
+    game = Farkle(players=2, goal=1000, penalty=500, floor=-500, min_bank=300, goal_by_bank=True)
+    position = game.parse("1 5 / 300 / -200 450 / 2 1")
+    assert position == ("keep", 0, -4, 9, 6, (2, 3), 2, 1)
+    assert "farkles in a row 2-1" in game.show(position)
+    farkle = [pos for p, label, pos in game.outcomes(("roll", 0, -4, 9, 0, 6, 2, 1))
+              if pos[0] == "roll"]  # fmt: skip
+    assert set(farkle) == {("roll", 1, -10, 9, 0, 6, 0, 1)}  # 500 lost, floored at -500
+    for bad, words in [("1 5 / 300 / -600 0 / 0 0", "scores"), ("1 5 / 300 / 0 0 / 3 0", "farkles"),
+                       ("1 5 / 300 / 0 0 / 1", "expected")]:  # fmt: skip
+        with pytest.raises(UserError, match=words):
+            game.parse(bad)
+    with pytest.raises(UserError, match="players=2"):
+        Farkle(players=1, penalty=500)
+    with pytest.raises(UserError, match="set penalty too"):
+        Farkle(players=2, floor=-500)

@@ -132,6 +132,53 @@ def two_player(goal, dice=6, min_bank=0, tol=1e-13, **rules):
             return P
 
 
+def two_player_penalty(
+    goal, dice=6, min_bank=0, penalty=0, farkles=3, floor=0, goal_by_bank=False, tol=1e-14, **rules
+):
+    """P[(i, j, ci, cj, t, n)]: the mover's chance to win with ``i`` points against
+    ``j``, ``ci`` and ``cj`` farkles in a row, turn total ``t`` and ``n`` dice to
+    throw. The ``farkles``-th farkle in a row costs ``penalty`` (never below
+    ``floor``) and starts the count again, as a bank does; with ``goal_by_bank`` a
+    turn total reaches the goal only if it could be banked (``min_bank``). Plain
+    value iteration over every state, all in points."""
+    table = throw_table(dice, make_score(combos(**rules)))
+    need = min_bank if goal_by_bank else 0
+    scores = range(floor, goal, 50)
+    counts = range(farkles)
+    states = [(i, j, ci, cj, t, n) for i in scores for j in scores for ci in counts
+              for cj in counts for t in range(0, max(goal - i, need), 50)
+              for n in range(1, dice + 1) if t > 0 or n == dice]  # fmt: skip
+    P = dict.fromkeys(states, 0.0)
+
+    def farkled(i, j, ci, cj):
+        if ci + 1 == farkles:
+            return 1 - P[(j, max(i - penalty, floor), cj, 0, 0, dice)]
+        return 1 - P[(j, i, cj, ci + 1, 0, dice)]
+
+    while True:
+        change = 0.0
+        for (i, j, ci, cj, t, n), old in P.items():
+            new = 0.0
+            for p, options in table[n]:
+                if not options:
+                    new += p * farkled(i, j, ci, cj)
+                    continue
+                best = 0.0
+                for points, left in options:
+                    tt = t + points
+                    if i + tt >= goal and tt >= need:
+                        best = 1.0
+                        break
+                    best = max(best, P[(i, j, ci, cj, tt, left or dice)])
+                    if tt >= min_bank and i + tt < goal:
+                        best = max(best, 1 - P[(j, i + tt, cj, 0, 0, dice)])
+                new += p * best
+            change = max(change, abs(new - old))
+            P[(i, j, ci, cj, t, n)] = new
+        if change < tol:
+            return P
+
+
 def fewest_turns(goal, dice=6, tol=1e-12, **rules):
     """T[(s, t, n)]: the fewest expected turns still to start (this one counted when
     ``t == 0``) to reach ``goal`` alone from score ``s``."""

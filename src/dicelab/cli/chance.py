@@ -119,7 +119,7 @@ def _report(solution: ChanceSolution, seconds: float, exact: bool, path,
     if solution.objective == "target":
         out["target"] = solution.target
     if not hasattr(solution, "layout"):  # solved where its turns start
-        laid_out = game.size()  # type: ignore[attr-defined]  # every banking game has one
+        laid_out = game.estimate()  # type: ignore[attr-defined]  # every banking game has one
         out.update(positions=laid_out, turn_starts=len(solution), method="turn starts")
     if game.players == 2:
         out["draw"] = solution.draw()

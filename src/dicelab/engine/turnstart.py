@@ -43,7 +43,13 @@ class BankingTurn:
     """The rules of a banking turn as arrays (see :mod:`dicelab.engine.kernels.turnstart`):
     points in whole units, ``goal`` the score that wins, ``dice`` thrown at a turn's
     start and on hot dice, ``min_bank`` the least total that may be banked; ``wipe[n]``
-    the chance that ``n`` dice lose the mover's whole score."""
+    the chance that ``n`` dice lose the mover's whole score.
+
+    The farkle penalty: ``penalty`` units lost on the ``counts``-th farkle in a row
+    (the count then starts again; a bank starts it again too), a banked score never
+    below ``floor`` (0 or less); ``goal_by_bank``: a turn total reaches the goal only
+    where it may be banked (``min_bank`` or more).
+    """
 
     goal: int
     dice: int
@@ -54,32 +60,59 @@ class BankingTurn:
     best: np.ndarray
     farkle: np.ndarray
     wipe: np.ndarray | None = None
+    counts: int = 1
+    penalty: int = 0
+    floor: int = 0
+    goal_by_bank: bool = False
 
     def arrays(self):
-        """The bundle every kernel reads (:class:`~dicelab.engine.kernels.turnstart.TurnArrays`)."""
-        from dicelab.engine.kernels.turnstart import TurnArrays
+        """The bundle every kernel reads (:class:`~dicelab.engine.kernels.turnstart.TurnArrays`),
+        made once."""
+        found = self.__dict__.get("_arrays")
+        if found is None:
+            from dicelab.engine.kernels.turnstart import TurnArrays
 
-        wipe = self.wipe if self.wipe is not None else np.zeros_like(self.farkle)
-        count = (self.offer > 0).sum(axis=1)
-        keeps = np.zeros_like(self.offer)
-        for j in range(self.offer.shape[0]):
-            keeps[j, : count[j]] = np.flatnonzero(self.offer[j])
-        return TurnArrays(self.goal, self.dice, self.min_bank, self.out_start, self.prob,
-                          self.offer, self.best, self.farkle, wipe, keeps, count)  # fmt: skip
+            wipe = self.wipe if self.wipe is not None else np.zeros_like(self.farkle)
+            count = (self.offer > 0).sum(axis=1)
+            keeps = np.zeros_like(self.offer)
+            for j in range(self.offer.shape[0]):
+                keeps[j, : count[j]] = np.flatnonzero(self.offer[j])
+            min_win = self.min_bank if self.goal_by_bank else 0
+            found = TurnArrays(self.goal - self.floor, self.dice, self.min_bank, self.counts,
+                               self.penalty, min_win, -self.floor, self.out_start, self.prob,
+                               self.offer, self.best, self.farkle, wipe, keeps, count)  # fmt: skip
+            object.__setattr__(self, "_arrays", found)
+        return found
+
+    @property
+    def scores(self) -> int:
+        """The scores a banked score can be, from ``floor`` to below the goal."""
+        return self.goal - self.floor
+
+    @property
+    def by_pairs(self) -> bool:
+        """Whether a farkle only joins ``(a, b)`` to ``(b, a)`` (no penalty, nothing
+        counted): each such pair is then solved exactly on its own."""
+        return self.counts == 1 and self.penalty == 0
 
     @property
     def sweeps(self) -> bool:
-        """Whether a throw can lose the whole score: the layers are then swept again
-        until no value moves."""
-        return self.wipe is not None and bool(self.wipe.any())
+        """Whether a throw can lead to a lower layer (a wipe, a penalty): the layers
+        are then swept again until no value moves."""
+        return (self.wipe is not None and bool(self.wipe.any())) or not self.by_pairs
+
+    def state(self, score: int, farkles: int = 0) -> int:
+        """A player's row (or column) of the table: its score and farkles in a row."""
+        return (score - self.floor) * self.counts + farkles
 
     @classmethod
     def from_outcomes(cls, goal: int, dice: int, min_bank: int, outcomes: Outcomes,
-                      wipes: dict[int, float] | None = None) -> BankingTurn:  # fmt: skip
+                      wipes: dict[int, float] | None = None, **penalty) -> BankingTurn:  # fmt: skip
         """From each count of dice's throws: ``(chance, offer)`` pairs, ``offer[k - 1]``
         the most units ``k`` dice set aside score (all 0: a farkle); ``wipes[n]``: the
-        chance that ``n`` dice lose the whole score. Throws that offer the same are
-        merged."""
+        chance that ``n`` dice lose the whole score; ``penalty``: the farkle penalty's
+        fields (``counts``, ``penalty``, ``floor``, ``goal_by_bank``). Throws that
+        offer the same are merged."""
         out_start, prob, offer, best = [0, 0], [], [], []
         farkle = np.zeros(dice + 1)
         for n in range(1, dice + 1):
@@ -99,7 +132,7 @@ class BankingTurn:
             wipe[n] = p
         return cls(goal, dice, min_bank, np.array(out_start, np.int64), np.array(prob),
                    np.array(offer, np.int64).reshape(-1, dice + 1), np.array(best, np.int64),
-                   farkle, wipe if wipe.any() else None)  # fmt: skip
+                   farkle, wipe if wipe.any() else None, **penalty)  # fmt: skip
 
 
 @dataclass(eq=False)
@@ -117,16 +150,24 @@ class TurnStartTable:
 
     def start_value(self) -> float:
         """The first player's chance at the start of the game."""
-        return float(self.W[0, 0])
+        return self.value(0, 0)
 
-    def turn_values(self, mine: int, other: int) -> np.ndarray:
+    def value(self, mine: int, other: int, mine_farkles: int = 0, other_farkles: int = 0) -> float:
+        """The mover's chance where a turn starts (scores and farkles in a row)."""
+        t = self.turn
+        return float(self.W[t.state(mine, mine_farkles), t.state(other, other_farkles)])
+
+    def turn_values(self, mine: int, other: int, mine_farkles: int = 0,
+                    other_farkles: int = 0) -> np.ndarray:  # fmt: skip
         """``V[t, n]``: the mover's chance with turn total ``t`` and ``n`` dice to
-        throw, scores ``mine`` and ``other`` (totals from 0 to below the goal)."""
-        from dicelab.engine.kernels.turnstart import turn_table
+        throw, scores ``mine`` and ``other`` and the farkles in a row (totals from 0
+        to where the goal is reached)."""
+        from dicelab.engine.kernels.turnstart import farkle_value, rows, turn_table
 
-        V, S = np.empty((2, self.turn.goal, self.turn.dice + 1))
-        L = 1.0 - float(self.W[other, mine])
-        turn_table(mine, other, L, self.W, self.turn.arrays(), V, S)
+        t, R = self.turn, self.turn.arrays()
+        a, b = mine - t.floor, t.state(other, other_farkles)
+        V, S = np.empty((2, rows(0, R), t.dice + 1))
+        turn_table(a, b, farkle_value(a, mine_farkles, b, self.W, R), self.W, R, V, S)
         return V
 
     def play(self, games: int, seed: int = 0, max_turns: int = 100_000) -> np.ndarray:
@@ -150,40 +191,119 @@ def layer_work(goal: int, sums: np.ndarray) -> np.ndarray:
 
 #: Sweeps of a game whose throws can lose the whole score stop when no value moves
 #: by more than this, or are reported after :data:`MAX_SWEEPS`.
-SWEEP_TOLERANCE = 1e-15
+SWEEP_TOLERANCE = 1e-14
 MAX_SWEEPS = 2_000
 
 
 def solve_turn_starts(turn: BankingTurn, progress: Progress | None = None) -> TurnStartTable:
     """Every ``W[a, b]``, layer by layer of ``a + b`` from the largest; where a throw
-    can lose the whole score (a lower layer's value), the layers are swept again
-    with the values of the sweep before until none moves (Gauss-Seidel)."""
+    can lose the whole score (a wipe: a lower layer's value), the layers are swept
+    again with the values of the sweep before until none moves (Gauss-Seidel). A
+    game that counts farkles in a row is solved by :func:`_solve_counted`.
+
+    The progress counts the turn totals valued, the sweeps still to come estimated
+    from the last two.
+    """
     import time
 
     import numba
 
-    from dicelab.engine.kernels.turnstart import MAX_STEPS, solve_layer
+    from dicelab.engine.kernels.turnstart import MAX_STEPS, rows, solve_layer
 
-    G = turn.goal
-    W = np.zeros((G, G))
-    R = turn.arrays()
-    scratch = np.empty((2, numba.get_num_threads(), G, turn.dice + 1))
+    G, R = turn.scores, turn.arrays()
+    W = np.zeros((G * turn.counts, G * turn.counts))
+    scratch = np.empty((2, numba.get_num_threads(), rows(0, R), turn.dice + 1))
     tick = progress or (lambda done, planned: None)
     began = time.perf_counter()
     sums = np.arange(2 * G - 2, -1, -1)
-    work = np.cumsum(layer_work(G, sums))
-    most, sweeps = 0, 0
+    work = np.cumsum(layer_work(G, sums) * turn.counts**2)
+    if not turn.by_pairs:
+        sweeps = _solve_counted(turn, W, sums, work, tick)
+        return TurnStartTable(turn, W, 0, time.perf_counter() - began, sweeps)
+    most, sweeps, planned = 0, 0, 1
+    steps: list[np.ndarray] = []
     while True:
         before = W.copy() if turn.sweeps else W
         for i, total in enumerate(sums):
             most = max(most, int(solve_layer(total, W, R, sweeps > 0, scratch)))
-            if sweeps == 0:
-                tick(int(work[i]), int(work[-1]))
+            tick(int(work[i]) + sweeps * int(work[-1]), int(work[-1]) * max(planned, sweeps + 1))
         sweeps += 1
-        if not turn.sweeps or np.abs(W - before).max() <= SWEEP_TOLERANCE:
+        if not turn.sweeps:
+            break
+        steps = [*steps[-1:], W - before]
+        moved = float(np.abs(steps[-1]).max())
+        if moved <= SWEEP_TOLERANCE:
             break
         if sweeps >= MAX_SWEEPS:
             raise ArithmeticError(f"the turn starts still moved after {MAX_SWEEPS} sweeps")
+        planned = sweeps + _sweeps_left(steps, moved)
     if most > MAX_STEPS:
         raise ArithmeticError(f"the turn starts did not settle in {MAX_STEPS} steps")
     return TurnStartTable(turn, W, most, time.perf_counter() - began, sweeps)
+
+
+#: Sweeps that work every turn out afresh, at most, in a game that counts farkles.
+MAX_ROUNDS = 50
+#: Sweeps of a game that counts farkles expected to find its best moves: for the bar.
+ROUNDS_EXPECTED = 4
+
+
+def _solve_counted(turn: BankingTurn, W: np.ndarray, sums, work, tick) -> int:
+    """A game that counts farkles in a row (the penalty), by modified policy
+    iteration; returns the sweeps that worked every turn out.
+
+    A penalty leads ten layers down, so sweeps of the turns settle slowly (by about
+    a factor of 5 a sweep). Each sweep that works every turn out
+    (:func:`~dicelab.engine.kernels.turnstart.solve_counts_layer`) also keeps, for
+    each turn start, where its turn ends under the moves it found: the chance of
+    each bank, of the goal, of a farkle. Sweeps that value those moves as kept
+    (:func:`~dicelab.engine.kernels.turnstart.evaluate_counts_layer`, a fraction of
+    a second each) then settle the values until none moves; a sweep that works the
+    turns out again finds better moves, or, moving no value by more than
+    :data:`SWEEP_TOLERANCE`, shows the values are the best play's.
+    """
+    import numba
+
+    from dicelab.engine.kernels.turnstart import evaluate_counts_layer, rows, solve_counts_layer
+
+    R, threads = turn.arrays(), numba.get_num_threads()
+    if turn.wipe is not None:
+        raise ValueError("a turn that counts farkles has no wipe")
+    tall = rows(0, R)
+    scratch = (np.empty((threads, tall, turn.dice + 1)), np.empty((threads, tall, turn.dice + 1)),
+               np.zeros((threads, tall, turn.prob.size), np.int8),
+               np.empty((threads, tall, turn.dice + 1)))  # fmt: skip
+    side = W.shape[1]
+    block = np.array([turn.counts * side * rows(a, R) for a in range(turn.scores)], np.int64)
+    base = np.concatenate([[0], np.cumsum(block)[:-1]]).astype(np.int64)
+    policy = (np.zeros(int(block.sum())), base, np.zeros_like(W), np.zeros_like(W))
+    planned = ROUNDS_EXPECTED
+    for rounds in range(1, MAX_ROUNDS + 1):
+        moved = 0.0
+        for i, total in enumerate(sums):
+            moved = max(moved, float(solve_counts_layer(total, W, R, scratch, policy)))
+            planned = max(planned, rounds)
+            tick(int(work[i]) + (rounds - 1) * int(work[-1]), int(work[-1]) * planned)
+        if moved <= SWEEP_TOLERANCE:
+            return rounds
+        for _ in range(MAX_SWEEPS):
+            if max(float(evaluate_counts_layer(t, W, R, policy)) for t in sums) <= SWEEP_TOLERANCE:
+                break
+    raise ArithmeticError(f"the turn starts' best moves still changed after {MAX_ROUNDS} sweeps")
+
+
+def _ratio(steps: list[np.ndarray]) -> float | None:
+    """How much the last sweep moved the values against the one before (their
+    largest moves), or ``None`` before two sweeps."""
+    if len(steps) < 2:
+        return None
+    first = float(np.abs(steps[0]).max())
+    return float(np.abs(steps[1]).max()) / first if first > 0 else None
+
+
+def _sweeps_left(steps: list[np.ndarray], moved: float) -> int:
+    """The sweeps still to come, at the rate the last two fell (a guess for the bar)."""
+    r = _ratio(steps)
+    if r is None or not 0 < r < 1:
+        return 2
+    return 1 + int(np.ceil(np.log(SWEEP_TOLERANCE / moved) / np.log(r)))

@@ -44,11 +44,22 @@ from dicelab.engine.kernels import NO_REFS
 
 
 class TurnArrays(NamedTuple):
-    """A banking turn's rules as the kernels read them (see the module's text)."""
+    """A banking turn's rules as the kernels read them (see the module's text).
+
+    Scores are indices from the lowest a banked score may fall to: ``goal`` is the
+    goal's; ``counts`` the farkles in a row a player's state counts (1: none), so a
+    player's state is ``score * counts + farkles``, the rows and columns of ``W``;
+    ``penalty`` the units lost on the last of them; ``min_win`` the least turn total
+    that reaches the goal (0: any; else the goal is reached only by a bank); ``zero``
+    the index of a score of 0 (where a wipe leaves the mover)."""
 
     goal: int
     dice: int
     min_bank: int
+    counts: int
+    penalty: int
+    min_win: int
+    zero: int
     out_start: np.ndarray
     prob: np.ndarray
     offer: np.ndarray
@@ -67,11 +78,12 @@ WON, WIPED = -1, -2
 
 @njit(cache=True, nogil=True, inline="always", **NO_REFS)
 def choose(t, n, j, a, b, W, R, V, S):
-    """The best move after throw ``j`` of ``n`` dice with turn total ``t`` (scores
-    ``a`` and ``b``): ``(value, slope, how, k)``, ``how`` one of :data:`BANK`,
-    :data:`ROLL` (keeping ``k`` dice) and :data:`WIN`. A total reaching the goal
-    wins at once, by the keep that scores most; a bank needs ``min_bank``; of equal
-    moves the bank, then the fewest dice kept."""
+    """The best move after throw ``j`` of ``n`` dice with turn total ``t`` (the
+    mover's score ``a``, the other's state ``b``): ``(value, slope, how, k)``, ``how``
+    one of :data:`BANK`, :data:`ROLL` (keeping ``k`` dice) and :data:`WIN`. A total
+    reaching the goal (and ``min_win``) wins at once, by the keep that scores most; a
+    bank needs ``min_bank`` and starts the mover's farkles again; of equal moves the
+    bank, then the fewest dice kept."""
     cap = R.goal - a
     top = R.best[j]
     bv = -1.0
@@ -80,13 +92,13 @@ def choose(t, n, j, a, b, W, R, V, S):
     kept = 0
     banked = t + top
     if banked < cap and banked >= R.min_bank:
-        bv = 1.0 - W[b, a + banked]
+        bv = 1.0 - W[b, (a + banked) * R.counts]
         how = BANK
     for q in range(R.count[j]):
         k = R.keeps[j, q]
         got = R.offer[j, k]
         total = t + got
-        if total >= cap:
+        if total >= cap and total >= R.min_win:
             if got == top and bv < 1.0:
                 bv, bs, how, kept = 1.0, 0.0, WIN, k
             continue
@@ -100,20 +112,72 @@ def choose(t, n, j, a, b, W, R, V, S):
 @njit(cache=True, nogil=True, **NO_REFS)
 def turn_table(a, b, L, W, R, V, S):
     """Fill ``V[t, n]`` (the mover's chance with turn total ``t`` and ``n`` dice to
-    throw, scores ``a`` and ``b``, a farkle worth ``L``) and ``S[t, n]`` (its slope in
-    ``L``) for every total ``t`` below ``goal - a``, each throw's move by :func:`choose`.
-    A wipe is worth ``1 - W[b, 0]``, or ``L`` where ``a`` is 0 (the same turn start)."""
-    lw = L if a == 0 else 1.0 - W[b, 0]
-    for t in range(R.goal - a - 1, -1, -1):
+    throw, the mover's score ``a`` and the other's state ``b``, a farkle worth ``L``)
+    and ``S[t, n]`` (its slope in ``L``) for every total ``t`` that does not reach the
+    goal (:func:`rows`), each throw's move by :func:`choose`. A wipe is worth
+    ``1 - W[b, zero]``, or ``L`` where the mover's score is 0 (the same turn start)."""
+    turn_rows(a, b, L, W, R, V, S, V, False)  # V stands in for the moves not kept
+
+
+@njit(cache=True, nogil=True, inline="always", **NO_REFS)
+def turn_rows(a, b, L, W, R, V, S, moves, keep):
+    """:func:`turn_table`, and with ``keep`` each throw's move in ``moves[t, j]``
+    (the dice kept, :data:`BANKED` or :data:`GOAL`) for :func:`turn_ends`."""
+    same = a == R.zero
+    lw = L if same else 1.0 - W[b, R.zero * R.counts]
+    for t in range(rows(a, R) - 1, -1, -1):
         for n in range(1, R.dice + 1):
             v = R.farkle[n] * L + R.wipe[n] * lw
-            s = R.farkle[n] + (R.wipe[n] if a == 0 else 0.0)
+            s = R.farkle[n] + (R.wipe[n] if same else 0.0)
             for j in range(R.out_start[n], R.out_start[n + 1]):
-                bv, bs, _, _ = choose(t, n, j, a, b, W, R, V, S)
+                bv, bs, how, k = choose(t, n, j, a, b, W, R, V, S)
                 v += R.prob[j] * bv
                 s += R.prob[j] * bs
+                if keep:
+                    moves[t, j] = k if how == ROLL else (BANKED if how == BANK else GOAL)
             V[t, n] = v
             S[t, n] = s
+
+
+#: A move kept by :func:`turn_rows` that keeps no dice to throw on.
+BANKED, GOAL = -1, -2
+
+
+@njit(cache=True, nogil=True, **NO_REFS)
+def turn_ends(a, R, moves, mass, ends):
+    """Where a turn from score ``a`` ends under the moves :func:`turn_rows` kept:
+    ``ends[x]`` the chance of banking ``x``; returns the chances of the goal and of
+    a farkle. Forwards over the turn totals, ``mass[t, n]`` the chance of throwing
+    ``n`` dice with total ``t``."""
+    top = rows(a, R)
+    mass[:top] = 0.0
+    ends[:top] = 0.0
+    mass[0, R.dice] = 1.0
+    goal = 0.0
+    farkle = 0.0
+    for t in range(top):
+        for n in range(1, R.dice + 1):
+            m = mass[t, n]
+            if m == 0.0:
+                continue
+            farkle += m * R.farkle[n]
+            for j in range(R.out_start[n], R.out_start[n + 1]):
+                p = m * R.prob[j]
+                k = moves[t, j]
+                if k == GOAL:
+                    goal += p
+                elif k == BANKED:
+                    ends[t + R.best[j]] += p
+                else:
+                    mass[t + R.offer[j, k], n - k if n > k else R.dice] += p
+    return goal, farkle
+
+
+@njit(cache=True, nogil=True, inline="always", **NO_REFS)
+def rows(a, R):
+    """The turn totals a turn from score ``a`` can hold: those below the goal, and
+    past it those below ``min_win`` (the goal not yet reached by a bank)."""
+    return max(R.goal - a, R.min_win)
 
 
 @njit(cache=True, nogil=True, **NO_REFS)
@@ -193,11 +257,12 @@ def solve_layer(total, W, R, again, scratch):
 
 
 @njit(cache=True, nogil=True, **NO_REFS)
-def play_turn(a, b, W, R, V, S):
-    """One turn with the dice drawn (NumPy's generator, seeded by the caller) and the
+def play_turn(a, b, L, W, R, V, S):
+    """One turn (the mover's score ``a``, the other's state ``b``, a farkle worth
+    ``L``) with the dice drawn (NumPy's generator, seeded by the caller) and the
     moves of :func:`choose`: the points banked, 0 for a farkle, :data:`WON` for the
     goal, :data:`WIPED` for a throw that loses the whole score."""
-    turn_table(a, b, 1.0 - W[b, a], W, R, V, S)
+    turn_table(a, b, L, W, R, V, S)
     t, n = 0, R.dice
     while True:
         r = np.random.random() - R.farkle[n]
@@ -219,6 +284,16 @@ def play_turn(a, b, W, R, V, S):
         n = n - k if n > k else R.dice
 
 
+@njit(cache=True, nogil=True, inline="always", **NO_REFS)
+def farkle_value(a, ca, b, W, R):
+    """What a farkle is worth to the mover with score ``a`` and ``ca`` farkles in a
+    row against the other's state ``b``: the other moves next, with one more
+    farkle counted, or after the last of a row with the penalty paid."""
+    if ca < R.counts - 1:
+        return 1.0 - W[b, a * R.counts + ca + 1]
+    return 1.0 - W[b, max(a - R.penalty, 0) * R.counts]
+
+
 @njit(cache=True, parallel=True)
 def play_games(W, R, games, seed, max_turns):
     """``games`` games from the start, both players moving as :func:`choose` says:
@@ -228,16 +303,99 @@ def play_games(W, R, games, seed, max_turns):
     out = np.empty(games)
     for g in prange(games):
         np.random.seed(seed + g)
-        V = np.empty((R.goal, R.dice + 1))
-        S = np.empty((R.goal, R.dice + 1))
-        score = np.zeros(2, np.int64)  # a game's own: a few small arrays, once a game
+        V = np.empty((rows(0, R), R.dice + 1))
+        S = np.empty((rows(0, R), R.dice + 1))
+        score = np.full(2, R.zero, np.int64)  # a game's own: small arrays, once a game
+        count = np.zeros(2, np.int64)
         mover = 0
         out[g] = np.nan
         for _ in range(max_turns):
-            got = play_turn(score[mover], score[1 - mover], W, R, V, S)
+            a, other = score[mover], score[1 - mover] * R.counts + count[1 - mover]
+            L = farkle_value(a, count[mover], other, W, R)
+            got = play_turn(a, other, L, W, R, V, S)
             if got == WON:
                 out[g] = 1.0 if mover == 0 else 0.0
                 break
-            score[mover] = 0 if got == WIPED else score[mover] + got
+            if got == WIPED:
+                score[mover], count[mover] = R.zero, 0
+            elif got == 0:
+                count[mover] += 1
+                if count[mover] == R.counts:
+                    score[mover], count[mover] = max(a - R.penalty, 0), 0
+            else:
+                score[mover], count[mover] = a + got, 0
             mover = 1 - mover
     return out
+
+
+@njit(cache=True, parallel=True)
+def solve_counts_layer(total, W, R, scratch, policy):
+    """Every turn start whose scores sum to ``total`` in a game that counts farkles
+    in a row: one sweep's values from the values ``W`` holds (this sweep's for the
+    larger sums, the sweep before's for the smaller), largest count of farkles
+    first. A farkle before the last of a row leads to the other player with one
+    more counted (a larger count: solved), the last to the penalty (a smaller sum,
+    or at the lowest score the same sum with no farkle counted: from the sweep
+    before). Each turn's moves are kept in ``policy`` as where the turn ends
+    (:func:`turn_ends`), for :func:`evaluate_counts_layer`. ``scratch[:][w]``:
+    thread ``w``'s tables. Returns how far a value moved."""
+    V, S, moves, mass = scratch
+    ends, base, goal, farkle = policy
+    C = R.counts
+    lo = max(0, total - R.goal + 1)
+    hi = min(total, R.goal - 1)
+    pairs = max(hi - lo + 1, 0)
+    moved = 0.0
+    for both in range(2 * C - 2, -1, -1):
+        c_lo = max(0, both - C + 1)
+        combos = min(both, C - 1) - c_lo + 1
+        change = np.zeros(pairs * combos)
+        for x in prange(pairs * combos):
+            w = get_thread_id()
+            a = lo + x // combos
+            ca = c_lo + x % combos
+            other = (total - a) * C + both - ca
+            L = farkle_value(a, ca, other, W, R)
+            turn_rows(a, other, L, W, R, V[w], S[w], moves[w], True)
+            value = V[w][0, R.dice]
+            at = base[a] + (ca * W.shape[1] + other) * rows(a, R)
+            goal[a * C + ca, other], farkle[a * C + ca, other] = turn_ends(
+                a, R, moves[w], mass[w], ends[at : at + rows(a, R)]
+            )
+            change[x] = abs(value - W[a * C + ca, other])
+            W[a * C + ca, other] = value
+        if change.size:
+            moved = max(moved, change.max())
+    return moved
+
+
+@njit(cache=True, parallel=True)
+def evaluate_counts_layer(total, W, R, policy):
+    """:func:`solve_counts_layer` with each turn's moves held as ``policy`` keeps
+    them: a turn's value is the chance of the goal, plus each bank's chance times
+    what it leads to, plus the farkle's (no turn is worked out again: a sweep takes
+    a fraction of a second). Returns how far a value moved."""
+    ends, base, goal, farkle = policy
+    C = R.counts
+    lo = max(0, total - R.goal + 1)
+    hi = min(total, R.goal - 1)
+    pairs = max(hi - lo + 1, 0)
+    moved = 0.0
+    for both in range(2 * C - 2, -1, -1):
+        c_lo = max(0, both - C + 1)
+        combos = min(both, C - 1) - c_lo + 1
+        change = np.zeros(pairs * combos)
+        for x in prange(pairs * combos):
+            a = lo + x // combos
+            ca = c_lo + x % combos
+            other = (total - a) * C + both - ca
+            me = a * C + ca
+            value = goal[me, other] + farkle[me, other] * farkle_value(a, ca, other, W, R)
+            at = base[a] + (ca * W.shape[1] + other) * rows(a, R)
+            for banked in range(R.min_bank, R.goal - a):
+                value += ends[at + banked] * (1.0 - W[other, (a + banked) * C])
+            change[x] = abs(value - W[me, other])
+            W[me, other] = value
+        if change.size:
+            moved = max(moved, change.max())
+    return moved

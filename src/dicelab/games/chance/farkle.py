@@ -50,7 +50,7 @@ from itertools import combinations_with_replacement, product
 from math import factorial, prod
 
 from dicelab.errors import UserError
-from dicelab.games.chance.model import CHANCE, ChanceGame
+from dicelab.games.chance.model import CHANCE, ChanceGame, flag
 
 __all__ = ["Farkle", "Scoring", "farkle_chance", "offers", "throws"]
 
@@ -146,13 +146,22 @@ class Farkle(ChanceGame):
         "straight": (int, "points of 1-2-3-4-5-6, 0 for none (1500)"),
         "kinds": (str, "add (each die past three of a kind adds the three's points) or "
                        "double (doubles them) (add)"),
+        "penalty": (int, "two players: points lost on the last of `farkles` farkles in a "
+                         "row, a multiple of 50 (0: none)"),
+        "farkles": (int, "farkles in a row that cost the penalty, 1 to 5; the count starts "
+                         "again after it and after a bank (3)"),
+        "floor": (int, "the lowest a score falls to by the penalty, 0 or below (0)"),
+        "goal_by_bank": (flag, "two players: the goal is reached only by a turn total that "
+                               "may be banked (min_bank or more) (false)"),
     }  # fmt: skip
     summary = ("six dice, set aside what scores, bank or press on until a farkle; one "
                "turn's best expected score, or two players' chances (players=2)")  # fmt: skip
 
     def __init__(self, goal: int | None = None, players: int = 1, play: str = "turn",
                  dice: int = 6, min_bank: int = 0, three_ones: int = 1000,
-                 three_pairs: int = 750, straight: int = 1500, kinds: str = "add"):  # fmt: skip
+                 three_pairs: int = 750, straight: int = 1500, kinds: str = "add",
+                 penalty: int = 0, farkles: int = 3, floor: int = 0,
+                 goal_by_bank: bool = False):  # fmt: skip
         if players not in (1, 2):
             raise UserError(f"farkle players: got {players}, expected 1 or 2")
         if play not in PLAYS:
@@ -169,6 +178,7 @@ class Farkle(ChanceGame):
         if min_bank % UNIT or not 0 <= min_bank < goal:
             raise UserError(f"farkle min_bank: got {min_bank}, expected a multiple of 50 "
                             "below the goal")  # fmt: skip
+        self._penalty_rules(players, goal, penalty, farkles, floor, goal_by_bank)
         self.scoring = Scoring(three_ones, three_pairs, straight, kinds)
         self.players, self.play, self.dice = players, play, dice
         self.goal, self.min_bank = goal // UNIT, min_bank // UNIT
@@ -182,35 +192,82 @@ class Farkle(ChanceGame):
                         "the fewest expected turns to the goal"}[players]  # fmt: skip
         scores = {2: "; add '/ 2000 3500' for your score and theirs, p2 for player 2)",
                   1: "; add '/ 2000' for your score)" if play == "goal" else ")"}  # fmt: skip
+        if self.counted:
+            scores[2] = ("; add '/ 2000 3500 / 1 0' for your score and theirs and your "
+                         "farkles in a row and theirs, p2 for player 2)")  # fmt: skip
+            self.name += f", {penalty} for {farkles} farkles"
+        if self.goal_by_bank:
+            self.name += ", goal by a bank"
         self.position_help = (
             "'1 1 5 2 3 4 / 300' (the throw, then the turn total" + (scores[players])
         )
         self._throws = {n: [(p, _dice(c), offers(self.scoring, c)) for p, c in throws(n)]
                         for n in range(1, dice + 1)}  # fmt: skip
 
+    def _penalty_rules(self, players: int, goal: int, penalty: int, farkles: int, floor: int,
+                       goal_by_bank: bool) -> None:  # fmt: skip
+        """The three-farkle penalty's settings, checked (in units of 50 points)."""
+        if penalty % UNIT or not 0 <= penalty <= goal:
+            raise UserError(f"farkle penalty: got {penalty}, expected a multiple of 50 from 0 "
+                            "to the goal")  # fmt: skip
+        if not 1 <= farkles <= 5:
+            raise UserError(f"farkle farkles: got {farkles}, expected 1 to 5")
+        if floor % UNIT or not -100_000 <= floor <= 0:
+            raise UserError(f"farkle floor: got {floor}, expected a multiple of 50 from "
+                            "-100000 to 0")  # fmt: skip
+        if (penalty or goal_by_bank) and players != 2:
+            raise UserError("farkle penalty, goal_by_bank: settings of the two-player game "
+                            "(players=2)")  # fmt: skip
+        if floor and not penalty:
+            raise UserError("farkle floor: only a penalty lowers a score; set penalty too")
+        self.counted = penalty > 0
+        self.penalty, self.farkles, self.floor = penalty // UNIT, farkles, floor // UNIT
+        self.goal_by_bank = goal_by_bank
+
+    @property
+    def min_win(self) -> int:
+        """The least turn total that reaches the goal (units)."""
+        return self.min_bank if self.goal_by_bank else 0
+
     def start(self) -> Hashable:
+        if self.counted:
+            return ("roll", 0, 0, 0, 0, self.dice, 0, 0)
         return ("roll", 0, 0, 0, 0, self.dice)
 
     def to_move(self, position) -> int:
         return CHANCE if position[0] == "roll" else position[1]
 
     def outcomes(self, position):
-        _, seat, a, b, t, n = position
-        return [(p, label, ("keep", seat, a, b, t, offer) if any(offer)
-                 else self._next_turn(seat, a, b, 0))
+        _, seat, a, b, t, n = position[:6]
+        counts = position[6:]
+        return [(p, label, ("keep", seat, a, b, t, offer, *counts) if any(offer)
+                 else self._next_turn(seat, a, b, 0, counts))
                 for p, label, offer in self._throws[n]]  # fmt: skip
 
-    def _next_turn(self, seat: int, a: int, b: int, gained: int) -> Hashable:
-        """The turn ends with ``gained`` banked (0 for a farkle)."""
+    def _next_turn(self, seat: int, a: int, b: int, gained: int, counts: tuple = ()) -> Hashable:
+        """The turn ends with ``gained`` banked (0 for a farkle); with the penalty,
+        ``counts`` are both players' farkles in a row."""
         if self.players == 1:
             if self.play == "turn":
                 return ("end", gained)
             return ("roll", 0, a + gained, 0, 0, self.dice)
+        if self.counted:
+            mine, farkled = (a, counts[0]) if seat == 0 else (b, counts[1])
+            if gained:
+                mine, farkled = mine + gained, 0
+            elif farkled + 1 == self.farkles:
+                mine, farkled = max(mine - self.penalty, self.floor), 0
+            else:
+                farkled += 1
+            a, b = (mine, b) if seat == 0 else (a, mine)
+            both = (farkled, counts[1]) if seat == 0 else (counts[0], farkled)
+            return ("roll", 1 - seat, a, b, 0, self.dice, *both)
         a, b = (a + gained, b) if seat == 0 else (a, b + gained)
         return ("roll", 1 - seat, a, b, 0, self.dice)
 
     def moves(self, position):
-        _, seat, a, b, t, offer = position
+        _, seat, a, b, t, offer = position[:6]
+        counts = position[6:]
         mine = a if seat == 0 else b
         out = []
         best = t + max(offer)
@@ -219,15 +276,15 @@ class Farkle(ChanceGame):
                 continue
             left = len(offer) - k or self.dice
             total = t + s
-            if mine + total >= self.goal:
+            if mine + total >= self.goal and total >= self.min_win:
                 if total == best:
                     out.append((f"keep {s * UNIT} ({_count(k)}): {self._reach}", self._reached(seat,
                                 total)))  # fmt: skip
                 continue
             out.append((f"keep {s * UNIT} ({_count(k)}), roll {left}",
-                        ("roll", seat, a, b, total, left)))  # fmt: skip
+                        ("roll", seat, a, b, total, left, *counts)))  # fmt: skip
         if mine + best < self.goal and best >= self.min_bank:
-            out.append((f"bank {best * UNIT}", self._next_turn(seat, a, b, best)))
+            out.append((f"bank {best * UNIT}", self._next_turn(seat, a, b, best, counts)))
         return out
 
     @property
@@ -255,7 +312,10 @@ class Farkle(ChanceGame):
         from dicelab.engine.turnstart import BankingTurn
 
         outcomes = {n: [(float(p), o) for p, _, o in self._throws[n]] for n in self._throws}
-        return BankingTurn.from_outcomes(self.goal, self.dice, self.min_bank, outcomes)
+        penalty = {"counts": self.farkles, "penalty": self.penalty, "floor": self.floor} if (
+            self.counted) else {}  # fmt: skip
+        return BankingTurn.from_outcomes(self.goal, self.dice, self.min_bank, outcomes,
+                                         goal_by_bank=self.goal_by_bank, **penalty)  # fmt: skip
 
     def positions(self):
         """The layout's numbering of positions
@@ -268,12 +328,52 @@ class Farkle(ChanceGame):
             found = self._positions = FarklePositions(self)
         return found
 
-    def turn_of(self, position) -> tuple[int, int, int, int, int | None]:
-        """``(seat, mover's score, other's score, turn total, dice to throw)`` of a
-        position in a turn (dice ``None`` after a throw that scored)."""
-        kind, seat, a, b, t, last = position
+    def turn_of(self, position) -> tuple:
+        """``(seat, mover's score, other's score, turn total, dice to throw, mover's
+        farkles in a row, other's)`` of a position in a turn (dice ``None`` after a
+        throw that scored)."""
+        kind, seat, a, b, t, last = position[:6]
+        ca, cb = position[6:] or (0, 0)
         mine, other = (a, b) if seat == 0 else (b, a)
-        return seat, mine, other, t, (last if kind == "roll" else None)
+        mf, of = (ca, cb) if seat == 0 else (cb, ca)
+        return seat, mine, other, t, (last if kind == "roll" else None), mf, of
+
+    def canonical(self, position) -> Hashable:
+        """``position`` as the game writes it (whole numbers, not flags or fractions);
+        ``KeyError`` where the game has no such position."""
+        if not self.past_layout:
+            numbered = self.positions()
+            return numbered.position(numbered.index_of(position))
+        try:
+            if position[0] == "won" and len(position) == 2 and _whole(position[1]) in (0, 1):
+                return ("won", position[1])
+            kind, seat, a, b, t, last = position[:6]
+            if len(position) != (8 if self.counted else 6):
+                raise ValueError(position)
+            ca, cb = position[6:] or (0, 0)
+        except (TypeError, ValueError, IndexError):
+            raise KeyError(position) from None
+        wholes = [seat, a, b, t, ca, cb] + ([last] if kind == "roll" else list(last))
+        if not all(_whole(x) is not None for x in wholes):
+            raise KeyError(position)
+        mine = a if seat == 0 else b
+        ok = (seat in (0, 1) and all(self.floor <= s < self.goal for s in (a, b))
+              and 0 <= t < max(self.goal - mine, self.min_win)
+              and all(0 <= c < self.farkles for c in (ca, cb)))  # fmt: skip
+        slot = self.positions().slot
+        counts = (ca, cb) if self.counted else ()
+        if ok and kind == "roll" and 1 <= last <= self.dice and (t > 0 or last == self.dice):
+            return ("roll", seat, a, b, t, last, *counts)
+        if ok and kind == "keep" and len(last) in slot and tuple(last) in slot[len(last)]:
+            return ("keep", seat, a, b, t, tuple(last), *counts)
+        raise KeyError(position)
+
+    @property
+    def past_layout(self) -> bool:
+        """Whether the rules go past the layout's numbering (:meth:`positions`): the
+        penalty (scores fall, farkles counted) or the goal by a bank only (turn
+        totals past the goal)."""
+        return self.counted or self.goal_by_bank
 
     def layout(self, exact: bool = False):
         """Every position at once, in arrays
@@ -282,16 +382,25 @@ class Farkle(ChanceGame):
 
         return farkle_layout(self, exact)
 
-    def size(self) -> int:
-        """How many positions :meth:`layout` lays out (the walk reaches fewer)."""
-        from dicelab.games.chance.farkle_layout import FarklePositions
-
-        return FarklePositions(self).size
+    def size(self) -> int | None:
+        """How many positions :meth:`layout` lays out (the walk reaches fewer);
+        ``None`` where the rules go past its numbering (:attr:`past_layout`: walked)."""
+        if self.past_layout:
+            return None
+        return self.positions().size
 
     def estimate(self) -> int:
         """At most how many positions there are (the walk reaches fewer), known before
-        any is laid out: the layout's count, by arithmetic."""
-        return self.size()
+        any is laid out: the layout's count, by arithmetic (past the layout: every
+        pair of scores and of farkles counted, every turn total up to the goal's
+        reach, each with its throws)."""
+        size = self.size()
+        if size is not None:
+            return size
+        scores = self.goal - self.floor
+        counts = self.farkles**2 if self.counted else 1
+        totals = max(self.goal, self.min_win) + self.min_win
+        return 2 * scores * scores * counts * totals * self.positions().width
 
     def verdict(self, position) -> str:
         if position[0] == "end":
@@ -304,9 +413,13 @@ class Farkle(ChanceGame):
         kind = position[0]
         if kind in ("won", "end", "done"):
             return self.verdict(position)
-        _, seat, a, b, t, last = position
+        _, seat, a, b, t, last = position[:6]
         who = f"player {seat + 1}, scores {a * UNIT}-{b * UNIT}, " if self.players == 2 else (
             f"score {a * UNIT}, " if self.play == "goal" else "")  # fmt: skip
+        if self.counted:
+            ca, cb = position[6:]
+            who = (f"player {seat + 1}, scores {a * UNIT} and {b * UNIT}, farkles in a row "
+                   f"{ca}-{cb}, ")  # fmt: skip
         if kind == "roll":
             return f"{who}turn total {t * UNIT}, {_count(last)} to throw"
         offer = ", ".join(f"{s * UNIT} with {k}" for k, s in enumerate(last, 1) if s)
@@ -326,22 +439,32 @@ class Farkle(ChanceGame):
 
     def _position(self, text: str, seat: int, nums: list[list[int]]) -> Hashable:
         scores = 2 if self.players == 2 else (1 if self.play == "goal" else 0)
-        shape = len(nums) in (2, 3) and (len(nums) == 2 or len(nums[2]) == scores)
+        groups = 4 if self.counted else 3
+        shape = 2 <= len(nums) <= groups and (len(nums) == 2 or len(nums[2]) == scores)
+        shape = shape and (len(nums) < 4 or len(nums[3]) == 2)
         if not shape or len(nums[1]) != 1 or not 1 <= len(nums[0]) <= self.dice:
             raise UserError(f"farkle position: got {text!r}, expected {self.position_help}")
         throw, t = nums[0], nums[1][0]
-        given = nums[2] if len(nums) == 3 else [0] * scores
+        given = nums[2] if len(nums) >= 3 else [0] * scores
         if any(not 1 <= f <= 6 for f in throw):
             raise UserError(f"farkle position: got {text!r}; the dice show 1 to 6")
-        if any(x < 0 or x % UNIT for x in [t, *given]):
+        low = self.floor * UNIT
+        if t < 0 or any(x % UNIT for x in [t, *given]) or any(x < low for x in given):
             raise UserError(f"farkle position: got {text!r}; the turn total and scores are "
-                            "multiples of 50, 0 or more")  # fmt: skip
+                            f"multiples of 50, the scores {low} or more")  # fmt: skip
         mine, theirs = (given + [0, 0])[:2]
         a, b = (mine, theirs) if seat == 0 else (theirs, mine)
         offer = offers(self.scoring, tuple(throw.count(f) for f in range(1, 7)))
         if not any(offer):
             raise UserError(f"farkle position: {text!r} is a farkle, no choice to make")
-        return ("keep", seat, a // UNIT, b // UNIT, t // UNIT, offer)
+        if not self.counted:
+            return ("keep", seat, a // UNIT, b // UNIT, t // UNIT, offer)
+        mine_f, their_f = nums[3] if len(nums) == 4 else [0, 0]
+        if not all(0 <= c < self.farkles for c in (mine_f, their_f)):
+            raise UserError(f"farkle position: got {text!r}; farkles in a row are 0 to "
+                            f"{self.farkles - 1}")  # fmt: skip
+        ca, cb = (mine_f, their_f) if seat == 0 else (their_f, mine_f)
+        return ("keep", seat, a // UNIT, b // UNIT, t // UNIT, offer, ca, cb)
 
 
 @cache
@@ -349,6 +472,11 @@ def farkle_chance(n: int, scoring_key=(1000, 750, 1500, "add")) -> Fraction:
     """The chance that a throw of ``n`` dice scores nothing."""
     scoring = Scoring(*scoring_key)
     return sum((p for p, c in throws(n) if not any(offers(scoring, c))), Fraction(0))
+
+
+def _whole(x):
+    """``x`` if it is a whole number (not a flag), else ``None``."""
+    return x if isinstance(x, int) and not isinstance(x, bool) else None
 
 
 def _count(k: int) -> str:

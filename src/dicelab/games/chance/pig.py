@@ -144,12 +144,13 @@ class Pig(ChanceGame):
             found = self._positions = PigPositions(self.goal)
         return found
 
-    def turn_of(self, position) -> tuple[int, int, int, int, int | None]:
-        """``(seat, mover's score, other's score, turn total, throws to come)`` of a
-        position in a turn (``None`` where the mover holds or rolls)."""
+    def turn_of(self, position) -> tuple:
+        """``(seat, mover's score, other's score, turn total, throws to come, 0, 0)``
+        of a position in a turn (``None`` where the mover holds or rolls; no farkles
+        are counted in Pig)."""
         seat, a, b, k, rolling = position
         mine, other = (a, b) if seat == 0 else (b, a)
-        return seat, mine, other, k, (1 if rolling else None)
+        return seat, mine, other, k, (1 if rolling else None), 0, 0
 
     def layout(self, exact: bool = False):
         """Every position at once (:func:`pig_layout`), instead of a walk."""

@@ -135,7 +135,8 @@ def load_turn_starts(game, turn):
         return None
     path = _path(key)
     found = load_table(path, {"game_key": key, "objective": TURN_STARTS})
-    if found is None or found[0].shape != (turn.goal, turn.goal):
+    side = turn.scores * turn.counts
+    if found is None or found[0].shape != (side, side):
         return None
     table, header = found
     budget.mark_used(path)

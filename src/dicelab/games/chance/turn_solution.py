@@ -47,7 +47,8 @@ def solves_by_turns(game: ChanceGame, objective: str | None, turns: bool | None 
             and (objective or game.objective or "win") == "win")  # fmt: skip
     if not able or turns is False:
         return False
-    return bool(turns) or getattr(game, "size", lambda: 0)() > TURNS_ABOVE
+    size = getattr(game, "size", lambda: None)()
+    return bool(turns) or size is None or size > TURNS_ABOVE
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class TurnStartSolution:
     def solved(self) -> TurnSolve:
         """Within a layer only a farkle leads back, and every pair of turn starts it
         joins is solved exactly: ``rounds`` is the most Newton steps a pair took."""
-        goal = self.table.turn.goal
+        goal = self.table.turn.scores
         return TurnSolve(cyclic=goal * (goal - 1) // 2 + goal, residual=0.0,
                          rounds=self.table.steps)  # fmt: skip
 
@@ -82,13 +83,14 @@ class TurnStartSolution:
         """The values kept: one per pair of scores where a turn starts."""
         return int(self.table.W.size)
 
-    def turn(self, mine: int, other: int) -> np.ndarray:
-        """``V[t, n]`` of the turn with these scores (see
+    def turn(self, mine: int, other: int, mine_farkles: int = 0,
+             other_farkles: int = 0) -> np.ndarray:  # fmt: skip
+        """``V[t, n]`` of the turn with these scores and farkles in a row (see
         :meth:`~dicelab.engine.turnstart.TurnStartTable.turn_values`), kept."""
-        key = (mine, other)
+        key = (mine, other, mine_farkles, other_farkles)
         found = self._turns.get(key)
         if found is None:
-            found = self._turns[key] = self.table.turn_values(mine, other)
+            found = self._turns[key] = self.table.turn_values(*key)
             if len(self._turns) > KEPT_TURNS:
                 self._turns.popitem(last=False)
         else:
@@ -98,8 +100,11 @@ class TurnStartSolution:
     def known(self, position: Hashable) -> Hashable:
         """The game's own ``position`` (rebuilt from its number, so its parts are of
         the game's own kinds), or one clear error line where the game has none."""
-        numbered = self.game.positions()
         try:
+            canonical = getattr(self.game, "canonical", None)
+            if canonical is not None:
+                return canonical(position)
+            numbered = self.game.positions()
             return numbered.position(numbered.index_of(position))
         except (KeyError, LookupError, TypeError, ValueError):
             raise UserError(
@@ -114,14 +119,14 @@ class TurnStartSolution:
         result = self.game.result(here)
         if result is not None:
             return float(result)
-        seat, mine, other, t, n = self.game.turn_of(here)
+        seat, mine, other, t, n, mf, of = self.game.turn_of(here)
         if n is None:  # a throw that scored: the best of its moves
             best = max(self.seat_view(self.value(after), seat)
                        for _, after in self.game.moves(here))  # fmt: skip
             return self.seat_view(best, seat)
         if t == 0 and n == self.table.turn.dice:
-            return self.seat_view(float(self.table.W[mine, other]), seat)
-        return self.seat_view(float(self.turn(mine, other)[t, n]), seat)
+            return self.seat_view(self.table.value(mine, other, mf, of), seat)
+        return self.seat_view(float(self.turn(mine, other, mf, of)[t, n]), seat)
 
     def draw(self, position: Hashable | None = None) -> float:
         """No draws: the first to the goal wins."""
