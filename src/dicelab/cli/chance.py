@@ -120,7 +120,9 @@ def _report(solution: ChanceSolution, seconds: float, exact: bool, path,
         out["target"] = solution.target
     if not hasattr(solution, "layout"):  # solved where its turns start
         laid_out = game.estimate()  # type: ignore[attr-defined]  # every banking game has one
-        out.update(positions=laid_out, turn_starts=len(solution), method="turn starts")
+        table = solution.table  # type: ignore[attr-defined]
+        out.update(positions=laid_out, turn_starts=len(solution), method="turn starts",
+                   sweeps=table.sweeps, by_pairs=table.turn.by_pairs)  # fmt: skip
     if game.players == 2:
         out["draw"] = solution.draw()
     if exact:
@@ -174,9 +176,15 @@ def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None
         cycles = (f"{out['cycles']:,} groups of positions that come back; {out['rounds']} "
                   "exact valuation(s)")  # fmt: skip
     if "turn_starts" in out:
-        steps = out["rounds"]
-        console.print(f"checked: every pair of turn starts a farkle joins solved exactly, at "
-                      f"most {steps} Newton steps a pair (the last moved no value)")  # fmt: skip
+        steps, sweeps = out["rounds"], out["sweeps"]
+        if out["by_pairs"]:
+            again = f"; {sweeps} sweeps of the layers" if sweeps > 1 else ""
+            console.print(f"checked: every pair of turn starts a farkle joins solved exactly, "
+                          f"at most {steps} Newton steps a pair (the last moved no value)"
+                          f"{again}")  # fmt: skip
+        else:
+            console.print(f"checked: {sweeps} sweeps worked every turn out, the last moving no "
+                          "value by more than 1e-14")  # fmt: skip
         return
     checked = f"{out['residual']:.1e}; {cycles}"
     console.print(f"checked: no single move gains over the solved play by more than {checked}")

@@ -246,6 +246,9 @@ def solve_turn_starts(turn: BankingTurn, progress: Progress | None = None) -> Tu
 MAX_ROUNDS = 50
 #: Sweeps of a game that counts farkles expected to find its best moves: for the bar.
 ROUNDS_EXPECTED = 4
+#: Sweeps of the kept moves between two that work the turns out, at most: early
+#: moves may never bank from some scores, and values under them settle slowly.
+KEPT_SWEEPS = 40
 
 
 def _solve_counted(turn: BankingTurn, W: np.ndarray, sums, work, tick) -> int:
@@ -286,7 +289,7 @@ def _solve_counted(turn: BankingTurn, W: np.ndarray, sums, work, tick) -> int:
             tick(int(work[i]) + (rounds - 1) * int(work[-1]), int(work[-1]) * planned)
         if moved <= SWEEP_TOLERANCE:
             return rounds
-        for _ in range(MAX_SWEEPS):
+        for _ in range(KEPT_SWEEPS):
             if max(float(evaluate_counts_layer(t, W, R, policy)) for t in sums) <= SWEEP_TOLERANCE:
                 break
     raise ArithmeticError(f"the turn starts' best moves still changed after {MAX_ROUNDS} sweeps")

@@ -24,6 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dicelab.errors import DamagedTable, TooLarge, UserError
 from dicelab.play.history import HistoryError
+from dicelab.web.game_store import GameStore
 from dicelab.web.guards import BodyLimit, HostCheck
 from dicelab.web.routes import (
     Stopping,
@@ -124,8 +125,10 @@ class StopAnswers:
                 await _reply(STOPPING, 503, {"Retry-After": "10"})(scope, receive, send)
 
 
-def create_app(store: Store | None = None, hosts: Sequence[str] = ()) -> FastAPI:
-    """Build the application; ``store`` lets tests share or inspect the tables.
+def create_app(store: Store | None = None, hosts: Sequence[str] = (),
+               dice_games: GameStore | None = None) -> FastAPI:  # fmt: skip
+    """Build the application; ``store`` lets tests share or inspect the tables, and
+    ``dice_games`` the dice games (by default under the store's limits).
 
     Requests are served when their ``Host`` header is an IP address, ``localhost``
     or one of ``hosts``."""
@@ -138,7 +141,8 @@ def create_app(store: Store | None = None, hosts: Sequence[str] = ()) -> FastAPI
         openapi_url="/openapi.json",
         dependencies=[Depends(remember_request)],
     )
-    app.state.store = store or Store()
+    app.state.store = store = store or Store()
+    app.state.games = dice_games or GameStore(store.limits, store.processes)
     app.add_middleware(StopAnswers)
     app.add_middleware(BodyLimit)
     app.add_middleware(HostCheck, names=hosts)
@@ -279,7 +283,8 @@ def run(
     if max_seconds is not None:
         os.environ[SECONDS_VARIABLE] = str(int(max_seconds))
     store = Store(limits=Limits(memory=memory_budget(), seconds=max_seconds))
-    app = create_app(store, hosts=[*allow_hosts, host])
+    dice_games = GameStore(store.limits)
+    app = create_app(store, hosts=[*allow_hosts, host], dice_games=dice_games)
     config = uvicorn.Config(
         app, host=host, port=port, log_level=log_level, timeout_graceful_shutdown=GRACE_SECONDS
     )
@@ -289,7 +294,8 @@ def run(
         pass
     finally:
         store.close()  # a worker still solving is killed
-    if store.busy() or games.busy():  # the interpreter would wait for the solve's thread
+        dice_games.close()
+    if store.busy() or dice_games.busy():  # the interpreter would wait for a solve's thread
         from dicelab.engine.runtime import ahead
 
         ahead.stop_children()

@@ -1,7 +1,8 @@
 """Solves in a process of their own, so the server can cap, cancel and stop them.
 
 The server (:class:`dicelab.web.store.Store`) hands every table it has to solve to
-``python -m dicelab.web.worker``: the rules and the objective go in pickled on
+``python -m dicelab.web.worker`` (and :class:`dicelab.web.game_store.GameStore` every
+large dice game, :data:`GAME`): the rules and the objective go in pickled on
 standard input, progress and the end come back as lines of JSON on standard
 output. The child solves into a cache folder (the disk cache for built-in rule
 sets, a folder of the server's own for uploads) and the server then loads the
@@ -25,6 +26,9 @@ from dataclasses import dataclass
 
 from dicelab.errors import TooLarge, UserError
 
+#: The objective that names a dice game of the chance model, not a table: the rules
+#: are then the family's name and its settings (:mod:`dicelab.web.game_store`).
+GAME = "dice-game"
 #: Seconds between two progress lines of a child.
 TICK_SECONDS = 0.2
 #: How much lower a worker's priority is than the server's: requests are answered
@@ -161,7 +165,13 @@ def _main() -> None:
             _say({"done": int(done), "total": int(total)})
 
     try:
-        solve_objective(rules, objective, use_cache=True, progress=progress)
+        if objective == GAME:
+            from dicelab.games.chance.families import game_from
+            from dicelab.games.chance.solution import solve
+
+            solve(game_from(*rules), cache=True, progress=progress)
+        else:
+            solve_objective(rules, objective, use_cache=True, progress=progress)
         from dicelab.engine.runtime.cache import wait_stored
 
         wait_stored()  # the server reads the file once this process says it is done

@@ -2,47 +2,29 @@
 
 The page keeps the game (the position, as the server last gave it); every request
 names the game and its settings, so the server keeps no game of anyone's, only
-the solved games themselves, a few at a time (:data:`KEPT`), each solved once even
-when many ask at once.
+the games built and solved themselves (:class:`dicelab.web.game_store.GameStore`:
+each built once per settings, each solved once however many ask at once, a large
+one in a worker process under the server's limits, dropped when its askers leave).
 """
 
 from __future__ import annotations
 
 import json
 import numbers
-import threading
-from collections import OrderedDict
-from contextlib import contextmanager
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 
-from dicelab.errors import UserError
+from dicelab.errors import TooLarge, UserError
 from dicelab.web import models as m
-from dicelab.web.routes import route, stopping_ends
-from dicelab.web.worker import QueueFull
+from dicelab.web.game_store import GameStore
+from dicelab.web.routes import ClientGone, awaitable, awaited_while_there, route, stopping_ends
 
 router = APIRouter(tags=["games"])
 
-#: Solved games kept in memory, the least recently used dropped first.
-KEPT = 4
-#: The most positions a game solved here may have (Pig to 100 has 2,020,002).
-MAX_POSITIONS = 2_500_000
-
-#: Games solved at once, and the most solves that may wait their turn (then 503).
-#: A solve runs in this process and takes up to about half a GB while it runs
-#: (Pig to 100): ten of them at once took 4.7 GB and fifty seconds each, one at a
-#: time they take four seconds each.
-SOLVING = 1
-MAX_WAITING = 6
-
-_solved: OrderedDict[tuple, Any] = OrderedDict()
-_locks: dict[tuple, threading.Lock] = {}
-_guard = threading.Lock()
-_turns = threading.Semaphore(SOLVING)
-_waiting = 0  # solves waiting their turn
-_active = 0  # solves waiting or running
+#: Lists within lists a position may have (the bear-off's: its sides and a throw).
+MAX_DEPTH = 3
 
 
 @route(router, "GET", "/api/games", list[m.GameFamilyOut], "The dice games of the chance model")
@@ -59,71 +41,29 @@ def get_games() -> list[dict]:
 
 @route(router, "POST", "/api/games/position", m.GamePositionOut,
        "A dice game's position, ranked moves or throws; one step from it")  # fmt: skip
-async def post_game_position(body: m.GamePositionRequest) -> dict:
-    """Solves the game on first use (Pig to 100: about 4 s), then answers at once; a
-    server told to stop meanwhile answers 503 (the solve's thread is not awaited)."""
-    solution = await stopping_ends(run_in_threadpool(_solution, body.game, body.settings))
+async def post_game_position(body: m.GamePositionRequest, request: Request) -> dict:
+    """Solves the game on first use (Farkle to 10,000: about 20 s, in a worker process),
+    then answers at once; a server told to stop meanwhile answers 503, and a client
+    that leaves stops a solve no one else waits for."""
+    games = game_store(request)
+    key, game = await run_in_threadpool(games.game, body.game, body.settings)
+    solution = games.solved(key)
+    if solution is None:
+        future = games.solution(key, game)
+        try:
+            solution = await stopping_ends(awaited_while_there(awaitable(future)))
+        except ClientGone:
+            games.release(key, gone=True)
+            raise UserError("the client left before the game was solved") from None
+        except TooLarge as exc:
+            raise UserError(exc.summary) from None
+        games.release(key)
     return await run_in_threadpool(_answer, solution, body)
 
 
-def busy() -> bool:
-    """Whether a game is being solved or waits its turn: a stopping server then ends
-    at once (see :func:`dicelab.web.app.run`) instead of waiting for the solve's
-    thread, which nothing can stop."""
-    with _guard:
-        return _active > 0
-
-
-def _solution(name: str, settings: dict[str, str]):
-    """The solved game, from memory or solved now (once, whoever else waits)."""
-    from dicelab.games.chance.families import FAMILIES, game_from
-    from dicelab.games.chance.solution import solve
-
-    if name not in FAMILIES:
-        raise UserError(f"game: got {name!r}, expected one of {', '.join(FAMILIES)}")
-    game = game_from(name, [f"{k}={v}" for k, v in settings.items()])
-    key = (name, game.name, tuple(sorted(settings.items())))
-    with _guard:
-        lock = _locks.setdefault(key, threading.Lock())
-    with lock:
-        with _guard:
-            if key in _solved:
-                _solved.move_to_end(key)
-                return _solved[key]
-        with _turn():
-            solution = solve(game, limit=MAX_POSITIONS, cache=True)
-        with _guard:
-            _solved[key] = solution
-            while len(_solved) > KEPT:
-                _solved.popitem(last=False)
-        return solution
-
-
-#: Lists within lists a position may have (the bear-off's: its sides and a throw).
-MAX_DEPTH = 3
-
-
-@contextmanager
-def _turn():
-    """This thread's turn to solve a game (see :data:`SOLVING`), or :class:`QueueFull`
-    when :data:`MAX_WAITING` solves wait already: a server that many ask at once
-    answers "busy" instead of holding every solve in memory together."""
-    global _waiting, _active
-    with _guard:
-        if _waiting >= MAX_WAITING:
-            raise QueueFull(
-                f"{_waiting} games wait to be solved on this server; ask again in a while"
-            )
-        _waiting += 1
-        _active += 1
-    try:
-        with _turns:
-            with _guard:
-                _waiting -= 1
-            yield
-    finally:
-        with _guard:
-            _active -= 1
+def game_store(request: Request) -> GameStore:
+    """The server's dice games (made with the app, see :func:`dicelab.web.app.create_app`)."""
+    return request.app.state.games
 
 
 def _as_position(value: Any, depth: int = 0) -> Any:
