@@ -252,39 +252,45 @@ def test_positions_as_answers_gave_them_still_serve(fuzz_client):
         assert again.json()["position"] == here["position"]
 
 
-def test_games_solved_one_at_a_time_and_a_crowd_beyond_the_queue_is_503(fuzz_client, monkeypatch):
+def test_games_solved_one_at_a_time_and_a_crowd_beyond_the_queue_is_503(tmp_path, monkeypatch):
     """Many games asked at once once held all their solves in memory together (ten
-    Pig games: 4.7 GB); now they take turns, and beyond MAX_WAITING the answer is a
-    503 with Retry-After, at once."""
+    Pig games: 4.7 GB); now large ones take turns in a worker process, and beyond
+    MAX_WAITING the answer is a 503 with Retry-After, at once."""
     import threading
 
-    from dicelab.web.routes import games
+    from fastapi.testclient import TestClient
 
-    client, _ = fuzz_client
-    monkeypatch.setattr(games, "MAX_WAITING", 2)
+    from dicelab.web import game_store
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(game_store, "APART_FROM", 0)  # every game large: in a worker, in turn
+    monkeypatch.setattr(game_store, "MAX_WAITING", 2)
+    games = game_store.GameStore()
+    app = create_app(Store(processes=False), dice_games=games)
+    client = TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False)
     answers: dict[int, int] = {}
 
     def ask(goal: int) -> None:
         body = {"game": "pig", "settings": {"goal": str(goal)}}
         answers[goal] = client.post("/api/games/position", json=body).status_code
 
-    games._turns.acquire()  # a solve that runs long: the others wait their turn
+    games._apart.acquire()  # a solve that runs long: the others wait their turn
     try:
         assert not games.busy()
         waiting = [threading.Thread(target=ask, args=(goal,)) for goal in (11, 12)]
         for t in waiting:
             t.start()
         deadline = time.monotonic() + 10
-        while games._waiting < 2 and time.monotonic() < deadline:
+        while games._queued < 2 and time.monotonic() < deadline:
             time.sleep(0.02)
         crowd = client.post("/api/games/position", json={"game": "pig", "settings": {"goal": "13"}})
         assert crowd.status_code == 503 and crowd.headers["Retry-After"]
         assert "wait to be solved" in crowd.json()["detail"]
         assert games.busy()  # a stop would not wait for them
     finally:
-        games._turns.release()
+        games._apart.release()
     for t in waiting:
-        t.join(30)
+        t.join(60)
     assert answers == {11: 200, 12: 200}
 
 
