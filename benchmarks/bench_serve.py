@@ -78,11 +78,13 @@ def positions(rules_name: str, count: int, seed: int) -> list[bytes]:
     return out
 
 
-def start_server(port: int, startup: float, env: dict | None = None) -> subprocess.Popen:
-    """``dicelab serve`` in a child process, once it answers on /api/health."""
+def start_server(port: int, startup: float, env: dict | None = None,
+                 extra: list[str] | None = None) -> subprocess.Popen:  # fmt: skip
+    """``dicelab serve`` in a child process (``extra``: more options), once it answers
+    on /api/health."""
     cmd = [
         sys.executable, "-m", "dicelab.cli", "serve", "--host", HOST, "--port", str(port),
-        "--log-level", "warning",
+        "--log-level", "warning", *(extra or []),
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     deadline = time.monotonic() + startup

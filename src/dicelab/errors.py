@@ -117,13 +117,13 @@ class DamagedTable(UserError):
 MAX_USER_FILE = 16 * 1024 * 1024
 
 
-def read_user_file(path, what: str, limit: int = MAX_USER_FILE, regular: bool = False) -> str:
+def read_user_file(path, what: str, limit: int = MAX_USER_FILE, regular: bool = True) -> str:
     """The text of a file a user named, or one line that says why it cannot be had.
 
     ``what`` names the file in the message (``"rules file 'x.toml'"``): a missing
     file is a :class:`NotFound`, any other failure (a folder, no permission, not
-    UTF-8, more than ``limit`` bytes; with ``regular``, a pipe or a device) a
-    :class:`UserError`.
+    UTF-8, more than ``limit`` bytes; unless ``regular`` is false, a pipe or a
+    device, which could wait for ever or never end) a :class:`UserError`.
     """
     import stat
     from pathlib import Path
@@ -173,3 +173,24 @@ def whole_numbers(words, mistake: str) -> tuple[int, ...]:
         return tuple(int(word) for word in words)
     except ValueError:
         raise UserError(mistake) from None
+
+
+#: A word of an error line longer than this is cut (a number of thousands of digits).
+LONGEST_WORD = 80
+#: An error line longer than this is cut.
+LONGEST_LINE = 500
+
+
+def readable(message: str) -> str:
+    """An error message as one readable line: its whitespace one space, each word
+    longer than :data:`LONGEST_WORD` cut with the count of what was left out (a
+    5,000-digit number a user typed would otherwise be quoted whole), the whole
+    at most :data:`LONGEST_LINE` characters."""
+    words = []
+    for word in message.split():
+        if len(word) > LONGEST_WORD:
+            body, mark = (word[:-1], word[-1]) if word[-1] in ",.;:'\")" else (word, "")
+            word = f"{body[: LONGEST_WORD - 10]}…({len(body):,} characters){mark}"
+        words.append(word)
+    line = " ".join(words)
+    return line if len(line) <= LONGEST_LINE else line[: LONGEST_LINE - 1] + "…"

@@ -16,7 +16,7 @@ import typer
 
 from dicelab.cli import commands  # noqa: F401  (each module adds its commands to app)
 from dicelab.cli.app import app, fail
-from dicelab.errors import UserError
+from dicelab.errors import UserError, readable
 
 if TYPE_CHECKING:
     from click import ClickException
@@ -61,7 +61,7 @@ def main() -> None:
     try:
         code = _command_named(sys.argv[1:])(standalone_mode=False)
     except UserError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {readable(str(exc))}", err=True)
         sys.exit(2)
     except _CLI_ERROR as exc:
         if type(exc).__name__ == "NoArgsIsHelpError":

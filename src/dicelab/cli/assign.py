@@ -27,6 +27,10 @@ def run_assign(
     else:
         text = read_user_file(source, f"input file {str(source)!r}")
     parsed = parse_games(text, game)
+    if parsed.error is None and len(parsed.faces) == 0:
+        where = "standard input" if source is None or str(source) == "-" else repr(str(source))
+        raise UserError(f"{where} holds no game: expected lines of five dice (1 to 6), "
+                        f"{game.n_categories} lines a game")  # fmt: skip
     result = assign(parsed.faces, game)
     out = format_json(result, parsed.lines) if as_json else format_lines(result)
     sys.stdout.write(out)

@@ -280,14 +280,15 @@ def _replay(game: ChanceGame, solution: ChanceSolution, steps: list, seat) -> li
             raise UserError(f"step {n}: expected a {'throw' if mover == CHANCE else 'move'}")
         if mover == CHANCE:
             after = {label: pos for _, label, pos in game.outcomes(here)}
-            if step["throw"] not in after:
-                raise UserError(f"step {n}: {step['throw']!r} is not a throw here")
+            if not isinstance(step["throw"], str) or step["throw"] not in after:
+                raise UserError(f"step {n}: {repr(step['throw'])[:60]} is not a throw here")
             here = after[step["throw"]]
             continue
         moves = solution.advise(here)
         picked = [m for m in moves if m.label == step.get("move")]
         if not picked:
-            raise UserError(f"step {n}: {step.get('move')!r} is not a move here")
+            shown = repr(step.get("move"))[:60]
+            raise UserError(f"step {n}: {shown} is not a move here")
         if mover + 1 == seat or game.players == 1:
             decisions.append({"position": game.show(here), "move": picked[0].label,
                               "best": moves[0].label, "cost": picked[0].cost})  # fmt: skip

@@ -22,7 +22,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from dicelab.errors import DamagedTable, TooLarge, UserError
+from dicelab.errors import DamagedTable, TooLarge, UserError, readable
 from dicelab.play.history import HistoryError
 from dicelab.web.game_store import GameStore
 from dicelab.web.guards import BodyLimit, HostCheck
@@ -88,7 +88,7 @@ def _reply(detail: str, status: int, headers: Mapping[str, str] | None = None) -
     """An error answer. A message may quote what the request sent, and JSON lets a
     request send text that UTF-8 cannot hold (a lone surrogate, ``\\ud800``): such
     characters are written as escapes, so that quoting them never fails the answer."""
-    safe = detail.encode("utf-8", "backslashreplace").decode("utf-8")
+    safe = readable(detail).encode("utf-8", "backslashreplace").decode("utf-8")
     return JSONResponse({"detail": safe}, status_code=status, headers=headers)
 
 

@@ -84,7 +84,7 @@ class HostCheck:
         if scope["type"] in ("http", "websocket"):
             header = next((v for k, v in scope.get("headers", []) if k == b"host"), None)
             if header is not None:
-                name = host_name(header.decode("latin-1"))
+                name = host_name(_as_typed(header))
                 if name not in self.names and not is_address(name):
                     await _refuse(scope, receive, send, 400, self._message(name))
                     return
@@ -97,6 +97,15 @@ class HostCheck:
             f"host {shown!r} is not a name of this server (served: IP addresses, {known}; "
             "dicelab serve --allow-host NAME adds one)"
         )
+
+
+def _as_typed(header: bytes) -> str:
+    """A header's text as the client typed it: UTF-8 where it is (a browser sends a
+    name of other letters so), else each byte a character (Latin-1, as HTTP has it)."""
+    try:
+        return header.decode("utf-8")
+    except UnicodeDecodeError:
+        return header.decode("latin-1")
 
 
 async def _refuse(scope, receive, send, status: int, detail: str) -> None:

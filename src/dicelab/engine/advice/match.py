@@ -218,9 +218,14 @@ class MatchAdvice:
 
 
 def check_table(expected, mine: Position, theirs: Sequence[Sheet]) -> None:
-    """One line for a table that cannot be: too many or too few players, or sheets out
-    of turn (the player to move has as many boxes as those still to move this round,
-    one fewer than those who have)."""
+    """One line for a table that cannot be: too many or too few players, dice or rerolls
+    the rules do not have, or sheets out of turn (the player to move has as many boxes
+    as those still to move this round, one fewer than those who have). Cheap: asked
+    before any table beyond the expected score's is worked out."""
+    from dicelab.engine.position import check_turn
+
+    check_turn(expected.game.rules, mine)
+    expected.game.space.index(tuple(mine.dice))  # faces the dice have
     players = len(theirs) + 1
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise UserError(

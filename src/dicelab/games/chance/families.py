@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dicelab.errors import UserError
+from dicelab.errors import UserError, read_user_file
 from dicelab.games.chance.bearoff import BearOff
 from dicelab.games.chance.farkle import Farkle
 from dicelab.games.chance.model import ChanceGame, flag, points
@@ -74,8 +74,8 @@ def is_game(name: str) -> bool:
     if path.suffix != ".toml" or not path.is_file():
         return False
     try:
-        return "game" in tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
+        return "game" in tomllib.loads(read_user_file(path, f"file {name!r}"))
+    except (UserError, tomllib.TOMLDecodeError, RecursionError):
         return False  # not a game file: the rules loader says what is wrong with it
 
 
@@ -84,9 +84,10 @@ def game_from(name: str, settings: Iterable[str] = ()) -> ChanceGame:
     settings on top of the file's."""
     given: dict[str, Any] = {}
     if name not in FAMILIES:
+        text = read_user_file(name, f"game file {name!r}")  # a regular file, of a few KB
         try:
-            data = tomllib.loads(Path(name).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
             raise UserError(f"{name}: cannot read the game file ({exc})") from None
         except RecursionError:
             raise UserError(f"{name}: the game file is nested too deeply") from None

@@ -62,10 +62,17 @@ def flag(text: Any) -> bool:
 
 
 def points(text: Any) -> tuple[int, ...]:
-    """A list of whole numbers as typed (``6,5,2``) or as a TOML list."""
+    """A list of whole numbers as typed (``6,5,2``) or as a TOML list; anything else
+    in it (``6.5``, ``true``) is a ``ValueError``, never rounded."""
     if isinstance(text, list | tuple):
-        return tuple(int(p) for p in text)
-    return tuple(int(p) for p in str(text).replace(" ", ",").split(",") if p)
+        return tuple(_whole(p) for p in text)
+    return tuple(_whole(p) for p in str(text).replace(" ", ",").split(",") if p)
+
+
+def _whole(value: Any) -> int:
+    if isinstance(value, bool | float):
+        raise ValueError(value)
+    return value if isinstance(value, int) else int(str(value).strip())
 
 
 class ChanceGame(ABC):
