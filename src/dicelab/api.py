@@ -119,7 +119,10 @@ def solve(
     spec = registry.spec(objective, registry.front_door(), **params)
     how = dict(cache=cache, allow_large=allow_large, runner=runner, progress=progress)
     options = registry.SolveOptions(store=store, precision=precision, **how)
-    return registry.solve(as_game(rules), spec, options)
+    from dicelab.engine.runtime.claims import given_up_on_failure
+
+    with given_up_on_failure():
+        return registry.solve(as_game(rules), spec, options)
 
 
 def _solve_dice_game(game, objective: str, target, allow_large: bool, cache: bool):

@@ -10,6 +10,7 @@ are the registry's (:mod:`dicelab.engine.registry`).
 from __future__ import annotations
 
 from dicelab.engine import registry
+from dicelab.engine.runtime.claims import given_up_on_failure
 from dicelab.rules import Rules
 from dicelab.rules.compiled import as_game
 
@@ -21,4 +22,5 @@ def solve_objective(rules: Rules, objective: str, use_cache: bool, progress=None
     over points, the duel's and the match's are memory-mapped."""
     spec = registry.parse_key(objective)
     options = registry.SolveOptions(cache=use_cache, progress=progress, mapped=mapped)
-    return registry.solve(as_game(rules), spec, options)
+    with given_up_on_failure():  # the server goes on: no claim kept from a failed solve
+        return registry.solve(as_game(rules), spec, options)

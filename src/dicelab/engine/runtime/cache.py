@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from platformdirs import user_cache_dir
 
-from dicelab.engine.runtime import budget
+from dicelab.engine.runtime import budget, claims
 from dicelab.errors import DamagedTable
 
 if TYPE_CHECKING:  # numpy and the rules model load with the first table, not for a listing
@@ -305,13 +305,16 @@ def store_table(path: Path, array: np.ndarray, meta: dict) -> str | None:
 
     A disk that refuses the file (full, read-only, a cache path that is not a
     folder) must not cost the user the result just computed: one warning line on
-    standard error, and the table is used uncached.
+    standard error, and the table is used uncached. Either way the claim on the
+    table (:mod:`.claims`) is given up: another process waiting for it goes on.
     """
     try:
         save_table(path, array, meta)
     except OSError as exc:
         print(f"warning: the table could not be cached in {path.parent}: {exc}", file=sys.stderr)
         return None
+    finally:
+        claims.release(path)
     budget.enforce(path.parent, path, SUFFIX)  # the cache keeps to its disk budget
     return str(path)
 
@@ -496,6 +499,16 @@ def lookup(
     """
     path = table_path(rules, objective, params)
     wait_stored(path)  # a table this process is still writing
+    found = _lookup_at(path, rules, objective, shape, params, mapped)
+    if found is None and claims.claim(path):  # another process solved it meanwhile?
+        found = _lookup_at(path, rules, objective, shape, params, mapped)
+        if found is not None:
+            claims.release(path)
+    return found
+
+
+def _lookup_at(path: Path, rules: Rules, objective: str, shape, params, mapped: bool):
+    """:func:`lookup` of the file at ``path``, once."""
     expect = {"rules": rules.normalised(), "objective": objective, "params": params or {}}
     if mapped:
         table = open_mapped(path, expect)
@@ -549,6 +562,8 @@ def remember(
             warning = f"warning: the table could not be cached in {path.parent}: {exc}"
             print(warning, file=sys.stderr)
             return
+        finally:
+            claims.release(path)
         budget.enforce(path.parent, path, SUFFIX)
         table.meta["path"] = str(path)
 
