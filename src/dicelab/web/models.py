@@ -145,6 +145,12 @@ class AdviceRequest(_ObjectiveParams):
         "comes from (the first such request of a rule set solves its split by box), or "
         "what it does to the chance.",
     )
+    wait_spread: StrictBool = Field(
+        False,
+        description="Wait for every option's spread (`sd`) where its table is not ready "
+        "yet; by default such advice comes at once with `sd` null, and the table is "
+        "worked out meanwhile for the next request.",
+    )
 
 
 class DistributionRequest(_Request):

@@ -77,12 +77,18 @@ async def post_advice(body: m.AdviceRequest, store: Store = Depends(get_store)) 
     if body.explain:
         advice = await explained(store, rules, position, advice, spec)
     out, key = advice_json(advice)
-    # every option's spread: not for served hands or saved throws
+    # every option's spread: not for served hands or saved throws; where its table is
+    # not in memory yet, the advice comes at once without it (each "sd" null) and the
+    # table is loaded or solved meanwhile, for the next question
     if key == EXPECTED_KEY and not (rules.has_served or rules.save_unused_throws):
-        spread = await table_for(store, rules, "spread")
-        sds = option_spreads(spread, position, advice.options)
-        for option, sd in zip(out["options"], sds, strict=True):
-            option["sd"] = sd
+        spread = store.loaded(rules, "spread") if not body.wait_spread else (
+            await table_for(store, rules, "spread"))  # fmt: skip
+        if spread is None:
+            store.table_future(rules, "spread")  # in the background: no one waits
+        else:
+            sds = option_spreads(spread, position, advice.options)
+            for option, sd in zip(out["options"], sds, strict=True):
+                option["sd"] = sd
     out.update(
         rules=entry.id,
         objective=body.objective,
