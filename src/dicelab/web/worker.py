@@ -59,7 +59,8 @@ class Child:
     """One running solve: its process and the thread that reads its lines."""
 
     def __init__(self, rules, objective: str, folder: str, limits: Limits, progress) -> None:
-        env = dict(os.environ, DICELAB_CACHE_DIR=folder)
+        # the server solves each table once: its workers claim nothing (see claims)
+        env = dict(os.environ, DICELAB_CACHE_DIR=folder, DICELAB_NO_CLAIMS="1")
         if limits.memory is not None:
             env["DICELAB_WORKER_MEMORY"] = str(limits.memory + OVERHEAD_BYTES)
         self.proc = subprocess.Popen(

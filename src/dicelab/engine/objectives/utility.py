@@ -251,6 +251,8 @@ def _cached_utility(
     except BaseException:
         if into is not None:
             into.discard()
+        if use_cache:
+            cache.give_up(game.rules, objective, params)
         raise
     table = cls(
         game,

@@ -283,8 +283,10 @@ class TableFile:
         os.replace(self.tmp, self.path)
 
     def discard(self) -> None:
-        """Drop the temporary file (the mapped values stay readable while held)."""
+        """Drop the temporary file (the mapped values stay readable while held), and
+        the claim on the table (:mod:`.claims`)."""
         self.tmp.unlink(missing_ok=True)
+        claims.release(self.path)
 
 
 def table_file(path: Path, shape: tuple[int, ...], dtype) -> TableFile | None:
@@ -481,6 +483,11 @@ def open_mapped(path: Path, expect: dict) -> MappedTable | None:
         return MappedTable(path, header)
     except (OSError, ValueError):
         return None
+
+
+def give_up(rules: Rules, objective: str, params: dict | None = None) -> None:
+    """Give up the claim :func:`lookup` took on a table whose solve failed."""
+    claims.release(table_path(rules, objective, params))
 
 
 def lookup(

@@ -124,6 +124,43 @@ class BearOff(ChanceGame):
         race = race_size(max(sum(self.mine), sum(self.theirs)))
         return race if race <= self.estimate() else None
 
+    def race_plays(self):
+        """Every side of up to the larger side's checkers and each throw's plays, for
+        the table of every pair of sides (:mod:`dicelab.games.chance.bearoff_table`)."""
+        from dicelab.games.chance.bearoff_table import race_plays
+
+        return race_plays(max(sum(self.mine), sum(self.theirs)))
+
+    def canonical(self, position) -> Hashable:
+        """``position`` as the game writes it (whole numbers, not flags), of sides of
+        at most the larger side's checkers; ``KeyError`` where it is no position."""
+        most = max(sum(self.mine), sum(self.theirs))
+
+        def side(s):
+            ok = isinstance(s, tuple) and len(s) == 6 and all(
+                isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in s)  # fmt: skip
+            if not ok or sum(s) > most:
+                raise KeyError(position)
+            return tuple(s)
+
+        try:
+            kind, seat = position[0], position[1]
+            if kind == "won" and len(position) == 2 and seat in (0, 1) and seat is not True:
+                return ("won", int(seat))
+            if seat not in (0, 1) or isinstance(seat, bool) or kind not in ("roll", "move"):
+                raise KeyError(position)
+            a, b = side(position[2]), side(position[3])
+            if not any(a) or not any(b):
+                raise KeyError(position)
+            if kind == "roll" and len(position) == 4:
+                return ("roll", seat, a, b)
+            x, y = position[4]
+            if len(position) == 5 and all(type(d) is int for d in (x, y)) and 1 <= x <= y <= 6:
+                return ("move", seat, a, b, (x, y))
+        except (TypeError, ValueError, IndexError):
+            pass
+        raise KeyError(position)
+
     def start(self) -> Hashable:
         return ("roll", 0, self.mine, self.theirs)
 

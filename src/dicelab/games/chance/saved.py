@@ -36,11 +36,13 @@ def _sources_digest() -> str:
     """A digest of the sources a solution depends on (families, layouts, solver)."""
     import dicelab.engine.graph as graph
     import dicelab.engine.kernels.graph as kernels
+    import dicelab.engine.kernels.race as race_kernels
     import dicelab.engine.kernels.turnstart as turn_kernels
+    import dicelab.engine.race as race
     import dicelab.engine.turnstart as turnstart
 
     here = Path(__file__).parent
-    solvers = (graph, kernels, turnstart, turn_kernels)
+    solvers = (graph, kernels, turnstart, turn_kernels, race, race_kernels)
     files = sorted(here.glob("*.py")) + [Path(m.__file__ or "") for m in solvers]
     h = hashlib.sha256()
     for path in files:
@@ -155,3 +157,36 @@ def save_turn_starts(game, table, seconds: float) -> str | None:
     meta = {"game_key": key, "objective": TURN_STARTS, "rules": {"name": key["name"]},
             "params": {}, "steps": table.steps, "seconds": seconds}  # fmt: skip
     return store_table(_path(key), table.W, meta)
+
+
+def _named_key(what: dict) -> dict:
+    """The key of a table named by ``what`` alone (a table that serves many games,
+    such as every pair of bear-off sides of up to some checkers)."""
+    name = "-".join(f"{k}-{v}" for k, v in sorted(what.items()))
+    return {"game": "table", "name": name, "settings": what, "objective": "table",
+            "target": None, "sources": _sources_digest()}  # fmt: skip
+
+
+def load_named(what: dict, shape: tuple[int, ...]):
+    """The cached table named by ``what`` and its file, if one is intact and of
+    ``shape``; else ``None``."""
+    from dicelab.engine.runtime import budget
+    from dicelab.engine.runtime.cache import load_table
+
+    key = _named_key(what)
+    path = _path(key)
+    found = load_table(path, {"game_key": key, "objective": "table"})
+    if found is None or found[0].shape != tuple(shape):
+        return None
+    budget.mark_used(path)
+    return found[0], str(path)
+
+
+def save_named(what: dict, values: np.ndarray, seconds: float) -> str | None:
+    """Keep the table named by ``what`` (see :func:`load_named`)."""
+    from dicelab.engine.runtime.cache import store_table
+
+    key = _named_key(what)
+    meta = {"game_key": key, "objective": "table", "rules": {"name": key["name"]},
+            "params": {}, "seconds": seconds}  # fmt: skip
+    return store_table(_path(key), values, meta)

@@ -40,11 +40,12 @@ KEPT_TURNS = 512
 
 def solves_by_turns(game: ChanceGame, objective: str | None, turns: bool | None = None) -> bool:
     """Whether ``game`` is solved where its turns start: a two-player banking game
-    (one that gives its turn as arrays, ``banking_turn``) played to win, unless
+    (one that gives its turn as arrays, ``banking_turn``) or race (its sides' plays,
+    ``race_plays``: :mod:`.bearoff_table`) played to win, unless
     ``turns`` is ``False``; where ``turns`` is ``None``, only if its layout would
     hold more than :data:`TURNS_ABOVE` positions."""
-    able = (hasattr(game, "banking_turn") and game.players == 2
-            and (objective or game.objective or "win") == "win")  # fmt: skip
+    tabled = hasattr(game, "banking_turn") or hasattr(game, "race_plays")
+    able = tabled and game.players == 2 and (objective or game.objective or "win") == "win"
     if not able or turns is False:
         return False
     size = getattr(game, "size", lambda: None)()
@@ -60,42 +61,18 @@ class TurnSolve:
     rounds: int
 
 
-@dataclass(eq=False, repr=False)
-class TurnStartSolution:
-    """A two-player banking game solved where turns start (see the module's text)."""
+class TableSolution:
+    """What a game solved as a table of turn starts answers, as a laid-out game's
+    :class:`~.solution.ChanceSolution` does: the start's and any position's value
+    for the first player (:meth:`value`, each kind its own), every move ranked, the
+    draw, and a fixed strategy's price and exact fractions on the laid-out game."""
 
     game: Any
-    table: TurnStartTable
-    cached: str | None = None
     objective: str = "win"
     target: float | None = None
-    _turns: OrderedDict = field(default_factory=OrderedDict)
 
-    @property
-    def solved(self) -> TurnSolve:
-        """Within a layer only a farkle leads back, and every pair of turn starts it
-        joins is solved exactly: ``rounds`` is the most Newton steps a pair took."""
-        goal = self.table.turn.scores
-        return TurnSolve(cyclic=goal * (goal - 1) // 2 + goal, residual=0.0,
-                         rounds=self.table.steps)  # fmt: skip
-
-    def __len__(self) -> int:
-        """The values kept: one per pair of scores where a turn starts."""
-        return int(self.table.W.size)
-
-    def turn(self, mine: int, other: int, mine_farkles: int = 0,
-             other_farkles: int = 0) -> np.ndarray:  # fmt: skip
-        """``V[t, n]`` of the turn with these scores and farkles in a row (see
-        :meth:`~dicelab.engine.turnstart.TurnStartTable.turn_values`), kept."""
-        key = (mine, other, mine_farkles, other_farkles)
-        found = self._turns.get(key)
-        if found is None:
-            found = self._turns[key] = self.table.turn_values(*key)
-            if len(self._turns) > KEPT_TURNS:
-                self._turns.popitem(last=False)
-        else:
-            self._turns.move_to_end(key)
-        return found
+    def value(self, position: Hashable | None = None) -> float:
+        raise NotImplementedError
 
     def known(self, position: Hashable) -> Hashable:
         """The game's own ``position`` (rebuilt from its number, so its parts are of
@@ -110,23 +87,6 @@ class TurnStartSolution:
             raise UserError(
                 f"{_shown(self.game, position)}: not a position this game reaches from its start"
             ) from None
-
-    def value(self, position: Hashable | None = None) -> float:
-        """The first player's chance to win at ``position`` (the start by default)."""
-        if position is None:
-            return self.table.start_value()
-        here = self.known(position)
-        result = self.game.result(here)
-        if result is not None:
-            return float(result)
-        seat, mine, other, t, n, mf, of = self.game.turn_of(here)
-        if n is None:  # a throw that scored: the best of its moves
-            best = max(self.seat_view(self.value(after), seat)
-                       for _, after in self.game.moves(here))  # fmt: skip
-            return self.seat_view(best, seat)
-        if t == 0 and n == self.table.turn.dice:
-            return self.seat_view(self.table.value(mine, other, mf, of), seat)
-        return self.seat_view(float(self.turn(mine, other, mf, of)[t, n]), seat)
 
     def draw(self, position: Hashable | None = None) -> float:
         """No draws: the first to the goal wins."""
@@ -163,6 +123,61 @@ class TurnStartSolution:
         return solve(self.game, self.objective, exact=True, turns=False).exact(position)
 
 
+@dataclass(eq=False, repr=False)
+class TurnStartSolution(TableSolution):
+    """A two-player banking game solved where turns start (see the module's text)."""
+
+    game: Any
+    table: TurnStartTable
+    cached: str | None = None
+    objective: str = "win"
+    target: float | None = None
+    _turns: OrderedDict = field(default_factory=OrderedDict)
+
+    @property
+    def solved(self) -> TurnSolve:
+        """Within a layer only a farkle leads back, and every pair of turn starts it
+        joins is solved exactly: ``rounds`` is the most Newton steps a pair took."""
+        goal = self.table.turn.scores
+        return TurnSolve(cyclic=goal * (goal - 1) // 2 + goal, residual=0.0,
+                         rounds=self.table.steps)  # fmt: skip
+
+    def __len__(self) -> int:
+        """The values kept: one per pair of scores where a turn starts."""
+        return int(self.table.W.size)
+
+    def turn(self, mine: int, other: int, mine_farkles: int = 0,
+             other_farkles: int = 0) -> np.ndarray:  # fmt: skip
+        """``V[t, n]`` of the turn with these scores and farkles in a row (see
+        :meth:`~dicelab.engine.turnstart.TurnStartTable.turn_values`), kept."""
+        key = (mine, other, mine_farkles, other_farkles)
+        found = self._turns.get(key)
+        if found is None:
+            found = self._turns[key] = self.table.turn_values(*key)
+            if len(self._turns) > KEPT_TURNS:
+                self._turns.popitem(last=False)
+        else:
+            self._turns.move_to_end(key)
+        return found
+
+    def value(self, position: Hashable | None = None) -> float:
+        """The first player's chance to win at ``position`` (the start by default)."""
+        if position is None:
+            return self.table.start_value()
+        here = self.known(position)
+        result = self.game.result(here)
+        if result is not None:
+            return float(result)
+        seat, mine, other, t, n, mf, of = self.game.turn_of(here)
+        if n is None:  # a throw that scored: the best of its moves
+            best = max(self.seat_view(self.value(after), seat)
+                       for _, after in self.game.moves(here))  # fmt: skip
+            return self.seat_view(best, seat)
+        if t == 0 and n == self.table.turn.dice:
+            return self.seat_view(self.table.value(mine, other, mf, of), seat)
+        return self.seat_view(float(self.turn(mine, other, mf, of)[t, n]), seat)
+
+
 def _shown(game: ChanceGame, position: Any) -> str:
     try:
         return game.show(position)
@@ -175,6 +190,10 @@ def solve_turns(game: Any, progress=None, cache: bool = False) -> TurnStartSolut
     reading and keeping the table in the cache folder with ``cache``."""
     from dicelab.games.chance import saved
 
+    if hasattr(game, "race_plays"):  # a race: a table of pairs of sides
+        from dicelab.games.chance.bearoff_table import solve_race_game
+
+        return solve_race_game(game, progress, cache)  # type: ignore[return-value]
     turn = game.banking_turn()
     found = saved.load_turn_starts(game, turn) if cache else None
     if found is not None:
