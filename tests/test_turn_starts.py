@@ -262,3 +262,29 @@ def test_a_penalty_game_reads_and_shows_the_farkles_in_a_row():
         Farkle(players=1, penalty=500)
     with pytest.raises(UserError, match="set penalty too"):
         Farkle(players=2, floor=-500)
+
+
+def test_the_bear_off_table_of_pairs_is_the_laid_out_race_pair_by_pair():
+    """Every pair of sides of up to 4 checkers, on roll from either seat, and every
+    play of every throw: the table of pairs against the race laid out with its throws
+    (which agrees with gnubg's two-sided database, docs/games.md)."""
+    from dicelab.games.chance.bearoff import BearOff
+    from dicelab.games.chance.bearoff_layout import all_positions
+    from dicelab.games.chance.bearoff_table import RaceSolution
+    from dicelab.games.chance.throws import ROLLS
+
+    game = BearOff(mine=(6, 5, 4, 3), theirs=(6, 6, 1, 1))
+    laid, table = solve(game, turns=False), solve(game, turns=True)
+    assert isinstance(table, RaceSolution) and len(table) == 210 * 210
+    sides = [tuple(int((k >> (4 * p)) & 15) for p in range(6)) for k in all_positions(4)[1:]]
+    for a in sides:
+        for b in sides[::7]:
+            for seat in (0, 1):
+                here = ("roll", seat, a, b)
+                assert table.value(here) == pytest.approx(laid.value(here), abs=1e-12)
+            for (x, y), _ in ROLLS[::4]:
+                here = ("move", 0, a, b, (x, y))
+                assert [m.value for m in table.advise(here)] == pytest.approx(
+                    [m.value for m in laid.advise(here)], abs=1e-12)  # fmt: skip
+    with pytest.raises(UserError, match="not a position"):
+        table.value(("roll", 0, (5, 0, 0, 0, 0, 0), sides[0]))  # 5 checkers: past the table

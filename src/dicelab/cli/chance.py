@@ -121,8 +121,11 @@ def _report(solution: ChanceSolution, seconds: float, exact: bool, path,
     if not hasattr(solution, "layout"):  # solved where its turns start
         laid_out = game.estimate()  # type: ignore[attr-defined]  # every banking game has one
         table = solution.table  # type: ignore[attr-defined]
-        out.update(positions=laid_out, turn_starts=len(solution), method="turn starts",
-                   sweeps=table.sweeps, by_pairs=table.turn.by_pairs)  # fmt: skip
+        race = not hasattr(table, "turn")  # a race: a table of pairs of sides
+        out.update(positions=laid_out, turn_starts=len(solution),
+                   method="pairs of sides" if race else "turn starts",
+                   sweeps=getattr(table, "sweeps", 1),
+                   by_pairs=race or table.turn.by_pairs)  # fmt: skip
     if game.players == 2:
         out["draw"] = solution.draw()
     if exact:
@@ -152,7 +155,8 @@ def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None
     game = solution.game
     how = "read from the cache in" if solution.cached else "solved in"
     if "turn_starts" in out:
-        how = f"{how.replace(' in', '')} at its {out['turn_starts']:,} turn starts in"
+        kept = "pairs of sides" if out["method"] == "pairs of sides" else "turn starts"
+        how = f"{how.replace(' in', '')} at its {out['turn_starts']:,} {kept} in"
     console.print(f"[bold]{game.name}[/bold]: {out['positions']:,} positions, {how} "
                   f"{out['seconds']:.2f} s")  # fmt: skip
     default = solution.objective == (game.objective or ("win" if game.players == 2 else "points"))
@@ -175,6 +179,10 @@ def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None
     if out["cycles"]:
         cycles = (f"{out['cycles']:,} groups of positions that come back; {out['rounds']} "
                   "exact valuation(s)")  # fmt: skip
+    if out.get("method") == "pairs of sides":
+        console.print("checked: no position comes back; one pass over the pairs of sides, "
+                      "by their pips")  # fmt: skip
+        return
     if "turn_starts" in out:
         steps, sweeps = out["rounds"], out["sweeps"]
         if out["by_pairs"]:
