@@ -55,6 +55,8 @@ def simulate(solution: ChanceSolution, games: int, seed: int = 0, progress=None)
     """
     from dicelab.engine.kernels.graph import play_games
 
+    if not hasattr(solution, "graph") and not hasattr(solution.table, "play"):  # type: ignore[attr-defined]
+        return _summed(_played_by_advice(solution, games, seed, progress), games, solution.value())
     if not hasattr(solution, "graph"):  # solved where its turns start
         table = solution.table  # type: ignore[attr-defined]
         parts = []
@@ -67,6 +69,33 @@ def simulate(solution: ChanceSolution, games: int, seed: int = 0, progress=None)
     results = play_games(g.kind, g.start, g.to, g.prob, g.payoff, g.reward, solution.solved.choice,
                          games, seed, MAX_STEPS)  # fmt: skip
     return _summed(results, games, solution.value())
+
+
+def _played_by_advice(solution, games: int, seed: int, progress) -> np.ndarray:
+    """Games played out move by move, the dice drawn from ``seed``, each move the
+    best the solution advises (a table of pairs of sides: a race, a few turns)."""
+    import random
+
+    from dicelab.games.chance.model import CHANCE
+
+    game, rng = solution.game, random.Random(seed)
+    out = np.full(games, np.nan)
+    for g in range(games):
+        here = game.start()
+        for _ in range(MAX_STEPS):
+            result = game.result(here)
+            if result is not None:
+                out[g] = result
+                break
+            if game.to_move(here) == CHANCE:
+                chances, after = zip(*[(float(p), a) for p, _, a in game.outcomes(here)],
+                                     strict=True)  # fmt: skip
+                here = rng.choices(after, chances)[0]
+            else:
+                here = solution.advise(here)[0].position
+        if progress is not None and (g + 1) % CHUNK == 0:
+            progress(g + 1, games)
+    return out
 
 
 def _summed(results: np.ndarray, games: int, exact: float) -> Simulation:
