@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from dicelab.engine import registry
+from dicelab.engine.runtime.claims import given_up_on_failure
 from dicelab.engine.table import SolvedTable
 from dicelab.rules import Rules
 from dicelab.rules.compiled import CompiledRules, as_game
@@ -119,8 +120,6 @@ def solve(
     spec = registry.spec(objective, registry.front_door(), **params)
     how = dict(cache=cache, allow_large=allow_large, runner=runner, progress=progress)
     options = registry.SolveOptions(store=store, precision=precision, **how)
-    from dicelab.engine.runtime.claims import given_up_on_failure
-
     with given_up_on_failure():
         return registry.solve(as_game(rules), spec, options)
 

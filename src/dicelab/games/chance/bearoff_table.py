@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from dicelab.engine.race import RacePlays, RaceTable, solve_race
-from dicelab.games.chance.turn_solution import TableSolution, TurnSolve
+from dicelab.games.chance.table_solution import TableSolution, TurnSolve
 
 __all__ = ["RaceSolution", "race_plays", "solve_race_game"]
 
@@ -52,12 +52,9 @@ def race_plays(checkers: int) -> tuple[np.ndarray, RacePlays]:
 class RaceSolution(TableSolution):
     """A two-sided bear-off solved as a table of pairs of sides (see the module)."""
 
-    game: Any
     table: RaceTable
     keys: np.ndarray
     cached: str | None = None
-    objective: str = "win"
-    target: float | None = None
 
     @property
     def solved(self) -> TurnSolve:
@@ -88,7 +85,8 @@ class RaceSolution(TableSolution):
         return self.seat_view(self.table.value(self.rank(on_roll), self.rank(other)), seat)
 
 
-def solve_race_game(game: Any, progress=None, cache: bool = False) -> RaceSolution:
+def solve_race_game(game: Any, progress=None, cache: bool = False,
+                    laid_out=None) -> RaceSolution:  # fmt: skip
     """The table of every pair of sides of up to the game's larger side's checkers,
     read from and kept in the cache folder with ``cache`` (one file a number of
     checkers, whatever the race asked)."""
@@ -100,10 +98,10 @@ def solve_race_game(game: Any, progress=None, cache: bool = False) -> RaceSoluti
     found = saved.load_named(key, (keys.size, keys.size)) if cache else None
     if found is not None:
         values, path = found
-        return RaceSolution(game, RaceTable(plays, values), keys, cached=path)
+        return RaceSolution(game, RaceTable(plays, values), keys, cached=path, laid_out=laid_out)
     began = time.perf_counter()
     table = solve_race(plays, dtype, progress)
     table.seconds = time.perf_counter() - began
     if cache:
         saved.save_named(key, table.W, table.seconds)
-    return RaceSolution(game, table, keys)
+    return RaceSolution(game, table, keys, laid_out=laid_out)

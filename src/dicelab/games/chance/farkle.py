@@ -48,6 +48,7 @@ from fractions import Fraction
 from functools import cache
 from itertools import combinations_with_replacement, product
 from math import factorial, prod
+from typing import Any
 
 from dicelab.errors import UserError
 from dicelab.games.chance.model import CHANCE, ChanceGame, flag
@@ -160,8 +161,7 @@ class Farkle(ChanceGame):
     def __init__(self, goal: int | None = None, players: int = 1, play: str = "turn",
                  dice: int = 6, min_bank: int = 0, three_ones: int = 1000,
                  three_pairs: int = 750, straight: int = 1500, kinds: str = "add",
-                 penalty: int = 0, farkles: int = 3, floor: int = 0,
-                 goal_by_bank: bool = False):  # fmt: skip
+                 **penalty: Any):  # fmt: skip
         if players not in (1, 2):
             raise UserError(f"farkle players: got {players}, expected 1 or 2")
         if play not in PLAYS:
@@ -178,7 +178,7 @@ class Farkle(ChanceGame):
         if min_bank % UNIT or not 0 <= min_bank < goal:
             raise UserError(f"farkle min_bank: got {min_bank}, expected a multiple of 50 "
                             "below the goal")  # fmt: skip
-        self._penalty_rules(players, goal, penalty, farkles, floor, goal_by_bank)
+        self._penalty_rules(players, goal, **penalty)
         self.scoring = Scoring(three_ones, three_pairs, straight, kinds)
         self.players, self.play, self.dice = players, play, dice
         self.goal, self.min_bank = goal // UNIT, min_bank // UNIT
@@ -195,7 +195,7 @@ class Farkle(ChanceGame):
         if self.counted:
             scores[2] = ("; add '/ 2000 3500 / 1 0' for your score and theirs and your "
                          "farkles in a row and theirs, p2 for player 2)")  # fmt: skip
-            self.name += f", {penalty} for {farkles} farkles"
+            self.name += f", {self.penalty * UNIT} for {self.farkles} farkles"
         if self.goal_by_bank:
             self.name += ", goal by a bank"
         self.position_help = (
@@ -204,9 +204,10 @@ class Farkle(ChanceGame):
         self._throws = {n: [(p, _dice(c), offers(self.scoring, c)) for p, c in throws(n)]
                         for n in range(1, dice + 1)}  # fmt: skip
 
-    def _penalty_rules(self, players: int, goal: int, penalty: int, farkles: int, floor: int,
-                       goal_by_bank: bool) -> None:  # fmt: skip
-        """The three-farkle penalty's settings, checked (in units of 50 points)."""
+    def _penalty_rules(self, players: int, goal: int, penalty: int = 0, farkles: int = 3,
+                       floor: int = 0, goal_by_bank: bool = False) -> None:  # fmt: skip
+        """The three-farkle penalty's settings (``penalty``, ``farkles``, ``floor``,
+        ``goal_by_bank``: see :attr:`settings`), checked, in units of 50 points."""
         if penalty % UNIT or not 0 <= penalty <= goal:
             raise UserError(f"farkle penalty: got {penalty}, expected a multiple of 50 from 0 "
                             "to the goal")  # fmt: skip

@@ -38,10 +38,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
-__all__ = ["CHANCE", "FIRST", "SECOND", "ChanceGame", "flag", "points"]
+__all__ = ["CHANCE", "FIRST", "SECOND", "ChanceGame", "Move", "flag", "points"]
 
 FIRST = 0
 """The player who moves first (the only one in a one-player game)."""
@@ -145,3 +146,16 @@ class ChanceGame(ABC):
     def parse(self, text: str) -> Hashable:
         """A position from what a user typed (the inverse of :meth:`show`)."""
         raise NotImplementedError(f"{type(self).__name__} reads no positions from text")
+
+
+@dataclass(frozen=True)
+class Move:
+    """One move at a position, valued for the player making it."""
+
+    label: str
+    position: Hashable
+    value: float
+    cost: float
+
+    def to_dict(self) -> dict:
+        return {"move": self.label, "value": self.value, "cost": self.cost}

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,7 @@ from dicelab.engine import registry
 from dicelab.errors import UserError
 from dicelab.games.chance import saved
 from dicelab.games.chance.explore import DEFAULT_LIMIT, Layout, explore
-from dicelab.games.chance.model import CHANCE, FIRST, ChanceGame
+from dicelab.games.chance.model import CHANCE, FIRST, ChanceGame, Move
 
 __all__ = ["OBJECTIVES", "ChanceSolution", "Move", "solve"]
 
@@ -35,19 +36,6 @@ OBJECTIVES = tuple(registry.GAME_OBJECTIVES)
 
 #: A strategy: the label of the move it plays at a position, given the moves there.
 Strategy = Callable[[Any, list[str]], str]
-
-
-@dataclass(frozen=True)
-class Move:
-    """One move at a position, valued for the player making it."""
-
-    label: str
-    position: Hashable
-    value: float
-    cost: float
-
-    def to_dict(self) -> dict:
-        return {"move": self.label, "value": self.value, "cost": self.cost}
 
 
 @dataclass(eq=False, repr=False)
@@ -235,7 +223,8 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
         from dicelab.games.chance.turn_solution import solve_turns, solves_by_turns
 
         if solves_by_turns(game, objective, turns):
-            return solve_turns(game, progress, cache)  # type: ignore[return-value]
+            laid_out = partial(solve, game, objective, target=target, limit=limit, turns=False)
+            return solve_turns(game, progress, cache, laid_out)  # type: ignore[return-value]
     tick(0, 4)
     layout = explore(game, limit=limit, exact=exact, walk=walk)
     tick(1, 4)

@@ -17,15 +17,13 @@ import time
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 from dicelab.engine.turnstart import TurnStartTable, solve_turn_starts
-from dicelab.errors import UserError
-from dicelab.games.chance.model import FIRST, ChanceGame
-from dicelab.games.chance.solution import Move
+from dicelab.games.chance.model import ChanceGame
+from dicelab.games.chance.table_solution import TableSolution, TurnSolve
 
 __all__ = ["TurnStartSolution", "solve_turns", "solves_by_turns"]
 
@@ -52,86 +50,12 @@ def solves_by_turns(game: ChanceGame, objective: str | None, turns: bool | None 
     return bool(turns) or size is None or size > TURNS_ABOVE
 
 
-@dataclass(frozen=True)
-class TurnSolve:
-    """How the turn-start solve went, as the reports say it (``solve --json``)."""
-
-    cyclic: int
-    residual: float
-    rounds: int
-
-
-class TableSolution:
-    """What a game solved as a table of turn starts answers, as a laid-out game's
-    :class:`~.solution.ChanceSolution` does: the start's and any position's value
-    for the first player (:meth:`value`, each kind its own), every move ranked, the
-    draw, and a fixed strategy's price and exact fractions on the laid-out game."""
-
-    game: Any
-    objective: str = "win"
-    target: float | None = None
-
-    def value(self, position: Hashable | None = None) -> float:
-        raise NotImplementedError
-
-    def known(self, position: Hashable) -> Hashable:
-        """The game's own ``position`` (rebuilt from its number, so its parts are of
-        the game's own kinds), or one clear error line where the game has none."""
-        try:
-            canonical = getattr(self.game, "canonical", None)
-            if canonical is not None:
-                return canonical(position)
-            numbered = self.game.positions()
-            return numbered.position(numbered.index_of(position))
-        except (KeyError, LookupError, TypeError, ValueError):
-            raise UserError(
-                f"{_shown(self.game, position)}: not a position this game reaches from its start"
-            ) from None
-
-    def draw(self, position: Hashable | None = None) -> float:
-        """No draws: the first to the goal wins."""
-        return 0.0
-
-    def seat_view(self, value: float, seat: int) -> float:
-        """A first-player value as ``seat`` sees it."""
-        return value if seat == FIRST else 1.0 - value
-
-    def advise(self, position: Hashable | None = None) -> list[Move]:
-        """Every move at ``position``, best first, each valued for the player to move
-        with its cost against the best."""
-        here = self.game.start() if position is None else self.known(position)
-        seat = self.game.to_move(here) if self.game.result(here) is None else -2
-        if seat < 0:
-            what = "the dice decide" if seat == -1 else "the game is over"
-            raise UserError(f"{self.game.show(here)}: no move to choose, {what}")
-        mine = [(label, after, self.seat_view(self.value(after), seat))
-                for label, after in self.game.moves(here)]  # fmt: skip
-        best = max(x for _, _, x in mine)
-        return sorted((Move(label, after, x, best - x) for label, after, x in mine),
-                      key=lambda m: m.cost)  # fmt: skip
-
-    def price(self, strategy, against=None) -> float:
-        """A fixed strategy's exact value, on the laid-out game (small games)."""
-        from dicelab.games.chance.solution import solve
-
-        return solve(self.game, self.objective, turns=False).price(strategy, against)
-
-    def exact(self, position: Hashable | None = None) -> Fraction:
-        """The value as a fraction, on the laid-out game (small games)."""
-        from dicelab.games.chance.solution import solve
-
-        return solve(self.game, self.objective, exact=True, turns=False).exact(position)
-
-
 @dataclass(eq=False, repr=False)
 class TurnStartSolution(TableSolution):
     """A two-player banking game solved where turns start (see the module's text)."""
 
-    game: Any
     table: TurnStartTable
     cached: str | None = None
-    objective: str = "win"
-    target: float | None = None
     _turns: OrderedDict = field(default_factory=OrderedDict)
 
     @property
@@ -178,14 +102,8 @@ class TurnStartSolution(TableSolution):
         return self.seat_view(float(self.turn(mine, other, mf, of)[t, n]), seat)
 
 
-def _shown(game: ChanceGame, position: Any) -> str:
-    try:
-        return game.show(position)
-    except Exception:  # any shape at all may come from outside
-        return repr(position)[:80]
-
-
-def solve_turns(game: Any, progress=None, cache: bool = False) -> TurnStartSolution:
+def solve_turns(game: Any, progress=None, cache: bool = False,
+                laid_out=None) -> TurnStartSolution:  # fmt: skip
     """Solve a two-player banking game where its turns start (see :func:`solves_by_turns`),
     reading and keeping the table in the cache folder with ``cache``."""
     from dicelab.games.chance import saved
@@ -193,14 +111,14 @@ def solve_turns(game: Any, progress=None, cache: bool = False) -> TurnStartSolut
     if hasattr(game, "race_plays"):  # a race: a table of pairs of sides
         from dicelab.games.chance.bearoff_table import solve_race_game
 
-        return solve_race_game(game, progress, cache)  # type: ignore[return-value]
+        return solve_race_game(game, progress, cache, laid_out)  # type: ignore[return-value]
     turn = game.banking_turn()
     found = saved.load_turn_starts(game, turn) if cache else None
     if found is not None:
         table, path = found
-        return TurnStartSolution(game, table, cached=path)
+        return TurnStartSolution(game, table, cached=path, laid_out=laid_out)
     began = time.perf_counter()
     table = solve_turn_starts(turn, progress)
     if cache:
         saved.save_turn_starts(game, table, time.perf_counter() - began)
-    return TurnStartSolution(game, table)
+    return TurnStartSolution(game, table, laid_out=laid_out)
