@@ -136,6 +136,14 @@ def _answer(solution, body: m.GamePositionRequest) -> dict:
     return _describe(solution, here)
 
 
+def _positions(solution) -> int:
+    """The game's positions: those laid out, or for a game solved as a table (its turn
+    starts, its pairs of sides) those it would have laid out."""
+    if hasattr(solution, "layout"):
+        return len(solution)
+    return int(getattr(solution.game, "estimate", lambda: len(solution))())
+
+
 def _describe(solution, here) -> dict:
     game = solution.game
     result = game.result(here)
@@ -143,7 +151,7 @@ def _describe(solution, here) -> dict:
     mover = "end" if seat is None else "dice" if seat == -1 else f"player {seat + 1}"
     out = {
         "game": game.name, "measure": game.measure, "players": game.players,
-        "positions": len(solution), "start_value": solution.value(), "position": here,
+        "positions": _positions(solution), "start_value": solution.value(), "position": here,
         "text": game.show(here), "value": solution.value(here), "result": result,
         "verdict": None if result is None else game.verdict(here),
         "mover": mover,
