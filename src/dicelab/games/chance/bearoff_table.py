@@ -28,6 +28,9 @@ __all__ = ["RaceSolution", "race_plays", "solve_race_game"]
 
 #: Tables of more values than this are kept in single precision (chances to 6e-8).
 DOUBLE_UP_TO = 2**27
+#: Tables of more bytes than this are not written to the cache folder (every pair
+#: of 15 checkers a side: 11.8 GB, past the folder's usual limit).
+KEPT_UP_TO = 2 * 2**30
 
 
 def race_plays(checkers: int) -> tuple[np.ndarray, RacePlays]:
@@ -89,7 +92,7 @@ def solve_race_game(game: Any, progress=None, cache: bool = False,
                     laid_out=None) -> RaceSolution:  # fmt: skip
     """The table of every pair of sides of up to the game's larger side's checkers,
     read from and kept in the cache folder with ``cache`` (one file a number of
-    checkers, whatever the race asked)."""
+    checkers, whatever the race asked; up to :data:`KEPT_UP_TO` bytes)."""
     from dicelab.games.chance import saved
 
     keys, plays = game.race_plays()
@@ -102,6 +105,6 @@ def solve_race_game(game: Any, progress=None, cache: bool = False,
     began = time.perf_counter()
     table = solve_race(plays, dtype, progress)
     table.seconds = time.perf_counter() - began
-    if cache:
+    if cache and table.W.nbytes <= KEPT_UP_TO:
         saved.save_named(key, table.W, table.seconds)
     return RaceSolution(game, table, keys, laid_out=laid_out)
