@@ -159,7 +159,8 @@ def compile_kernels(progress: Progress | None = None) -> None:
     risk), the exact fractions, the distribution's forward pass and the simulation's
     game, three of them in other processes at once, the points to come of a table's
     advice (``match advise``, ``match play``); then the graph solver of the dice
-    games and the bear-off's plays. Kernels already in the cache are
+    games, the bear-off's plays, and the tables of turn starts and of pairs of
+    sides with their play. Kernels already in the cache are
     loaded, not compiled; no table is kept.
 
     Parameters
@@ -207,9 +208,14 @@ def compile_kernels(progress: Progress | None = None) -> None:
         expected_table(as_game(variant), use_cache=False)
     tick(ends[3], ends[-1])
     from dicelab.games.chance.bearoff import BearOff
+    from dicelab.games.chance.farkle import Farkle
     from dicelab.games.chance.pig import Pig
+    from dicelab.games.chance.simulate import simulate as play
     from dicelab.games.chance.solution import solve as solve_game
 
     solve_game(Pig(goal=5))  # the graph solver of the dice games
     solve_game(BearOff(mine=(2,)))  # and the bear-off's plays
+    play(solve_game(Pig(goal=5, dice=2), turns=True), 2)  # the turn-start solver, its play
+    solve_game(Farkle(players=2, goal=100, penalty=50))  # the penalty's policy iteration
+    solve_game(BearOff(mine=(2,), theirs=(1,)), turns=True)  # the table of pairs of sides
     tick(ends[4], ends[-1])
