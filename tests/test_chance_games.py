@@ -428,8 +428,6 @@ def test_a_new_users_mistakes_are_one_line_each(tmp_path, capsys, monkeypatch):
         (["solve", "pig", "--set", "goal=abc"], "expected a whole number"),
         (["solve", "shut-the-box", "--set", "tiles=13"], "expected 1 to 12"),
         (["solve", "bearoff", "--set", "mine=7,8"], "got '7,8'"),
-        (["solve", "bearoff", "--set", "mine=" + ",".join(["6"] * 15),
-          "--set", "theirs=" + ",".join(["6"] * 15)], "64,780,797,312 positions"),
         (["play", "shut-the-box", "--seat", "2"], "played alone"),
         (["play", "pig", "--resume", "x.json"], "--resume: for the Yahtzee family"),
     ]  # fmt: skip
@@ -440,6 +438,14 @@ def test_a_new_users_mistakes_are_one_line_each(tmp_path, capsys, monkeypatch):
         assert dicelab(monkeypatch, *args) == 2, args
         err = capsys.readouterr().err
         assert words in err and err.count("\n") == 1, (args, err)
+    # every pair of 15 checkers a side: sized before it starts, past a budget refused
+    monkeypatch.setenv("DICELAB_MAX_MEMORY", str(2**30))
+    fifteen = ",".join(["6"] * 15)
+    assert dicelab(monkeypatch, "solve", "bearoff", "--set", f"mine={fifteen}", "--set",
+                   f"theirs={fifteen}") == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "2,944,581,696 pairs of sides: 11.1 GiB" in err and err.count("\n") == 1, err
+    monkeypatch.delenv("DICELAB_MAX_MEMORY")
     assert dicelab(monkeypatch, "solve", "bearoff", "--set", "mine=5,2", "--set", "theirs=3,2",
                    "--exact", "--json") == 0  # fmt: skip
     assert json.loads(capsys.readouterr().out)["exact"] == "1957/2916"

@@ -31,6 +31,21 @@ DOUBLE_UP_TO = 2**27
 #: Tables of more bytes than this are not written to the cache folder (every pair
 #: of 15 checkers a side: 11.8 GB, past the folder's usual limit).
 KEPT_UP_TO = 2 * 2**30
+#: Pairs of sides solved a second on 2 cores, deliberately low: 64 million of 10
+#: checkers took 12 s, 2.94 billion of 15 took 1,000 s under a load of 3.
+PAIRS_PER_SECOND = 2.5e6
+
+
+def race_cost(sides: int):
+    """The size of the table of ``sides`` sides (:class:`~dicelab.engine.runtime.cost.Cost`):
+    its pairs, their bytes and the time to solve them, known before anything is
+    laid out."""
+    from dicelab.engine.runtime.cost import Cost
+
+    pairs = sides * sides
+    itemsize = 8 if pairs <= DOUBLE_UP_TO else 4
+    return Cost("the bear-off table", pairs, pairs * itemsize + sides * 21 * 8 * 16,
+                pairs / PAIRS_PER_SECOND, unit="pairs of sides")  # fmt: skip
 
 
 def race_plays(checkers: int) -> tuple[np.ndarray, RacePlays]:
@@ -88,13 +103,17 @@ class RaceSolution(TableSolution):
         return self.seat_view(self.table.value(self.rank(on_roll), self.rank(other)), seat)
 
 
-def solve_race_game(game: Any, progress=None, cache: bool = False,
-                    laid_out=None) -> RaceSolution:  # fmt: skip
+def solve_race_game(game: Any, progress=None, cache: bool = False, laid_out=None,
+                    allow_large: bool = False) -> RaceSolution:  # fmt: skip
     """The table of every pair of sides of up to the game's larger side's checkers,
     read from and kept in the cache folder with ``cache`` (one file a number of
     checkers, whatever the race asked; up to :data:`KEPT_UP_TO` bytes)."""
+    from math import comb
+
     from dicelab.games.chance import saved
 
+    cost = race_cost(comb(max(sum(game.mine), sum(game.theirs)) + 6, 6))
+    cost.check(allow_large)  # before any side is laid out
     keys, plays = game.race_plays()
     dtype = np.float64 if keys.size**2 <= DOUBLE_UP_TO else np.float32
     key = {"race table": int(keys.size), "dtype": np.dtype(dtype).name}
@@ -102,6 +121,7 @@ def solve_race_game(game: Any, progress=None, cache: bool = False,
     if found is not None:
         values, path = found
         return RaceSolution(game, RaceTable(plays, values), keys, cached=path, laid_out=laid_out)
+    cost.announce()
     began = time.perf_counter()
     table = solve_race(plays, dtype, progress)
     table.seconds = time.perf_counter() - began

@@ -224,7 +224,8 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
 
         if solves_by_turns(game, objective, turns):
             laid_out = partial(solve, game, objective, target=target, limit=limit, turns=False)
-            return solve_turns(game, progress, cache, laid_out)  # type: ignore[return-value]
+            allow_large = limit > DEFAULT_LIMIT  # the command line's --allow-large
+            return solve_turns(game, progress, cache, laid_out, allow_large)  # type: ignore[return-value]
     tick(0, 4)
     layout = explore(game, limit=limit, exact=exact, walk=walk)
     tick(1, 4)

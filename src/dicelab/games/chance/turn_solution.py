@@ -102,8 +102,8 @@ class TurnStartSolution(TableSolution):
         return self.seat_view(float(self.turn(mine, other, mf, of)[t, n]), seat)
 
 
-def solve_turns(game: Any, progress=None, cache: bool = False,
-                laid_out=None) -> TurnStartSolution:  # fmt: skip
+def solve_turns(game: Any, progress=None, cache: bool = False, laid_out=None,
+                allow_large: bool = False) -> TurnStartSolution:  # fmt: skip
     """Solve a two-player banking game where its turns start (see :func:`solves_by_turns`),
     reading and keeping the table in the cache folder with ``cache``."""
     from dicelab.games.chance import saved
@@ -111,7 +111,7 @@ def solve_turns(game: Any, progress=None, cache: bool = False,
     if hasattr(game, "race_plays"):  # a race: a table of pairs of sides
         from dicelab.games.chance.bearoff_table import solve_race_game
 
-        return solve_race_game(game, progress, cache, laid_out)  # type: ignore[return-value]
+        return solve_race_game(game, progress, cache, laid_out, allow_large)  # type: ignore[return-value]
     turn = game.banking_turn()
     found = saved.load_turn_starts(game, turn) if cache else None
     if found is not None:
