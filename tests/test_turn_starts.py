@@ -293,3 +293,21 @@ def test_the_bear_off_table_of_pairs_is_the_laid_out_race_pair_by_pair():
 
     sim = simulate(table, 3000, seed=2)  # played move by move from the table's advice
     assert sim.unfinished == 0 and sim.errors_off < 4
+
+
+def test_a_table_past_the_machine_is_refused_at_once_with_its_size(capsys, monkeypatch):
+    """Turn starts and pairs of sides are sized before anything starts: Farkle to
+    100,000 (four million turn starts, hours) is refused in one line."""
+    import time
+
+    from dicelab.engine.turnstart import turn_cost
+
+    began = time.monotonic()
+    assert dicelab(monkeypatch, "solve", "farkle", "--set", "players=2", "--set",
+                   "goal=100000") == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert "4,000,000 turn starts" in err and "longer than" in err and err.count("\n") == 1
+    assert time.monotonic() - began < 10
+    small = turn_cost(Farkle(players=2, goal=1000).banking_turn())
+    large = turn_cost(Farkle(players=2).banking_turn())
+    assert small.states == 400 and large.states == 40_000 and 10 < large.seconds < 120

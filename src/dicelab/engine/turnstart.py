@@ -179,6 +179,35 @@ class TurnStartTable:
         return play_games(self.W, self.turn.arrays(), games, seed, max_turns)
 
 
+#: Moves weighed a second on 2 cores (each keep or bank of each throw, at each turn
+#: total, in each turn worked out), somewhat low: Farkle to 10,000 weighs 2.5e10
+#: in 15 s.
+MOVES_PER_SECOND = 8e8
+#: Turns worked out a turn start: Newton's steps of a pair (two turns a step), or
+#: the sweeps that work every turn out in a game that counts farkles (with where
+#: each turn ends); times the sweeps of a game with a wipe (two-dice Pig: 14).
+TURNS_PER_START = 8
+WIPE_SWEEPS = 15
+
+
+def turn_cost(turn: BankingTurn):
+    """The size of the table of a banking game's turn starts
+    (:class:`~dicelab.engine.runtime.cost.Cost`): its values, their bytes with a
+    turn's scratch per thread, and the time to solve them, known before it starts."""
+    from dicelab.engine.runtime.cost import Cost
+
+    G, C = turn.scores, turn.counts
+    totals = int(layer_work(G, np.arange(2 * G - 1)).sum()) * C * C
+    moves = int((turn.offer > 0).sum() + turn.prob.size)  # a turn total's, every throw
+    sweeps = WIPE_SWEEPS if turn.wipe is not None else 1
+    seconds = totals * moves * TURNS_PER_START * sweeps / MOVES_PER_SECOND
+    values = (G * C) ** 2
+    scratch = 4 * (G + turn.min_bank) * (turn.dice + 1) * 8 * 16
+    rows = totals * 8 if not turn.by_pairs else 0  # the kept moves' ends (the penalty)
+    return Cost("the table of turn starts", values, values * 24 + scratch + rows, seconds,
+                unit="turn starts")  # fmt: skip
+
+
 def layer_work(goal: int, sums: np.ndarray) -> np.ndarray:
     """The work of each layer of scores summing to ``sums``, in turn totals valued:
     ``goal - a`` for the turn at ``(a, b)``, for every ``a`` of the layer (a progress

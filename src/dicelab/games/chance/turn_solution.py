@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from dicelab.engine.turnstart import TurnStartTable, solve_turn_starts
+from dicelab.engine.turnstart import TurnStartTable, solve_turn_starts, turn_cost
 from dicelab.games.chance.model import ChanceGame
 from dicelab.games.chance.table_solution import TableSolution, TurnSolve
 
@@ -117,6 +117,9 @@ def solve_turns(game: Any, progress=None, cache: bool = False, laid_out=None,
     if found is not None:
         table, path = found
         return TurnStartSolution(game, table, cached=path, laid_out=laid_out)
+    cost = turn_cost(turn)
+    cost.check(allow_large)
+    cost.announce()
     began = time.perf_counter()
     table = solve_turn_starts(turn, progress)
     if cache:
