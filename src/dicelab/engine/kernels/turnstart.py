@@ -328,6 +328,37 @@ def play_games(W, R, games, seed, max_turns):
     return out
 
 
+@njit(cache=True, nogil=True, inline="always", **NO_REFS)
+def counted_group(total, both, R):
+    """The turn starts of a layer (scores summing to ``total``) whose farkles in a row
+    sum to ``both``: ``(lo, pairs, c_lo, combos)``, start ``x`` of ``pairs * combos``
+    being :func:`counted_start` of it."""
+    C = R.counts
+    lo = max(0, total - R.goal + 1)
+    pairs = max(min(total, R.goal - 1) - lo + 1, 0)
+    c_lo = max(0, both - C + 1)
+    return lo, pairs, c_lo, min(both, C - 1) - c_lo + 1
+
+
+@njit(cache=True, nogil=True, inline="always", **NO_REFS)
+def counted_start(x, total, both, group, R):
+    """Start ``x`` of a :func:`counted_group`: the mover's score ``a`` and farkles
+    ``ca``, the other's state, and where its turn's kept ends start in ``ends``
+    (:func:`solve_counts_layer`'s ``policy``)."""
+    lo, _, c_lo, combos = group
+    a = lo + x // combos
+    ca = c_lo + x % combos
+    other = (total - a) * R.counts + both - ca
+    return a, ca, other
+
+
+@njit(cache=True, nogil=True, inline="always", **NO_REFS)
+def ends_at(base, a, ca, other, side, R):
+    """Where the kept ends of turn start ``(a, ca)`` against ``other`` begin in the
+    policy's ``ends`` (``side``: the table's row length)."""
+    return base[a] + (ca * side + other) * rows(a, R)
+
+
 @njit(cache=True, parallel=True)
 def solve_counts_layer(total, W, R, scratch, policy):
     """Every turn start whose scores sum to ``total`` in a game that counts farkles
@@ -342,23 +373,17 @@ def solve_counts_layer(total, W, R, scratch, policy):
     V, S, moves, mass = scratch
     ends, base, goal, farkle = policy
     C = R.counts
-    lo = max(0, total - R.goal + 1)
-    hi = min(total, R.goal - 1)
-    pairs = max(hi - lo + 1, 0)
     moved = 0.0
     for both in range(2 * C - 2, -1, -1):
-        c_lo = max(0, both - C + 1)
-        combos = min(both, C - 1) - c_lo + 1
-        change = np.zeros(pairs * combos)
-        for x in prange(pairs * combos):
+        group = counted_group(total, both, R)
+        change = np.zeros(group[1] * group[3])
+        for x in prange(change.size):
             w = get_thread_id()
-            a = lo + x // combos
-            ca = c_lo + x % combos
-            other = (total - a) * C + both - ca
+            a, ca, other = counted_start(x, total, both, group, R)
             L = farkle_value(a, ca, other, W, R)
             turn_rows(a, other, L, W, R, V[w], S[w], moves[w], True)
             value = V[w][0, R.dice]
-            at = base[a] + (ca * W.shape[1] + other) * rows(a, R)
+            at = ends_at(base, a, ca, other, W.shape[1], R)
             goal[a * C + ca, other], farkle[a * C + ca, other] = turn_ends(
                 a, R, moves[w], mass[w], ends[at : at + rows(a, R)]
             )
@@ -377,21 +402,15 @@ def evaluate_counts_layer(total, W, R, policy):
     a fraction of a second). Returns how far a value moved."""
     ends, base, goal, farkle = policy
     C = R.counts
-    lo = max(0, total - R.goal + 1)
-    hi = min(total, R.goal - 1)
-    pairs = max(hi - lo + 1, 0)
     moved = 0.0
     for both in range(2 * C - 2, -1, -1):
-        c_lo = max(0, both - C + 1)
-        combos = min(both, C - 1) - c_lo + 1
-        change = np.zeros(pairs * combos)
-        for x in prange(pairs * combos):
-            a = lo + x // combos
-            ca = c_lo + x % combos
-            other = (total - a) * C + both - ca
+        group = counted_group(total, both, R)
+        change = np.zeros(group[1] * group[3])
+        for x in prange(change.size):
+            a, ca, other = counted_start(x, total, both, group, R)
             me = a * C + ca
             value = goal[me, other] + farkle[me, other] * farkle_value(a, ca, other, W, R)
-            at = base[a] + (ca * W.shape[1] + other) * rows(a, R)
+            at = ends_at(base, a, ca, other, W.shape[1], R)
             for banked in range(R.min_bank, R.goal - a):
                 value += ends[at + banked] * (1.0 - W[other, (a + banked) * C])
             change[x] = abs(value - W[me, other])
