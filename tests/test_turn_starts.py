@@ -104,6 +104,30 @@ def test_the_command_line_solves_farkle_to_1000_at_its_turn_starts(capsys, monke
         [m.value for m in laid.advise(position)], abs=1e-12)  # fmt: skip
 
 
+@pytest.mark.parametrize("settings", [["goal=30"], ["goal=30", "dice=2"]])
+def test_every_command_answers_pig_from_its_turn_starts(settings, capsys, monkeypatch, tmp_path):
+    """Pig to 100 is past the layout's limit, so ``solve pig`` takes the table's
+    path; here a small goal is sent down it and held to the laid-out game."""
+    import dicelab.games.chance.turn_solution as turn_solution
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(turn_solution, "TURNS_ABOVE", 0)
+    sets = [w for s in settings for w in ("--set", s)]
+    game = Pig(**{k: int(v) for k, v in (s.split("=") for s in settings)})
+    laid = solve(game, turns=False)
+    assert dicelab(monkeypatch, "solve", "pig", *sets, "--json") == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["method"] == "turn starts" and out["positions"] == game.size()
+    assert out["value"] == pytest.approx(laid.value(), abs=1e-12)
+    assert dicelab(monkeypatch, "advise", "pig", *sets, "--at", "10 20 7", "--json") == 0
+    moves = json.loads(capsys.readouterr().out)["moves"]
+    assert [m["value"] for m in moves] == pytest.approx(
+        [m.value for m in laid.advise(game.parse("10 20 7"))], abs=1e-12)  # fmt: skip
+    assert dicelab(monkeypatch, "simulate", "pig", *sets, "--games", "300", "--json") == 0
+    sim = json.loads(capsys.readouterr().out)
+    assert abs(sim["mean"] - laid.value()) <= 4 * sim["standard_error"]
+
+
 def test_a_position_the_game_has_not_is_one_clear_error():
     turns = solve(Farkle(players=2, goal=300), turns=True)
     for bad in [("roll", 0, 9, 0, 0, 6), ("keep", 0, 0, 0, 0, (7,)), "start", ("won", 3)]:

@@ -160,6 +160,10 @@ class Pig(ChanceGame):
         """How many positions :meth:`layout` lays out."""
         return PigPositions(self.goal).size
 
+    def estimate(self) -> int:
+        """How many positions there are, known before any is laid out (:meth:`size`)."""
+        return self.size()
+
     def parse(self, text: str) -> Hashable:
         """``"A B K"``: the mover's score, the other's and the turn total (player 1 to
         move; add ``p2`` for player 2)."""
