@@ -236,3 +236,33 @@ def test_store_in_one_process_and_its_mistakes(tmp_path):
     assert res.returncode == 2
     assert f"--store {blocker}: cannot write a table there" in res.stderr
     assert len(res.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("send", ["layer", "rows"])
+def test_the_dice_games_tables_are_the_same_on_the_cluster(cluster, send, tmp_path):
+    """The turn starts of Farkle and of two-dice Pig (its wipe swept again) and the
+    bear-off's pairs of sides: bit for bit as in this process, in memory or stored."""
+    from dicelab.engine.race import solve_race
+    from dicelab.engine.turnstart import solve_turn_starts
+    from dicelab.games.chance.bearoff_table import race_plays
+    from dicelab.games.chance.farkle import Farkle
+    from dicelab.games.chance.pig import Pig
+
+    runner = DaskRunner(cluster.start().client, send=send)
+    for turn in (Farkle(players=2, goal=500, dice=4).banking_turn(),
+                 Pig(goal=12, dice=2).banking_turn()):  # fmt: skip
+        here = solve_turn_starts(turn)
+        there = solve_turn_starts(turn, runner=runner, store=tmp_path / send)
+        assert same(here.W, there.W) and here.sweeps == there.sweeps
+    _, plays = race_plays(3)
+    assert same(solve_race(plays).W, solve_race(plays, runner=runner, store=tmp_path / send).W)
+    assert (tmp_path / send / "race.npy").exists()
+
+
+def test_a_game_that_counts_farkles_says_where_it_runs(cluster):
+    from dicelab.engine.turnstart import solve_turn_starts
+    from dicelab.games.chance.farkle import Farkle
+
+    turn = Farkle(players=2, goal=500, penalty=100, floor=-100).banking_turn()
+    with pytest.raises(UserError, match="this machine's threads"):
+        solve_turn_starts(turn, runner=cluster)

@@ -128,6 +128,26 @@ def test_every_command_answers_pig_from_its_turn_starts(settings, capsys, monkey
     assert abs(sim["mean"] - laid.value()) <= 4 * sim["standard_error"]
 
 
+def test_store_keeps_the_table_in_a_file_and_a_laid_out_game_says_so(capsys, monkeypatch,
+                                                                      tmp_path):  # fmt: skip
+    import dicelab.games.chance.turn_solution as turn_solution
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path / "cache"))
+    args = ["solve", "pig", "--set", "goal=30", "--no-cache", "--json", "--store",
+            str(tmp_path / "store")]  # fmt: skip
+    assert dicelab(monkeypatch, *args) == 0
+    said = capsys.readouterr()
+    laid = json.loads(said.out)
+    assert "laid out and solved in this process; --store applies" in said.err
+    monkeypatch.setattr(turn_solution, "TURNS_ABOVE", 0)
+    assert dicelab(monkeypatch, *args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["method"] == "turn starts" and out["value"] == pytest.approx(
+        laid["value"], abs=1e-12
+    )
+    assert (tmp_path / "store" / "turn-starts.npy").stat().st_size >= 30 * 30 * 8
+
+
 def test_a_position_the_game_has_not_is_one_clear_error():
     turns = solve(Farkle(players=2, goal=300), turns=True)
     for bad in [("roll", 0, 9, 0, 0, 6), ("keep", 0, 0, 0, 0, (7,)), "start", ("won", 3)]:

@@ -4,6 +4,7 @@ Pig, Shut the Box, the bear-off, Farkle, or a TOML file naming one with its sett
 from __future__ import annotations
 
 import json
+import sys
 import time
 
 from rich.table import Table
@@ -34,20 +35,46 @@ def _solved(
     exact: bool = False,
     cache: bool = True,
     offer_large: bool = False,
+    runner=None,
+    store: str | None = None,
 ) -> tuple[ChanceSolution, float]:
     limit = 10**9 if allow_large else None
     began = time.perf_counter()
     name = game.name if len(game.name) <= 30 else game.name[:29] + "…"
     from dicelab.games.chance.turn_solution import solves_by_turns
 
-    unit = "turn totals" if solves_by_turns(game, objective) else "passes"
+    unit = "passes"
+    if solves_by_turns(game, objective):
+        unit = "pairs" if hasattr(game, "race_plays") else "turn totals"
     with progress_bar(f"solving {name}", enabled=not quiet, unit=unit) as tick:
         try:
             solution = solve(game, objective, target=target, exact=exact, progress=tick,
-                             limit=limit or DEFAULT_LIMIT, cache=cache)  # fmt: skip
+                             limit=limit or DEFAULT_LIMIT, cache=cache, runner=runner,
+                             store=store)  # fmt: skip
         except TooLarge as exc:  # the way out (--allow-large) only where there is one
             raise exc if offer_large else UserError(exc.summary) from None
     return solution, time.perf_counter() - began
+
+
+def _solved_where(game, objective, target, allow_large, console, quiet, exact, cache,
+                  where: tuple) -> tuple[ChanceSolution, float]:  # fmt: skip
+    """:func:`_solved` on the runner and store of ``where``: ``(cluster, workers, store)``,
+    which apply to the games solved as tables (a game small enough to lay out is
+    solved in this process, as a note says)."""
+    from dicelab.engine.runtime.schedule import runner_for
+    from dicelab.games.chance.turn_solution import solves_by_turns
+
+    cluster, workers, store = where
+    asked = [w for w, v in zip(("--cluster", "--workers", "--store"), where, strict=True)
+             if v is not None]  # fmt: skip
+    if asked and (exact or not solves_by_turns(game, objective)):
+        print(f"note: {game.name} is laid out and solved in this process; {', '.join(asked)} "
+              f"appl{'y' if len(asked) > 1 else 'ies'} to the tables of turn starts and races",
+              file=sys.stderr)  # fmt: skip
+        cluster = workers = store = None
+    with runner_for(cluster, workers) as runner:
+        return _solved(game, objective, target, allow_large, console, quiet, exact, cache,
+                       offer_large=True, runner=runner, store=store)  # fmt: skip
 
 
 def throws_of(solution: ChanceSolution) -> list[float] | None:
@@ -77,9 +104,14 @@ def run_game_solve(
     allow_large: bool = False,
     cache: bool = True,
     console: Console | None = None,
+    cluster: str | None = None,
+    workers: int | None = None,
+    store: str | None = None,
 ) -> ChanceSolution:
     """Solve a game of the chance model and print its value and how it was checked
-    (a large game's solution kept in the cache folder, unless not ``cache``)."""
+    (a large game's solution kept in the cache folder, unless not ``cache``); a
+    table of turn starts or of pairs of sides runs on ``cluster`` or ``workers``
+    (Dask) and lives in ``store`` where asked."""
     console = console or Console()
     game = game_from(name, settings)
     path = check_plot_path(plot) if plot else None
@@ -98,8 +130,8 @@ def run_game_solve(
     for text in (strategy, against):  # a strategy misnamed is said before the solve
         if text:
             strategy_from(game, text)
-    solution, seconds = _solved(game, objective, target, allow_large, console, as_json, exact,
-                                cache, offer_large=True)  # fmt: skip
+    solution, seconds = _solved_where(game, objective, target, allow_large, console, as_json,
+                                      exact, cache, (cluster, workers, store))  # fmt: skip
     out = _report(solution, seconds, exact, path, strategy, against)
     if as_json:
         console.print_json(json.dumps(out))
@@ -187,9 +219,13 @@ def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None
         steps, sweeps = out["rounds"], out["sweeps"]
         if out["by_pairs"]:
             again = f"; {sweeps} sweeps of the layers" if sweeps > 1 else ""
+            how = (
+                f"at most {steps} Newton steps a pair"
+                if steps
+                else "by Newton steps on the cluster's workers"
+            )  # steps not sent back
             console.print(f"checked: every pair of turn starts a farkle joins solved exactly, "
-                          f"at most {steps} Newton steps a pair (the last moved no value)"
-                          f"{again}")  # fmt: skip
+                          f"{how} (the last moved no value){again}")  # fmt: skip
         else:
             console.print(f"checked: {sweeps} sweeps worked every turn out, the last moving no "
                           "value by more than 1e-14")  # fmt: skip

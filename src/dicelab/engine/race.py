@@ -26,14 +26,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RacePlays", "RaceTable", "solve_race"]
+__all__ = ["PAIRS_PER_SECOND", "RaceLayers", "RacePlays", "RaceTable", "solve_race"]
 
 
 @dataclass(frozen=True)
 class RacePlays:
     """Every side's plays: the sides throw ``t`` can leave from side ``i`` are
     ``to[start[i * T + t] : start[i * T + t + 1]]`` (``T`` throws of ``chances``);
-    ``pips[i]`` falls with every play (side 0, nothing left, has none)."""
+    ``pips[i]`` falls with every play (side 0, nothing left, has none); the sides
+    come in order of their pips."""
 
     start: np.ndarray
     to: np.ndarray
@@ -60,25 +61,110 @@ class RaceTable:
         return [(int(k), 1.0 - float(self.W[j, k])) for k in self.plays.to[first:last]]
 
 
+#: Pairs of sides solved a second on 2 cores, deliberately low: 64 million of 10
+#: checkers took 12 s, 2.94 billion of 15 took 1,000 s under a load of 3.
+PAIRS_PER_SECOND = 2.5e6
+
+
+@dataclass(eq=False)
+class RaceLayers:
+    """A race's pairs as a runner's layers
+    (:class:`~dicelab.engine.runtime.schedule.LayeredSolve`) over the flat table of
+    ``K * K`` values: the layers of the pairs' pip sums from the smallest, each cut
+    by the first side's pips (the sides are in order of their pips, so each cut is
+    a block of the table) and the second side's rows. Pair ``(i, j)`` reads row
+    ``j`` of the sides with fewer pips than ``i``'s, a run at the row's start; so a
+    cluster's task is sent one run a row and returns one run a first side."""
+
+    plays: RacePlays
+    dtype: np.dtype
+    #: progress units done before the first layer (none)
+    done: int = 0
+
+    def __post_init__(self) -> None:
+        pips = self.plays.pips
+        if np.any(np.diff(pips) < 0):
+            raise ValueError("a race's sides must come in order of their pips")
+        self.sides = k = int(pips.size)
+        self.size = self.total = k * k
+        self.dtype = np.dtype(self.dtype)
+        self.top = int(pips.max())
+        #: the first side of each count of pips (and one past the last)
+        self.first = np.searchsorted(pips, np.arange(self.top + 2)).astype(np.int64)
+        self.unit_seconds = 2.0 / PAIRS_PER_SECOND
+
+    def layers(self) -> list[int]:
+        return list(range(2 * self.top + 1))
+
+    def start(self, table: np.ndarray) -> None:
+        """Nothing: every pair, those with a finished side too, is written by its layer."""
+
+    def _splits(self, layer: int) -> list[tuple[int, int]]:
+        """``(a, b)``: the first side's pips and the second's, both with sides."""
+        f = self.first
+        return [(a, layer - a) for a in range(max(0, layer - self.top), min(layer, self.top) + 1)
+                if f[a + 1] > f[a] and f[layer - a + 1] > f[layer - a]]  # fmt: skip
+
+    def tasks(self, layer: int, pieces: int | None) -> list:
+        f, out = self.first, []
+        splits = self._splits(layer)
+        pairs = sum(int((f[a + 1] - f[a]) * (f[b + 1] - f[b])) for a, b in splits)
+        for a, b in splits:
+            lo, hi = int(f[b]), int(f[b + 1])
+            cut = 1
+            if pieces is not None and pairs:
+                cut = max(1, min(hi - lo, round(pieces * (f[a + 1] - f[a]) * (hi - lo) / pairs)))
+            marks = np.linspace(lo, hi, cut + 1).round().astype(np.int64)
+            out += [
+                (a, int(x), int(y)) for x, y in zip(marks[:-1], marks[1:], strict=True) if y > x
+            ]
+        return out
+
+    def weight(self, task) -> int:
+        a, lo, hi = task
+        return int((self.first[a + 1] - self.first[a]) * (hi - lo))
+
+    def run(self, table: np.ndarray, task) -> None:
+        from dicelab.engine.kernels.race import race_layer
+
+        a, lo, hi = task
+        f, k, p = self.first, self.sides, self.plays
+        firsts = np.arange(f[a], f[a + 1], dtype=np.int64)
+        race_layer(table.reshape(k, k), firsts, np.arange(lo, hi, dtype=np.int64),
+                   p.start, p.to, p.chances)  # fmt: skip
+
+    def writes(self, task) -> tuple[np.ndarray, np.ndarray]:
+        a, lo, hi = task
+        rows = np.arange(self.first[a], self.first[a + 1], dtype=np.int64)
+        return rows * self.sides + lo, np.full(rows.size, hi - lo, np.int64)
+
+    def task_reads(self, task) -> tuple[np.ndarray, np.ndarray]:
+        a, lo, hi = task
+        rows = np.arange(lo, hi, dtype=np.int64)
+        return rows * self.sides, np.full(rows.size, self.first[a], np.int64)
+
+    def reads(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
+        f, k = self.first, self.sides
+        runs = [(np.arange(f[b], f[b + 1], dtype=np.int64) * k, f[a])
+                for a, b in self._splits(layer)]  # fmt: skip
+        if not runs:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        return (np.concatenate([r for r, _ in runs]),
+                np.concatenate([np.full(r.size, n, np.int64) for r, n in runs]))  # fmt: skip
+
+
 def solve_race(plays: RacePlays, dtype=np.float64,
-               progress: Callable[[int, int], None] | None = None) -> RaceTable:  # fmt: skip
-    """Every pair of sides, layer by layer of their pips from the smallest
-    (``progress(done, planned)`` in pairs)."""
-    from dicelab.engine.kernels.race import race_layer
+               progress: Callable[[int, int], None] | None = None, runner=None,
+               store=None) -> RaceTable:  # fmt: skip
+    """Every pair of sides (in order of their pips), layer by layer of their pip sum
+    from the smallest, on ``runner`` (this process's threads by default, or a Dask
+    cluster's workers), the table in memory or with ``store`` in a file in that
+    folder (``progress(done, planned)`` in pairs)."""
+    from dicelab.engine.runtime.schedule import new_table, run_layers
 
     began = time.perf_counter()
-    k = plays.pips.size
-    W = np.zeros((k, k), dtype)
-    top = int(plays.pips.max())
-    buckets = [np.flatnonzero(plays.pips == p).astype(np.int64) for p in range(top + 1)]
-    sizes = np.array([b.size for b in buckets])
-    done, planned = 0, k * k
-    tick = progress or (lambda d, p: None)
-    for s in range(2 * top + 1):
-        for a in range(max(0, s - top), min(s, top) + 1):
-            firsts, seconds = buckets[a], buckets[s - a]
-            if firsts.size and seconds.size:
-                race_layer(W, firsts, seconds, plays.start, plays.to, plays.chances)
-                done += int(sizes[a] * sizes[s - a])
-        tick(done, planned)
-    return RaceTable(plays, W, time.perf_counter() - began)
+    layers = RaceLayers(plays, dtype)
+    table = new_table(layers.size, layers.dtype, store, "race")
+    run_layers(layers, table, progress, runner)
+    k = layers.sides
+    return RaceTable(plays, table.reshape(k, k), time.perf_counter() - began)

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["BankingTurn", "TurnStartTable", "solve_turn_starts"]
+__all__ = ["BankingTurn", "PairLayers", "TurnStartTable", "solve_turn_starts"]
 
 #: Each count of dice's throws: ``(chance, offer)`` pairs.
 Outcomes = dict[int, list[tuple[float, tuple[int, ...]]]]
@@ -224,38 +224,157 @@ SWEEP_TOLERANCE = 1e-14
 MAX_SWEEPS = 2_000
 
 
-def solve_turn_starts(turn: BankingTurn, progress: Progress | None = None) -> TurnStartTable:
-    """Every ``W[a, b]``, layer by layer of ``a + b`` from the largest; where a throw
-    can lose the whole score (a wipe: a lower layer's value), the layers are swept
-    again with the values of the sweep before until none moves (Gauss-Seidel). A
-    game that counts farkles in a row is solved by :func:`_solve_counted`.
+def _pairs(total: int, goal: int) -> tuple[int, int]:
+    """The lowest mover's score of the pairs ``a <= b`` summing to ``total``, and
+    their count."""
+    lo = max(0, total - goal + 1)
+    return lo, max(total // 2 - lo + 1, 0)
+
+
+@dataclass(eq=False)
+class PairLayers:
+    """The pairs of turn starts as a runner's layers
+    (:class:`~dicelab.engine.runtime.schedule.LayeredSolve`): the layers of ``a + b``
+    from the largest, each cut into runs of pairs ``(a, b)``, ``(b, a)``, over the
+    flat table ``W`` of ``scores * scores`` values. A pair reads only the rows of its
+    two scores (where the other moves after a bank, a farkle or a wipe), so a
+    cluster's task is sent two runs of rows and returns two values a pair.
+    ``again``: a sweep after the first (the table holds the sweep before's values)."""
+
+    turn: BankingTurn
+    again: bool = False
+    #: progress units done before the first layer (none)
+    done: int = 0
+
+    def __post_init__(self) -> None:
+        G = self.turn.scores
+        self.size, self.dtype = G * G, np.dtype(np.float64)
+        self.total = int(layer_work(G, np.arange(2 * G - 1)).sum())
+        moves = int((self.turn.offer > 0).sum() + self.turn.prob.size)
+        self.unit_seconds = moves * TURNS_PER_START / (MOVES_PER_SECOND / 2)
+        #: the most Newton steps a pair took in this process (a cluster's are not seen)
+        self.most = 0
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_scratch"}
+
+    def layers(self) -> list[int]:
+        return list(range(2 * self.turn.scores - 2, -1, -1))
+
+    def start(self, table: np.ndarray) -> None:
+        if not self.again:
+            table[:] = 0.0
+
+    def _scores(self, task) -> tuple[np.ndarray, np.ndarray]:
+        total, first, last = task
+        a = _pairs(total, self.turn.scores)[0] + np.arange(first, last, dtype=np.int64)
+        return a, total - a
+
+    def tasks(self, layer: int, pieces: int | None) -> list:
+        count = _pairs(layer, self.turn.scores)[1]
+        if count == 0:
+            return []
+        if pieces is None:
+            return [(layer, 0, count)]
+        from dicelab.engine.runtime.schedule import pieces_of
+
+        G = self.turn.scores
+        a, b = self._scores((layer, 0, count))
+        weights = (G - a) + np.where(a != b, G - b, 0)
+        return [(layer, lo, hi) for lo, hi in pieces_of(weights, pieces)]
+
+    def weight(self, task) -> int:
+        G = self.turn.scores
+        a, b = self._scores(task)
+        return int(((G - a) + np.where(a != b, G - b, 0)).sum())
+
+    def run(self, table: np.ndarray, task) -> None:
+        import numba
+
+        from dicelab.engine.kernels.turnstart import MAX_STEPS, rows, solve_layer
+
+        R, G = self.turn.arrays(), self.turn.scores
+        scratch = self.__dict__.get("_scratch")
+        threads = numba.get_num_threads()
+        if scratch is None or scratch.shape[1] < threads:
+            scratch = np.empty((2, threads, rows(0, R), self.turn.dice + 1))
+            self.__dict__["_scratch"] = scratch
+        total, first, last = task
+        most = int(solve_layer(total, first, last, table.reshape(G, G), R, self.again, scratch))
+        if most > MAX_STEPS:
+            raise ArithmeticError(f"the turn starts did not settle in {MAX_STEPS} steps")
+        self.most = max(self.most, most)
+
+    def reads(self, layer: int) -> tuple[np.ndarray, np.ndarray]:
+        G = self.turn.scores
+        lo, _ = _pairs(layer, G)
+        top = min(layer, G - 1)
+        return np.array([lo * G], np.int64), np.array([(top - lo + 1) * G], np.int64)
+
+    def writes(self, task) -> tuple[np.ndarray, np.ndarray]:
+        G = self.turn.scores
+        a, b = self._scores(task)
+        starts = np.concatenate([a * G + b, (b * G + a)[a != b]])
+        return starts, np.ones_like(starts)
+
+    def task_reads(self, task) -> tuple[np.ndarray, np.ndarray]:
+        G = self.turn.scores
+        a, b = self._scores(task)
+        if a.size == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        runs = sorted([(int(a[0]), int(a[-1])), (int(b[-1]), int(b[0]))])
+        if runs[1][0] <= runs[0][1] + 1:  # the two runs of rows meet: one
+            runs = [(runs[0][0], max(runs[0][1], runs[1][1]))]
+        return (np.array([lo * G for lo, _ in runs], np.int64),
+                np.array([(hi - lo + 1) * G for lo, hi in runs], np.int64))  # fmt: skip
+
+
+def solve_turn_starts(turn: BankingTurn, progress: Progress | None = None, runner=None,
+                      store=None) -> TurnStartTable:  # fmt: skip
+    """Every ``W[a, b]``, layer by layer of ``a + b`` from the largest, on ``runner``
+    (:mod:`dicelab.engine.runtime.schedule`: this process's threads by default, or a
+    Dask cluster's workers) with the table in memory or, with ``store``, in a file in
+    that folder; where a throw can lose the whole score (a wipe: a lower layer's
+    value), the layers are swept again with the values of the sweep before until
+    none moves (Gauss-Seidel). A game that counts farkles in a row is solved by
+    :func:`_solve_counted`, on this process's threads.
 
     The progress counts the turn totals valued, the sweeps still to come estimated
     from the last two.
     """
     import time
 
-    import numba
+    from dicelab.engine.runtime.schedule import LocalRunner, new_table
 
-    from dicelab.engine.kernels.turnstart import MAX_STEPS, rows, solve_layer
-
-    G, R = turn.scores, turn.arrays()
-    W = np.zeros((G * turn.counts, G * turn.counts))
-    scratch = np.empty((2, numba.get_num_threads(), rows(0, R), turn.dice + 1))
+    G = turn.scores
     tick = progress or (lambda done, planned: None)
     began = time.perf_counter()
-    sums = np.arange(2 * G - 2, -1, -1)
-    work = np.cumsum(layer_work(G, sums) * turn.counts**2)
+    side = G * turn.counts
+    W = new_table(side * side, np.float64, store, "turn-starts").reshape(side, side)
     if not turn.by_pairs:
+        if runner is not None and not getattr(runner, "in_process", False):
+            from dicelab.errors import UserError
+
+            raise UserError("--workers/--cluster: a game that counts farkles in a row (the "
+                            "penalty) is solved on this machine's threads; leave both "
+                            "out")  # fmt: skip
+        W[:] = 0.0
+        sums = np.arange(2 * G - 2, -1, -1)
+        work = np.cumsum(layer_work(G, sums) * turn.counts**2)
         sweeps = _solve_counted(turn, W, sums, work, tick)
         return TurnStartTable(turn, W, 0, time.perf_counter() - began, sweeps)
-    most, sweeps, planned = 0, 0, 1
+    layers, run = PairLayers(turn), runner or LocalRunner()
+    sweeps, planned = 0, 1
     steps: list[np.ndarray] = []
     while True:
         before = W.copy() if turn.sweeps else W
-        for i, total in enumerate(sums):
-            most = max(most, int(solve_layer(total, W, R, sweeps > 0, scratch)))
-            tick(int(work[i]) + sweeps * int(work[-1]), int(work[-1]) * max(planned, sweeps + 1))
+        layers.again, base = sweeps > 0, sweeps * layers.total
+        whole = layers.total * max(planned, sweeps + 1)
+
+        def said(done: int, _: int, b: int = base, w: int = whole) -> None:
+            tick(b + done, w)
+
+        run.run(layers, W.reshape(-1), said)
         sweeps += 1
         if not turn.sweeps:
             break
@@ -266,9 +385,7 @@ def solve_turn_starts(turn: BankingTurn, progress: Progress | None = None) -> Tu
         if sweeps >= MAX_SWEEPS:
             raise ArithmeticError(f"the turn starts still moved after {MAX_SWEEPS} sweeps")
         planned = sweeps + _sweeps_left(steps, moved)
-    if most > MAX_STEPS:
-        raise ArithmeticError(f"the turn starts did not settle in {MAX_STEPS} steps")
-    return TurnStartTable(turn, W, most, time.perf_counter() - began, sweeps)
+    return TurnStartTable(turn, W, layers.most, time.perf_counter() - began, sweeps)
 
 
 #: Sweeps that work every turn out afresh, at most, in a game that counts farkles.

@@ -40,7 +40,8 @@ def _solve_game(kw: dict, extra: dict) -> None:
     run_game_solve(kw["rules"], extra["settings"], objective=kw["objective"],
                    target=kw["target"], exact=kw["exact"], strategy=extra["strategy"],
                    against=extra["against"], plot=extra["plot"], as_json=kw["json_out"],
-                   allow_large=kw["allow_large"], cache=not kw["no_cache"])  # fmt: skip
+                   allow_large=kw["allow_large"], cache=not kw["no_cache"],
+                   cluster=kw["cluster"], workers=kw["workers"], store=kw["store"])  # fmt: skip
 
 
 GAME_SOLVE = {

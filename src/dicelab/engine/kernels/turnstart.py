@@ -242,17 +242,18 @@ def solve_pair(a, b, W, R, V, S, again):
 
 
 @njit(cache=True, parallel=True)
-def solve_layer(total, W, R, again, scratch):
-    """Every pair of scores summing to ``total``, on every thread (``again``: a sweep
-    after the first; ``scratch[:, w]``: thread ``w``'s turn tables); returns the most
-    steps a pair took."""
+def solve_layer(total, first, last, W, R, again, scratch):
+    """The pairs ``first`` to ``last - 1`` of scores summing to ``total`` (pair ``i``:
+    the mover's score ``a`` the ``i``-th from the lowest, ``a <= b``), on every thread
+    (``again``: a sweep after the first; ``scratch[:, w]``: thread ``w``'s turn
+    tables); returns the most steps a pair took."""
     lo = max(0, total - R.goal + 1)
-    hi = total // 2
-    count = max(hi - lo + 1, 0)
+    count = max(last - first, 0)
     steps = np.zeros(count, np.int64)
     for i in prange(count):
         w = get_thread_id()
-        steps[i] = solve_pair(lo + i, total - lo - i, W, R, scratch[0, w], scratch[1, w], again)
+        a = lo + first + i
+        steps[i] = solve_pair(a, total - a, W, R, scratch[0, w], scratch[1, w], again)
     return steps.max() if count else 0
 
 

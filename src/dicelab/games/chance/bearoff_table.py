@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from dicelab.engine.race import RacePlays, RaceTable, solve_race
+from dicelab.engine.race import PAIRS_PER_SECOND, RacePlays, RaceTable, solve_race
 from dicelab.games.chance.table_solution import TableSolution, TurnSolve
 
 __all__ = ["RaceSolution", "race_plays", "solve_race_game"]
@@ -31,26 +31,26 @@ DOUBLE_UP_TO = 2**27
 #: Tables of more bytes than this are not written to the cache folder (every pair
 #: of 15 checkers a side: 11.8 GB, past the folder's usual limit).
 KEPT_UP_TO = 2 * 2**30
-#: Pairs of sides solved a second on 2 cores, deliberately low: 64 million of 10
-#: checkers took 12 s, 2.94 billion of 15 took 1,000 s under a load of 3.
-PAIRS_PER_SECOND = 2.5e6
 
 
-def race_cost(sides: int):
+def race_cost(sides: int, stored: bool = False):
     """The size of the table of ``sides`` sides (:class:`~dicelab.engine.runtime.cost.Cost`):
     its pairs, their bytes and the time to solve them, known before anything is
-    laid out."""
+    laid out; ``stored``: the table lives in a file (``--store``), so the memory it
+    needs is the plays' alone (the system keeps what fits of the file)."""
     from dicelab.engine.runtime.cost import Cost
 
     pairs = sides * sides
     itemsize = 8 if pairs <= DOUBLE_UP_TO else 4
-    return Cost("the bear-off table", pairs, pairs * itemsize + sides * 21 * 8 * 16,
+    table = 0 if stored else pairs * itemsize
+    return Cost("the bear-off table", pairs, table + sides * 21 * 8 * 16,
                 pairs / PAIRS_PER_SECOND, unit="pairs of sides")  # fmt: skip
 
 
 def race_plays(checkers: int) -> tuple[np.ndarray, RacePlays]:
-    """Every side of up to ``checkers`` checkers (their base-16 keys, sorted: the
-    empty side first) and each throw's plays from it."""
+    """Every side of up to ``checkers`` checkers (their base-16 keys, in order of
+    their pips, then of their keys: the empty side first) and each throw's plays
+    from it."""
     from dicelab.games.chance.bearoff_layout import (
         CHANCES,
         THROWS,
@@ -62,8 +62,17 @@ def race_plays(checkers: int) -> tuple[np.ndarray, RacePlays]:
     keys = all_positions(checkers)
     start, to = throw_plays(one_die_moves(keys), THROWS)
     counts = (keys[:, None] >> (4 * np.arange(6))) & 15
-    pips = (counts * np.arange(1, 7)).sum(axis=1)
-    return keys, RacePlays(start, to, CHANCES, pips.astype(np.int64))
+    pips = (counts * np.arange(1, 7)).sum(axis=1).astype(np.int64)
+    order = np.lexsort((keys, pips))
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    T = CHANCES.size
+    old_rows = (order[:, None] * T + np.arange(T)).ravel()
+    lengths = (start[old_rows + 1] - start[old_rows]).astype(np.int64)
+    new_start = np.concatenate([[0], np.cumsum(lengths)]).astype(start.dtype)
+    moved = np.repeat(start[old_rows] - new_start[:-1], lengths) + np.arange(int(lengths.sum()))
+    new_to = rank[to[moved]].astype(to.dtype)
+    return keys[order], RacePlays(new_start, new_to, CHANCES, pips[order])
 
 
 @dataclass(eq=False, repr=False)
@@ -84,9 +93,13 @@ class RaceSolution(TableSolution):
         return int(self.table.W.size)
 
     def rank(self, side: tuple[int, ...]) -> int:
-        """A side's row of the table."""
+        """A side's row of the table (the sides are in order of their pips)."""
+        found = self.__dict__.get("_by_key")
+        if found is None:
+            order = np.argsort(self.keys)
+            found = self.__dict__["_by_key"] = (self.keys[order], order)
         key = sum(c << (4 * p) for p, c in enumerate(side))
-        return int(np.searchsorted(self.keys, key))
+        return int(found[1][np.searchsorted(found[0], key)])
 
     def value(self, position: Hashable | None = None) -> float:
         """The first side's chance at ``position`` (the start by default)."""
@@ -104,15 +117,18 @@ class RaceSolution(TableSolution):
 
 
 def solve_race_game(game: Any, progress=None, cache: bool = False, laid_out=None,
-                    allow_large: bool = False) -> RaceSolution:  # fmt: skip
+                    allow_large: bool = False, runner=None,
+                    store=None) -> RaceSolution:  # fmt: skip
     """The table of every pair of sides of up to the game's larger side's checkers,
     read from and kept in the cache folder with ``cache`` (one file a number of
-    checkers, whatever the race asked; up to :data:`KEPT_UP_TO` bytes)."""
+    checkers, whatever the race asked; up to :data:`KEPT_UP_TO` bytes), solved on
+    ``runner`` with the table in ``store`` (:func:`~dicelab.engine.race.solve_race`)."""
     from math import comb
 
     from dicelab.games.chance import saved
 
-    cost = race_cost(comb(max(sum(game.mine), sum(game.theirs)) + 6, 6))
+    sides = comb(max(sum(game.mine), sum(game.theirs)) + 6, 6)
+    cost = race_cost(sides, stored=store is not None)
     cost.check(allow_large)  # before any side is laid out
     keys, plays = game.race_plays()
     dtype = np.float64 if keys.size**2 <= DOUBLE_UP_TO else np.float32
@@ -123,7 +139,7 @@ def solve_race_game(game: Any, progress=None, cache: bool = False, laid_out=None
         return RaceSolution(game, RaceTable(plays, values), keys, cached=path, laid_out=laid_out)
     cost.announce()
     began = time.perf_counter()
-    table = solve_race(plays, dtype, progress)
+    table = solve_race(plays, dtype, progress, runner, store)
     table.seconds = time.perf_counter() - began
     if cache and table.W.nbytes <= KEPT_UP_TO:
         saved.save_named(key, table.W, table.seconds)

@@ -195,7 +195,7 @@ def exact_values(solution: ChanceSolution) -> list[Fraction]:
 def solve(game: ChanceGame, objective: str | None = None, *, target: float | None = None,
           limit: int = DEFAULT_LIMIT, exact: bool = False, walk: bool = False,
           progress: solver.Progress | None = None, cache: bool = False,
-          turns: bool | None = None) -> ChanceSolution:  # fmt: skip
+          turns: bool | None = None, runner=None, store=None) -> ChanceSolution:  # fmt: skip
     """Solve ``game`` for ``objective`` (the win for two players, the points for one).
 
     ``exact`` keeps every chance as a fraction too, for :meth:`ChanceSolution.exact`
@@ -209,6 +209,10 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
     (:mod:`~dicelab.games.chance.turn_solution`) rather than laid out; by default
     where its layout would hold more than
     :data:`~dicelab.games.chance.turn_solution.TURNS_ABOVE` positions.
+    ``runner`` and ``store``: where the layers of a game solved where its turns
+    start run, and where its table lives while it is solved (see
+    :mod:`dicelab.engine.runtime.schedule`); a game laid out is solved in this
+    process, in memory.
 
     Examples
     --------
@@ -225,7 +229,7 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
         if solves_by_turns(game, objective, turns):
             laid_out = partial(solve, game, objective, target=target, limit=limit, turns=False)
             allow_large = limit > DEFAULT_LIMIT  # the command line's --allow-large
-            return solve_turns(game, progress, cache, laid_out, allow_large)  # type: ignore[return-value]
+            return solve_turns(game, progress, cache, laid_out, allow_large, runner, store)  # type: ignore[return-value]
     tick(0, 4)
     layout = explore(game, limit=limit, exact=exact, walk=walk)
     tick(1, 4)

@@ -103,15 +103,19 @@ class TurnStartSolution(TableSolution):
 
 
 def solve_turns(game: Any, progress=None, cache: bool = False, laid_out=None,
-                allow_large: bool = False) -> TurnStartSolution:  # fmt: skip
+                allow_large: bool = False, runner=None,
+                store=None) -> TurnStartSolution:  # fmt: skip
     """Solve a two-player banking game where its turns start (see :func:`solves_by_turns`),
-    reading and keeping the table in the cache folder with ``cache``."""
+    reading and keeping the table in the cache folder with ``cache``; the layers run
+    on ``runner`` (:mod:`dicelab.engine.runtime.schedule`: this process's threads by
+    default, or a Dask cluster's workers) with the table in memory or, with
+    ``store``, in a file in that folder."""
     from dicelab.games.chance import saved
 
     if hasattr(game, "race_plays"):  # a race: a table of pairs of sides
         from dicelab.games.chance.bearoff_table import solve_race_game
 
-        return solve_race_game(game, progress, cache, laid_out, allow_large)  # type: ignore[return-value]
+        return solve_race_game(game, progress, cache, laid_out, allow_large, runner, store)  # type: ignore[return-value]
     turn = game.banking_turn()
     found = saved.load_turn_starts(game, turn) if cache else None
     if found is not None:
@@ -121,7 +125,7 @@ def solve_turns(game: Any, progress=None, cache: bool = False, laid_out=None,
     cost.check(allow_large)
     cost.announce()
     began = time.perf_counter()
-    table = solve_turn_starts(turn, progress)
+    table = solve_turn_starts(turn, progress, runner, store)
     if cache:
         saved.save_turn_starts(game, table, time.perf_counter() - began)
     return TurnStartSolution(game, table, laid_out=laid_out)
