@@ -1,7 +1,9 @@
 """Benchmark of the dice games on the chance model, with OpenSpiel in the same run.
 
 Run ``python benchmarks/bench_games.py`` (``--runs N``, ``--goals 10,15,20,25``,
-``--no-peer``, ``--peer-python PATH``).
+``--no-peer``, ``--peer-python PATH``); ``--race-checkers N`` measures the bear-off's
+table of pairs of sides alone (one thread, every thread, in a file with ``--store``,
+on two Dask workers), and what its rate makes of 15 checkers a side.
 
 Four parts, each a median of ``--runs``:
 
@@ -167,6 +169,54 @@ def turn_starts(runs: int, farkle_goal: int) -> None:
               f"{b.value():.12f}")  # fmt: skip
 
 
+def race_table(checkers: int, runs: int) -> None:
+    """The bear-off's table of pairs of sides of up to ``checkers`` checkers, in this
+    process on one thread and on every thread, with the table in memory and in a
+    file (``--store``), and on a local Dask cluster of two worker processes
+    (``--workers 2``); pairs a second, and what that rate a thread makes of every
+    pair of 15 checkers a side on 16 cores."""
+    import tempfile
+    from math import comb
+
+    import numba
+    import numpy as np
+
+    from dicelab.engine.race import solve_race
+    from dicelab.engine.runtime.schedule import runner_for
+    from dicelab.games.chance.bearoff_table import race_plays
+
+    _, plays = race_plays(checkers)
+    pairs = plays.pips.size**2
+    dtype = np.float32
+    print(f"bear-off table of {checkers} checkers a side: {pairs:,} pairs, single precision "
+          "(median s, pairs a second)")  # fmt: skip
+    solve_race(race_plays(2)[1], dtype)  # kernels loaded
+    threads = numba.get_num_threads()
+
+    def timed(label: str, **how) -> float:
+        times = []
+        for _ in range(runs):
+            began = time.perf_counter()
+            solve_race(plays, dtype, **how)
+            times.append(time.perf_counter() - began)
+        m = statistics.median(times)
+        print(f"  {label:40} {m:8.2f} s {pairs / m:12,.0f}")
+        return m
+
+    numba.set_num_threads(1)
+    one = timed("one thread, in memory")
+    numba.set_num_threads(threads)
+    timed(f"{threads} threads, in memory")
+    with tempfile.TemporaryDirectory() as folder:
+        timed(f"{threads} threads, --store (a file)", store=folder)
+    with runner_for(workers=2) as runner:
+        timed("--workers 2 (Dask, local)", runner=runner)
+    full = comb(15 + 6, 6) ** 2
+    print(f"  15 a side ({full:,} pairs) at the one-thread rate on 16 threads: "
+          f"{full / (pairs / one) / 16:.0f} s (a larger table is read from further away: "
+          "its rate falls)")  # fmt: skip
+
+
 def own_pig(goal: int, runs: int) -> tuple[float, float, int]:
     """Median seconds of Pig to ``goal`` solved in this process, its value, positions."""
     from dicelab.games.chance.pig import Pig
@@ -191,8 +241,14 @@ def main() -> None:
     parser.add_argument("--only-turns", action="store_true", help="the first part alone")
     busche_help = "also Farkle to 10,000 under Busche's rules (a quarter of an hour)"
     parser.add_argument("--busche", action="store_true", help=busche_help)
+    race_help = "the bear-off table of N checkers a side alone: threads, --store, --workers"
+    parser.add_argument("--race-checkers", type=int, help=race_help)
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f}  ({os.cpu_count()} cores)")
+    if args.race_checkers:
+        race_table(args.race_checkers, args.runs)
+        print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+        return
     if args.busche:
         busche()
     turn_starts(args.runs, args.farkle_goal)
