@@ -48,7 +48,12 @@ def test_farkle_played_on_the_page(server):  # noqa: F811
         pg.fill("#games-settings input[data-setting=dice]", "")
         pg.click("#games-start")
         pg.wait_for_function("document.querySelector('#games-status').textContent"
+                             ".includes('s left')", timeout=60_000)  # fmt: skip
+        assert pg.is_visible("#games-progress")  # the worker's progress, with the time left
+        pg.screenshot(path=shot("web-farkle-solving.png"))
+        pg.wait_for_function("document.querySelector('#games-status').textContent"
                              ".includes('farkle to 10000')", timeout=180_000)  # fmt: skip
+        assert pg.is_hidden("#games-progress")
         assert "0.5354" in pg.inner_text("#games-status")
         pg.screenshot(path=shot("web-farkle-10000.png"))
         pg.fill("#games-settings input[data-setting=players]", "1")  # alone to 100000: too large

@@ -44,3 +44,33 @@ def test_a_solve_everyone_left_is_stopped_and_a_small_game_does_not_wait(tmp_pat
         large.result(timeout=10)
     assert not store.busy()
     assert store.solved(small_key) is not None and store.solved(key) is None
+
+
+def test_a_large_solve_in_its_worker_reports_how_far_it_has_come(tmp_path, monkeypatch):
+    """The worker's progress lines reach the store: a bar that moves, the time left
+    once a second has passed, and the estimate known before it starts."""
+    from fastapi.testclient import TestClient
+
+    from dicelab.web.app import create_app
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    store = GameStore()
+    key, game = store.game("farkle", {"players": "2", "goal": "5000"})
+    before = store.progress(key, game)
+    assert before["state"] == "idle" and before["estimate_seconds"] > 0
+    future = store.solution(key, game)
+    seen = []
+    while not future.done() and len(seen) < 400:
+        seen.append(store.progress(key, game))
+        time.sleep(0.05)
+    assert any(p["state"] == "solving" and 0 < p["done"] < p["total"] for p in seen)
+    assert any("left_seconds" in p for p in seen)
+    dones = [p["done"] for p in seen if p["state"] == "solving"]
+    assert dones == sorted(dones)
+    assert future.result(timeout=120) is not None and store.progress(key, game)["state"] == "ready"
+    store.release(key)
+    with TestClient(create_app(), base_url="http://127.0.0.1") as client:  # answers at once
+        answer = client.post("/api/games/progress", json={"game": "pig", "settings": {}})
+        assert answer.status_code == 200 and answer.json()["state"] == "idle"
+        bad = client.post("/api/games/progress", json={"game": "pig", "settings": {"goal": "x"}})
+        assert bad.status_code == 400 and "goal" in bad.json()["detail"]

@@ -16,6 +16,7 @@ who asked for it has left is stopped; a small game never waits behind a large on
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from concurrent.futures import Future
 from typing import Any
@@ -44,6 +45,26 @@ class _Job:
         self.waiting = 0
         self.child: Any = None  # a worker.Child once started
         self.dropped = False
+        #: "queued" behind another large solve, or "solving" since ``started``
+        self.state = "queued"
+        self.started = time.monotonic()
+        self.done, self.total = 0, 0
+
+    def heard(self, done: int, total: int) -> None:
+        """The solve's progress (from this process's solver or the worker's lines)."""
+        if self.state != "solving":
+            self.state, self.started = "solving", time.monotonic()
+        self.done, self.total = int(done), int(total)
+
+    def report(self) -> dict:
+        """Where the solve stands (see :meth:`GameStore.progress`)."""
+        out: dict = {"state": self.state}
+        if self.state == "solving":
+            seconds = time.monotonic() - self.started
+            out.update(done=self.done, total=self.total, seconds=round(seconds, 2))
+            if 0 < self.done < self.total and seconds >= 1.0:
+                out["left_seconds"] = round(seconds * (self.total - self.done) / self.done, 1)
+        return out
 
 
 class GameStore:
@@ -124,6 +145,22 @@ class GameStore:
             child.stop()
         _settle(job.future, error=Cancelled("no one waits for this game any more"))
 
+    def progress(self, key: tuple, game) -> dict:
+        """Where a game's solve stands, at once: ``ready`` (in memory), ``queued``
+        behind another large solve, ``solving`` (with its progress: units done, their
+        total, the seconds so far and, after a second, the time left) or ``idle``;
+        with the seconds a first solve is estimated to take where the game is sized
+        before it starts (``estimate_seconds``)."""
+        with self._lock:
+            if key in self._solved:
+                return {"state": "ready"}
+            job = self._jobs.get(key)
+            out = job.report() if job is not None else {"state": "idle"}
+        estimate = _estimate(game)
+        if estimate is not None:
+            out["estimate_seconds"] = round(estimate, 1)
+        return out
+
     def busy(self) -> bool:
         """Whether a game is being solved or waits its turn."""
         with self._lock:
@@ -162,7 +199,8 @@ class GameStore:
         from dicelab.games.chance.solution import solve
 
         if not self.processes or not _large(game):
-            return solve(game, cache=True)
+            job.heard(0, 1)
+            return solve(game, cache=True, progress=job.heard)
         with self._lock:
             if self._queued >= MAX_WAITING:
                 raise QueueFull(f"{self._queued} games wait to be solved on this server; "
@@ -183,8 +221,9 @@ class GameStore:
         from dicelab.web.worker import GAME, Child
 
         name, settings = key
+        job.heard(0, 1)
         child = Child((name, [f"{k}={v}" for k, v in settings]), GAME, str(cache_dir()),
-                      self.limits, lambda done, total: None)  # fmt: skip
+                      self.limits, job.heard)  # fmt: skip
         with self._lock:
             job.child = child
             stop = job.dropped
@@ -203,6 +242,24 @@ def _large(game) -> bool:
         return True
     size = getattr(game, "size", lambda: None)()
     return size is None or size >= APART_FROM  # a game walked: its size unknown
+
+
+def _estimate(game) -> float | None:
+    """The seconds a table's first solve is estimated to take (the size checked
+    before it starts), or ``None`` for a game laid out."""
+    from dicelab.games.chance.turn_solution import solves_by_turns
+
+    if not solves_by_turns(game, None):
+        return None
+    if hasattr(game, "race_plays"):
+        from math import comb
+
+        from dicelab.games.chance.bearoff_table import race_cost
+
+        return race_cost(comb(max(sum(game.mine), sum(game.theirs)) + 6, 6)).seconds
+    from dicelab.engine.turnstart import turn_cost
+
+    return turn_cost(game.banking_turn()).seconds
 
 
 def _settle(future: Future, result=None, error: BaseException | None = None) -> None:

@@ -711,17 +711,40 @@ class GameFamilyOut(BaseModel):
     settings: list[GameSettingOut]
 
 
-class GamePositionRequest(_Request):
+class GameRequest(_Request):
+    """A dice game: its family and settings."""
+
+    game: GameName = Field(description="pig, shut-the-box, bearoff or farkle.", examples=["pig"])
+    settings: dict[str, Setting] = Field(
+        default_factory=dict, max_length=8, description='The family\'s settings: {"goal": "50"}.'
+    )
+
+
+class GameProgress(BaseModel):
+    state: Literal["ready", "queued", "solving", "idle"] = Field(
+        description="ready: solved, in memory; queued: waiting behind another large solve; "
+        "solving: being solved (or read from the disk) now; idle: not asked for yet."
+    )
+    done: int | None = Field(None, description="While solving: the units done.")
+    total: int | None = Field(None, description="While solving: the units planned.")
+    seconds: float | None = Field(None, description="While solving: the seconds so far.")
+    left_seconds: float | None = Field(
+        None, description="While solving, after its first second: the time left at its rate."
+    )
+    estimate_seconds: float | None = Field(
+        None,
+        description="For a game solved as a table (its size known before it starts): the "
+        "seconds a first solve is estimated to take, erring long.",
+    )
+
+
+class GamePositionRequest(GameRequest):
     """A position of a dice game, and one step from it.
 
     Without `position`, the start; with `move` (a decision's label) or `throw` (a
     throw's label at a throw of the dice), the position after that step.
     """
 
-    game: GameName = Field(description="pig, shut-the-box, bearoff or farkle.", examples=["pig"])
-    settings: dict[str, Setting] = Field(
-        default_factory=dict, max_length=8, description='The family\'s settings: {"goal": "50"}.'
-    )
     position: Any = Field(None, description="A position as an earlier answer gave it.")
     move: Setting | None = Field(None, description="The label of a move to make.")
     throw: Setting | None = Field(None, description="The label of a throw of the dice.")

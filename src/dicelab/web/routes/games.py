@@ -61,6 +61,16 @@ async def post_game_position(body: m.GamePositionRequest, request: Request) -> d
     return await run_in_threadpool(_answer, solution, body)
 
 
+@route(router, "POST", "/api/games/progress", m.GameProgress,
+       "How far the solve of a dice game has come", response_model_exclude_none=True)  # fmt: skip
+async def post_game_progress(body: m.GameRequest, request: Request) -> dict:
+    """Answers at once, also while the game is being solved: the page polls it while
+    its first position waits, to show a bar and the time left."""
+    games = game_store(request)
+    key, game = await run_in_threadpool(games.game, body.game, body.settings)
+    return await run_in_threadpool(games.progress, key, game)
+
+
 def game_store(request: Request) -> GameStore:
     """The server's dice games (made with the app, see :func:`dicelab.web.app.create_app`)."""
     return request.app.state.games

@@ -74,10 +74,45 @@ export async function startGame() {
   Object.assign(games, { now: null, log: [], decisions: [], lastThrow: null });
   games.game = { game: $("games-family").value, settings: settings() };
   const given = Object.entries(games.game.settings).map(([k, v]) => `${k} ${v}`).join(", ");
-  $("games-status").textContent = `solving ${games.game.game}${given ? ` (${given})` : ""}: `
-    + "the first time takes a few seconds…";
+  games.label = `${games.game.game}${given ? ` (${given})` : ""}`;
+  $("games-status").textContent = `solving ${games.label}: the first time takes a few seconds…`;
   renderGame();
-  await step({});
+  const first = step({});
+  watchSolve(games.request);
+  await first;
+}
+
+// While the first position waits (the game being solved, in a worker for a large
+// one), ask the server how far the solve has come (it answers at once) and show it.
+async function watchSolve(asked) {
+  const still = () => asked === games.request && !games.now;
+  await new Promise((done) => setTimeout(done, 400));  // a small game answers first
+  while (still()) {
+    let p;
+    try {
+      p = await api("/api/games/progress", games.game);
+    } catch (err) {
+      return;  // the position's own request says what went wrong
+    }
+    if (!still()) return;
+    $("games-status").textContent = `solving ${games.label}: ${solvingWords(p)}`;
+    const bar = $("games-progress");
+    bar.hidden = !(p.state === "solving" && p.total > 0);
+    if (!bar.hidden) bar.value = p.done / p.total;
+    await new Promise((done) => setTimeout(done, 500));
+  }
+}
+
+export function solvingWords(p) {
+  if (p.state === "queued") return "waiting for another game's solve to end…";
+  if (p.state === "solving" && p.total > 0 && p.left_seconds != null) {
+    const left = Math.max(1, Math.round(p.left_seconds));
+    return `${Math.floor((100 * p.done) / p.total)}%, about ${left} s left`;
+  }
+  if (p.estimate_seconds >= 5) {
+    return `the first time takes at most about ${Math.round(p.estimate_seconds)} s…`;
+  }
+  return "the first time takes a few seconds…";
 }
 
 async function step(extra) {
@@ -89,10 +124,12 @@ async function step(extra) {
     const answer = await api("/api/games/position", body);
     if (asked !== games.request) return;
     games.now = answer;
+    $("games-progress").hidden = true;
     showError("");
     $("games-status").textContent = `${answer.game}: ${answer.measure}, `
       + `${pct(answer.start_value)} (${answer.positions.toLocaleString("en")} positions)`;
   } catch (err) {
+    $("games-progress").hidden = true;
     if (asked === games.request) {
       showError(refusal(err.message));
       $("error").scrollIntoView({ block: "nearest" });  // above the settings: in sight
