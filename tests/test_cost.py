@@ -1,11 +1,13 @@
 """Sizes known before work: refusals in one line, from the rules alone, at once."""
 
+import os
 import subprocess
 import sys
 
 import pytest
 
 from dicelab.dice import n_keeps
+from dicelab.engine.runtime import cost as cost_module
 from dicelab.engine.runtime.cost import Cost, expected_cost
 from dicelab.errors import UserError
 from dicelab.rules import load_rules
@@ -70,7 +72,8 @@ def test_estimates_of_the_built_ins_allow_them():
     assert expected_cost(load_rules("yahtzee")).seconds < 30
 
 
-def test_long_solves_are_announced(capsys):
+def test_long_solves_are_announced(capsys, monkeypatch):
+    monkeypatch.setattr(cost_module, "cores_here", lambda shared=True: 2.0)
     Cost("a table", 1, 8, 120.0).announce()
     assert "about 2 min" in capsys.readouterr().err
     Cost("a table", 1, 8, 5.0).announce()
@@ -131,3 +134,23 @@ def test_a_table_solved_with_allow_large_is_used_without_it(tmp_path, monkeypatc
     solved = expected_table("yazy", allow_large=True)
     again = expected_table("yazy")  # from the cache: no size question
     assert again.meta["cached"] and again.expected_score == solved.expected_score
+
+
+def test_estimates_scale_with_the_cores_this_process_gets(monkeypatch):
+    """The rates are a 2-core machine's: 16 quiet cores take an eighth of the time,
+    2 cores under a load of 6 from other work four times as long; a passing load
+    refuses nothing, the cores one may use do."""
+    monkeypatch.setattr(cost_module, "_cpu_quota", lambda: None)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    table = Cost("a table", 1, 8, 480.0)
+    assert table.seconds_here() == pytest.approx(60.0) and "about 1 min" in table.describe()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (6.0, 6.0, 6.0))
+    monkeypatch.setattr(os, "times", lambda: os.times_result((0.0, 0.0, 0.0, 0.0, 0.0)))
+    assert table.seconds_here() == pytest.approx(480.0 * 4)
+    assert table.seconds_here(shared=False) == pytest.approx(480.0)
+    Cost("an hour on 2 cores", 1, 8, 3000.0).check()  # 2 cores: under the hour, load or not
+    monkeypatch.setattr(cost_module, "_cpu_quota", lambda: 0.5)  # a container's half core
+    with pytest.raises(UserError, match="longer than an hour"):
+        Cost("an hour on 2 cores", 1, 8, 3000.0).check()

@@ -344,8 +344,10 @@ def test_a_table_past_the_machine_is_refused_at_once_with_its_size(capsys, monke
     100,000 (four million turn starts, hours) is refused in one line."""
     import time
 
+    from dicelab.engine.runtime import cost as cost_module
     from dicelab.engine.turnstart import turn_cost
 
+    monkeypatch.setattr(cost_module, "cores_here", lambda shared=True: 2.0)  # rates' cores
     began = time.monotonic()
     assert dicelab(monkeypatch, "solve", "farkle", "--set", "players=2", "--set",
                    "goal=100000") == 2  # fmt: skip

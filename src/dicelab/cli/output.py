@@ -106,49 +106,115 @@ def scorecard(rules: Rules) -> Panel:
     return Panel(Group(*lines, table), title=title, expand=False)
 
 
+#: Below this part of the work done, a bar with an estimate shows the estimate's
+#: time left (a rate measured on the first percent says little).
+MEASURED_FROM = 0.02
+
+
 def bar_columns(unit: str = "", label: str = "{task.description}") -> tuple:
     """The columns of every progress bar: what it does, the bar, done of all (in
-    ``unit``), the time spent and the time left."""
+    ``unit``), the time spent and the time left.
+
+    A task with an ``estimate`` field (seconds, known before the work starts) moves
+    from its first second: until :data:`MEASURED_FROM` of the work is done, the bar
+    fills with the time spent against the estimate and the time left counts down
+    from it ("~"); after, the time left is the work's own rate since its first
+    report, so it moves between two sparse reports too."""
+    import time
+
     from rich.progress import (  # here: a command without a bar need not load it
         BarColumn,
         MofNCompleteColumn,
+        ProgressColumn,
         TextColumn,
         TimeElapsedColumn,
-        TimeRemainingColumn,
     )
+    from rich.progress_bar import ProgressBar
+
+    def measured(task) -> tuple[float | None, float | None]:
+        """Seconds since the first report, and the part of the work done."""
+        began = task.fields.get("began")
+        if began is None or not task.total:
+            return None, None
+        return time.monotonic() - began, task.completed / task.total
+
+    class EstimatedBar(BarColumn):
+        def render(self, task):
+            run, part = measured(task)
+            estimate = task.fields.get("estimate")
+            if run is None or not estimate or part >= MEASURED_FROM:
+                return super().render(task)
+            return ProgressBar(total=estimate, completed=min(run, 0.95 * estimate),
+                               width=self.bar_width, animation_time=task.get_time())  # fmt: skip
+
+    class TimeLeft(ProgressColumn):
+        def render(self, task) -> Text:
+            run, part = measured(task)
+            estimate = task.fields.get("estimate")
+            if run is not None and part >= MEASURED_FROM:
+                return Text(_clock(run * (1 - part) / part), style="progress.remaining")
+            if run is not None and estimate:
+                return Text("~" + _clock(max(estimate - run, 0.0)), style="progress.remaining")
+            left = task.time_remaining
+            return Text("-:--:--" if left is None else _clock(left), style="progress.remaining")
 
     return (
         TextColumn(label),
-        BarColumn(),
+        EstimatedBar(),
         MofNCompleteColumn(),
         TextColumn(unit),
         TimeElapsedColumn(),
         TextColumn("eta"),
-        TimeRemainingColumn(),
+        TimeLeft(),
     )
+
+
+def _clock(seconds: float) -> str:
+    """``H:MM:SS``, as Rich's own time columns write a time."""
+    s = int(seconds + 0.5)
+    return f"{s // 3600}:{s % 3600 // 60:02d}:{s % 60:02d}"
 
 
 @contextmanager
 def progress_bar(
-    description: str, enabled: bool = True, unit: str = "states"
+    description: str, enabled: bool = True, unit: str = "states", estimate: float | None = None
 ) -> Iterator[Callable[[int, int], None] | None]:
     """A progress bar with a time estimate on standard error.
 
     Yields a ``tick(done, total)`` callback for the solvers, or ``None`` when the
     bar is disabled (machine-readable output) or standard error is not a terminal.
+    ``estimate``: the seconds the work is expected to take on this machine (a cost's
+    :meth:`~dicelab.engine.runtime.cost.Cost.seconds_here`), which the bar shows
+    from the first report until the work's own rate is known (:func:`bar_columns`);
+    a solver that sizes its work first gives it through ``tick.expect(seconds)``
+    (:meth:`~dicelab.engine.runtime.cost.Cost.tell`); a table read from the cache
+    reports nothing and shows no estimate.
     """
     if not enabled or not sys.stderr.isatty():
         yield None
         return
+    import time
+
     from rich.progress import Progress
 
     with Progress(*bar_columns(unit), transient=True) as bar:
-        task = bar.add_task(description, total=None)
+        task = bar.add_task(description, total=None, estimate=estimate, began=None)
 
-        def tick(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
+        class Tick:
+            """``tick(done, total)``; ``tick.expect(seconds)``: the solve's estimate."""
 
-        yield tick
+            began: float | None = None
+
+            def __call__(self, done: int, total: int) -> None:
+                if self.began is None:
+                    self.began = time.monotonic()
+                    bar.update(task, began=self.began)
+                bar.update(task, completed=done, total=total)
+
+            def expect(self, seconds: float) -> None:
+                bar.update(task, estimate=seconds)
+
+        yield Tick()
 
 
 def check_plot_path(path: str | Path) -> Path:

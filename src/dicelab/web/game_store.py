@@ -256,10 +256,10 @@ def _estimate(game) -> float | None:
 
         from dicelab.games.chance.bearoff_table import race_cost
 
-        return race_cost(comb(max(sum(game.mine), sum(game.theirs)) + 6, 6)).seconds
+        return race_cost(comb(max(sum(game.mine), sum(game.theirs)) + 6, 6)).seconds_here()
     from dicelab.engine.turnstart import turn_cost
 
-    return turn_cost(game.banking_turn()).seconds
+    return turn_cost(game.banking_turn()).seconds_here()
 
 
 def _settle(future: Future, result=None, error: BaseException | None = None) -> None:

@@ -658,7 +658,7 @@ class Store:
 
 def _seconds(facts: Facts | UserError | None) -> float | None:
     """The estimated seconds of a first solve, once the facts are known."""
-    return round(facts.cost.seconds, 1) if isinstance(facts, Facts) else None
+    return round(facts.cost.seconds_here(), 1) if isinstance(facts, Facts) else None
 
 
 def _submit(pool: ThreadPoolExecutor, *work) -> Future:

@@ -666,10 +666,13 @@ def duel_table(
             start = n if solving else 0
             progress(start + int(done * ratio * n) // max(total, 1), int(weight * n))
 
+    whole = duel_cost(game, space, compare=compare)
     if compare:  # the solve says what it alone costs; here, with the comparisons
-        duel_cost(game, space).check(allow_large)
+        whole.check(allow_large)
         if solving:
-            duel_cost(game, space).announce()
+            whole.announce()
+    if solving or compare:
+        whole.tell(progress)  # what is left to do: the solve, the comparisons or both
     if table is None:
         table = solve_duel(
             game,

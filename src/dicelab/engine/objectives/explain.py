@@ -234,6 +234,7 @@ def explain_table(
     cost = explain_cost(game)
     cost.check(allow_large)
     cost.announce()  # a solve of more than half a minute says so before it starts
+    cost.tell(progress)
     table = solve_explain(game, values, progress)
     cache.remember(table, game.rules, OBJECTIVE_EXPLAIN, None, use_cache)
     return table

@@ -313,6 +313,7 @@ def solve_points(
     cost = points_cost(game.rules, layout.size, np.dtype(dtype).itemsize)
     cost.check(allow_large)
     cost.announce()
+    cost.tell(progress)
     kernels.announce_compile(solve_points_blocks)
     terminal_values = terminal_rows(game, layout, terminal)
     below, above = outside

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +61,46 @@ def seconds_budget() -> float:
     return float(given) if given.isdigit() else MAX_SECONDS
 
 
+#: The cores every rate here was measured on: a cost's ``seconds`` are those of a
+#: 2-core machine, and :meth:`Cost.seconds_here` scales them to this one.
+RATE_CORES = 2
+_BORN = time.monotonic()
+
+
+def cores_here(shared: bool = True) -> float:
+    """The cores this process can expect to run on: those it may use (its CPU
+    affinity, and a container's CPU quota), and with ``shared`` the part of them the
+    other work on the machine leaves (the load average, less this process's own
+    share of it): ``C * C / (C + L)`` for ``L`` others' runnable threads on ``C``."""
+    try:
+        cores = float(len(os.sched_getaffinity(0)))
+    except AttributeError:
+        cores = float(os.cpu_count() or 1)
+    quota = _cpu_quota()
+    if quota is not None:
+        cores = max(min(cores, quota), 0.1)
+    if not shared:
+        return cores
+    try:
+        load = os.getloadavg()[0]
+    except (OSError, AttributeError):
+        return cores
+    spent = os.times()
+    alive = max(time.monotonic() - _BORN, 1e-3)
+    own = (spent.user + spent.system) / alive * min(1.0, alive / 60.0)  # in the 1-min average
+    others = max(0.0, load - own)
+    return cores * cores / (cores + others)
+
+
+def _cpu_quota() -> float | None:
+    """A container's CPU quota in cores (cgroup v2's ``cpu.max``), or ``None``."""
+    try:
+        quota, period = open("/sys/fs/cgroup/cpu.max").read().split()[:2]
+        return None if quota == "max" else int(quota) / int(period)
+    except (OSError, ValueError):
+        return None
+
+
 def machine_memory() -> int:
     """Bytes of memory of this machine (8 GiB if the system does not say)."""
     try:
@@ -78,8 +119,14 @@ class Cost:
     seconds: float
     unit: str = "states"
 
+    def seconds_here(self, shared: bool = True) -> float:
+        """The seconds on this machine: :attr:`seconds` (those of :data:`RATE_CORES`
+        cores) scaled to the cores this process gets (:func:`cores_here`)."""
+        return self.seconds * RATE_CORES / cores_here(shared)
+
     def describe(self) -> str:
-        time = f" and {human_seconds(self.seconds)}" if self.seconds > 0 else ""
+        seconds = self.seconds_here()
+        time = f" and {human_seconds(seconds)}" if seconds > 0 else ""
         return (
             f"{self.what} has {big(self.states)} {self.unit}: {human_bytes(self.bytes)} of "
             f"memory{time}"
@@ -95,7 +142,7 @@ class Cost:
                 why = f"more than the {human_bytes(budget)} allowed here"
             else:
                 why = f"more than this machine's {human_bytes(machine_memory())} can hold"
-        elif self.seconds > seconds:
+        elif self.seconds_here(shared=False) > seconds:  # a passing load refuses nothing
             why = (
                 "longer than an hour"
                 if seconds == MAX_SECONDS
@@ -108,15 +155,24 @@ class Cost:
             what=self.what,
             states=self.states,
             bytes=self.bytes,
-            seconds=self.seconds,
+            seconds=self.seconds_here(),
             reason=why,
             # four times the memory, or a day: --allow-large would only fail later
-            hopeless=self.bytes > 4 * machine_memory() or self.seconds > HOPELESS_SECONDS,
+            hopeless=self.bytes > 4 * machine_memory()
+            or self.seconds_here(shared=False) > HOPELESS_SECONDS,
         )
+
+    def tell(self, progress) -> None:
+        """Give a progress callback that takes it (one with an ``expect`` method, as
+        the command line's bar has) the seconds this solve is estimated to take
+        here, so it shows a time left before the solve's own rate is known."""
+        expect = getattr(progress, "expect", None)
+        if expect is not None:
+            expect(self.seconds_here())
 
     def announce(self, longer_than: float = 30.0) -> None:
         """Say on standard error, before it starts, that a solve will take a while."""
-        if self.seconds > longer_than:
+        if self.seconds_here() > longer_than:
             print(f"note: {self.describe()}", file=sys.stderr)
 
 

@@ -138,6 +138,7 @@ def solve_race_game(game: Any, progress=None, cache: bool = False, laid_out=None
         values, path = found
         return RaceSolution(game, RaceTable(plays, values), keys, cached=path, laid_out=laid_out)
     cost.announce()
+    cost.tell(progress)
     began = time.perf_counter()
     table = solve_race(plays, dtype, progress, runner, store)
     table.seconds = time.perf_counter() - began

@@ -124,6 +124,7 @@ def solve_turns(game: Any, progress=None, cache: bool = False, laid_out=None,
     cost = turn_cost(turn)
     cost.check(allow_large)
     cost.announce()
+    cost.tell(progress)
     began = time.perf_counter()
     table = solve_turn_starts(turn, progress, runner, store)
     if cache:
