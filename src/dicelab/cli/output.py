@@ -131,11 +131,12 @@ def bar_columns(unit: str = "", label: str = "{task.description}") -> tuple:
     )
     from rich.progress_bar import ProgressBar
 
-    def measured(task) -> tuple[float | None, float | None]:
-        """Seconds since the first report, and the part of the work done."""
+    def measured(task) -> tuple[float | None, float]:
+        """Seconds since the first report (``None`` before it), and the part of the
+        work done."""
         began = task.fields.get("began")
         if began is None or not task.total:
-            return None, None
+            return None, 0.0
         return time.monotonic() - began, task.completed / task.total
 
     class EstimatedBar(BarColumn):

@@ -95,7 +95,7 @@ def cores_here(shared: bool = True) -> float:
 def _cpu_quota() -> float | None:
     """A container's CPU quota in cores (cgroup v2's ``cpu.max``), or ``None``."""
     try:
-        quota, period = open("/sys/fs/cgroup/cpu.max").read().split()[:2]
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()[:2]
         return None if quota == "max" else int(quota) / int(period)
     except (OSError, ValueError):
         return None
