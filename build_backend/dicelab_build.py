@@ -35,6 +35,33 @@ from setuptools.build_meta import *  # noqa: F403  every other hook as setuptool
 
 SOURCES = Path(__file__).resolve().parent.parent / "src"
 COMPILE = "import dicelab.api; dicelab.api.compile_kernels()"
+#: Seconds the compile takes on 2 quiet cores (measured: 110 to 130 s), scaled by
+#: the load when the install says how long it will be.
+COMPILE_SECONDS = 130.0
+#: Where a line reaches the person installing past pip (see :func:`tell`).
+TTY = "/dev/tty"
+
+
+def tell(line: str) -> None:
+    """A line for the person installing: pip keeps a build's output to itself (it
+    shows it only with ``-v`` or on failure), so it goes to the terminal directly
+    where there is one, and to standard error for the log."""
+    print(line, file=sys.stderr, flush=True)
+    try:
+        with open(TTY, "a") as tty:
+            tty.write(line + "\n")
+    except OSError:
+        pass  # no terminal (a CI job, a container): the log has it
+
+
+def compile_estimate() -> float:
+    """The compile's seconds here: :data:`COMPILE_SECONDS`, longer on a busy machine."""
+    cores = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except (OSError, AttributeError):
+        load = 0.0
+    return COMPILE_SECONDS * max(1.0, (load + 1.0) / cores)
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
@@ -55,6 +82,8 @@ def compile_kernels() -> bool:
     except ValueError:
         print("dicelab: DICELAB_COMPILE_TIMEOUT should be seconds; 600 taken", file=sys.stderr)
         timeout = 600.0
+    tell(f"dicelab: compiling the solver's kernels once, about {compile_estimate() / 60:.0f} "
+         "min here (DICELAB_NO_COMPILE=1 leaves it to the first use)")  # fmt: skip
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="dicelab-build-") as tables:
         paths = [str(SOURCES), *filter(None, [os.environ.get("PYTHONPATH")])]
@@ -70,14 +99,14 @@ def compile_kernels() -> bool:
                 timeout=timeout,
             )
         except (OSError, subprocess.SubprocessError) as exc:
-            print(f"dicelab: kernels not compiled at install ({exc})", file=sys.stderr)
+            tell(f"dicelab: kernels not compiled at install ({exc})")
             return False
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        print(f"dicelab: kernels not compiled at install ({last})", file=sys.stderr)
+        tell(f"dicelab: kernels not compiled at install ({last})")
         return False
-    print(f"dicelab: kernels compiled in {seconds:.0f} s", file=sys.stderr)
+    tell(f"dicelab: kernels compiled in {seconds:.0f} s")
     return True
 
 

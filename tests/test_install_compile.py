@@ -63,8 +63,9 @@ def test_after_the_install_compile_no_main_command_compiles(tmp_path):
         assert not compiled, (args, compiled)
 
 
-def test_the_install_compile_never_fails_an_install(monkeypatch, capsys):
+def test_the_install_compile_never_fails_an_install(monkeypatch, capsys, tmp_path):
     backend = _backend()
+    monkeypatch.setattr(backend, "TTY", str(tmp_path / "tty"))  # the terminal, past pip
     cleared = []  # the checkout's own compiled kernels stay where they are
     monkeypatch.setattr(backend, "clear_compiled", cleared.append)
     monkeypatch.setattr(backend, "COMPILE", "raise SystemExit('no compiler here')")
@@ -79,10 +80,16 @@ def test_the_install_compile_never_fails_an_install(monkeypatch, capsys):
     monkeypatch.setattr(backend, "COMPILE", "pass")
     assert backend.compile_kernels() is True
     assert "DICELAB_COMPILE_TIMEOUT should be seconds" in capsys.readouterr().err
+    said = (tmp_path / "tty").read_text().splitlines()  # the last compile, start and end
+    assert re.match(r"dicelab: compiling the solver's kernels once, about \d+ min", said[-2])
+    assert re.match(r"dicelab: kernels compiled in \d+ s", said[-1])
+    monkeypatch.setattr(backend, "TTY", str(tmp_path / "no" / "terminal"))
+    assert backend.compile_kernels() is True  # no terminal: the log alone
+    assert "kernels compiled in" in capsys.readouterr().err
     monkeypatch.setenv("DICELAB_NO_COMPILE", "1")
     monkeypatch.setattr(backend, "COMPILE", "raise SystemExit('never run')")
     assert backend.compile_kernels() is False
-    assert capsys.readouterr().err == "" and len(cleared) == 3
+    assert capsys.readouterr().err == "" and len(cleared) == 4
 
 
 def test_the_install_compile_starts_from_an_empty_cache(tmp_path):
