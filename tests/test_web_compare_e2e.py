@@ -12,6 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from test_web_games_e2e import show_view  # noqa: E402
 
 import dicelab
 from dicelab.play.simple import simple_strategy
@@ -82,7 +83,7 @@ def test_compare_view_shows_the_figures_chart_and_partings(server, tmp_path, wid
         pg.on("pageerror", lambda e: problems.append(str(e)))
         pg.goto(url)
         pg.wait_for_selector(f"#rules-select option[value='{upload}']", state="attached")
-        pg.click("#view-compare")
+        show_view(pg, "compare")
         assert pg.is_hidden(".rules-bar") and pg.is_visible("#compare-view")
         pg.select_option("#compare-a", "yazy")
         pg.select_option("#compare-b", upload)
@@ -126,12 +127,12 @@ def test_an_upload_is_offered_at_once_and_named_after_its_file(server, tmp_path)
         pg = browser.new_page(viewport={"width": 390, "height": 844})
         pg.goto(url)
         pg.wait_for_selector("#rules-select option[value='yazy']", state="attached")
-        pg.click("#view-compare")  # the pickers filled, before the upload
-        pg.click("#view-play")
+        show_view(pg, "compare")  # the pickers filled, before the upload
+        show_view(pg, "play")
         pg.set_input_files("#rules-file", str(house))
         title = pg.locator("#rules-title")
         sync_api.expect(title).to_have_text("house (based on yazy)", timeout=30_000)
-        pg.click("#view-compare")
+        show_view(pg, "compare")
         pg.select_option("#compare-a", "yazy")
         pg.select_option("#compare-b", label="house")  # offered without a reload
         pg.fill("#compare-games", "40")

@@ -1189,6 +1189,72 @@ def test_on_a_phone_nothing_lies_beyond_the_screen(browser, server, width):
         assert roll["y"] + roll["height"] <= 800 and roll["y"] > 700, roll
 
 
+def menu(pg, open_it: bool = True) -> None:
+    """On a phone the views, rules and aim are in the header's menu: open (or close) it."""
+    toggle = pg.locator("#menu-toggle")
+    if toggle.is_visible() and (toggle.get_attribute("aria-expanded") == "true") != open_it:
+        toggle.click()
+
+
+def _fits(pg, width: int, what: str) -> None:
+    """Nothing beyond the right edge, the header one row, the page no wider."""
+    pg.wait_for_timeout(300)
+    seen = pg.evaluate(BEYOND)
+    assert seen["page"] <= width and not seen["out"], (what, seen)
+    header = pg.locator("header").bounding_box()
+    assert header["height"] <= 60, (what, header)  # one row: the title and the menu
+
+
+@pytest.mark.parametrize("width", [360, 390])
+def test_every_view_and_mode_fits_a_phone_with_its_actions_on_screen(browser, server, width):
+    """Play alone, at a table of 3 and 4, the duel, training, history, the dice games
+    and compare: every one fits at 360 and 390 px, the header is one row with the
+    views, rules and aim in its menu, and Roll / Score now / Undo stay on screen."""
+
+    def set_up(context):
+        context.add_init_script(
+            "Object.defineProperty(navigator, 'maxTouchPoints', {get: () => 5})"
+        )  # fmt: skip  a touch screen
+
+    with open_page(browser, server + "/?seed=3&rules=yazy", width=width, height=740,
+                   setup=set_up) as pg:  # fmt: skip
+        expect(pg.locator("#roll-counter")).to_have_text(re.compile("Turn 1 of"))
+        assert pg.is_hidden("nav.views") and pg.is_hidden("#rules-select")
+        expect(pg.locator("#menu-now")).to_have_text("Play · Yazy")
+        assert pg.is_hidden("p.keys")  # no keyboard hints on a touch screen
+        for mode, others in [("play", None), ("match", "2"), ("match", "3"), ("duel", None)]:
+            if mode != "play":
+                menu(pg)
+                pg.select_option("#objective", mode)
+                if others:
+                    pg.select_option("#opponents", others)
+                menu(pg, False)
+            pg.click("#roll")
+            expect(pg.locator("#options tbody tr.option").first).to_be_visible(timeout=120_000)
+            _fits(pg, width, f"{mode} {others}")
+            for end in ("top", "bottom"):
+                pg.evaluate(
+                    f"window.scrollTo(0, {'0' if end == 'top' else 'document.body.scrollHeight'})"
+                )
+                for button in ("#roll", "#score-now", "#undo"):
+                    box = pg.locator(button).bounding_box()
+                    assert box["x"] >= 0 and box["x"] + box["width"] <= width, (mode, button, box)
+                    assert box["y"] + box["height"] <= 740, (mode, end, button, box)
+            if width == 360 and others == "3":
+                pg.screenshot(path=shot("phone-table-of-4.png"), full_page=True)
+        for view in ("train", "history", "games", "compare"):
+            menu(pg)
+            pg.click(f"#view-{view}")
+            assert pg.get_attribute("#menu-toggle", "aria-expanded") == "false"  # closed
+            expect(pg.locator(f"#{view}-view")).to_be_visible()
+            _fits(pg, width, view)
+        menu(pg)
+        pg.click("#view-games")
+        pg.click("#games-start")  # Pig to 100 on the phone
+        expect(pg.locator("#games-moves button").first).to_be_visible(timeout=60_000)
+        _fits(pg, width, "a game of pig")
+
+
 def test_on_a_desktop_nothing_lies_beyond_the_screen(browser, server):
     with open_page(browser, server + "/?seed=3&rules=yazy", width=1280, height=800) as pg:
         pg.click("#roll")

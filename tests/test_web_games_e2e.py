@@ -23,6 +23,14 @@ sync_api = pytest.importorskip("playwright.sync_api")
 uvicorn = pytest.importorskip("uvicorn")
 
 
+def show_view(pg, name: str) -> None:
+    """Click a view's button: on a phone, in the header's menu, opened first."""
+    toggle = pg.locator("#menu-toggle")
+    if toggle.is_visible() and toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+    pg.click(f"#view-{name}")
+
+
 def shot(name: str) -> str:
     """A screenshot's path: under ``DICELAB_SCREENSHOTS``, else a temporary folder."""
     folder = os.environ.get("DICELAB_SCREENSHOTS") or tempfile.mkdtemp(prefix="dicelab-shots-")
@@ -79,7 +87,7 @@ def test_pig_and_shut_the_box_played_on_the_page(server, width, height):
         problems = []
         pg.on("pageerror", lambda e: problems.append(str(e)))
         pg.goto(f"{server}/?seed=3")
-        pg.click("#view-games")
+        show_view(pg, "games")
         pg.wait_for_selector("#games-family option[value=pig]", state="attached")
         goal = pg.locator("#games-settings label", has_text="goal")
         assert "the score that wins (100)" in goal.inner_text()  # the meaning, readable

@@ -45,9 +45,11 @@ def target_vector_bytes(cpu: str | None = None, features: str | None = None,
 
     Numba compiles for the host unless ``NUMBA_CPU_NAME`` and ``NUMBA_CPU_FEATURES``
     name another CPU, and keys its cache of compiled kernels on that CPU's name and
-    features. The benchmarks report it beside their figures, and the tests of the
-    machine code expect the registers it gives. The arguments stand in for the
-    configuration (tests).
+    features. A name alone keeps the host's features (so ``NUMBA_CPU_NAME=znver3`` on
+    an AVX-512 host still compiles AVX-512): the features decide, and the name only
+    where the features are given empty (the name's own). The benchmarks report it
+    beside their figures, and the tests of the machine code expect the registers it
+    gives. The arguments stand in for the configuration (tests).
     """
     import platform
 
@@ -58,7 +60,7 @@ def target_vector_bytes(cpu: str | None = None, features: str | None = None,
         return 16
     if cpu is None and features is None:
         cpu, features = config.CPU_NAME, config.CPU_FEATURES
-        if cpu is None and features is None:
+        if features is None:  # Numba's own rule: the host's features, whatever the name
             import llvmlite.binding as ll
 
             features = ll.get_host_cpu_features().flatten()

@@ -117,8 +117,12 @@ export function renderScorecard() {
     + `value="${value}" aria-label="${escapeHtml(`${cols[k].name}: ${name}`)}">`;
   if (cols.length) {
     const head = document.createElement("tr");
-    head.innerHTML = '<th></th><th class="num">you</th>'
-      + cols.map((c) => `<th class="num">${escapeHtml(c.name)}</th>`).join("");
+    // on a phone the short names: "cpu 1", "pl. 2" (style.css)
+    const short = (name) => name.replace(/^computer /, "cpu ").replace(/^player /, "pl. ");
+    head.innerHTML = '<th></th><th class="num">you</th>' + cols.map((c) => '<th class="num">'
+      + `<span class="long">${escapeHtml(c.name)}</span>`
+      + `<span class="short" title="${escapeHtml(c.name)}">${escapeHtml(short(c.name))}</span>`
+      + "</th>").join("");
     table.appendChild(head);
   }
   const lastUpper = cats.map((c) => c.upper).lastIndexOf(true);

@@ -14,12 +14,17 @@ import { $, state } from "./state.js";
 import { restoreGame, savedGame } from "./storage.js";
 import { inMatch } from "./table.js";
 import { startTraining } from "./training.js";
-import { showView } from "./views.js";
+import { setMenu, showMenuLabel, showView } from "./views.js";
 
 // -- wiring --------------------------------------------------------------------------
 function wire() {
   $("rules-select").addEventListener("change", (e) => chooseRules(e.target.value)
     .catch((err) => showError(err.message)));
+  $("rules-select").addEventListener("change", showMenuLabel);
+  $("menu-toggle").addEventListener("click", () => {
+    setMenu($("menu-toggle").getAttribute("aria-expanded") !== "true");
+    showMenuLabel();
+  });
   $("rules-file").addEventListener("change", (e) => {
     const file = e.target.files[0];
     e.target.value = "";
@@ -67,6 +72,9 @@ function wire() {
 
 async function start() {
   wire();
+  if (navigator.maxTouchPoints > 0 || matchMedia("(pointer: coarse)").matches) {
+    document.body.classList.add("touch");  // a touch screen: no keyboard hints
+  }
   const asked = new URLSearchParams(location.search).get("rules");
   let wanted = asked || "yahtzee";
   try {
@@ -91,6 +99,8 @@ async function start() {
     }
   } catch (err) {
     showError(err.message);
+  } finally {
+    showMenuLabel();
   }
 }
 
