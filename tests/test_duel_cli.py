@@ -137,13 +137,33 @@ def test_a_poor_choice_is_priced(four, tmp_path):
     record = tmp_path / "g.json"
     # seat B; seed 2: keep nothing at every reroll, then the first box offered
     res = runner.invoke(app, ["duel", "play", four, "--seat", "B", "--seed", "2", "--record",
-                              str(record)], input="none\n1\n" * 8 + "\n" * 20)  # fmt: skip
+                              str(record)], input="none\nb\n" * 8 + "\n" * 20)  # fmt: skip
     assert res.exit_code == 0, res.output
     out = json.loads(run("duel", "review", str(record), "--json").output)
     costs = [d["cost"] for d in out["decisions"]]
     assert all(c >= 0 for c in costs)
     for d in out["decisions"]:
         assert abs(d["win_chance_best"] - d["win_chance_chosen"] - d["cost"]) < 1e-12
+
+
+def test_a_letter_is_an_option_and_a_digit_a_die_at_every_prompt(four, tmp_path):
+    """As in ``play``: options by letter (``a`` the best), dice by their faces; a
+    digit never picks an option or a scorecard row."""
+    record = tmp_path / "g.json"
+    res = runner.invoke(app, ["duel", "play", four, "--seed", "5", "--record", str(record)],
+                        input="a\n" * 40)  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert " a " in res.output or "│ a " in res.output  # the options are lettered
+    assert json.loads(run("duel", "review", str(record), "--json").output)["total_cost"] < 1e-9
+    again = tmp_path / "digits.json"
+    res = runner.invoke(app, ["duel", "play", four, "--seed", "5", "--record", str(again)],
+                        input="1\n\n1\n" + "\n" * 40)  # fmt: skip  (seed 5: 3 3 first)
+    assert res.exit_code == 0, res.output
+    assert "keep: [1] are not among the dice showing [3, 3]" in res.output  # 1: a face
+    assert "1: a box is named, not numbered (numbers are dice)" in res.output  # not a row
+    res = runner.invoke(app, ["duel", "play", four, "--seed", "5", "--record",
+                              str(tmp_path / "z.json")], input="z\n" + "\n" * 40)  # fmt: skip
+    assert "z: no option has that letter" in res.output
 
 
 def test_disagreements(four):

@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 Read = Callable[[str], str]
 
 HELP = (
-    "type the dice to keep (e.g. 6 6), 'all' to stop rolling, 'none' to reroll all, "
-    "a box to score now, Enter for the best option, q to stop"
+    "type an option's letter (a is the best), the dice to keep by their faces (e.g. 6 6), "
+    "'all' to stop rolling, 'none' to reroll all, a box's name to score it, Enter for the "
+    "best option, q to stop"
 )
 
 
@@ -56,11 +57,13 @@ def play_out(
     return None
 
 
-def ask_choice(game, g, options: list[Option], read, console: Console, show: bool):
+def ask_choice(game, g, options: list[Option], read, console: Console, show: bool,
+               shown: int = 0):  # fmt: skip
     """Ask the person playing game ``g`` of ``game`` for a choice among ``options``
-    until one is understood (an empty line: the best, where advice is shown); returns
-    it with the options it was chosen among (a box before the last throw: among the
-    boxes, the rolling stopped)."""
+    until one is understood (an empty line: the best, where advice is shown; a letter:
+    that option of the ``shown`` first, all where 0); returns it with the options it
+    was chosen among (a box before the last throw: among the boxes, the rolling
+    stopped). A digit is always a die's face, never an option or a row."""
     from rich.markup import escape
 
     from dicelab.cli.play import _ask
@@ -71,7 +74,8 @@ def ask_choice(game, g, options: list[Option], read, console: Console, show: boo
         try:
             if text == "" and not show:
                 raise UserError("advice is hidden: type the dice to keep, 'all' or a box")
-            choice = options[0] if text == "" else game.find(text, options)
+            lettered = _lettered(text, options, shown) if show else None
+            choice = options[0] if text == "" else lettered or game.find(text, options)
             break
         except UserError as exc:
             console.print(f"[red]{escape(str(exc))}[/red]")
@@ -79,6 +83,23 @@ def ask_choice(game, g, options: list[Option], read, console: Console, show: boo
     if choice.kind == "box" and g.phase == "keep":  # scored before the last throw
         options = game.options(rerolls=0)
     return choice, options
+
+
+def _lettered(text: str, options: list[Option], shown: int) -> Option | None:
+    """The option whose letter was typed (``a`` the best), or ``None`` for other text."""
+    from dicelab.cli.advice import LETTERS
+
+    word = text.strip().lower()
+    if len(word) != 1 or word not in LETTERS:
+        return None
+    count = len(options) if shown <= 0 else min(shown, len(options))
+    i = LETTERS.index(word)
+    if i >= count:
+        from dicelab.errors import UserError
+
+        raise UserError(f"{word}: no option has that letter (options a to "
+                        f"{LETTERS[count - 1]} are shown)")  # fmt: skip
+    return options[i]
 
 
 def choice_note(options: list[Option], choice: Option) -> str:
@@ -94,16 +115,18 @@ def options_table(
 ) -> Table:
     """The first ``top`` options of a decision (0: all), best first, with their
     ``measure`` and its cost to ``digits`` places, the best ones in green."""
+    from dicelab.cli.advice import LETTERS
+
     columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("#", "right"),
+        ("", "right"),
         ("option", "left"),
         (measure, "right"),
         ("cost", "right"),
     )
     t = columns_table(columns)
-    for n, o in enumerate(options if top <= 0 else options[:top], start=1):
+    for n, o in enumerate(options if top <= 0 else options[:top]):
         style = "bold green" if o.cost <= TIE else None
-        t.add_row(str(n), o.label, f"{o.value:.{digits}f}", f"{o.cost:.{digits}f}", style=style)
+        t.add_row(LETTERS[n] if n < len(LETTERS) else "", o.label, f"{o.value:.{digits}f}", f"{o.cost:.{digits}f}", style=style)
     return t
 
 
@@ -273,7 +296,8 @@ class SeatsInTerminal:
         else:
             if self.show:
                 console.print(options_table(options, self.top, self.measure))
-            choice, options = ask_choice(game, g, options, self.read, console, self.show)
+            choice, options = ask_choice(game, g, options, self.read, console, self.show,
+                                         shown=self.top)  # fmt: skip
         game.apply(choice)
         note = choice_note(options, choice) if human else ""
         console.print(f"{who}: {choice.label}; {self.said(choice, human)}{note}")

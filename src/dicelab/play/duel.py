@@ -198,6 +198,8 @@ def find_typed(g: Game, text: str, options: list[Option], boxes_now) -> Option:
     ``none`` or a box (before the last throw, among ``boxes_now()``: the rolling stops)."""
     word = text.strip().lower()
     if g.phase == "keep":
+        if word.startswith("keep "):  # an option's label typed as shown
+            word = word[5:].strip()
         keep: tuple[int, ...] | None = None
         if word == "all":
             assert g.dice is not None  # the keep phase: dice thrown
@@ -214,6 +216,9 @@ def find_typed(g: Game, text: str, options: list[Option], boxes_now) -> Option:
                     return o
             raise UserError(f"keep: {list(keep)} are not among the dice showing {g.dice}")
         options = boxes_now()
+    if word.isdigit():  # a digit is a die's face at every prompt, never a row
+        raise UserError(f"{word}: a box is named, not numbered (numbers are dice): type its "
+                        "name, or an option's letter")  # fmt: skip
     return find_box(options, g.filled, word, g.rules)
 
 
