@@ -126,7 +126,8 @@ def options_table(
     t = columns_table(columns)
     for n, o in enumerate(options if top <= 0 else options[:top]):
         style = "bold green" if o.cost <= TIE else None
-        t.add_row(LETTERS[n] if n < len(LETTERS) else "", o.label, f"{o.value:.{digits}f}", f"{o.cost:.{digits}f}", style=style)
+        letter = LETTERS[n] if n < len(LETTERS) else ""
+        t.add_row(letter, o.label, f"{o.value:.{digits}f}", f"{o.cost:.{digits}f}", style=style)
     return t
 
 
