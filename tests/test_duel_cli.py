@@ -156,8 +156,11 @@ def test_a_letter_is_an_option_and_a_digit_a_die_at_every_prompt(four, tmp_path)
     assert " a " in res.output or "│ a " in res.output  # the options are lettered
     assert json.loads(run("duel", "review", str(record), "--json").output)["total_cost"] < 1e-9
     again = tmp_path / "digits.json"
-    res = runner.invoke(app, ["duel", "play", four, "--seed", "5", "--record", str(again)],
-                        input="1\n\n1\n" + "\n" * 40)  # fmt: skip  (seed 5: 3 3 first)
+    res = runner.invoke(
+        app,
+        ["duel", "play", four, "--seed", "5", "--record", str(again)],
+        input="1\n\n1\n" + "\n" * 40,
+    )  # fmt: skip  (seed 5: 3 3 first)
     assert res.exit_code == 0, res.output
     assert "keep: [1] are not among the dice showing [3, 3]" in res.output  # 1: a face
     assert "1: a box is named, not numbered (numbers are dice)" in res.output  # not a row
