@@ -518,3 +518,26 @@ def test_a_dice_game_mistyped_or_misplaced_is_named(monkeypatch, capsys, args, s
     assert dicelab(monkeypatch, *args) == 2
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1
+
+
+def test_each_family_says_what_its_table_shows():
+    """The page draws the game from ``board``: every seat's score and the turn total,
+    Shut the Box's tiles, the bear-off's points, the farkles in a row."""
+    from dicelab.games.chance.bearoff import BearOff
+    from dicelab.games.chance.farkle import Farkle
+    from dicelab.games.chance.pig import Pig
+    from dicelab.games.chance.shut_the_box import ShutTheBox
+
+    pig = Pig(goal=20)
+    assert pig.board(pig.parse("7 12 5")) == {"scores": [7, 12], "turn_total": 5}
+    assert pig.board(pig.parse("7 12 5 p2")) == {"scores": [12, 7], "turn_total": 5}
+    box = ShutTheBox()
+    shut = box.board(box.parse("1 2 9 / 7"))
+    assert [t["tile"] for t in shut["tiles"] if t["open"]] == [1, 2, 9] and shut["throw"] == 7
+    race = BearOff(mine=(6, 5, 2), theirs=(4, 1))
+    assert race.board(race.start()) == {"sides": [[0, 1, 0, 0, 1, 1], [1, 0, 0, 1, 0, 0]]}
+    farkle = Farkle(players=2, goal=1000, penalty=500, floor=-500, min_bank=300,
+                    goal_by_bank=True)  # fmt: skip
+    seen = farkle.board(farkle.parse("1 5 / 300 / -200 450 / 2 1"))
+    assert seen == {"scores": [-200, 450], "turn_total": 300, "dice": 2, "farkles": [2, 1]}
+    assert pig.board(("won", 1)) == {"winner": 1}

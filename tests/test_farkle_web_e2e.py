@@ -23,6 +23,7 @@ def test_farkle_played_on_the_page(server):  # noqa: F811
         pg.goto(f"{server}/?seed=5")
         pg.click("#view-games")
         pg.wait_for_selector("#games-family option[value=farkle]", state="attached")
+        pg.click("#games-rules summary")  # the settings, folded under "Rules…"
         pg.select_option("#games-family", "farkle")
         assert pg.is_visible("#games-seat-row")
         pg.fill("#games-settings input[data-setting=players]", "1")

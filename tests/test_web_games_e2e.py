@@ -2,6 +2,7 @@
 the end by clicking, at desktop and phone sizes, with no script error."""
 
 import os
+import re
 import socket
 import tempfile
 import threading
@@ -89,6 +90,7 @@ def test_pig_and_shut_the_box_played_on_the_page(server, width, height):
         pg.goto(f"{server}/?seed=3")
         show_view(pg, "games")
         pg.wait_for_selector("#games-family option[value=pig]", state="attached")
+        pg.click("#games-rules summary")  # the settings, folded under "Rules…"
         goal = pg.locator("#games-settings label", has_text="goal")
         assert "the score that wins (100)" in goal.inner_text()  # the meaning, readable
         assert goal.locator("input").get_attribute("placeholder") == "100"
@@ -104,15 +106,27 @@ def test_pig_and_shut_the_box_played_on_the_page(server, width, height):
         )
         pg.screenshot(path=shot(f"web-pig-{width}.png"))
         assert pg.is_visible("#games-throw") or pg.inner_text("#games-log") == ""
+        seats = pg.locator("#games-board .seat .who").all_inner_texts()
+        assert seats == ["you", "computer", "turn total"], seats  # every seat's score
+        before = pg.inner_text("#games-text")
+        pg.locator("#games-moves button").first.click()  # a move, then taken back
+        pg.wait_for_selector("#games-undo:not([hidden])")
+        pg.click("#games-undo")
+        assert pg.inner_text("#games-text") == before
         play_to_the_end(pg)
         assert "decisions cost 0.0000 in all" in pg.inner_text("#games-review")
-        assert pg.inner_text("#games-text") in ("You won.", "The computer won.")
-        assert pg.is_visible("#games-throw")  # the last throw, in large
+        ended = pg.inner_text("#games-text")  # with the final scores
+        assert re.fullmatch(r"You won \(the other at \d+\)\.|The computer won \(you at \d+\)\.",
+                            ended), ended  # fmt: skip
+        assert pg.is_visible("#games-throw")  # the last throw, drawn as a die
+        assert pg.locator("#games-dice .small-die").count() == 1
         pg.select_option("#games-family", "shut-the-box")
         assert pg.is_hidden("#games-seat-row")
         pg.click("#games-start")
         pg.wait_for_function(f"{status}.includes('positions')")
+        assert pg.locator("#games-board .tile").count() == 9  # the tiles as tiles
         play_to_the_end(pg)
+        assert pg.locator("#games-board .tile.shut").count() >= 1
         pg.screenshot(path=shot(f"web-shut-the-box-{width}.png"), full_page=True)
         overflow = pg.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1")
         assert not overflow, "the page is wider than the screen"

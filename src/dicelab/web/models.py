@@ -707,6 +707,7 @@ class GameSettingOut(BaseModel):
 
 class GameFamilyOut(BaseModel):
     name: str = Field(description="The family's name, as `dicelab solve NAME` takes it.")
+    title: str = Field(description="The game's name as players say it: Shut the Box.")
     summary: str
     settings: list[GameSettingOut]
 
@@ -775,3 +776,10 @@ class GamePositionOut(BaseModel):
     throws: list[GameThrowOut] = Field(description="Empty unless the dice are to decide.")
     result: float | None = Field(description="At the end: the result (1 means player 1 won).")
     verdict: str | None = Field(description="At the end: how the game ended, in words.")
+    board: dict[str, Any] | None = Field(
+        None,
+        description="What a table shows, for drawing: `scores` (each player's, player 1 "
+        "first), `turn_total`, `dice` (Farkle: to throw, or thrown), `farkles` (in a row), "
+        "`tiles` (Shut the Box: each with `open`), `sides` (the bear-off: checkers on the "
+        "points 1 to 6, side 1 first), `throw` (the throw to play), `winner` (0 or 1).",
+    )

@@ -197,6 +197,17 @@ class BearOff(ChanceGame):
             return "every checker borne off"
         return f"side {position[1] + 1} bore off first"
 
+    def board(self, position) -> dict:
+        """What a table shows (the page draws it): each side's checkers on the points
+        1 to 6, and the throw to play."""
+        if position[0] == "won":
+            return {"winner": position[1]}
+        sides = [list(position[2])] + ([] if self.players == 1 else [list(position[3])])
+        out: dict = {"sides": sides}
+        if position[0] == "move":
+            out["throw"] = list(position[4])
+        return out
+
     def show(self, position) -> str:
         if position[0] == "won":
             return f"side {position[1] + 1} has borne off"

@@ -38,15 +38,17 @@ class Family:
     build: Callable[..., ChanceGame]
     settings: dict[str, tuple[Callable[[Any], Any], str]]
     summary: str
+    #: the game's name as players say it ("Shut the Box")
+    title: str = ""
 
 
 FAMILIES = {
-    name: Family(name, game, game.settings, game.summary)
-    for name, game in (
-        ("pig", Pig),
-        ("shut-the-box", ShutTheBox),
-        ("bearoff", BearOff),
-        ("farkle", Farkle),
+    name: Family(name, game, game.settings, game.summary, title)
+    for name, game, title in (
+        ("pig", Pig, "Pig"),
+        ("shut-the-box", ShutTheBox, "Shut the Box"),
+        ("bearoff", BearOff, "Backgammon bear-off"),
+        ("farkle", Farkle, "Farkle"),
     )
 }
 

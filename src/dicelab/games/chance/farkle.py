@@ -410,6 +410,22 @@ class Farkle(ChanceGame):
             return "the goal reached"
         return f"player {position[1] + 1} wins"
 
+    def board(self, position) -> dict:
+        """What a table shows (the page draws it): each player's score, the turn
+        total, the dice to throw (or thrown), and with the penalty the farkles in a
+        row."""
+        kind = position[0]
+        if kind in ("won", "end", "done"):
+            return {"winner": position[1]} if kind == "won" else {}
+        _, seat, a, b, t, last = position[:6]
+        scores = [a * UNIT, b * UNIT] if self.players == 2 else (
+            [a * UNIT] if self.play == "goal" else [])  # fmt: skip
+        out: dict = {"scores": scores, "turn_total": t * UNIT,
+                     "dice": last if kind == "roll" else len(last)}  # fmt: skip
+        if self.counted:
+            out["farkles"] = list(position[6:])
+        return out
+
     def show(self, position) -> str:
         kind = position[0]
         if kind in ("won", "end", "done"):

@@ -118,6 +118,14 @@ class Pig(ChanceGame):
     def turn_starts(self, position) -> bool:
         return position[0] != "won" and position[3] == 0 and position[4]
 
+    def board(self, position) -> dict:
+        """What a table shows (the page draws it): each player's score and the turn
+        total (none once the game is won)."""
+        if position[0] == "won":
+            return {"winner": position[1]}
+        seat, a, b, k, _ = position
+        return {"scores": [a, b], "turn_total": k}
+
     def show(self, position) -> str:
         if position[0] == "won":
             return f"player {position[1] + 1} has won"

@@ -132,6 +132,15 @@ class ShutTheBox(ChanceGame):
         tiles = " ".join(str(t + 1) for t in range(self.tiles) if left >> t & 1)
         return f"tiles left open: {tiles} (sum {self._total[left]})"
 
+    def board(self, position) -> dict:
+        """What a table shows (the page draws it): each tile, open or shut, and the
+        throw to match."""
+        out: dict = {"tiles": [{"tile": t + 1, "open": bool(position[1] >> t & 1)}
+                               for t in range(self.tiles)]}  # fmt: skip
+        if position[0] == "shut":
+            out["throw"] = position[2]
+        return out
+
     def show(self, position) -> str:
         tiles = " ".join(str(t + 1) for t in range(self.tiles) if position[1] >> t & 1)
         what = {"roll": "to throw", "throw": "the dice are thrown", "end": "the game is over"}

@@ -33,7 +33,7 @@ def get_games() -> list[dict]:
     from dicelab.games.chance.families import FAMILIES
 
     return [
-        {"name": f.name, "summary": f.summary,
+        {"name": f.name, "title": f.title, "summary": f.summary,
          "settings": [{"name": k, "help": h} for k, (_, h) in f.settings.items()]}
         for f in FAMILIES.values()
     ]  # fmt: skip
@@ -164,7 +164,7 @@ def _describe(solution, here) -> dict:
         "positions": _positions(solution), "start_value": solution.value(), "position": here,
         "text": game.show(here), "value": solution.value(here), "result": result,
         "verdict": None if result is None else game.verdict(here),
-        "mover": mover,
+        "mover": mover, "board": getattr(game, "board", lambda _: None)(here),
         "moves": [], "throws": [],
     }  # fmt: skip
     if mover == "dice":

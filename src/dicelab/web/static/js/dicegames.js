@@ -3,7 +3,7 @@
 // the next one, with the moves ranked (POST /api/games/position).
 import { api, showError } from "./api.js";
 import { escapeHtml } from "./rules.js";
-import { $, random } from "./state.js";
+import { $, PIPS, random } from "./state.js";
 
 const games = {
   families: [],    // GET /api/games
@@ -26,8 +26,8 @@ export async function loadGames() {
     return;
   }
   const select = $("games-family");
-  select.innerHTML = games.families
-    .map((f) => `<option value="${escapeHtml(f.name)}">${escapeHtml(f.name)}</option>`).join("");
+  select.innerHTML = games.families.map((f) => `<option value="${escapeHtml(f.name)}">`
+    + `${escapeHtml(f.title || f.name)}</option>`).join("");
   showSettings();
 }
 
@@ -56,6 +56,8 @@ export function showSettings() {
 export function seatPicker() {
   const f = family();
   const given = settings();
+  const changed = Object.entries(given).map(([k, v]) => `${k} ${v}`).join(", ");
+  $("games-rules-given").textContent = changed ? `(${changed})` : "(the usual rules)";
   $("games-seat-row").hidden = f.name === "shut-the-box"
     || (f.name === "bearoff" && !given.theirs)
     || (f.name === "farkle" && given.players === "1");
@@ -71,7 +73,8 @@ function settings() {
 
 export async function startGame() {
   games.seat = Number($("games-seat").value) || 1;
-  Object.assign(games, { now: null, log: [], decisions: [], lastThrow: null });
+  Object.assign(games, { now: null, log: [], decisions: [], lastThrow: null, past: [],
+    lastBoard: null });
   games.game = { game: $("games-family").value, settings: settings() };
   const given = Object.entries(games.game.settings).map(([k, v]) => `${k} ${v}`).join(", ");
   games.label = `${games.game.game}${given ? ` (${given})` : ""}`;
@@ -123,6 +126,7 @@ async function step(extra) {
     if (games.now) body.position = games.now.position;
     const answer = await api("/api/games/position", body);
     if (asked !== games.request) return;
+    if (games.now && games.now.board && games.now.board.scores) games.lastBoard = games.now.board;
     games.now = answer;
     $("games-progress").hidden = true;
     showError("");
@@ -179,10 +183,101 @@ const mine = (now) => now.players === 1 || now.mover === `player ${games.seat}`;
 function choose(index) {
   const now = games.now;
   if (!now || games.busy || !mine(now)) return;
+  games.past.push({ now, log: games.log.length, decisions: games.decisions.length,
+    lastThrow: games.lastThrow, lastBoard: games.lastBoard });
   const m = now.moves[index];
   games.decisions.push({ text: now.text, move: m.move, best: now.moves[0].move, cost: m.cost });
   games.log.push(`you: ${m.move}${m.cost > 1e-12 ? ` (costs ${pct(m.cost)})` : ""}`);
   step({ move: m.move });
+}
+
+// Back to the position of the player's last move: the dice thrown and the computer's
+// moves since are taken back with it (the next throws fall anew).
+export function undoMove() {
+  const back = games.past.pop();
+  if (!back || games.busy) return;
+  games.request += 1;  // an answer still awaited is dropped
+  games.now = back.now;
+  games.log.length = back.log;
+  games.decisions.length = back.decisions;
+  Object.assign(games, { lastThrow: back.lastThrow, lastBoard: back.lastBoard, busy: false });
+  games.log.push("(a move taken back)");
+  renderGame();
+}
+
+// -- the table: dice as dice, each player's score, Shut the Box's tiles, the points --
+function die(face, faces) {
+  const el = document.createElement("span");
+  el.className = "die small-die";
+  const inner = document.createElement("span");
+  inner.className = "face";
+  if (faces <= 6 && PIPS[face]) {
+    inner.classList.add("pips");
+    for (let k = 0; k < 9; k++) {
+      const pip = document.createElement("i");
+      if (PIPS[face].includes(k)) pip.className = "on";
+      inner.appendChild(pip);
+    }
+  } else {
+    inner.classList.add("number");
+    inner.textContent = String(face);
+  }
+  el.appendChild(inner);
+  el.setAttribute("aria-label", `a ${face}`);
+  return el;
+}
+
+// The faces of a throw's label ("1 1 5 2 3 4", "6-3", "4"), or none for a sum alone
+// (Shut the Box's throw is the dice's sum).
+function facesOf(label) {
+  if (!label || games.game.game === "shut-the-box") return [];
+  return label.split(/[\s-]+/).filter(Boolean).map(Number).filter((n) => n > 0);
+}
+
+function seatName(k, players) {
+  if (players !== 2) return "you";
+  return k + 1 === games.seat ? "you" : "computer";
+}
+
+function renderBoard(now) {
+  const box = $("games-board");
+  const b = now ? (now.board || {}) : {};
+  const parts = [];
+  const scores = b.scores || (now && now.mover === "end" && games.lastBoard
+    ? games.lastBoard.scores : null);
+  if (scores && scores.length) {
+    const cells = scores.map((s, k) => {
+      const won = b.winner === k ? " won" : "";
+      const moving = now && now.mover === `player ${k + 1}` ? " moving" : "";
+      const farkles = b.farkles ? ` <span class="muted">farkles ${b.farkles[k]}</span>` : "";
+      return `<div class="seat${moving}${won}"><span class="who">${seatName(k, now.players)}</span>`
+        + `<strong>${b.winner === k ? "won" : s}</strong>${farkles}</div>`;
+    });
+    if (b.turn_total !== undefined) {
+      cells.push(`<div class="seat turn"><span class="who">turn total</span>`
+        + `<strong>${b.turn_total}</strong></div>`);
+    }
+    parts.push(`<div class="seats">${cells.join("")}</div>`);
+  }
+  if (b.tiles) {
+    parts.push(`<div class="tiles">${b.tiles.map((t) => `<span class="tile${t.open ? "" : " shut"}"`
+      + ` aria-label="tile ${t.tile} ${t.open ? "open" : "shut"}">${t.tile}</span>`).join("")}</div>`);
+  }
+  if (b.sides) {
+    const side = (counts, k) => `<div class="points"><span class="who">${b.sides.length === 2
+      ? seatName(k, 2) : "your side"}</span>${counts.map((c, p) => `<span class="point">`
+      + `<span class="checkers">${"●".repeat(Math.min(c, 5))}${c > 5 ? `<sup>${c}</sup>` : ""}</span>`
+      + `<span class="at">${p + 1}</span></span>`).join("")}</div>`;
+    parts.push(`<div class="bearoff">${b.sides.map(side).join("")}</div>`);
+  }
+  box.innerHTML = parts.join("");
+  // the last throw, drawn as dice (Shut the Box: its sum)
+  const faces = facesOf(games.lastThrow);
+  const dice = $("games-dice");
+  dice.innerHTML = "";
+  const sides = Number((games.game.settings || {}).faces) || 6;
+  for (const f of faces) dice.appendChild(die(f, sides));
+  $("games-throw-value").hidden = faces.length > 0;
 }
 
 function youSee(now, value) {
@@ -197,6 +292,9 @@ export function renderGame() {
   $("games-text").textContent = !now ? "" : now.mover === "end" ? ending(now) : now.text;
   $("games-throw").hidden = !games.lastThrow;
   $("games-throw-value").textContent = games.lastThrow || "";
+  renderBoard(now);
+  $("games-undo").hidden = !games.past.length || !now;
+  $("games-undo").disabled = games.busy;
   const show = $("games-advice").checked;
   const moves = $("games-moves");
   moves.innerHTML = "";
@@ -226,7 +324,10 @@ export function renderGame() {
 function ending(now) {
   if (now.players !== 2) return now.text;
   if (now.result !== 0 && now.result !== 1) return "A draw.";
-  return (now.result === 1) === (games.seat === 1) ? "You won." : "The computer won.";
+  const won = (now.result === 1) === (games.seat === 1);
+  const last = games.lastBoard && games.lastBoard.scores;
+  const score = last ? ` (the other at ${last[won ? 2 - games.seat : games.seat - 1]})` : "";
+  return won ? `You won${score}.` : `The computer won (you at ${last ? last[games.seat - 1] : 0}).`;
 }
 
 function renderReview(now) {

@@ -4,7 +4,7 @@ import { showError } from "./api.js";
 import { runCompare } from "./compare.js";
 import { render } from "./draw.js";
 import { doThrow, enterThrow, newGame, scoreNow, undo } from "./game.js";
-import { renderGame, seatPicker, showSettings, startGame } from "./dicegames.js";
+import { renderGame, seatPicker, showSettings, startGame, undoMove } from "./dicegames.js";
 import { downloadRecord } from "./history.js";
 import { onKey } from "./keys.js";
 import { loadObjectives } from "./objectives.js";
@@ -67,6 +67,7 @@ function wire() {
   $("games-settings").addEventListener("input", seatPicker);
   $("games-start").addEventListener("click", startGame);
   $("games-advice").addEventListener("change", renderGame);
+  $("games-undo").addEventListener("click", undoMove);
   $("compare-run").addEventListener("click", runCompare);
 }
 
