@@ -439,7 +439,7 @@ class Farkle(ChanceGame):
                    f"{ca}-{cb}, ")  # fmt: skip
         if kind == "roll":
             return f"{who}turn total {t * UNIT}, {_count(last)} to throw"
-        offer = ", ".join(f"{s * UNIT} with {k}" for k, s in enumerate(last, 1) if s)
+        offer = ", ".join(f"{_count(k)} for {s * UNIT}" for k, s in enumerate(last, 1) if s)
         return f"{who}turn total {t * UNIT}, {len(last)} dice thrown: keep {offer}"
 
     def parse(self, text: str) -> Hashable:
