@@ -38,7 +38,8 @@ class MatchInTerminal(SeatsInTerminal):
             return self.game.options(progress=tick)
 
     def said(self, choice: Option, human: bool) -> str:
-        return f"chance to finish first {choice.value:.4f}"
+        whose = "your" if human else "its"  # the mover's own chance, said as whose
+        return f"{whose} chance to finish first {choice.value:.4f}"
 
     def outcome(self) -> tuple[str, int]:
         seat = self.game.record["human"]

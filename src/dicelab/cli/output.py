@@ -76,7 +76,7 @@ def scorecard(rules: Rules) -> Panel:
     lines = [
         Text(
             f"{rules.dice} dice with {rules.faces} faces, "
-            f"{rules.rolls} throws per turn (1 roll + {rules.rolls - 1} rerolls), "
+            f"{rules.rolls} throws per turn (1 roll + {plural(rules.rolls - 1, 'reroll')}), "
             f"{plural(rules.n_categories, 'box')}"
         )
     ]
