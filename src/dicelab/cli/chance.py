@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import dataclass
 
 from rich.table import Table
 
@@ -23,6 +24,20 @@ EXACT_LIMIT = 200_000
 
 #: What each objective's value is, as a report says it (from the registry).
 MEANING = {name: o.value_name for name, o in registry.GAME_OBJECTIVES.items()}
+
+
+@dataclass(frozen=True)
+class GameSolving:
+    """How ``solve GAME`` solves: past the size check (``allow_large``), through the
+    cache folder (``cache``), and for a table of turn starts or of pairs of sides on
+    a Dask cluster (``cluster``, its address, or ``workers``, a count of local worker
+    processes) with the table being solved in a file in ``store``."""
+
+    allow_large: bool = False
+    cache: bool = True
+    cluster: str | None = None
+    workers: int | None = None
+    store: str | None = None
 
 
 def _solved(
@@ -56,14 +71,15 @@ def _solved(
     return solution, time.perf_counter() - began
 
 
-def _solved_where(game, objective, target, allow_large, console, quiet, exact, cache,
-                  where: tuple) -> tuple[ChanceSolution, float]:  # fmt: skip
-    """:func:`_solved` on the runner and store of ``where``: ``(cluster, workers, store)``,
-    which apply to the games solved as tables (a game small enough to lay out is
-    solved in this process, as a note says)."""
+def _solved_where(game, objective, target, console, quiet, exact,
+                  how: GameSolving) -> tuple[ChanceSolution, float]:  # fmt: skip
+    """:func:`_solved` as ``how`` says: its cluster or workers and store apply to the
+    games solved as tables (a game small enough to lay out is solved in this process,
+    as a note says)."""
     from dicelab.engine.runtime.schedule import runner_for
     from dicelab.games.chance.turn_solution import solves_by_turns
 
+    where = (how.cluster, how.workers, how.store)
     cluster, workers, store = where
     asked = [w for w, v in zip(("--cluster", "--workers", "--store"), where, strict=True)
              if v is not None]  # fmt: skip
@@ -73,8 +89,8 @@ def _solved_where(game, objective, target, allow_large, console, quiet, exact, c
               file=sys.stderr)  # fmt: skip
         cluster = workers = store = None
     with runner_for(cluster, workers) as runner:
-        return _solved(game, objective, target, allow_large, console, quiet, exact, cache,
-                       offer_large=True, runner=runner, store=store)  # fmt: skip
+        return _solved(game, objective, target, how.allow_large, console, quiet, exact,
+                       how.cache, offer_large=True, runner=runner, store=store)  # fmt: skip
 
 
 def throws_of(solution: ChanceSolution) -> list[float] | None:
@@ -101,17 +117,13 @@ def run_game_solve(
     against: str | None = None,
     plot: str | None = None,
     as_json: bool = False,
-    allow_large: bool = False,
-    cache: bool = True,
     console: Console | None = None,
-    cluster: str | None = None,
-    workers: int | None = None,
-    store: str | None = None,
+    how: GameSolving | None = None,
 ) -> ChanceSolution:
-    """Solve a game of the chance model and print its value and how it was checked
-    (a large game's solution kept in the cache folder, unless not ``cache``); a
-    table of turn starts or of pairs of sides runs on ``cluster`` or ``workers``
-    (Dask) and lives in ``store`` where asked."""
+    """Solve a game of the chance model and print its value and how it was checked,
+    as ``how`` says (:class:`GameSolving`: the size check, the cache, where a table
+    is solved)."""
+    how = how or GameSolving()
     console = console or Console()
     game = game_from(name, settings)
     path = check_plot_path(plot) if plot else None
@@ -130,8 +142,7 @@ def run_game_solve(
     for text in (strategy, against):  # a strategy misnamed is said before the solve
         if text:
             strategy_from(game, text)
-    solution, seconds = _solved_where(game, objective, target, allow_large, console, as_json,
-                                      exact, cache, (cluster, workers, store))  # fmt: skip
+    solution, seconds = _solved_where(game, objective, target, console, as_json, exact, how)
     out = _report(solution, seconds, exact, path, strategy, against)
     if as_json:
         console.print_json(json.dumps(out))

@@ -35,13 +35,13 @@ class _Showing(TypedDict):
 
 def _solve_game(kw: dict, extra: dict) -> None:
     """``dicelab solve GAME``: a dice game of the chance model."""
-    from dicelab.cli.chance import run_game_solve
+    from dicelab.cli.chance import GameSolving, run_game_solve
 
     run_game_solve(kw["rules"], extra["settings"], objective=kw["objective"],
                    target=kw["target"], exact=kw["exact"], strategy=extra["strategy"],
                    against=extra["against"], plot=extra["plot"], as_json=kw["json_out"],
-                   allow_large=kw["allow_large"], cache=not kw["no_cache"],
-                   cluster=kw["cluster"], workers=kw["workers"], store=kw["store"])  # fmt: skip
+                   how=GameSolving(kw["allow_large"], not kw["no_cache"], kw["cluster"],
+                                   kw["workers"], kw["store"]))  # fmt: skip
 
 
 GAME_SOLVE = {

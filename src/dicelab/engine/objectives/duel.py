@@ -674,14 +674,8 @@ def duel_table(
     if solving or compare:
         whole.tell(progress)  # what is left to do: the solve, the comparisons or both
     if table is None:
-        table = solve_duel(
-            game,
-            progress=solve_part,
-            allow_large=allow_large,
-            space=space,
-            runner=runner,
-            store=store,
-        )
+        how = dict(allow_large=allow_large, space=space, runner=runner, store=store)
+        table = solve_duel(game, progress=solve_part, **how)
         table.meta = {"cached": False, "path": None, "start_value": table.start_value}
     verdicts = registry.analysis("verdicts")(table, compare_part, runner) if compare else None
     table.meta["verdicts"] = verdicts
