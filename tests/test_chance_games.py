@@ -541,3 +541,24 @@ def test_each_family_says_what_its_table_shows():
     seen = farkle.board(farkle.parse("1 5 / 300 / -200 450 / 2 1"))
     assert seen == {"scores": [-200, 450], "turn_total": 300, "dice": 2, "farkles": [2, 1]}
     assert pig.board(("won", 1)) == {"winner": 1}
+
+
+def test_moves_by_letter_or_words_and_game_names_in_any_case(tmp_path, capsys, monkeypatch):
+    """One grammar at every prompt: a letter is a move shown (``a`` the best), a move's
+    words may leave out its verb (``1 3`` for ``shut 1 3``), a number is never a
+    move's place in the list; ``Pig`` is ``pig`` as ``Yahtzee`` is ``yahtzee``."""
+    from dicelab.cli.chance_play import run_game_play
+    from dicelab.cli.output import Console
+
+    console = Console(record=True, width=150)
+    # seed 1: the first throw is 4 (shut 4, or shut 1 3); then "z" and "1" are refused
+    run_game_play("shut-the-box", [], seed=1, console=console,
+                  read=scripted(["1 3", "z", "1", "a", "q"]))  # fmt: skip
+    out = console.export_text()
+    assert "you: shut 1 3" in out
+    assert "not a move here: 'z'" in out and "not a move here: '1'" in out
+    assert " a │ " in out  # the moves are lettered
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()  # what the game above printed
+    assert dicelab(monkeypatch, "solve", "Pig", "--set", "goal=10", "--json") == 0
+    assert json.loads(capsys.readouterr().out)["value"] == pytest.approx(0.709424, abs=1e-6)

@@ -175,30 +175,40 @@ def _throw(game, here, rng, dice, read, console, log):
 
 
 def _moves_table(moves: list[Move], top: int) -> Table:
+    from dicelab.cli.advice import LETTERS
+
     table = Table(show_edge=False)
-    for column, justify in (("#", "right"), ("move", "left"), ("value", "right"),
+    for column, justify in (("", "right"), ("move", "left"), ("value", "right"),
                             ("cost", "right")):  # fmt: skip
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for k, m in enumerate(moves[: top or None], 1):
+    for k, m in enumerate(moves[: top or None]):
         cost = "" if m.cost <= 1e-12 else f"{m.cost:.4f}"
-        table.add_row(str(k), m.label, f"{m.value:.4f}", cost)
+        table.add_row(LETTERS[k] if k < len(LETTERS) else "", m.label, f"{m.value:.4f}", cost)
     return table
 
 
 def _ask(moves: list[Move], read: Callable[[str], str], console: Console) -> Move | None:
-    """The move the player names (number or name); the best on an empty line."""
+    """The move the player names: its letter (``a`` the best), its words in any case,
+    or its words without the verb (``3 5`` for ``shut 3 5``); the best on an empty
+    line. A number is never a move's place in the list, as at every prompt."""
+    from dicelab.cli.advice import LETTERS
+
     while True:
-        typed = read("your move (number or name; empty: the best; q: stop): ").strip()
-        if typed.lower() in ("q", "quit"):
+        typed = read("your move (its letter, a the best, or its words; empty: the best; "
+                     "q: stop): ").strip()  # fmt: skip
+        word = " ".join(typed.lower().split())
+        if word in ("q", "quit"):
             return None
-        if not typed:
+        if not word:
             return moves[0]
-        if typed.isdigit() and 1 <= int(typed) <= len(moves):
-            return moves[int(typed) - 1]
-        named = [m for m in moves if m.label.lower() == typed.lower()]
+        if len(word) == 1 and word in LETTERS[: len(moves)]:
+            return moves[LETTERS.index(word)]
+        named = [m for m in moves if m.label.lower() == word]
+        named = named or [m for m in moves if m.label.lower().partition(" ")[2] == word]
         if named:
             return named[0]
-        console.print(f"not a move here: {typed!r}; type its number (1 to {len(moves)}) or name")
+        console.print(f"not a move here: {typed!r}; type its letter (a to "
+                      f"{LETTERS[min(len(moves), len(LETTERS)) - 1]}) or its words")  # fmt: skip
 
 
 def _save(log: dict, record: Path | None) -> None:

@@ -69,8 +69,9 @@ def _read(kind, value):
 
 
 def is_game(name: str) -> bool:
-    """Whether ``name`` is a built-in game family or a TOML file that names one."""
-    if name in FAMILIES:
+    """Whether ``name`` is a built-in game family (in any case) or a TOML file that
+    names one."""
+    if name.lower() in FAMILIES:
         return True
     path = Path(name)
     if path.suffix != ".toml" or not path.is_file():
@@ -85,7 +86,9 @@ def game_from(name: str, settings: Iterable[str] = ()) -> ChanceGame:
     """The game ``name`` (a family, or a TOML file naming one) with ``NAME=VALUE``
     settings on top of the file's."""
     given: dict[str, Any] = {}
-    if name not in FAMILIES:
+    if name.lower() in FAMILIES:  # names in any case, as the rule sets' are
+        name = name.lower()
+    else:
         text = read_user_file(name, f"game file {name!r}")  # a regular file, of a few KB
         try:
             data = tomllib.loads(text)
@@ -93,7 +96,7 @@ def game_from(name: str, settings: Iterable[str] = ()) -> ChanceGame:
             raise UserError(f"{name}: cannot read the game file ({exc})") from None
         except RecursionError:
             raise UserError(f"{name}: the game file is nested too deeply") from None
-        name, given = str(data.pop("game")), data
+        name, given = str(data.pop("game")).lower(), data
         if name not in FAMILIES:
             raise UserError(f"game: got {name!r}, expected one of {', '.join(FAMILIES)}")
     family = FAMILIES[name]
