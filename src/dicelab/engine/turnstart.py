@@ -180,9 +180,13 @@ class TurnStartTable:
 
 
 #: Moves weighed a second on 2 cores (each keep or bank of each throw, at each turn
-#: total, in each turn worked out), somewhat low: Farkle to 10,000 weighs 2.5e10
-#: in 15 s.
-MOVES_PER_SECOND = 8e8
+#: total, in each turn worked out), somewhat low, so that an estimate is within a
+#: factor of 2 of the time taken: by pairs of turn starts, Farkle to 10,000 (24 s
+#: estimated) took 15 to 16 s, to 5,000 (3 s) 2 s, two-dice Pig (0.8 s) 1.1 s; a game
+#: that counts farkles, at :data:`COUNTED_MOVES_PER_SECOND`, Busche's rules (12 min)
+#: took 14 min.
+MOVES_PER_SECOND = 1.4e9
+COUNTED_MOVES_PER_SECOND = 8e8
 #: Turns worked out a turn start: Newton's steps of a pair (two turns a step), or
 #: the sweeps that work every turn out in a game that counts farkles (with where
 #: each turn ends); times the sweeps of a game with a wipe (two-dice Pig: 14).
@@ -200,7 +204,8 @@ def turn_cost(turn: BankingTurn):
     totals = int(layer_work(G, np.arange(2 * G - 1)).sum()) * C * C
     moves = int((turn.offer > 0).sum() + turn.prob.size)  # a turn total's, every throw
     sweeps = WIPE_SWEEPS if turn.wipe is not None else 1
-    seconds = totals * moves * TURNS_PER_START * sweeps / MOVES_PER_SECOND
+    rate = MOVES_PER_SECOND if turn.by_pairs else COUNTED_MOVES_PER_SECOND
+    seconds = totals * moves * TURNS_PER_START * sweeps / rate
     values = (G * C) ** 2
     scratch = 4 * (G + turn.min_bank) * (turn.dice + 1) * 8 * 16
     rows = totals * 8 if not turn.by_pairs else 0  # the kept moves' ends (the penalty)
