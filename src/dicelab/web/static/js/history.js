@@ -117,12 +117,12 @@ export function renderScorecard() {
     + `value="${value}" aria-label="${escapeHtml(`${cols[k].name}: ${name}`)}">`;
   if (cols.length) {
     const head = document.createElement("tr");
-    // on a phone the short names: "cpu 1", "pl. 2" (style.css)
-    const short = (name) => name.replace(/^computer /, "cpu ").replace(/^player /, "pl. ");
-    head.innerHTML = '<th></th><th class="num">you</th>' + cols.map((c) => '<th class="num">'
-      + `<span class="long">${escapeHtml(c.name)}</span>`
-      + `<span class="short" title="${escapeHtml(c.name)}">${escapeHtml(short(c.name))}</span>`
-      + "</th>").join("");
+    // on a phone, a table of three or four: the short names, "cpu 1", "pl. 2"
+    const narrow = cols.length > 1 && matchMedia("(max-width: 600px)").matches;
+    const shown = (name) => (narrow
+      ? name.replace(/^computer /, "cpu ").replace(/^player /, "pl. ") : name);
+    head.innerHTML = '<th></th><th class="num">you</th>' + cols.map((c) => '<th class="num" '
+      + `title="${escapeHtml(c.name)}">${escapeHtml(shown(c.name))}</th>`).join("");
     table.appendChild(head);
   }
   const lastUpper = cats.map((c) => c.upper).lastIndexOf(true);
