@@ -535,3 +535,29 @@ def test_a_game_at_a_table_stopped_and_resumed_ends_as_one_played_straight(four_
     assert run_match_play(four_file, resume=part, read=lambda prompt: "") == 0
     straight, resumed = json.loads(whole.read_text()), json.loads(part.read_text())
     assert [s["turns"] for s in straight["sheets"]] == [s["turns"] for s in resumed["sheets"]]
+
+
+@pytest.mark.parametrize("seat", [1, 2])
+def test_taking_back_a_box_takes_back_the_turns_played_since(four_file, tmp_path, seat):
+    """``u`` after a box: the box, and every computer's turn played after it, come
+    back; the dice then fall as they did, so the game ends as one played straight."""
+    from dicelab.cli.match_play import run_match_play
+    from dicelab.cli.output import Console
+
+    said = Console(record=True, width=150)
+
+    def played(answers: list[str], name: str) -> dict:
+        it = iter(answers)
+        record = tmp_path / f"{name}-{seat}.json"
+        assert run_match_play(four_file, opponents=2, seed=7, record=record, seat=seat,
+                              console=said, read=lambda prompt: next(it, "")) == 0  # fmt: skip
+        return json.loads(record.read_text())
+
+    straight = played(["u"], "straight")
+    assert "nothing to take back: no decision yet" in said.export_text()
+    # keeps and a box to the end of the first turn, the other two seats' turns, then
+    # back: the box and both turns, then the keeps; then the best to the end
+    back = played(["", "", "", "u", "u", "u"], "back")
+    out = said.export_text()
+    assert "took back" in out and "and 2 turns played since" in out
+    assert [s["turns"] for s in back["sheets"]] == [s["turns"] for s in straight["sheets"]]

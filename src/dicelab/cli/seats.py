@@ -31,7 +31,7 @@ Read = Callable[[str], str]
 HELP = (
     "type an option's letter (a is the best), the dice to keep by their faces (e.g. 6 6), "
     "'all' to stop rolling, 'none' to reroll all, a box's name to score it, Enter for the "
-    "best option, q to stop"
+    "best option, u to take back your last decision (and the turns played since), q to stop"
 )
 
 
@@ -57,6 +57,10 @@ def play_out(
     return None
 
 
+class Undone(Exception):
+    """The person took back a decision (what was taken back, said)."""
+
+
 def ask_choice(game, g, options: list[Option], read, console: Console, show: bool,
                shown: int = 0):  # fmt: skip
     """Ask the person playing game ``g`` of ``game`` for a choice among ``options``
@@ -71,6 +75,13 @@ def ask_choice(game, g, options: list[Option], read, console: Console, show: boo
 
     while True:
         text = _ask(read, "keep? " if g.phase == "keep" else "box? ")
+        if text.lower() in ("u", "undo"):
+            try:
+                what = game.undo()
+            except UserError as exc:  # nothing to take back yet
+                console.print(f"[red]{escape(str(exc))}[/red]")
+                continue
+            raise Undone(what)  # the step is asked again, from the decision before
         try:
             if text == "" and not show:
                 raise UserError("advice is hidden: type the dice to keep, 'all' or a box")
@@ -297,8 +308,12 @@ class SeatsInTerminal:
         else:
             if self.show:
                 console.print(options_table(options, self.top, self.measure))
-            choice, options = ask_choice(game, g, options, self.read, console, self.show,
-                                         shown=self.top)  # fmt: skip
+            try:
+                choice, options = ask_choice(game, g, options, self.read, console, self.show,
+                                             shown=self.top)  # fmt: skip
+            except Undone as back:
+                console.print(f"[yellow]{back}[/yellow]")
+                return
         game.apply(choice)
         note = choice_note(options, choice) if human else ""
         console.print(f"{who}: {choice.label}; {self.said(choice, human)}{note}")

@@ -107,6 +107,37 @@ class SeatedGame(Generic[SeatT]):
         g = self.game_of(self._seat)
         return find_typed(g, text, options, lambda: self.options(rerolls=0))
 
+    def _replace(self, seat: SeatT, game: Game) -> None:
+        """Put ``game`` (made anew from a seat's record) in ``seat``'s place."""
+        raise NotImplementedError
+
+    def undo(self) -> str:
+        """Take back the person's last decision and every turn the other seats played
+        after it; say what was taken back. Virtual dice then fall again as they did (each
+        game is made anew from its record, :meth:`Game.resume`)."""
+        human = self.record["human"]
+        mine = self.game_of(human)
+        turns = mine.turns
+        if turns and turns[-1]["keeps"] and "box" not in turns[-1]:
+            return mine.undo()  # a keep of this turn: no other seat has moved since
+        filled = len(mine.filled)
+        if not filled:
+            raise UserError("nothing to take back: no decision yet")
+        order = list(self.seats)
+        mine_at, taken = order.index(human), 0
+        for at, seat in enumerate(order):  # a seat after yours played this round, before
+            g = self.game_of(seat)  # yours the next one
+            if seat == human or len(g.filled) <= (filled - 1 if at > mine_at else filled):
+                continue
+            record = g.record
+            record["turns"].pop()
+            record["finished"], record["final_score"] = False, None
+            self._replace(seat, Game.resume(self.expected, record))
+            taken += 1
+        what = mine.undo()
+        return what + (f", and {taken} turn{'s' if taken != 1 else ''} played since" if taken
+                       else "")  # fmt: skip
+
 
 class DuelGame(SeatedGame[str]):
     """Two players' games in alternation; ``human`` is the seat of the person playing."""
@@ -148,6 +179,10 @@ class DuelGame(SeatedGame[str]):
         game.games = {seat: Game.resume(expected, record[seat.lower()]) for seat in SEATS}
         game.record["a"], game.record["b"] = game.games["A"].record, game.games["B"].record
         return game
+
+    def _replace(self, seat: str, game: Game) -> None:
+        self.games[seat] = game
+        self.record[seat.lower()] = game.record
 
     @property
     def mover(self) -> str | None:

@@ -96,6 +96,10 @@ class MatchGame(SeatedGame[int]):
     def game_of(self, seat: int) -> Game:
         return self.games[seat - 1]
 
+    def _replace(self, seat: int, game: Game) -> None:
+        self.games[seat - 1] = game
+        self.record["sheets"][seat - 1] = game.record
+
     def turn(self, progress=None) -> MatchTurn:
         """The advice of the turn under way (worked out once for it)."""
         seat = self._seat
