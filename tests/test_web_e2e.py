@@ -585,6 +585,8 @@ def test_a_whole_game_against_computer_players(browser, server):
         expect(head).to_have_text(["", "you", "computer 1", "computer 2"])
         for turn in range(1, 13):
             expect(counter(pg)).to_have_text(f"Turn {turn} of 12 · Roll 1 of 3")
+            if turn > 1:  # nothing loads once advice has come: no "loading" before a roll
+                expect(pg.locator("#expected-now")).not_to_contain_text("loading")
             pg.click("#roll")
             expect(pg.locator("#expected-now")).to_contain_text("chance to finish first now")
             expect(pg.locator("#options th").nth(1)).to_have_text("chance to finish first")

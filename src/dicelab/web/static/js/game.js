@@ -265,6 +265,8 @@ export async function refresh() {
       if (!state.advice || !sameFaces(state.advice.dice, advice.dice)
           || state.advice.rerolls_left !== advice.rerolls_left) state.whyOpen = new Set();
       state.advice = advice;
+      // an answer came: whatever it needed is loaded (a table's "on disk" stops showing)
+      if (inMatch()) state.solving = null;
       showError("");
     }
   } catch (err) {
