@@ -47,6 +47,7 @@ def test_exact_expected_agrees_with_floats():
 EXACT = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
+@pytest.mark.slow  # fractions against a brute force: 11 s, with the slow suite
 @EXACT
 @given(small_rules(), st.data())
 def test_exact_target_equals_brute_force_fractions(rules, data):

@@ -75,6 +75,7 @@ def test_every_target_agrees_with_brute_force(rules):
         assert table.probability(s) == pytest.approx(brute[s], abs=1e-9)
 
 
+@pytest.mark.slow  # fractions against a brute force: 12 s, with the slow suite
 @SOME
 @given(ordered(), st.data())
 def test_exact_fractions_equal_brute_force_fractions(rules, data):
