@@ -108,6 +108,9 @@ def test_pig_and_shut_the_box_played_on_the_page(server, width, height):
         assert pg.is_visible("#games-throw") or pg.inner_text("#games-log") == ""
         seats = pg.locator("#games-board .seat .who").all_inner_texts()
         assert seats == ["you", "computer", "turn total"], seats  # every seat's score
+        shown = pg.locator("#games-board .chance").all_inner_texts()
+        chances = [float(c.split()[1]) for c in shown]
+        assert len(chances) == 2 and sum(chances) == pytest.approx(1, abs=2e-4)  # each seat's
         before = pg.inner_text("#games-text")
         pg.locator("#games-moves button").first.click()  # a move, then taken back
         pg.wait_for_selector("#games-undo:not([hidden])")

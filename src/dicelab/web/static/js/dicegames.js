@@ -250,8 +250,11 @@ function renderBoard(now) {
       const won = b.winner === k ? " won" : "";
       const moving = now && now.mover === `player ${k + 1}` ? " moving" : "";
       const farkles = b.farkles ? ` <span class="muted">farkles ${b.farkles[k]}</span>` : "";
+      // each seat's chance to win with best play from here (with the advice shown)
+      const chance = now.players === 2 && now.mover !== "end" && $("games-advice").checked
+        ? `<span class="chance">chance ${pct(k === 0 ? now.value : 1 - now.value)}</span>` : "";
       return `<div class="seat${moving}${won}"><span class="who">${seatName(k, now.players)}</span>`
-        + `<strong>${b.winner === k ? "won" : s}</strong>${farkles}</div>`;
+        + `<strong>${b.winner === k ? "won" : s}</strong>${farkles}${chance}</div>`;
     });
     if (b.turn_total !== undefined) {
       cells.push(`<div class="seat turn"><span class="who">turn total</span>`
