@@ -529,8 +529,8 @@ def test_each_family_says_what_its_table_shows():
     from dicelab.games.chance.shut_the_box import ShutTheBox
 
     pig = Pig(goal=20)
-    assert pig.board(pig.parse("7 12 5")) == {"scores": [7, 12], "turn_total": 5}
-    assert pig.board(pig.parse("7 12 5 p2")) == {"scores": [12, 7], "turn_total": 5}
+    assert pig.board(pig.parse("7 12 5")) == {"scores": [7, 12], "turn_total": 5, "seat": 0}
+    assert pig.board(pig.parse("7 12 5 p2")) == {"scores": [12, 7], "turn_total": 5, "seat": 1}
     box = ShutTheBox()
     shut = box.board(box.parse("1 2 9 / 7"))
     assert [t["tile"] for t in shut["tiles"] if t["open"]] == [1, 2, 9] and shut["throw"] == 7
@@ -539,7 +539,8 @@ def test_each_family_says_what_its_table_shows():
     farkle = Farkle(players=2, goal=1000, penalty=500, floor=-500, min_bank=300,
                     goal_by_bank=True)  # fmt: skip
     seen = farkle.board(farkle.parse("1 5 / 300 / -200 450 / 2 1"))
-    assert seen == {"scores": [-200, 450], "turn_total": 300, "dice": 2, "farkles": [2, 1]}
+    assert seen == {"scores": [-200, 450], "turn_total": 300, "dice": 2, "farkles": [2, 1],
+                    "seat": 0}  # fmt: skip
     assert pig.board(("won", 1)) == {"winner": 1}
 
 

@@ -116,8 +116,15 @@ def test_pig_and_shut_the_box_played_on_the_page(server, width, height):
         pg.wait_for_selector("#games-undo:not([hidden])")
         pg.click("#games-undo")
         assert pg.inner_text("#games-text") == before
+        seen_log = []  # every line of the game's log, as it came
+        pg.expose_function("seenLog", lambda line: seen_log.append(line))
+        pg.evaluate("""() => new MutationObserver(() => {
+            const items = document.querySelectorAll('#games-log li');
+            if (items.length) window.seenLog(items[items.length - 1].textContent);
+        }).observe(document.querySelector('#games-log'), {childList: true})""")
         play_to_the_end(pg)
         assert "decisions cost 0.0000 in all" in pg.inner_text("#games-review")
+        assert any(": a 1" in line for line in seen_log), seen_log  # a 1 said, not passed over
         ended = pg.inner_text("#games-text")  # with the final scores
         assert re.fullmatch(r"You won \(the other at \d+\)\.|The computer won \(you at \d+\)\.",
                             ended), ended  # fmt: skip

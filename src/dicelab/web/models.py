@@ -781,5 +781,6 @@ class GamePositionOut(BaseModel):
         description="What a table shows, for drawing: `scores` (each player's, player 1 "
         "first), `turn_total`, `dice` (Farkle: to throw, or thrown), `farkles` (in a row), "
         "`tiles` (Shut the Box: each with `open`), `sides` (the bear-off: checkers on the "
-        "points 1 to 6, side 1 first), `throw` (the throw to play), `winner` (0 or 1).",
+        "points 1 to 6, side 1 first), `throw` (the throw to play), `seat` (whose turn: 0 "
+        "or 1), `winner` (0 or 1).",
     )

@@ -420,7 +420,7 @@ class Farkle(ChanceGame):
         _, seat, a, b, t, last = position[:6]
         scores = [a * UNIT, b * UNIT] if self.players == 2 else (
             [a * UNIT] if self.play == "goal" else [])  # fmt: skip
-        out: dict = {"scores": scores, "turn_total": t * UNIT,
+        out: dict = {"scores": scores, "turn_total": t * UNIT, "seat": seat,
                      "dice": last if kind == "roll" else len(last)}  # fmt: skip
         if self.counted:
             out["farkles"] = list(position[6:])

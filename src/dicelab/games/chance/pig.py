@@ -124,7 +124,7 @@ class Pig(ChanceGame):
         if position[0] == "won":
             return {"winner": position[1]}
         seat, a, b, k, _ = position
-        return {"scores": [a, b], "turn_total": k}
+        return {"scores": [a, b], "turn_total": k, "seat": seat}
 
     def show(self, position) -> str:
         if position[0] == "won":

@@ -127,6 +127,8 @@ async function step(extra) {
     const answer = await api("/api/games/position", body);
     if (asked !== games.request) return;
     if (games.now && games.now.board && games.now.board.scores) games.lastBoard = games.now.board;
+    const lost = turnLost(games.now, answer, extra);
+    if (lost) games.log.push(lost);
     games.now = answer;
     $("games-progress").hidden = true;
     showError("");
@@ -232,6 +234,18 @@ function die(face, faces) {
 function facesOf(label) {
   if (!label || games.game.game === "shut-the-box") return [];
   return label.split(/[\s-]+/).filter(Boolean).map(Number).filter((n) => n > 0);
+}
+
+// A throw that ended the turn (a farkle, Pig's 1) is said, not passed over in silence.
+function turnLost(before, after, extra) {
+  const b = before && before.board;
+  const a = after && after.board;
+  if (!extra.throw || !b || !a || b.seat === undefined || a.seat === undefined) return "";
+  if (after.mover === "end" || a.seat === b.seat) return "";
+  const who = seatName(b.seat, after.players);
+  const what = games.game.game === "farkle" ? "a farkle" : "a 1";
+  const total = b.turn_total ? `: the turn's ${b.turn_total} points are lost` : "";
+  return `${who === "you" ? "you" : "the computer"}: ${what}${total}`;
 }
 
 function seatName(k, players) {
