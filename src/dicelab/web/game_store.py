@@ -245,21 +245,11 @@ def _large(game) -> bool:
 
 
 def _estimate(game) -> float | None:
-    """The seconds a table's first solve is estimated to take (the size checked
+    """The seconds a table's first solve is estimated to take here (the size checked
     before it starts), or ``None`` for a game laid out."""
-    from dicelab.games.chance.turn_solution import solves_by_turns
+    from dicelab.games.chance.turn_solution import solves_by_turns, table_cost
 
-    if not solves_by_turns(game, None):
-        return None
-    if hasattr(game, "race_plays"):
-        from math import comb
-
-        from dicelab.games.chance.bearoff_table import race_cost
-
-        return race_cost(comb(max(sum(game.mine), sum(game.theirs)) + 6, 6)).seconds_here()
-    from dicelab.engine.turnstart import turn_cost
-
-    return turn_cost(game.banking_turn()).seconds_here()
+    return table_cost(game).seconds_here() if solves_by_turns(game, None) else None
 
 
 def _settle(future: Future, result=None, error: BaseException | None = None) -> None:

@@ -33,6 +33,14 @@ DOUBLE_UP_TO = 2**27
 KEPT_UP_TO = 2 * 2**30
 
 
+def race_game_cost(game: Any, stored: bool = False):
+    """The cost of a race game's table (:func:`race_cost`): every side of up to its
+    larger side's checkers."""
+    from math import comb
+
+    return race_cost(comb(max(sum(game.mine), sum(game.theirs)) + 6, 6), stored)
+
+
 def race_cost(sides: int, stored: bool = False):
     """The size of the table of ``sides`` sides (:class:`~dicelab.engine.runtime.cost.Cost`):
     its pairs, their bytes and the time to solve them, known before anything is
@@ -123,12 +131,9 @@ def solve_race_game(game: Any, progress=None, cache: bool = False, laid_out=None
     read from and kept in the cache folder with ``cache`` (one file a number of
     checkers, whatever the race asked; up to :data:`KEPT_UP_TO` bytes), solved on
     ``runner`` with the table in ``store`` (:func:`~dicelab.engine.race.solve_race`)."""
-    from math import comb
-
     from dicelab.games.chance import saved
 
-    sides = comb(max(sum(game.mine), sum(game.theirs)) + 6, 6)
-    cost = race_cost(sides, stored=store is not None)
+    cost = race_game_cost(game, stored=store is not None)
     cost.check(allow_large)  # before any side is laid out
     keys, plays = game.race_plays()
     dtype = np.float64 if keys.size**2 <= DOUBLE_UP_TO else np.float32

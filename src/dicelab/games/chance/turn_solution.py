@@ -102,6 +102,17 @@ class TurnStartSolution(TableSolution):
         return self.seat_view(float(self.turn(mine, other, mf, of)[t, n]), seat)
 
 
+def table_cost(game: Any):
+    """The size of the table a game solved where its turns start needs (its turn
+    starts, or its pairs of sides: :class:`~dicelab.engine.runtime.cost.Cost`), from
+    its rules alone."""
+    if hasattr(game, "race_plays"):
+        from dicelab.games.chance.bearoff_table import race_game_cost
+
+        return race_game_cost(game)
+    return turn_cost(game.banking_turn())
+
+
 def solve_turns(game: Any, progress=None, cache: bool = False, laid_out=None,
                 allow_large: bool = False, runner=None,
                 store=None) -> TurnStartSolution:  # fmt: skip

@@ -3,7 +3,8 @@
 // the next one, with the moves ranked (POST /api/games/position).
 import { api, showError } from "./api.js";
 import { escapeHtml } from "./rules.js";
-import { $, PIPS, random } from "./state.js";
+import { faceElement } from "./faces.js";
+import { $, random } from "./state.js";
 
 const games = {
   families: [],    // GET /api/games
@@ -211,20 +212,7 @@ export function undoMove() {
 function die(face, faces) {
   const el = document.createElement("span");
   el.className = "die small-die";
-  const inner = document.createElement("span");
-  inner.className = "face";
-  if (faces <= 6 && PIPS[face]) {
-    inner.classList.add("pips");
-    for (let k = 0; k < 9; k++) {
-      const pip = document.createElement("i");
-      if (PIPS[face].includes(k)) pip.className = "on";
-      inner.appendChild(pip);
-    }
-  } else {
-    inner.classList.add("number");
-    inner.textContent = String(face);
-  }
-  el.appendChild(inner);
+  el.appendChild(faceElement(face, faces <= 6));
   el.setAttribute("aria-label", `a ${face}`);
   return el;
 }

@@ -5,7 +5,8 @@ import { actsAsButton, renderReview, renderScorecard } from "./history.js";
 import { costText, objectiveKey, renderChart, valueName, valueText } from "./playfor.js";
 import { boxes, filled, fmt, gameOver, rerollsLeft, rolls, scoring, throwsMade, totals, turnNumber, turns } from "./record.js";
 import { escapeHtml, solvingText } from "./rules.js";
-import { $, PIPS, state } from "./state.js";
+import { faceElement } from "./faces.js";
+import { $, state } from "./state.js";
 import { saveGame } from "./storage.js";
 import { inMatch, matchOver, standings } from "./table.js";
 import { computerBusyOrToMove, keepFinishedGame } from "./views.js";
@@ -116,20 +117,7 @@ export function renderCounter() {
 }
 
 export function dieFace(face) {
-  const el = document.createElement("span");
-  el.className = "face";
-  if (face && state.info.faces <= 6) {
-    el.classList.add("pips");
-    for (let k = 0; k < 9; k++) {
-      const pip = document.createElement("i");
-      if (PIPS[face].includes(k)) pip.className = "on";
-      el.appendChild(pip);
-    }
-  } else {
-    el.classList.add("number");
-    el.textContent = face ? String(face) : "?";
-  }
-  return el;
+  return faceElement(face, state.info.faces <= 6);
 }
 
 export function renderDice() {
