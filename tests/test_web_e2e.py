@@ -1199,8 +1199,8 @@ def menu(pg, open_it: bool = True) -> None:
 
 
 def _fits(pg, width: int, what: str) -> None:
-    """Nothing beyond the right edge, the header one row, the page no wider."""
-    pg.wait_for_timeout(300)
+    """Nothing beyond the right edge, the header one row, the page no wider (the
+    caller has waited for the view's own state: its options or its view shown)."""
     seen = pg.evaluate(BEYOND)
     assert seen["page"] <= width and not seen["out"], (what, seen)
     header = pg.locator("header").bounding_box()
