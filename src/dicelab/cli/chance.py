@@ -76,18 +76,21 @@ def _solved_where(game, objective, target, console, quiet, exact,
     """:func:`_solved` as ``how`` says: its cluster or workers and store apply to the
     games solved as tables (a game small enough to lay out is solved in this process,
     as a note says)."""
-    from dicelab.engine.runtime.schedule import runner_for
     from dicelab.games.chance.turn_solution import solves_by_turns
 
     where = (how.cluster, how.workers, how.store)
     cluster, workers, store = where
     asked = [w for w, v in zip(("--cluster", "--workers", "--store"), where, strict=True)
              if v is not None]  # fmt: skip
-    if asked and (exact or not solves_by_turns(game, objective)):
-        print(f"note: {game.name} is laid out and solved in this process; {', '.join(asked)} "
-              f"appl{'y' if len(asked) > 1 else 'ies'} to the tables of turn starts and races",
-              file=sys.stderr)  # fmt: skip
-        cluster = workers = store = None
+    if exact or not solves_by_turns(game, objective):  # no runner (nor Numba) to start
+        if asked:
+            print(f"note: {game.name} is laid out and solved in this process; "
+                  f"{', '.join(asked)} appl{'y' if len(asked) > 1 else 'ies'} to the tables "
+                  "of turn starts and races", file=sys.stderr)  # fmt: skip
+        return _solved(game, objective, target, how.allow_large, console, quiet, exact,
+                       how.cache, offer_large=True)  # fmt: skip
+    from dicelab.engine.runtime.schedule import runner_for
+
     with runner_for(cluster, workers) as runner:
         return _solved(game, objective, target, how.allow_large, console, quiet, exact,
                        how.cache, offer_large=True, runner=runner, store=store)  # fmt: skip
@@ -96,10 +99,11 @@ def _solved_where(game, objective, target, console, quiet, exact,
 def throws_of(solution: ChanceSolution) -> list[float] | None:
     """One side's bear-off: the chance of each number of throws (trailing zeros cut)."""
     from dicelab.games.chance.bearoff import BearOff
-    from dicelab.games.chance.bearoff_layout import throws_distribution
 
     if not isinstance(solution.game, BearOff) or solution.game.players != 1:
         return None
+    from dicelab.games.chance.bearoff_layout import throws_distribution  # loads Numba
+
     dist = [float(p) for p in throws_distribution(solution)]
     while dist and dist[-1] == 0.0:
         dist.pop()

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dicelab.engine.kernels.graph import CHANCE, END, MAX, MIN
+from dicelab.engine import small_graph
+from dicelab.engine.kernels.kinds import CHANCE, END, MAX, MIN
 
 __all__ = ["CHANCE", "END", "MAX", "MIN", "Graph", "GraphSolution", "Progress", "evaluate", "seen",
            "solve_graph"]  # fmt: skip
@@ -128,10 +129,16 @@ def solve_graph(graph: Graph, *, tol: float = TOLERANCE,
     is backward induction, exact as it stands. ``progress(done, planned)`` hears of
     each pass over the graph.
     """
-    from dicelab.engine.kernels.graph import improve, strong_components, value_iteration
-
     tick = progress or (lambda done, planned: None)
     g = graph
+    if small_graph.fits(g):
+        tick(0, 1)
+        small = small_graph.solve(g, tol)
+        if small is not None:
+            tick(1, 1)
+            return GraphSolution(*small)
+    from dicelab.engine.kernels.graph import improve, strong_components, value_iteration
+
     alive = np.ones(g.nodes, np.bool_)
     planned = 3
     tick(0, planned)
@@ -187,8 +194,6 @@ def evaluate(graph: Graph, choice: np.ndarray, guess: np.ndarray | None = None) 
 
 def _evaluate(graph: Graph, choice, guess, tol: float) -> tuple[np.ndarray, int]:
     """:func:`evaluate`, large components swept to ``tol``; and how many were swept."""
-    from dicelab.engine.kernels.graph import policy_values
-
     g = graph
     choice = np.asarray(choice, np.int64)
     decide = (g.kind == MAX) | (g.kind == MIN)
@@ -196,6 +201,12 @@ def _evaluate(graph: Graph, choice, guess, tol: float) -> tuple[np.ndarray, int]
     bad = decide & ((choice < first) | (choice >= last))
     if bad.any():
         raise ValueError(f"position {int(np.argmax(bad))}: the choice is not one of its moves")
+    if small_graph.fits(g):
+        values = small_graph.evaluate(g, choice)
+        if values is not None:
+            return values, 0
+    from dicelab.engine.kernels.graph import policy_values
+
     start = np.zeros(g.nodes) if guess is None else guess
     values, swept = policy_values(g.kind, g.start, g.to, g.prob, g.payoff, g.reward, choice,
                                   start, tol)  # fmt: skip

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-MAX, MIN, CHANCE, END = 0, 1, 2, 3
+from dicelab.engine.kernels.kinds import CHANCE, END, MAX, MIN
 
 
 @njit(cache=True, inline="always")

@@ -33,17 +33,15 @@ MIN_POSITIONS = 100_000
 
 @cache
 def _sources_digest() -> str:
-    """A digest of the sources a solution depends on (families, layouts, solver)."""
-    import dicelab.engine.graph as graph
-    import dicelab.engine.kernels.graph as kernels
-    import dicelab.engine.kernels.race as race_kernels
-    import dicelab.engine.kernels.turnstart as turn_kernels
-    import dicelab.engine.race as race
-    import dicelab.engine.turnstart as turnstart
+    """A digest of the sources a solution depends on (families, layouts, solvers),
+    found without importing them (the kernels would load Numba)."""
+    from importlib.util import find_spec
 
     here = Path(__file__).parent
-    solvers = (graph, kernels, turnstart, turn_kernels, race, race_kernels)
-    files = sorted(here.glob("*.py")) + [Path(m.__file__ or "") for m in solvers]
+    solvers = ("graph", "small_graph", "kernels.graph", "turnstart", "kernels.turnstart",
+               "race", "kernels.race")  # fmt: skip
+    found = [find_spec(f"dicelab.engine.{name}") for name in solvers]
+    files = sorted(here.glob("*.py")) + [Path(spec.origin or "") for spec in found if spec]
     h = hashlib.sha256()
     for path in files:
         h.update(path.name.encode())
