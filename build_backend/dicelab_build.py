@@ -3,8 +3,9 @@
 Numba compiles a kernel the first time it runs and keeps it in ``__pycache__``
 beside the kernel's source. ``pip install -e .`` builds its wheel here, in the
 checkout the installed package runs from, so after the wheel is built the kernels of
-the main commands are compiled into that very cache (:func:`dicelab.api.compile_kernels`,
-about 30 s on 2 cores), and no first command waits for them.
+every command are compiled into that very cache (:func:`dicelab.cli.warmup.compile_all`:
+the main commands' here, the others' in a second process beside it), and no first
+command waits for them.
 
 Numba checks a cached kernel against its own source file only, not against the
 files of the functions it calls, so after an upgrade a kernel whose file did not
@@ -34,7 +35,7 @@ from setuptools import build_meta as _setuptools
 from setuptools.build_meta import *  # noqa: F403  every other hook as setuptools has it
 
 SOURCES = Path(__file__).resolve().parent.parent / "src"
-COMPILE = "import dicelab.api; dicelab.api.compile_kernels()"
+COMPILE = "import dicelab.cli.warmup; dicelab.cli.warmup.compile_all()"
 #: Seconds the compile takes on 2 quiet cores (measured: 110 to 130 s), scaled by
 #: the load when the install says how long it will be.
 COMPILE_SECONDS = 130.0

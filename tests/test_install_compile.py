@@ -1,5 +1,5 @@
 """The kernels compiled at install (``build_backend/dicelab_build.py``,
-:func:`dicelab.api.compile_kernels`): after it, no main command compiles anything,
+:func:`dicelab.cli.warmup.compile_all`): after it, no command compiles anything,
 and nothing about it can fail an install."""
 
 import importlib.util
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from dicelab.cli import app
+from dicelab.cli import app, warmup
 
 ROOT = Path(__file__).resolve().parent.parent
 DICELAB = str(Path(sys.executable).with_name("dicelab"))
@@ -28,11 +28,12 @@ def _backend():
 
 
 @pytest.mark.slow
-def test_after_the_install_compile_no_main_command_compiles(tmp_path):
+def test_after_the_install_compile_no_command_compiles(tmp_path):
     """In an empty compile cache, the compile of the install leaves every kernel that
     the expected-score, target, win, distribution, simulation and table advice
-    commands run: with Numba's cache messages on, none of them saves a newly
-    compiled function."""
+    commands run, and the duel's, the table's, assign's, the race's and the dice
+    games' (compiled in a second process and brought over): with Numba's cache
+    messages on, none of them saves a newly compiled function."""
     env = dict(
         os.environ,
         NUMBA_CACHE_DIR=str(tmp_path / "numba"),
@@ -41,6 +42,13 @@ def test_after_the_install_compile_no_main_command_compiles(tmp_path):
     backend = _backend()
     subprocess.run([sys.executable, "-c", backend.COMPILE], env=env, check=True, timeout=900)
     assert not (tmp_path / "tables").exists() or not list((tmp_path / "tables").iterdir())
+    brought = subprocess.run(  # what says a later compile has nothing to start
+        [sys.executable, "-c", "from dicelab.cli.warmup import COMPILED_BY_THEM as k; "
+         "from dicelab.engine.runtime.ahead import _found, is_cached; "
+         "print(all(is_cached(_found(x)) for x in k))"],
+        env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert brought.stdout.strip() == "True"
     commands = [
         ["solve", "yacht", "--json"],
         ["solve", "yacht", "--objective", "target", "--target", "200", "--json"],
@@ -50,6 +58,9 @@ def test_after_the_install_compile_no_main_command_compiles(tmp_path):
         ["match", "advise", "yazy", "--dice", "3", "3", "6", "5", "6", "--json"]
         + ["--method", "lookahead", "--mine", "", "--theirs", ""],
     ]
+    # and every other command's, compiled in the second process (cli/warmup.py)
+    files = warmup.write_files(tmp_path)
+    commands += [[str(files.get(w, w)) for w in c] for c in warmup.COMMANDS]
     for args in commands:
         out = subprocess.run(
             [DICELAB, *args],

@@ -207,6 +207,7 @@ def compile_kernels(progress: Progress | None = None) -> None:
     for variant in ("forced-yatzy", "yahtzee-simple"):  # forced order; no joker section
         expected_table(as_game(variant), use_cache=False)
     tick(ends[3], ends[-1])
+    import dicelab.engine.kernels.graph  # noqa: F401  (loaded: small games use it too)
     from dicelab.games.chance.bearoff import BearOff
     from dicelab.games.chance.farkle import Farkle
     from dicelab.games.chance.pig import Pig

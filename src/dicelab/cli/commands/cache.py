@@ -113,15 +113,16 @@ def cache_clear(
 def cache_compile() -> None:
     """Compile the solver's kernels now, as pip install -e . does once.
 
-    The expected-score turn, the turn over points, the distribution and the
-    simulation: about 25 s on 2 cores. Kernels already compiled are only loaded.
+    Every command's: the main solves in this process, the duel, the table, assign,
+    the race and the dice games' advice in a second one beside it; about two
+    minutes on 2 cores. Kernels already compiled are only loaded.
     """
     import time
 
-    from dicelab.api import compile_kernels
     from dicelab.cli.output import progress_bar
+    from dicelab.cli.warmup import compile_all
 
     start = time.perf_counter()
     with progress_bar("compiling the kernels", unit="s") as tick:
-        compile_kernels(tick)
+        compile_all(tick)
     typer.echo(f"kernels compiled or loaded in {time.perf_counter() - start:.1f} s")

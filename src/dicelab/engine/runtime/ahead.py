@@ -65,6 +65,23 @@ def start(compile_with: str, kernels: Sequence[str]) -> None:
         return
     if all(is_cached(_found(k)) for k in kernels):
         return
+    _spawn(compile_with, tuple(kernels))
+
+
+def start_all(compile_with: str, unless: Sequence[str]) -> None:
+    """:func:`start` for every kernel ``compile_with`` compiles: :func:`finish` then
+    brings over each one that this process's cache lacks altogether (its own
+    kernels, and those compiled here meanwhile, stay as they are). Nothing starts
+    where the kernels ``unless`` names are all cached already (compiled before)."""
+    if compile_with in _pending or _cores() < 2:
+        return
+    if all(is_cached(_found(k)) for k in unless):
+        return
+    _spawn(compile_with, ())
+
+
+def _spawn(compile_with: str, kernels: tuple[str, ...]) -> None:
+    """The child that compiles, into a cache folder of its own."""
     folder = tempfile.mkdtemp(prefix="dicelab-compile-")
     env = dict(os.environ, NUMBA_CACHE_DIR=folder)
     proc = subprocess.Popen(
@@ -76,7 +93,7 @@ def start(compile_with: str, kernels: Sequence[str]) -> None:
         text=True,
         preexec_fn=_yield_to_parent if hasattr(os, "nice") else None,
     )
-    _pending[compile_with] = (proc, folder, tuple(kernels))
+    _pending[compile_with] = (proc, folder, kernels)
 
 
 def _yield_to_parent() -> None:
@@ -95,8 +112,10 @@ def finish(compile_with: str) -> None:
     try:
         out, _ = proc.communicate()
         if proc.returncode == 0:
-            for made, kernel in zip(json.loads(out), kernels, strict=True):
-                _move_files(made, _found(kernel))
+            for made in json.loads(out):
+                dispatcher = _found(made["kernel"])
+                if kernels or not is_cached(dispatcher):  # all: only what is missing here
+                    _move_files(made, dispatcher)
     except (OSError, ValueError, KeyError, AttributeError):
         pass  # this process compiles them instead
     finally:
@@ -128,17 +147,33 @@ def stop_children() -> None:
 
 
 def _compile_here(compile_with: str, kernels: Sequence[str]) -> list[dict]:
-    """In the child: run ``compile_with`` and list the cache files of ``kernels``."""
+    """In the child: run ``compile_with`` and list the cache files of ``kernels``
+    (none named: of every kernel it compiled, see :func:`start_all`)."""
     _found(compile_with)()
     made = []
-    for kernel in kernels:
+    for kernel in kernels or _every_compiled():
         cache = _found(kernel)._cache
         folder = Path(cache._cache_path)
         index = Path(cache._cache_file._index_path).name
         stem = index.removesuffix(".nbi")
         data = sorted(p.name for p in folder.glob(f"{stem}.*.nbc"))
-        made.append({"folder": str(folder), "index": index, "data": data})
+        made.append({"folder": str(folder), "index": index, "data": data, "kernel": kernel})
     return made
+
+
+def _every_compiled() -> list[str]:
+    """Every cached Numba function of dicelab's loaded modules that has an index in
+    this process's cache folder, as ``"module:name"``."""
+    found = []
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("dicelab."):
+            continue
+        for attr, value in list(vars(module).items()):
+            cache = getattr(value, "_cache", None)
+            index = getattr(getattr(cache, "_cache_file", None), "_index_path", None)
+            if index and getattr(value, "__module__", None) == name and Path(index).is_file():
+                found.append(f"{name}:{attr}")
+    return found
 
 
 if __name__ == "__main__":
