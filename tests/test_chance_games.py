@@ -38,6 +38,21 @@ def test_pig_agrees_with_value_iteration_from_the_rules(kw):
     P = oracle.pig_values(kw["goal"], kw["faces"], kw["dice"], kw["piglet"])
     s = solve(Pig(**kw))
     assert s.value() == pytest.approx(P[(0, 0, 0)], abs=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    pig_settings,
+    st.sampled_from(["lose-turn", "lose-score"]),
+    st.sampled_from(["lose-turn", "lose-score"]),
+    st.booleans(),
+)
+def test_pigs_house_rules_agree_with_value_iteration_from_the_rules(kw, one, double_ones,
+                                                                    doubles_roll):  # fmt: skip
+    house = {"one": one, "double_ones": double_ones, "doubles_roll": doubles_roll}
+    P = oracle.pig_values(kw["goal"], kw["faces"], kw["dice"], kw["piglet"], **house)
+    s = solve(Pig(**kw, **house))
+    assert s.value() == pytest.approx(P[(0, 0, 0)], abs=1e-12)
     for (i, j, k), p in list(P.items())[::7]:  # the mover's view, for both seats
         if k == 0:
             assert s.value((0, i, j, 0, True)) == pytest.approx(p, abs=1e-12)
@@ -115,15 +130,20 @@ def test_shut_the_box_six_tiles_one_die_is_the_fiddlers_fraction():
     assert solve(ShutTheBox(tiles=6, dice=1)).exact() == Fraction(145, 1944)
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(
     st.integers(1, 7),
-    st.sampled_from(["never", "when-top-shut", "always"]),
+    st.sampled_from(["never", "when-top-shut", "when-sum-6", "always"]),
     st.sampled_from([1, 2]),
-    st.sampled_from(["shut", "sum"]),
+    st.sampled_from(["shut", "sum", "digits"]),
+    st.sampled_from(["any", "two", "dice"]),
+    st.booleans(),
+    st.booleans(),
 )
-def test_shut_the_box_agrees_with_a_recursion_in_fractions(tiles, one_die, dice, score):
-    kw = {"tiles": tiles, "one_die": one_die, "dice": dice, "score": score}
+def test_shut_the_box_agrees_with_a_recursion_in_fractions(tiles, one_die, dice, score, shut,
+                                                           must, worst):  # fmt: skip
+    kw = {"tiles": tiles, "one_die": one_die, "dice": dice, "score": score, "shut": shut,
+          "one_die_must": must, "worst": worst}  # fmt: skip
     s = solve(ShutTheBox(**kw))
     assert s.exact() == oracle.shut_the_box(**kw)
     assert s.value() == pytest.approx(float(oracle.shut_the_box(**kw)), rel=1e-12)

@@ -15,7 +15,7 @@ from dicelab.errors import UserError
 from dicelab.games.chance import solve
 from dicelab.games.chance.farkle import Farkle
 from dicelab.games.chance.pig import Pig
-from dicelab.games.chance.turn_solution import TurnStartSolution
+from dicelab.games.chance.turn_solution import TurnStartSolution, solves_by_turns
 
 farkles = st.fixed_dictionaries({
     "dice": st.integers(1, 4),
@@ -204,14 +204,17 @@ pigs = st.fixed_dictionaries({
     "dice": st.sampled_from([1, 2]),
     "faces": st.integers(2, 7),
     "piglet": st.booleans(),
+    "one": st.sampled_from(["lose-turn", "lose-score"]),
+    "double_ones": st.sampled_from(["lose-turn", "lose-score"]),
 })  # fmt: skip
 
 
 @settings(max_examples=12, deadline=None)
 @given(pigs)
 def test_pig_and_two_dice_pig_agree_with_the_laid_out_game(kw):
-    """Pig's 1 is a farkle; two-dice Pig's double 1 loses the whole score too, a link
-    to a lower layer that the layers are swept again for."""
+    """Pig's 1 is a farkle; two-dice Pig's double 1 loses the whole score too (as a 1
+    may, by a house rule), a link to a lower layer that the layers are swept again
+    for."""
     game = Pig(**kw)
     laid, turns = solve(game, turns=False), solve(game, turns=True)
     assert isinstance(turns, TurnStartSolution)
@@ -226,6 +229,12 @@ def test_pig_and_two_dice_pig_agree_with_the_laid_out_game(kw):
         if game.result(position) is None and game.to_move(position) >= 0:
             assert [m.value for m in turns.advise(position)] == pytest.approx(
                 [m.value for m in laid.advise(position)], abs=1e-12)  # fmt: skip
+
+
+def test_a_double_thrown_again_is_laid_out_not_tabled():
+    game = Pig(goal=30, dice=2, doubles_roll=True)
+    assert not solves_by_turns(game, None, turns=True)
+    assert not isinstance(solve(game, turns=True), TurnStartSolution)
 
 
 def test_pigs_hold_boundary_is_the_same_from_the_turn_starts():

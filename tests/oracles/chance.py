@@ -13,27 +13,34 @@ from itertools import combinations, product
 F = Fraction
 
 
-def pig_throws(faces, dice, piglet):
-    """(chance, gain) of one throw; gain -1 loses the turn total, -2 the score."""
+def pig_throws(faces, dice, piglet, one="lose-turn", double_ones="lose-score",
+               doubles_roll=False):  # fmt: skip
+    """(chance, gain, thrown again) of one throw; gain -1 loses the turn total, -2
+    the score; thrown again: a double that may not be held (docs/games.md)."""
     if piglet:
-        return [(0.5, 1), (0.5, -1)]
+        return [(0.5, 1, False), (0.5, -1, False)]
+    lost = {"lose-turn": -1, "lose-score": -2}
     out = []
     for throw in product(range(1, faces + 1), repeat=dice):
         ones = sum(1 for x in throw if x == 1)
-        out.append((1 / faces**dice, -2 if ones == 2 else -1 if ones else sum(throw)))
+        gain = lost[double_ones] if ones == 2 else lost[one] if ones else sum(throw)
+        again = doubles_roll and dice == 2 and ones == 0 and throw[0] == throw[1]
+        out.append((1 / faces**dice, gain, again))
     return out
 
 
-def pig_values(goal, faces=6, dice=1, piglet=False, hold=None, tol=1e-14):
+def pig_values(goal, faces=6, dice=1, piglet=False, hold=None, tol=1e-14, **house):
     """P[i, j, k]: the mover's chance to win with ``i`` against ``j`` and turn total ``k``
-    when both play their best, or both play ``hold(i, j, k) -> bool`` when given."""
-    throws = pig_throws(faces, dice, piglet)
+    when both play their best, or both play ``hold(i, j, k) -> bool`` when given;
+    ``house``: the house rules of :func:`pig_throws`."""
+    throws = pig_throws(faces, dice, piglet, **house)
     P = {(i, j, k): 0.0 for i in range(goal) for j in range(goal) for k in range(goal - i)}
+    R = dict(P)  # the value of throwing (again) there
     while True:
         change = 0.0
         for (i, j, k), old in P.items():
             roll = 0.0
-            for p, gain in throws:
+            for p, gain, again in throws:
                 if gain == -2:
                     roll += p * (1 - P[(j, 0, 0)])
                 elif gain == -1:
@@ -41,29 +48,54 @@ def pig_values(goal, faces=6, dice=1, piglet=False, hold=None, tol=1e-14):
                 elif i + k + gain >= goal:
                     roll += p
                 else:
-                    roll += p * P[(i, j, k + gain)]
+                    roll += p * (R if again else P)[(i, j, k + gain)]
             keep = 1 - P[(j, i + k, 0)] if k > 0 else -1.0
             held = hold is not None and k > 0 and hold(i, j, k)
             new = max(roll, keep) if hold is None else (keep if held else roll)
-            change = max(change, abs(new - old))
+            change = max(change, abs(new - old), abs(roll - R[(i, j, k)]))
             P[(i, j, k)] = new
+            R[(i, j, k)] = roll
         if change < tol:
             return P
 
 
-def shut_the_box(tiles, one_die="when-top-shut", dice=2, score="shut"):
-    """The best value of the full box, exactly, by recursion over the open tiles."""
+def shut_the_box(tiles, one_die="when-top-shut", dice=2, score="shut", shut="any",
+                 one_die_must=False, worst=False):  # fmt: skip
+    """The best value of the full box, exactly, by recursion over the open tiles
+    (the house rules as docs/games.md says them)."""
 
-    def totals(n):
+    def throws(n):
         out = {}
         for throw in product(range(1, 7), repeat=n):
-            out[sum(throw)] = out.get(sum(throw), F(0)) + F(1, 6**n)
+            out[throw] = out.get(throw, F(0)) + F(1, 6**n)
         return out
 
     def end(open_):
-        return F(sum(open_)) if score == "sum" else F(int(not open_))
+        if score == "sum":
+            return F(sum(open_))
+        if score == "digits":
+            return F(int("".join(str(t) for t in sorted(open_)) or "0"))
+        return F(int(not open_))
 
-    better = min if score == "sum" else max
+    better = max if (score == "shut") != worst else min
+
+    def ways(open_, throw):
+        """The sets of open tiles a throw may shut."""
+        if shut == "dice":
+            found = [{sum(throw)}] if sum(throw) in open_ else []
+            if len(throw) == 2 and throw[0] != throw[1] and set(throw) <= open_:
+                found.append(set(throw))
+            return found
+        most = 2 if shut == "two" else len(open_)
+        return [set(c) for r in range(1, min(most, len(open_)) + 1)
+                for c in combinations(open_, r) if sum(c) == sum(throw)]  # fmt: skip
+
+    def one_die_allowed(open_):
+        if one_die == "always":
+            return True
+        if one_die == "when-top-shut":
+            return max(open_) <= 6
+        return one_die == "when-sum-6" and sum(open_) <= 6
 
     @cache
     def value(open_):
@@ -71,18 +103,17 @@ def shut_the_box(tiles, one_die="when-top-shut", dice=2, score="shut"):
             return end(open_)
         if dice == 1:
             counts = [1]
-        elif one_die == "always" or (one_die == "when-top-shut" and max(open_) <= 6):
-            counts = [1, 2]
+        elif one_die_allowed(open_):
+            counts = [1] if one_die_must else [1, 2]
         else:
             counts = [2]
         options = []
         for n in counts:
             total = F(0)
-            for t, p in totals(n).items():
-                ways = [set(c) for r in range(1, len(open_) + 1)
-                        for c in combinations(open_, r) if sum(c) == t]  # fmt: skip
-                if ways:
-                    total += p * better(value(frozenset(open_ - w)) for w in ways)
+            for throw, p in throws(n).items():
+                found = ways(open_, throw)
+                if found:
+                    total += p * better(value(frozenset(open_ - w)) for w in found)
                 else:
                     total += p * end(open_)
             options.append(total)

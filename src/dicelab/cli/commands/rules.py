@@ -25,14 +25,58 @@ def rules_list() -> None:
         r = load_rules(name)
         table.add_row(name, r.title, str(r.n_categories), f"{r.dice}d{r.faces}", str(r.rolls))
     Console().print(table)
+    Console().print(dice_games_table())
+
+
+def dice_games_table():
+    """The dice games' families and shipped presets, each with what it is."""
+    from rich.table import Table
+
+    from dicelab.games.chance.families import FAMILIES, preset_file, preset_names
+
+    table = Table(title="Dice games and their presets (dicelab rules show NAME: the house rules)")
+    for col in ("name", "title", "game"):
+        table.add_column(col)
+    for name, family in FAMILIES.items():
+        table.add_row(name, family.title, family.summary)
+    for name in preset_names():
+        data = preset_file(name)
+        table.add_row(name, str(data.get("title", "")), f"{data['game']}: "
+                      f"{data.get('published', 'a preset')}")  # fmt: skip
+    return table
 
 
 @rules_app.command("show")
 def rules_show(
     rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
 ) -> None:
-    """Print a readable scorecard of a rule set."""
+    """Print a readable scorecard of a rule set, or a dice game's house rules."""
     from dicelab.cli.output import Console, scorecard
+    from dicelab.games.chance.families import is_game
     from dicelab.rules import load_rules
 
+    if is_game(rules):
+        Console().print(house_rules_table(rules))
+        return
     Console().print(scorecard(load_rules(rules)))
+
+
+def house_rules_table(name: str):
+    """A dice game's settings (a family's, a preset's or a game file's): each one's
+    value here and what it means, so a game file can be written from it."""
+    from rich.table import Table
+
+    from dicelab.games.chance.families import settings_of
+
+    family, values = settings_of(name)
+    table = Table(title=f"{name}: game = \"{family.name}\" and its settings (--set NAME=VALUE, "
+                        "or NAME = VALUE in a game file)")  # fmt: skip
+    for col in ("setting", "value", "what it is"):
+        table.add_column(col)
+    for key, (_, what) in family.settings.items():
+        value = values.get(key)
+        shown = (
+            "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        )
+        table.add_row(key, shown or "(default)", what)
+    return table

@@ -6,9 +6,12 @@ comes (the turn total is lost and the turn passes). The first score to reach the
 goal wins; a turn total that reaches it wins at once, as holding would. A turn
 starts with a throw: holding with nothing is not a move.
 
-Variants, by parameter: ``faces`` of the die; ``dice = 2`` (a 1 on either die loses
-the turn total, two 1s lose the whole score too, as in Neller and Presser's
-two-dice Pig); ``piglet`` (a coin: heads adds 1, tails loses the turn total).
+House rules, each a setting: ``faces`` of the die; what a 1 does (``one``: it
+loses the turn total, or with ``lose-score`` the whole score too); ``dice = 2``
+(a 1 on either die does what ``one`` says; two 1s lose the whole score, as in
+Neller and Presser's two-dice Pig, or with ``double_ones = "lose-turn"`` the turn
+total only; with ``doubles_roll`` any other double must be thrown again, not
+held); ``piglet`` (a coin: heads adds 1, tails loses the turn total).
 
 The value is the first player's chance to win with best play by both; Neller and
 Presser (2004) give 0.5306 for the goal of 100.
@@ -31,6 +34,9 @@ from dicelab.games.chance.numbered import NumberedPositions
 
 __all__ = ["Pig"]
 
+#: What a 1 (or two 1s) can cost: the turn total, or the whole score.
+LOSSES = ("lose-turn", "lose-score")
+
 
 class Pig(ChanceGame):
     """Pig and its variants; a position is ``(mover, my score, their score, turn total,
@@ -43,34 +49,55 @@ class Pig(ChanceGame):
         "dice": (int, "1, or 2 for two-dice Pig (1)"),
         "faces": (int, "faces of the die (6)"),
         "piglet": (flag, "a coin instead of a die (false)"),
+        "one": (
+            str,
+            "what a 1 does: lose-turn (the turn total) or lose-score (the whole score) (lose-turn)",
+        ),
+        "double_ones": (str, "two dice: what two 1s do: lose-score or lose-turn (lose-score)"),
+        "doubles_roll": (
+            flag,
+            "two dice: a double other than 1s must be thrown again, not held (false)",
+        ),
     }
     summary = "two players throw until they hold or a 1 comes; the first player's chance to win"
     measure = "the first player's chance to win, both playing their best"
     position_help = "'40 55 12' (your score, theirs, your turn total; add p2 for player 2)"
 
-    def __init__(self, goal: int = 100, dice: int = 1, faces: int = 6, piglet: bool = False):
+    def __init__(self, goal: int = 100, dice: int = 1, faces: int = 6, piglet: bool = False,
+                 one: str = "lose-turn", double_ones: str = "lose-score",
+                 doubles_roll: bool = False):  # fmt: skip
         if not 1 <= goal <= 1000:
             raise UserError(f"pig goal: got {goal}, expected 1 to 1000")
         if dice not in (1, 2):
             raise UserError(f"pig dice: got {dice}, expected 1 or 2")
         if not 2 <= faces <= 20:
             raise UserError(f"pig faces: got {faces}, expected 2 to 20")
+        for key, value in (("one", one), ("double_ones", double_ones)):
+            if value not in LOSSES:
+                raise UserError(f"pig {key}: got {value!r}, expected {' or '.join(LOSSES)}")
         self.goal, self.dice, self.faces, self.piglet = goal, dice, faces, piglet
+        self.one, self.double_ones, self.doubles_roll = one, double_ones, bool(doubles_roll)
         kind = "piglet" if piglet else ("two-dice pig" if dice == 2 else "pig")
         self.name = f"{kind} to {goal}"
         self._throws = self._throw_table()
+        #: a double thrown again cannot be held: the turn-start table has no such
+        #: throw, so such a game is laid out (its inside as positions)
+        self.turn_table_fits = not any(again for *_, again in self._throws)
 
-    def _throw_table(self) -> list[tuple[Fraction, str, int]]:
-        """One throw: (chance, label, points added; -1 loses the turn, -2 the score)."""
+    def _throw_table(self) -> list[tuple[Fraction, str, int, bool]]:
+        """One throw: (chance, label, points added, thrown again), the points -1 where
+        it loses the turn total and -2 the whole score."""
         if self.piglet:
-            return [(Fraction(1, 2), "heads", 1), (Fraction(1, 2), "tails", -1)]
+            return [(Fraction(1, 2), "heads", 1, False), (Fraction(1, 2), "tails", -1, False)]
         faces = range(1, self.faces + 1)
         p = Fraction(1, self.faces**self.dice)
+        lost = {"lose-turn": -1, "lose-score": -2}
         out = []
         for throw in product(faces, repeat=self.dice):
             ones = throw.count(1)
-            gain = -2 if ones == 2 else (-1 if ones else sum(throw))
-            out.append((p, "-".join(map(str, throw)), gain))
+            gain = lost[self.double_ones] if ones == 2 else lost[self.one] if ones else sum(throw)
+            again = self.doubles_roll and self.dice == 2 and gain > 0 and throw[0] == throw[1]
+            out.append((p, "-".join(map(str, throw)), gain, again))
         return out
 
     def start(self) -> Hashable:
@@ -98,7 +125,7 @@ class Pig(ChanceGame):
         seat, a, b, k, _ = position
         mine = a if seat == 0 else b
         out = []
-        for p, label, gain in self._throws:
+        for p, label, gain, again in self._throws:
             if gain == -2:
                 after = self._pass(seat, a, b, 0, lose_all=True)
             elif gain == -1:
@@ -106,7 +133,7 @@ class Pig(ChanceGame):
             elif mine + k + gain >= self.goal:
                 after = ("won", seat)
             else:
-                after = (seat, a, b, k + gain, False)
+                after = (seat, a, b, k + gain, again)
             out.append((p, label, after))
         return out
 
@@ -140,8 +167,8 @@ class Pig(ChanceGame):
         1 loses the turn total, two 1s the whole score."""
         from dicelab.engine.turnstart import BankingTurn
 
-        thrown = [(float(p), (max(gain, 0),)) for p, _, gain in self._throws if gain != -2]
-        wiped = sum(float(p) for p, _, gain in self._throws if gain == -2)
+        thrown = [(float(p), (max(gain, 0),)) for p, _, gain, _ in self._throws if gain != -2]
+        wiped = sum(float(p) for p, _, gain, _ in self._throws if gain == -2)
         return BankingTurn.from_outcomes(self.goal, 1, 0, {1: thrown},
                                          {1: wiped} if wiped else None)  # fmt: skip
 
@@ -271,7 +298,7 @@ def pig_layout(game: Pig, exact: bool = False):
         count[decide] = np.where(k > 0, 2, 1)
         passed = pos.node(1 - seat, True, other, mine, 0)
         out = []
-        for _p, _label, gain in throws:
+        for _p, _label, gain, again in throws:
             if gain == -2:
                 out.append(pos.node(1 - seat, True, other, 0, 0))
             elif gain == -1:
@@ -279,7 +306,7 @@ def pig_layout(game: Pig, exact: bool = False):
             else:
                 over = mine + k + gain >= g
                 kk = np.where(over, 0, k + gain)
-                out.append(np.where(over, won + seat, pos.node(seat, False, mine, other, kk)))
+                out.append(np.where(over, won + seat, pos.node(seat, again, mine, other, kk)))
         targets[2 * seat] = np.stack(out, axis=1)
         held = pos.node(1 - seat, True, other, np.minimum(mine + k, g - 1), 0)
         targets[2 * seat + 1] = np.stack([roll, np.where(k > 0, held, -1)], axis=1)

@@ -42,7 +42,8 @@ def solves_by_turns(game: ChanceGame, objective: str | None, turns: bool | None 
     ``race_plays``: :mod:`.bearoff_table`) played to win, unless
     ``turns`` is ``False``; where ``turns`` is ``None``, only if its layout would
     hold more than :data:`TURNS_ABOVE` positions."""
-    tabled = hasattr(game, "banking_turn") or hasattr(game, "race_plays")
+    banks = hasattr(game, "banking_turn") and getattr(game, "turn_table_fits", True)
+    tabled = banks or hasattr(game, "race_plays")
     able = tabled and game.players == 2 and (objective or game.objective or "win") == "win"
     if not able or turns is False:
         return False
