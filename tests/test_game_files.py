@@ -81,3 +81,15 @@ def test_a_mistake_in_a_game_file_names_its_line(tmp_path, monkeypatch, text, me
 def test_a_mistake_on_the_command_line_is_said_as_typed():
     with pytest.raises(UserError, match=r"^shut-the-box shut: got 'x', expected any, two"):
         game_from("shut-the-box", ["shut=x"])
+
+
+def test_games_that_differ_only_in_their_scoring_are_kept_apart_in_the_cache():
+    """A solved table is named by every rule of its game, the scoring table included:
+    Farkle without three pairs and the straight is not read from the usual one's file."""
+    from dicelab.games.chance.saved import game_key
+
+    usual = game_key(game_from("farkle", ["players=2"]), "win", None)
+    other = game_key(game_from("farkle", ["players=2", "three_pairs=0", "straight=0"]),
+                     "win", None)  # fmt: skip
+    assert usual["settings"]["scoring"] == [1000, 750, 1500, "add"]
+    assert usual != other

@@ -50,9 +50,12 @@ def _sources_digest() -> str:
 
 
 def _plain(value):
-    """A setting as JSON, or ``None`` where it is not plain data (derived tables)."""
+    """A setting as JSON, or ``None`` where it is not plain data (derived tables); a
+    table that names itself by a ``key`` (Farkle's scoring) is its key."""
     if isinstance(value, (bool, int, float, str)) or value is None:
         return value
+    if hasattr(value, "key"):
+        return _plain(value.key)
     if isinstance(value, (tuple, list)):
         items = [_plain(v) for v in value]
         return None if any(i is None for i in items) else items
