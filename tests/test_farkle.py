@@ -19,6 +19,19 @@ rules = st.fixed_dictionaries({
     "kinds": st.sampled_from(["add", "double"]),
 })  # fmt: skip
 
+#: the scoring table's other combinations, as house rules
+house = st.fixed_dictionaries({
+    "three_ones": st.sampled_from([1000, 300]),
+    "kinds": st.sampled_from(["add", "double", "fixed"]),
+    "ones": st.sampled_from([100, 50]),
+    "fives": st.sampled_from([50, 0]),
+    "four_kind": st.sampled_from([1000, 0]),
+    "five_kind": st.sampled_from([2000, 150]),
+    "six_kind": st.sampled_from([3000, 0]),
+    "two_triples": st.sampled_from([0, 2500]),
+    "four_and_pair": st.sampled_from([0, 1500]),
+})  # fmt: skip
+
 
 def test_the_chance_of_a_farkle_is_the_published_one_for_each_count_of_dice():
     # farkle.games, "Farkle Odds": 2/6, 20/36, 156/216, 1092/1296, 7176/7776 score
@@ -46,8 +59,8 @@ def test_the_scoring_table():
     assert [x * 50 for x in offers(s, (1, 3, 0, 1, 1, 0))] == [100, 150, 200, 300, 350, 0]
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(1, 6), min_size=1, max_size=6), rules,
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.integers(1, 6), min_size=1, max_size=6), house,
        st.sampled_from([0, 500, 750]), st.sampled_from([0, 1500]))  # fmt: skip
 def test_a_set_of_dice_scores_what_every_cut_into_combinations_gives(dice, kw, pairs, run):
     score = oracle.make_score(oracle.combos(three_pairs=pairs, straight=run, **kw))
@@ -80,9 +93,18 @@ def test_one_turn_of_six_dice_agrees_with_the_rules_solved_plainly():
     assert s.value(("roll", 0, 0, 0, 4, 3)) == pytest.approx(E(200, 3), abs=1e-9)
 
 
+def test_one_turn_of_house_scoring_agrees_with_the_rules_solved_plainly():
+    """A table of other combinations: fixed kinds, two triples, four and a pair, no 5s."""
+    kw = {"kinds": "fixed", "four_kind": 500, "five_kind": 1000, "six_kind": 0,
+          "two_triples": 2500, "four_and_pair": 1500, "fives": 0, "ones": 150}  # fmt: skip
+    E = oracle.one_turn(dice=6, cap=1000, **kw)
+    s = solve(Farkle(players=1, goal=1000, **kw))
+    assert s.value() == pytest.approx(E(0, 6), abs=1e-9)
+
+
 @settings(max_examples=8, deadline=None)
 @given(st.integers(1, 4), st.integers(1, 40).map(lambda g: 50 * g), st.sampled_from([0, 300]),
-       rules)  # fmt: skip
+       st.one_of(rules, house))  # fmt: skip
 def test_one_turn_agrees_with_a_recursion_from_the_rules(dice, cap, min_bank, kw):
     min_bank = min(min_bank, cap - 50)
     E = oracle.one_turn(dice=dice, cap=cap, min_bank=min_bank, **kw)
@@ -153,7 +175,7 @@ def test_settings_and_positions_are_checked_with_one_clear_line(capsys, monkeypa
         (["goal=125"], "multiple of 50"),
         (["players=3"], "expected 1 or 2"),
         (["dice=7"], "expected 1 to 6"),
-        (["kinds=triple"], "expected double or add"),
+        (["kinds=triple"], "expected add, double, fixed"),
         (["play=forever", "players=1"], "expected turn or goal"),
         (["play=goal", "players=2"], "one player's game"),
         (["straight=60"], "multiple of 50"),

@@ -91,5 +91,5 @@ def test_games_that_differ_only_in_their_scoring_are_kept_apart_in_the_cache():
     usual = game_key(game_from("farkle", ["players=2"]), "win", None)
     other = game_key(game_from("farkle", ["players=2", "three_pairs=0", "straight=0"]),
                      "win", None)  # fmt: skip
-    assert usual["settings"]["scoring"] == [1000, 750, 1500, "add"]
+    assert usual["settings"]["scoring"][:4] == [1000, 750, 1500, "add"]
     assert usual != other

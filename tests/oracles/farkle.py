@@ -13,21 +13,30 @@ from functools import cache
 from itertools import combinations, product
 
 
-def combos(three_ones=1000, three_pairs=750, straight=1500, kinds="add"):
-    """Every scoring combination as (sorted dice, points)."""
-    out = [((1,), 100), ((5,), 50)]
+def combos(three_ones=1000, three_pairs=750, straight=1500, kinds="add", ones=100, fives=50,
+           four_kind=1000, five_kind=2000, six_kind=3000, two_triples=0,
+           four_and_pair=0):  # fmt: skip
+    """Every scoring combination as (sorted dice, points), none worth 0."""
+    out = [((1,), ones), ((5,), fives)]
+    fixed = {4: four_kind, 5: five_kind, 6: six_kind}
     for face in range(1, 7):
         three = three_ones if face == 1 else 100 * face
         for m in range(3, 7):
             extra = m - 3
             points = three * (2**extra if kinds == "double" else 1 + extra)
+            if kinds == "fixed":
+                points = three if m == 3 else fixed[m]
             out.append(((face,) * m, points))
     if three_pairs:
         for a, b, c in combinations(range(1, 7), 3):
             out.append(((a, a, b, b, c, c), three_pairs))
     if straight:
         out.append(((1, 2, 3, 4, 5, 6), straight))
-    return out
+    for a, b in combinations(range(1, 7), 2):
+        out.append(((a, a, a, b, b, b), two_triples))
+        out.append((tuple(sorted((a,) * 4 + (b,) * 2)), four_and_pair))
+        out.append((tuple(sorted((b,) * 4 + (a,) * 2)), four_and_pair))
+    return [(dice, points) for dice, points in out if points]
 
 
 def make_score(table):

@@ -56,45 +56,80 @@ from dicelab.games.chance.model import CHANCE, ChanceGame, flag
 __all__ = ["Farkle", "Scoring", "farkle_chance", "offers", "throws"]
 
 UNIT = 50  # every score is a multiple of 50 points; positions count in these units
-KINDS = ("double", "add")
+KINDS = ("add", "double", "fixed")
 PLAYS = ("turn", "goal")
 
 
 class Scoring:
-    """The scoring table, in units of 50 points: what a set of dice kept is worth."""
+    """The scoring table, in units of 50 points: what a set of dice kept is worth.
 
-    def __init__(self, three_ones=1000, three_pairs=750, straight=1500, kinds="add"):
-        for name, value in (("three_ones", three_ones), ("three_pairs", three_pairs),
-                            ("straight", straight)):  # fmt: skip
+    Each combination is a setting (points; 0 where the combination does not score):
+    a single 1 (``ones``) and 5 (``fives``); three of a kind (100 times the face,
+    ``three_ones`` for 1s) and more of a kind by ``kinds``: each die past three adds
+    the three's points (``add``), doubles them (``double``), or four, five and six
+    of a kind score ``four_kind``, ``five_kind`` and ``six_kind`` whatever the face
+    (``fixed``); thrown at once with six dice, ``three_pairs`` (three different
+    pairs), ``two_triples``, ``four_and_pair`` and the ``straight`` 1-2-3-4-5-6.
+    """
+
+    #: Each combination's points as a setting, with its usual value.
+    POINTS = {"three_ones": 1000, "three_pairs": 750, "straight": 1500, "ones": 100,
+              "fives": 50, "four_kind": 1000, "five_kind": 2000, "six_kind": 3000,
+              "two_triples": 0, "four_and_pair": 0}  # fmt: skip
+
+    def __init__(self, three_ones=1000, three_pairs=750, straight=1500, kinds="add",
+                 **points: int):  # fmt: skip
+        unknown = set(points) - set(self.POINTS)
+        if unknown:
+            raise TypeError(f"no combination {sorted(unknown)[0]!r}")
+        given = {**self.POINTS, **points, "three_ones": three_ones,
+                 "three_pairs": three_pairs, "straight": straight}  # fmt: skip
+        for name, value in given.items():
             if value < 0 or value % UNIT or value > 100_000:
                 raise UserError(f"farkle {name}: got {value}, expected a multiple of 50 "
                                 "from 0 to 100000")  # fmt: skip
         if kinds not in KINDS:
-            raise UserError(f"farkle kinds: got {kinds!r}, expected double or add")
-        self.triple = [0, three_ones // UNIT, 4, 6, 8, 10, 12]  # by face; 1s as set
-        self.pairs, self.run, self.kinds = three_pairs // UNIT, straight // UNIT, kinds
-        self.key = (three_ones, three_pairs, straight, kinds)
+            raise UserError(f"farkle kinds: got {kinds!r}, expected {', '.join(KINDS)}")
+        unit = {name: value // UNIT for name, value in given.items()}
+        self.triple = [0, unit["three_ones"], 4, 6, 8, 10, 12]  # by face; 1s as set
+        self.pairs, self.run, self.kinds = unit["three_pairs"], unit["straight"], kinds
+        self.single = {1: unit["ones"], 5: unit["fives"]}
+        self.fixed = {4: unit["four_kind"], 5: unit["five_kind"], 6: unit["six_kind"]}
+        self.triples, self.four_pair = unit["two_triples"], unit["four_and_pair"]
+        self.key = (three_ones, three_pairs, straight, kinds,
+                    *(given[name] for name in list(self.POINTS)[3:]))  # fmt: skip
 
     def kind(self, face: int, m: int) -> int:
         """``m`` (three or more) of ``face``."""
+        if self.kinds == "fixed" and m > 3:
+            return self.fixed[m]
         times = 2 ** (m - 3) if self.kinds == "double" else m - 2
         return self.triple[face] * times
+
+    def six_at_once(self, counts: tuple[int, ...]) -> int:
+        """The most a throw of six dice scores as one combination of all six."""
+        kept = sorted(c for c in counts if c)
+        best = self.run if self.run and kept == [1] * 6 else 0
+        if self.pairs and kept == [2, 2, 2]:
+            best = max(best, self.pairs)
+        if self.triples and kept == [3, 3]:
+            best = max(best, self.triples)
+        if self.four_pair and kept == [2, 4]:
+            best = max(best, self.four_pair)
+        return best
 
     def value(self, counts: tuple[int, ...]) -> int:
         """The points (units) of keeping exactly ``counts[f - 1]`` dice of each face
         ``f``; 0 where some die kept would not count."""
-        best = 0
-        if sum(counts) == 6:
-            if self.run and all(c == 1 for c in counts):
-                best = self.run
-            if self.pairs and all(c in (0, 2) for c in counts):
-                best = max(best, self.pairs)
+        best = self.six_at_once(counts) if sum(counts) == 6 else 0
         total = 0
         for face, c in enumerate(counts, 1):
-            single = {1: 2, 5: 1}.get(face, 0)
+            single = self.single.get(face, 0)
             ways = [c * single] if single or c == 0 else []
             ways += [self.kind(face, m) + (c - m) * single for m in range(3, c + 1)
-                     if single or m == c]  # fmt: skip
+                     if (single or m == c) and self.kind(face, m)]  # fmt: skip
+            if c == 6 and self.kind(face, 3):  # six alike, also as two threes
+                ways.append(2 * self.kind(face, 3))
             if not ways:
                 return best
             total += max(ways)
@@ -145,8 +180,17 @@ class Farkle(ChanceGame):
         "three_ones": (int, "points of three 1s (1000)"),
         "three_pairs": (int, "points of three pairs, 0 for none (750)"),
         "straight": (int, "points of 1-2-3-4-5-6, 0 for none (1500)"),
-        "kinds": (str, "add (each die past three of a kind adds the three's points) or "
-                       "double (doubles them) (add)"),
+        "kinds": (str, "add (each die past three of a kind adds the three's points), "
+                       "double (doubles them) or fixed (four_kind, five_kind, six_kind) "
+                       "(add)"),
+        "ones": (int, "points of a single 1 (100)"),
+        "fives": (int, "points of a single 5, 0 for none (50)"),
+        "four_kind": (int, "kinds=fixed: points of four of a kind (1000)"),
+        "five_kind": (int, "kinds=fixed: points of five of a kind (2000)"),
+        "six_kind": (int, "kinds=fixed: points of six of a kind (3000)"),
+        "two_triples": (int, "points of two triples thrown at once, 0 for none (0)"),
+        "four_and_pair": (int, "points of four of a kind and a pair thrown at once, 0 for "
+                               "none (0)"),
         "penalty": (int, "two players: points lost on the last of `farkles` farkles in a "
                          "row, a multiple of 50 (0: none)"),
         "farkles": (int, "farkles in a row that cost the penalty, 1 to 5; the count starts "
@@ -161,7 +205,7 @@ class Farkle(ChanceGame):
     def __init__(self, goal: int | None = None, players: int = 1, play: str = "turn",
                  dice: int = 6, min_bank: int = 0, three_ones: int = 1000,
                  three_pairs: int = 750, straight: int = 1500, kinds: str = "add",
-                 **penalty: Any):  # fmt: skip
+                 **more: Any):  # fmt: skip
         if players not in (1, 2):
             raise UserError(f"farkle players: got {players}, expected 1 or 2")
         if play not in PLAYS:
@@ -178,8 +222,9 @@ class Farkle(ChanceGame):
         if min_bank % UNIT or not 0 <= min_bank < goal:
             raise UserError(f"farkle min_bank: got {min_bank}, expected a multiple of 50 "
                             "below the goal")  # fmt: skip
-        self._penalty_rules(players, goal, **penalty)
-        self.scoring = Scoring(three_ones, three_pairs, straight, kinds)
+        points = {k: more.pop(k) for k in list(more) if k in Scoring.POINTS}
+        self._penalty_rules(players, goal, **more)
+        self.scoring = Scoring(three_ones, three_pairs, straight, kinds, **points)
         self.players, self.play, self.dice = players, play, dice
         self.goal, self.min_bank = goal // UNIT, min_bank // UNIT
         self.objective = "turns" if players == 1 and play == "goal" else None
@@ -485,9 +530,11 @@ class Farkle(ChanceGame):
 
 
 @cache
-def farkle_chance(n: int, scoring_key=(1000, 750, 1500, "add")) -> Fraction:
-    """The chance that a throw of ``n`` dice scores nothing."""
-    scoring = Scoring(*scoring_key)
+def farkle_chance(n: int, scoring_key: tuple | None = None) -> Fraction:
+    """The chance that a throw of ``n`` dice scores nothing (under the scoring table
+    whose :attr:`Scoring.key` is ``scoring_key``; the usual one by default)."""
+    scoring = Scoring() if scoring_key is None else Scoring(*scoring_key[:4],
+        **dict(zip(list(Scoring.POINTS)[3:], scoring_key[4:], strict=True)))  # fmt: skip
     return sum((p for p, c in throws(n) if not any(offers(scoring, c))), Fraction(0))
 
 
