@@ -93,3 +93,22 @@ def test_games_that_differ_only_in_their_scoring_are_kept_apart_in_the_cache():
                      "win", None)  # fmt: skip
     assert usual["settings"]["scoring"][:4] == [1000, 750, 1500, "add"]
     assert usual != other
+
+
+def test_the_page_is_given_each_familys_presets_with_their_settings_as_typed():
+    from fastapi.testclient import TestClient
+
+    from dicelab.web.app import create_app
+
+    client = TestClient(create_app(), base_url="http://localhost")
+    families = {f["name"]: f for f in client.get("/api/games").json()}
+    presets = {p["name"]: p for p in families["shut-the-box"]["presets"]}
+    two = presets["butler-two-tiles"]
+    assert two["settings"] == {"tiles": "9", "shut": "two", "one_die": "when-sum-6",
+                               "one_die_must": "true"}  # fmt: skip
+    assert "7.4194" in two["published"]
+    assert {p["name"] for p in families["farkle"]["presets"]} >= {"facebook-farkle"}
+    # the page plays a preset as its family with those settings
+    body = {"game": "shut-the-box", "settings": two["settings"]}
+    now = client.post("/api/games/position", json=body).json()
+    assert round(now["start_value"], 6) == 0.074194

@@ -146,3 +146,37 @@ def test_pig_and_shut_the_box_played_on_the_page(server, width, height):
         assert "tiles: got 99" in pg.inner_text("#error")
         browser.close()
         assert not problems, problems
+
+
+@pytest.mark.parametrize("width, height", [(1400, 950), (360, 740)])
+def test_a_preset_of_house_rules_is_chosen_and_played_on_the_page(server, width, height):
+    """Butler's at-most-two-tiles rules, picked under Rules…: the settings filled in,
+    the source said, the published chance shown, the game played to its end; a
+    setting changed afterwards is no longer the preset."""
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        pg = browser.new_page(viewport={"width": width, "height": height})
+        problems = []
+        pg.on("pageerror", lambda e: problems.append(str(e)))
+        pg.goto(f"{server}/?seed=5")
+        show_view(pg, "games")
+        pg.wait_for_selector("#games-family option[value=pig]", state="attached")
+        pg.select_option("#games-family", "shut-the-box")
+        pg.click("#games-rules summary")
+        pg.select_option("#games-preset", "butler-two-tiles")
+        assert pg.input_value("#games-settings input[data-setting=shut]") == "two"
+        assert pg.input_value("#games-settings input[data-setting=one_die]") == "when-sum-6"
+        assert "7.4194 %" in pg.inner_text("#games-preset-source")
+        assert "at most two tiles" in pg.inner_text("#games-rules-given")
+        pg.click("#games-start")
+        status = "document.querySelector('#games-status').textContent"
+        pg.wait_for_function(f"{status}.includes('positions')")
+        assert "0.0742" in pg.inner_text("#games-status")  # Butler's 7.4194 %
+        assert "at most two tiles" in pg.inner_text("#games-status")
+        play_to_the_end(pg)
+        pg.screenshot(path=shot(f"web-preset-{width}.png"), full_page=True)
+        pg.fill("#games-settings input[data-setting=tiles]", "8")
+        assert pg.input_value("#games-preset") == ""  # changed: the usual name again
+        assert "tiles 8" in pg.inner_text("#games-rules-given")
+        assert problems == []
+        browser.close()

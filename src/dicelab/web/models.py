@@ -705,11 +705,21 @@ class GameSettingOut(BaseModel):
     help: str
 
 
+class GamePresetOut(BaseModel):
+    """A shipped game file of the family: its house rules as the family's settings."""
+
+    name: str = Field(description="The preset's name, as `dicelab solve NAME` takes it.")
+    title: str
+    published: str = Field(description="A published figure of the game and its source.")
+    settings: dict[str, str] = Field(description='Its settings, as typed: {"shut": "two"}.')
+
+
 class GameFamilyOut(BaseModel):
     name: str = Field(description="The family's name, as `dicelab solve NAME` takes it.")
     title: str = Field(description="The game's name as players say it: Shut the Box.")
     summary: str
     settings: list[GameSettingOut]
+    presets: list[GamePresetOut] = Field(default_factory=list)
 
 
 class GameRequest(_Request):

@@ -127,6 +127,29 @@ def preset_file(name: str) -> dict:
     return tomllib.loads(path.read_text("utf-8"))
 
 
+def presets_of(family: str) -> list[dict[str, Any]]:
+    """The presets of ``family``: name, title, published figure and settings (as
+    typed on a command line: ``true``, ``6,5,2``)."""
+    out = []
+    for name in preset_names():
+        data = preset_file(name)
+        if str(data.get("game", "")).lower() != family:
+            continue
+        settings = {k: _typed(v) for k, v in data.items() if k not in FILE_KEYS}
+        out.append({"name": name, "title": str(data.get("title", name)),
+                    "published": str(data.get("published", "")), "settings": settings})  # fmt: skip
+    return out
+
+
+def _typed(value: Any) -> str:
+    """A setting's value as typed: ``true``, ``6,5,2``, ``50``."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, list | tuple):
+        return ",".join(map(str, value))
+    return str(value)
+
+
 def settings_of(name: str) -> tuple[Family, dict[str, Any]]:
     """The family of ``name`` (a family, a preset or a game file, checked) and the
     settings that name gives, as written (the others keep the family's defaults)."""

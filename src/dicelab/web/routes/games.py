@@ -29,12 +29,14 @@ MAX_DEPTH = 3
 
 @route(router, "GET", "/api/games", list[m.GameFamilyOut], "The dice games of the chance model")
 def get_games() -> list[dict]:
-    """Each built-in family with its settings (name and meaning, default in brackets)."""
-    from dicelab.games.chance.families import FAMILIES
+    """Each built-in family with its settings (name and meaning, default in brackets)
+    and its presets (shipped game files: their settings, as typed)."""
+    from dicelab.games.chance.families import FAMILIES, presets_of
 
     return [
         {"name": f.name, "title": f.title, "summary": f.summary,
-         "settings": [{"name": k, "help": h} for k, (_, h) in f.settings.items()]}
+         "settings": [{"name": k, "help": h} for k, (_, h) in f.settings.items()],
+         "presets": presets_of(f.name)}
         for f in FAMILIES.values()
     ]  # fmt: skip
 

@@ -49,6 +49,36 @@ export function showSettings() {
         autocomplete="off">
       <span class="setting-help">${escapeHtml(s.help)}</span></label>`;
   }).join("");
+  const presets = f.presets || [];
+  $("games-preset-row").hidden = !presets.length;
+  $("games-preset").innerHTML = `<option value="">the usual rules</option>`
+    + presets.map((p) => `<option value="${escapeHtml(p.name)}">${escapeHtml(p.title)}</option>`)
+      .join("");
+  $("games-preset-source").textContent = "";
+  seatPicker();
+}
+
+function chosenPreset() {
+  const f = family();
+  return f ? (f.presets || []).find((p) => p.name === $("games-preset").value) : undefined;
+}
+
+// The settings given, in the order of the preset's own (to compare the two).
+function sortedByForm(given) {
+  const order = Object.keys(chosenPreset().settings);
+  return Object.fromEntries(Object.keys(given).sort((a, b) => order.indexOf(a) - order.indexOf(b))
+    .map((k) => [k, given[k]]));
+}
+
+// A preset's house rules put into the settings (the others left to their defaults);
+// changing a setting afterwards keeps the rest of the preset.
+export function choosePreset() {
+  const chosen = chosenPreset();
+  for (const input of document.querySelectorAll("#games-settings input")) {
+    input.value = chosen ? (chosen.settings[input.dataset.setting] ?? "") : "";
+  }
+  $("games-preset-source").textContent = chosen && chosen.published
+    ? `published: ${chosen.published}` : "";
   seatPicker();
 }
 
@@ -58,7 +88,14 @@ export function seatPicker() {
   const f = family();
   const given = settings();
   const changed = Object.entries(given).map(([k, v]) => `${k} ${v}`).join(", ");
-  $("games-rules-given").textContent = changed ? `(${changed})` : "(the usual rules)";
+  const preset = chosenPreset();
+  if (preset && JSON.stringify(preset.settings) !== JSON.stringify(sortedByForm(given))) {
+    $("games-preset").value = "";  // a setting changed: the preset no longer says it
+    $("games-preset-source").textContent = "";
+  }
+  const named = chosenPreset() ? chosenPreset().title : "";
+  $("games-rules-given").textContent = named ? `(${named})`
+    : changed ? `(${changed})` : "(the usual rules)";
   $("games-seat-row").hidden = f.name === "shut-the-box"
     || (f.name === "bearoff" && !given.theirs)
     || (f.name === "farkle" && given.players === "1");
@@ -78,7 +115,9 @@ export async function startGame() {
     lastBoard: null });
   games.game = { game: $("games-family").value, settings: settings() };
   const given = Object.entries(games.game.settings).map(([k, v]) => `${k} ${v}`).join(", ");
-  games.label = `${games.game.game}${given ? ` (${given})` : ""}`;
+  const preset = chosenPreset();
+  games.preset = preset ? preset.title : "";
+  games.label = preset ? preset.title : `${games.game.game}${given ? ` (${given})` : ""}`;
   $("games-status").textContent = `solving ${games.label}: the first time takes a few seconds…`;
   renderGame();
   const first = step({});
@@ -133,7 +172,8 @@ async function step(extra) {
     games.now = answer;
     $("games-progress").hidden = true;
     showError("");
-    $("games-status").textContent = `${answer.game}: ${answer.measure}, `
+    const named = games.preset ? `${games.preset} (${answer.game})` : answer.game;
+    $("games-status").textContent = `${named}: ${answer.measure}, `
       + `${pct(answer.start_value)} (${answer.positions.toLocaleString("en")} positions)`;
   } catch (err) {
     $("games-progress").hidden = true;

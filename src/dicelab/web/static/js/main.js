@@ -4,7 +4,9 @@ import { showError } from "./api.js";
 import { runCompare } from "./compare.js";
 import { render } from "./draw.js";
 import { doThrow, enterThrow, newGame, scoreNow, undo } from "./game.js";
-import { renderGame, seatPicker, showSettings, startGame, undoMove } from "./dicegames.js";
+import {
+  choosePreset, renderGame, seatPicker, showSettings, startGame, undoMove,
+} from "./dicegames.js";
 import { downloadRecord } from "./history.js";
 import { onKey } from "./keys.js";
 import { loadObjectives } from "./objectives.js";
@@ -65,6 +67,7 @@ function wire() {
   $("train-daily").addEventListener("click", () => startTraining(true));
   $("games-family").addEventListener("change", showSettings);
   $("games-settings").addEventListener("input", seatPicker);
+  $("games-preset").addEventListener("change", choosePreset);
   $("games-start").addEventListener("click", startGame);
   $("games-advice").addEventListener("change", renderGame);
   $("games-undo").addEventListener("click", undoMove);
