@@ -171,7 +171,7 @@ def is_game(name: str) -> bool:
         return False
     try:
         return "game" in tomllib.loads(read_user_file(path, f"file {name!r}"))
-    except (UserError, tomllib.TOMLDecodeError, RecursionError):
+    except (UserError, ValueError, RecursionError):  # TOMLDecodeError is a ValueError
         return False  # not a game file: the rules loader says what is wrong with it
 
 
@@ -191,7 +191,7 @@ def _read_file(name: str) -> tuple[str, str, dict]:
     text = path.read_text("utf-8") if path else read_user_file(name, f"game file {name!r}")
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # not TOML, or a number of thousands of digits
         raise UserError(f"{label}: cannot read the game file ({exc})") from None
     except RecursionError:
         raise UserError(f"{label}: the game file is nested too deeply") from None
