@@ -2,6 +2,7 @@
 :func:`dicelab.cli.warmup.compile_all`): after it, no command compiles anything,
 and nothing about it can fail an install."""
 
+import contextlib
 import importlib.util
 import os
 import re
@@ -16,6 +17,48 @@ from dicelab.cli import app, warmup
 
 ROOT = Path(__file__).resolve().parent.parent
 DICELAB = str(Path(sys.executable).with_name("dicelab"))
+
+
+#: The install compile's work again (its kernels cached by then), and the
+#: distributions of every third-party module it imported.
+IMPORTS = """
+import sys
+from importlib.metadata import packages_distributions
+import dicelab.api
+from dicelab.cli import warmup
+warmup.run_commands()
+dicelab.api.compile_kernels()
+found = packages_distributions()
+print(" ".join(sorted({d for m in list(sys.modules) for d in found.get(m.split(".")[0], [])})))
+"""
+
+
+#: Imported where installed, and done without: Numba reads its config file with it.
+OPTIONAL = {"pyyaml"}
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0].strip().lower().replace("_", "-")
+
+
+def _build_closure() -> set[str]:
+    """The build's requires (pyproject.toml) and everything they require, installed."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    wanted = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]["requires"]
+    todo, seen = [_name(r) for r in wanted], {"dicelab"}
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        with contextlib.suppress(PackageNotFoundError):  # not installed: no requires
+            todo += [_name(r) for r in requires(name) or [] if "extra ==" not in r]
+    return seen
 
 
 def _backend():
@@ -61,6 +104,11 @@ def test_after_the_install_compile_no_command_compiles(tmp_path):
     # and every other command's, compiled in the second process (cli/warmup.py)
     files = warmup.write_files(tmp_path)
     commands += [[str(files.get(w, w)) for w in c] for c in warmup.COMMANDS]
+    # the compile runs in pip's build environment: it needs no package but those
+    used = subprocess.run([sys.executable, "-c", IMPORTS], env=env, capture_output=True,
+                          text=True, check=True, timeout=300).stdout.split()  # fmt: skip
+    missing = {_name(u) for u in used} - _build_closure() - OPTIONAL
+    assert not missing, f"the compile imports {sorted(missing)}, not in the build's requires"
     for args in commands:
         out = subprocess.run(
             [DICELAB, *args],
