@@ -110,6 +110,7 @@ def test_rows_to_each_task_give_the_same_tables(cluster):
     assert same(solve_expected(yacht).values, solve_expected(yacht, runner=rows).values)
 
 
+@pytest.mark.slow
 def test_saved_throws_on_the_cluster_are_bit_identical(cluster):
     # the official Maxi Yatzy with saved throws is a cluster's job: its layers go
     # out as the plain solve's, with every number of throws in hand in a mask's row
@@ -238,7 +239,7 @@ def test_store_in_one_process_and_its_mistakes(tmp_path):
     assert len(res.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("send", ["layer", "rows"])
+@pytest.mark.parametrize("send", [pytest.param("layer", marks=pytest.mark.slow), "rows"])
 def test_the_dice_games_tables_are_the_same_on_the_cluster(cluster, send, tmp_path):
     """The turn starts of Farkle and of two-dice Pig (its wipe swept again) and the
     bear-off's pairs of sides: bit for bit as in this process, in memory or stored."""

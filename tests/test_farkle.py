@@ -86,6 +86,7 @@ def test_one_turn_meets_the_published_expected_values():
     assert s.value() == pytest.approx(solve(Farkle(players=1, goal=40000)).value(), abs=1e-9)
 
 
+@pytest.mark.slow
 def test_one_turn_of_six_dice_agrees_with_the_rules_solved_plainly():
     E = oracle.one_turn(dice=6, cap=2000, three_pairs=500, straight=1000, kinds="double")
     s = solve(Farkle(players=1, goal=2000, three_pairs=500, straight=1000, kinds="double"))

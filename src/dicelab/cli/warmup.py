@@ -105,7 +105,7 @@ def run_commands() -> None:
         files = write_files(Path(folder))
         for command in COMMANDS:
             sys.argv = ["dicelab", *(str(files.get(word, word)) for word in command)]
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(BaseException):
+            with contextlib.suppress(BaseException), contextlib.redirect_stdout(io.StringIO()):
                 main()
 
 
