@@ -45,42 +45,27 @@ OTHER_RULES = TINY_RULES.replace('"tiny"', '"tiny-b"').replace("points = 5", "po
 
 #: One call of each command (``RULES``, ``OTHER`` and ``ROLLS`` name files written
 #: for it: :func:`write_files`).
+# fmt: off
 COMMANDS = [
     ["duel", "RULES"],
     ["duel", "advise", "RULES", "--dice", "1", "3", "--mine", "", "--theirs", "", "--explain"],
-    [
-        "match",
-        "advise",
-        "RULES",
-        "--dice",
-        "1",
-        "3",
-        "--mine",
-        "",
-        "--theirs",
-        "",
-        "--theirs",
-        "",
-    ],  # fmt: skip
+    ["match", "advise", "RULES", "--dice", "1", "3", "--mine", "", "--theirs", "", "--theirs", ""],
+    ["match", "evaluate", "RULES", "--players", "2", "--games", "10"],
     ["compare", "RULES", "OTHER", "--duel"],
     ["assign", "ROLLS"],
     ["assign", "ROLLS", "--rules", "yahtzee"],
-    ["race", "5,6,7", "6,7,8"],
+    ["race", "5,6,7", "6,7,8", "--simulate", "--max-games", "1000"],
+    ["race", "best", "--dice", "1", "--faces", "4", "--picks", "2"],
     ["advise", "yazy", "--dice", "1", "1", "2", "5", "6", "--rerolls", "2", "--explain"],
-    [
-        "advise",
-        "farkle",
-        "--set",
-        "players=2",
-        "--set",
-        "goal=200",
-        "--at",
-        "1 1 5 2 3 4 / 0 / 50 100",
-    ],  # fmt: skip
+    ["advise", "farkle", "--set", "players=2", "--set", "goal=200",
+     "--at", "1 1 5 2 3 4 / 0 / 50 100"],
+    ["advise", "farkle", "--set", "players=2", "--set", "goal=200", "--set", "penalty=50",
+     "--at", "1 1 5 2 3 4 / 0 / 50 100 / 1 0"],
     ["solve", "bearoff", "--set", "mine=3,2,1"],
     ["solve", "bearoff", "--set", "mine=2,1", "--set", "theirs=2,1"],
     ["simulate", "bearoff", "--set", "mine=2,1", "--set", "theirs=2,1", "--games", "10"],
 ]
+# fmt: on
 
 
 #: Kernels of those commands: when all are cached, so are the rest (nothing to start).
