@@ -112,3 +112,11 @@ def test_the_page_is_given_each_familys_presets_with_their_settings_as_typed():
     body = {"game": "shut-the-box", "settings": two["settings"]}
     now = client.post("/api/games/position", json=body).json()
     assert round(now["start_value"], 6) == 0.074194
+
+
+def test_a_presets_name_mistyped_is_offered_on_the_command_line(monkeypatch, capsys):
+    from command_line import run_in_process as dicelab
+
+    for args in (["solve", "butler-two-tile"], ["rules", "show", "butler-one"]):
+        assert dicelab(monkeypatch, *args) == 2, args
+        assert "or the dice game 'butler-" in capsys.readouterr().err

@@ -78,12 +78,13 @@ def for_dice_games(options: dict[str, GameOption], run_game: Callable[[dict, dic
 
 
 def _close_game(name: object) -> str | None:
-    """The dice game whose name ``name`` is close to, if any."""
+    """The dice game (a family or a preset) whose name ``name`` is close to, if any."""
     import difflib
 
-    from dicelab.games.chance.families import FAMILIES
+    from dicelab.games.chance.families import FAMILIES, preset_names
 
-    close = difflib.get_close_matches(str(name).lower(), list(FAMILIES), n=1, cutoff=0.6)
+    names = [*FAMILIES, *preset_names()]
+    close = difflib.get_close_matches(str(name).lower(), names, n=1, cutoff=0.6)
     return close[0] if close else None
 
 

@@ -51,14 +51,19 @@ def rules_show(
     rules: str = typer.Argument(..., help="A built-in name or a path to a rules file."),
 ) -> None:
     """Print a readable scorecard of a rule set, or a dice game's house rules."""
+    from dicelab.cli.game_options import near_game
     from dicelab.cli.output import Console, scorecard
+    from dicelab.errors import NotFound
     from dicelab.games.chance.families import is_game
     from dicelab.rules import load_rules
 
     if is_game(rules):
         Console().print(house_rules_table(rules))
         return
-    Console().print(scorecard(load_rules(rules)))
+    try:
+        Console().print(scorecard(load_rules(rules)))
+    except NotFound as exc:  # a dice game's name mistyped: say it too
+        raise NotFound(f"{exc}{near_game(rules)}") from None
 
 
 def house_rules_table(name: str):
