@@ -120,3 +120,17 @@ def test_a_presets_name_mistyped_is_offered_on_the_command_line(monkeypatch, cap
     for args in (["solve", "butler-two-tile"], ["rules", "show", "butler-one"]):
         assert dicelab(monkeypatch, *args) == 2, args
         assert "or the dice game 'butler-" in capsys.readouterr().err
+
+
+def test_a_presets_report_names_it_and_its_published_figure(monkeypatch, capsys):
+    import json
+
+    from command_line import run_in_process as dicelab
+
+    assert dicelab(monkeypatch, "solve", "butler-two-tiles") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Shut the Box, at most two tiles a throw (Butler)" in out
+    assert "0.074194" in out and "published: 7.4194 %" in out
+    assert dicelab(monkeypatch, "solve", "butler-two-tiles", "--json") == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["title"].startswith("Shut the Box") and "7.4194" in data["published"]

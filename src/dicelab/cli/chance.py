@@ -163,6 +163,8 @@ def _report(solution: ChanceSolution, seconds: float, exact: bool, path,
                  "positions": len(solution), "cycles": s.cyclic, "residual": s.residual,
                  "rounds": s.rounds, "seconds": round(seconds, 3),
                  "cached": solution.cached is not None}  # fmt: skip
+    if game._title:  # a game file's own words
+        out.update(title=game._title, published=game._published)
     if solution.objective == "target":
         out["target"] = solution.target
     if not hasattr(solution, "layout"):  # solved where its turns start
@@ -204,12 +206,15 @@ def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None
     if "turn_starts" in out:
         kept = "pairs of sides" if out["method"] == "pairs of sides" else "turn starts"
         how = f"{how.replace(' in', '')} at its {out['turn_starts']:,} {kept} in"
-    console.print(f"[bold]{game.name}[/bold]: {out['positions']:,} positions, {how} "
+    named = f"{game._title} ({game.name})" if game._title else game.name
+    console.print(f"[bold]{named}[/bold]: {out['positions']:,} positions, {how} "
                   f"{out['seconds']:.2f} s")  # fmt: skip
     default = solution.objective == (game.objective or ("win" if game.players == 2 else "points"))
     meaning = game.measure if default and game.measure else MEANING[solution.objective]
     exact = f" = {out['exact']}" if "exact" in out else ""
     console.print(f"{meaning}: [bold]{out['value']:.6f}[/bold]{exact}")
+    if game._published:
+        console.print(f"published: {game._published}")
     if out.get("draw"):
         console.print(f"chance of a draw: {out['draw']:.6f}")
     if "throws_distribution" in out:

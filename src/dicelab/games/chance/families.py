@@ -227,11 +227,14 @@ def game_from(name: str, settings: Iterable[str] = ()) -> ChanceGame:
         where[key.strip()] = "--set"
     args = _checked(family_name, given, where)
     try:
-        return FAMILIES[family_name].build(**args)
+        game = FAMILIES[family_name].build(**args)
     except UserError as exc:  # a value out of its range: say where it was given
         key = str(exc).partition(":")[0].split(" ")[-1]
         raise UserError(f"{where[key]}: {exc}" if where.get(key, "--set") != "--set"
                         else str(exc)) from None  # fmt: skip
+    # the file's own words, said beside the results (not rules: no part of its key)
+    game._title, game._published = given.get("title"), given.get("published")
+    return game
 
 
 def _checked(name: str, given: dict[str, Any], where: dict[str, str]) -> dict[str, Any]:

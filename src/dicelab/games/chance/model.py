@@ -103,6 +103,10 @@ class ChanceGame(ABC):
     objective: str | None = None
     measure: str = ""
     position_help: str = ""
+    #: A game file's own title and published figure, said beside the results (set by
+    #: :func:`~dicelab.games.chance.families.game_from`; no part of the rules)
+    _title: str | None = None
+    _published: str | None = None
     #: A built-in family's settings, by name: how a typed value is read, and its meaning.
     settings: ClassVar[dict[str, tuple[Callable[[Any], Any], str]]] = {}
     #: A built-in family's one-line description.
