@@ -92,3 +92,20 @@ def test_a_host_name_of_other_letters_is_shown_as_typed():
     client = TestClient(create_app(), base_url="http://127.0.0.1")
     answer = client.get("/api/health", headers={"host": "bücher.example".encode()})
     assert answer.status_code == 400 and "bücher.example" in answer.json()["detail"]
+
+
+def test_a_digit_that_is_not_ascii_is_one_clear_refusal():
+    """'²' passes str.isdigit() but not int(): a box's number or a die typed so is
+    refused in words, never a 500 or a traceback."""
+    from fastapi.testclient import TestClient
+
+    from dicelab.dice import parse_dice
+    from dicelab.errors import UserError
+    from dicelab.web.app import create_app
+
+    client = TestClient(create_app(), base_url="http://localhost")
+    body = {"dice": [1, 1, 1, 1, 1], "rerolls_left": 0, "answer": "²"}
+    answer = client.post("/api/training/answer", json=body)
+    assert answer.status_code == 400 and "unknown box" in answer.json()["detail"]
+    with pytest.raises(UserError, match="is not a number"):
+        parse_dice(["3", "²"], 6)

@@ -246,7 +246,7 @@ def parse_dice(tokens: Sequence[str], faces: int) -> list[int]:
         for part in re.split(r"[,\s]+", str(token).strip()):
             if not part:
                 continue
-            if not part.isdigit():
+            if not (part.isascii() and part.isdigit()):  # not "²": int() refuses it
                 raise UserError(f"dice: {part!r} is not a number")
             if faces <= 9 and len(part) > 1:
                 out.extend(int(ch) for ch in part)

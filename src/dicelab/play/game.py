@@ -372,7 +372,7 @@ def find_box(
     """:func:`find_box_option` among ``options``, the boxes ``filled`` already taken."""
     ids = [c.id for c in rules.categories]
     key = str(box).strip()
-    if key.isdigit() and 1 <= int(key) <= len(ids):
+    if key.isascii() and key.isdigit() and 1 <= int(key) <= len(ids):  # not "²"
         key = ids[int(key) - 1]
     low = key.lower()
     exact = [c.id for c in rules.categories if low in (c.id, c.label.lower())]

@@ -171,7 +171,7 @@ def stray_files(folder: Path | None = None) -> list[Path]:
         except OSError:
             continue  # renamed or removed meanwhile: its save ended
         pid = path.name[len(TMP_PREFIX) :].split("-", 1)[0]
-        if idle > STALE_SECONDS or not (pid.isdigit() and _alive(int(pid))):
+        if idle > STALE_SECONDS or not (pid.isascii() and pid.isdigit() and _alive(int(pid))):
             found.append(path)
     return found
 

@@ -51,14 +51,16 @@ def memory_budget() -> int:
     """Bytes a solve may plan to use: :data:`MEMORY_SHARE` of this machine's memory,
     or what :data:`MEMORY_VARIABLE` says."""
     given = os.environ.get(MEMORY_VARIABLE, "")
-    return int(given) if given.isdigit() else int(MEMORY_SHARE * machine_memory())
+    if given.isascii() and given.isdigit():  # not "²", which int() refuses
+        return int(given)
+    return int(MEMORY_SHARE * machine_memory())
 
 
 def seconds_budget() -> float:
     """Seconds a solve may plan to take: :data:`MAX_SECONDS`, or what
     :data:`SECONDS_VARIABLE` says."""
     given = os.environ.get(SECONDS_VARIABLE, "")
-    return float(given) if given.isdigit() else MAX_SECONDS
+    return float(given) if given.isascii() and given.isdigit() else MAX_SECONDS
 
 
 #: The cores every rate here was measured on: a cost's ``seconds`` are those of a
