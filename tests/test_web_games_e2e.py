@@ -67,6 +67,19 @@ READY = """(before) => {
 }"""
 
 
+def open_games(p, url: str, width: int, height: int):
+    """A browser at ``url`` of that size, on the dice games view once its families
+    are in, and the list its script errors go to."""
+    browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    pg = browser.new_page(viewport={"width": width, "height": height})
+    problems: list[str] = []
+    pg.on("pageerror", lambda e: problems.append(str(e)))
+    pg.goto(url)
+    show_view(pg, "games")
+    pg.wait_for_selector("#games-family option[value=pig]", state="attached")
+    return browser, pg, problems
+
+
 def play_to_the_end(pg, limit=400):
     """Click the first (best) move until the game is over, each time waiting for the
     page to show the next decision (the dice and the computer move by themselves)."""
@@ -83,13 +96,7 @@ def play_to_the_end(pg, limit=400):
 @pytest.mark.parametrize("width, height", [(1400, 950), (390, 844)])
 def test_pig_and_shut_the_box_played_on_the_page(server, width, height):
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        pg = browser.new_page(viewport={"width": width, "height": height})
-        problems = []
-        pg.on("pageerror", lambda e: problems.append(str(e)))
-        pg.goto(f"{server}/?seed=3")
-        show_view(pg, "games")
-        pg.wait_for_selector("#games-family option[value=pig]", state="attached")
+        browser, pg, problems = open_games(p, f"{server}/?seed=3", width, height)
         pg.click("#games-rules summary")  # the settings, folded under "Rules…"
         goal = pg.locator("#games-settings label", has_text="goal")
         assert "the score that wins (100)" in goal.inner_text()  # the meaning, readable
@@ -154,13 +161,7 @@ def test_a_preset_of_house_rules_is_chosen_and_played_on_the_page(server, width,
     the source said, the published chance shown, the game played to its end; a
     setting changed afterwards is no longer the preset."""
     with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        pg = browser.new_page(viewport={"width": width, "height": height})
-        problems = []
-        pg.on("pageerror", lambda e: problems.append(str(e)))
-        pg.goto(f"{server}/?seed=5")
-        show_view(pg, "games")
-        pg.wait_for_selector("#games-family option[value=pig]", state="attached")
+        browser, pg, problems = open_games(p, f"{server}/?seed=5", width, height)
         pg.select_option("#games-family", "shut-the-box")
         pg.click("#games-rules summary")
         pg.select_option("#games-preset", "butler-two-tiles")

@@ -71,7 +71,8 @@ class _Edges:
         self.decide = (kinds == MAX) | (kinds == MIN)
         #: +1 where a decision maximises, -1 where it minimises (so one max serves)
         self.want = np.where(kinds == MIN, -1.0, 1.0)
-        self.ends = np.flatnonzero(g.kind == END)
+        #: each edge's node, as an index into :attr:`busy`
+        self._owner = np.repeat(np.arange(self.busy.size), counts[self.busy])
 
     def seen(self, values: np.ndarray) -> np.ndarray:
         """What every edge carries from ``values``."""
@@ -80,15 +81,6 @@ class _Edges:
     def best(self, carried: np.ndarray) -> np.ndarray:
         """Each busy node's best edge value for its mover, signed by :attr:`want`."""
         return np.maximum.reduceat(carried * self.want[self._owner], self.first)
-
-    @property
-    def _owner(self) -> np.ndarray:
-        """Each edge's node, as an index into :attr:`busy`."""
-        owner = getattr(self, "_owner_cache", None)
-        if owner is None:
-            owner = np.repeat(np.arange(self.busy.size), np.diff(self.graph.start)[self.busy])
-            self._owner_cache = owner
-        return owner
 
     def backup(self, values: np.ndarray) -> np.ndarray:
         """One Jacobi sweep: every node's value from its successors' ``values``."""

@@ -108,9 +108,10 @@ def _validator(name: str):
     return create_model(f"{name}-game", __config__=ConfigDict(extra="forbid"), **fields)
 
 
-def preset_names() -> list[str]:
-    """The shipped game files, by name."""
-    return sorted(p.stem for p in PRESETS.glob("*.toml"))
+@cache
+def preset_names() -> tuple[str, ...]:
+    """The shipped game files, by name (read once: they ship with the package)."""
+    return tuple(sorted(p.stem for p in PRESETS.glob("*.toml")))
 
 
 def preset_path(name: str) -> Path | None:
