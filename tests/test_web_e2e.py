@@ -1161,6 +1161,19 @@ def test_the_first_why_of_a_rule_set_waits_for_its_split_and_shows_it(browser, s
         expect(pg.locator("tr.why-row .why-parts")).to_contain_text("upper bonus")
 
 
+def test_the_dice_cannot_be_thrown_before_the_rules_have_come(browser, server):
+    # a click on Roll while the page still loads would be lost: the button waits with it
+    with open_page(browser, "about:blank") as pg:
+        held = HeldAnswers(pg, re.compile(r"/api/rules/yahtzee$"))
+        pg.goto(server + "/?seed=3&rules=yahtzee")
+        for control in ("#roll", "#score-now", "#undo", "#enter-throw", "#enter-dice"):
+            expect(pg.locator(control)).to_be_disabled()
+        held.release()
+        expect(pg.locator("#roll")).to_be_enabled()
+        pg.click("#roll")
+        expect(pg.locator("#options tbody tr").first).to_be_visible()
+
+
 #: What lies beyond the right edge of the screen (elements shown, and the page itself).
 BEYOND = """() => ({
     page: document.documentElement.scrollWidth,
