@@ -174,7 +174,7 @@ def test_two_player_farkle_to_10000_is_solved_where_its_turns_start():
 def test_settings_and_positions_are_checked_with_one_clear_line(capsys, monkeypatch):
     for args, words in [
         (["goal=125"], "multiple of 50"),
-        (["players=3"], "expected 1 or 2"),
+        (["players=7"], "expected 1 to 6"),
         (["dice=7"], "expected 1 to 6"),
         (["kinds=triple"], "expected add, double, fixed"),
         (["play=forever", "players=1"], "expected turn or goal"),

@@ -46,7 +46,7 @@ def test_every_preset_names_a_family_and_builds():
         text = (PRESETS / f"{name}.toml").read_text()
         assert "title =" in text
         game = game_from(name)
-        assert type(game) in {f.build for f in FAMILIES.values()}
+        assert type(game) in {f.game for f in FAMILIES.values()}
 
 
 def test_a_setting_on_the_command_line_goes_over_the_files():

@@ -170,3 +170,88 @@ def bearoff_throws(mine):
     if not mine:
         return F(0)
     return 1 + sum(p * min(bearoff_throws(a) for a in bearoff_plays(mine, t)) for t, p in THROWS)
+
+
+def pig_seats(goal, players, faces=6, dice=1, piglet=False, tol=1e-14, **house):
+    """``P[(scores, k)]``: each seat's chance to finish first, in playing order from
+    the mover's (``scores`` likewise, the mover's first; ``k`` the turn total), every
+    seat playing for its own chance (a tie holds), by Gauss-Seidel value iteration
+    over the mover's view, as :func:`pig_values` does for two. Double 1s that lose
+    the score leave the mover at 0; a double that must be thrown again is not here."""
+    throws = pig_throws(faces, dice, piglet, **house)
+    if any(again for *_, again in throws):
+        raise ValueError("doubles that roll again: not in this oracle")
+    tuples = list(product(range(goal), repeat=players))
+    P = {(s, k): [1 / players] * players for s in tuples for k in range(goal - s[0])}
+
+    def passed(s, score):  # the turn ends with the mover at `score`: its view
+        nxt = (*s[1:], score)
+        v = P[(nxt, 0)]
+        return [v[(j - 1) % players] for j in range(players)]
+
+    def throw(s, k):
+        out = [0.0] * players
+        for p, gain, _ in throws:
+            if gain == -1:
+                after = passed(s, s[0])
+            elif gain == -2:
+                after = passed(s, 0)
+            elif s[0] + k + gain >= goal:
+                after = [1.0] + [0.0] * (players - 1)
+            else:
+                after = P[(s, k + gain)]
+            out = [o + p * x for o, x in zip(out, after, strict=True)]
+        return out
+
+    while True:
+        change = 0.0
+        for s in tuples:
+            for k in range(goal - s[0] - 1, -1, -1):
+                v = throw(s, k)
+                if k > 0:
+                    hold = passed(s, s[0] + k)
+                    if hold[0] >= v[0]:
+                        v = hold
+                change = max(change, max(abs(x - y) for x, y in zip(v, P[(s, k)], strict=True)))
+                P[(s, k)] = v
+        if change < tol:
+            return P
+
+
+def seats_by_walk(game, tol=1e-14):
+    """Every seat's chance at every position of a table of players, by walking the
+    game's own moves and throws from its start and plain Gauss-Seidel value
+    iteration over them (no table, no turns): the mover takes the move best for
+    itself, the first listed of equal ones. Returns ``{position: chances}``."""
+    n = game.players
+    seen, order, todo = {game.start()}, [], [game.start()]
+    while todo:
+        here = todo.pop()
+        order.append(here)
+        if game.result(here) is not None:
+            continue
+        links = game.outcomes(here) if game.to_move(here) < 0 else game.moves(here)
+        for link in links:
+            after = link[-1]
+            if after not in seen:
+                seen.add(after)
+                todo.append(after)
+    V = {p: [1 / n] * n for p in order}
+    for p in order:
+        if game.result(p) is not None:
+            V[p] = [1.0 if j == game.winner(p) else 0.0 for j in range(n)]
+    live = [p for p in order if game.result(p) is None]
+    while True:
+        change = 0.0
+        for p in live:
+            mover = game.to_move(p)
+            if mover < 0:
+                v = [0.0] * n
+                for prob, _, after in game.outcomes(p):
+                    v = [x + float(prob) * y for x, y in zip(v, V[after], strict=True)]
+            else:
+                v = max((V[after] for _, after in game.moves(p)), key=lambda c: c[mover])
+            change = max(change, max(abs(x - y) for x, y in zip(v, V[p], strict=True)))
+            V[p] = v
+        if change < tol:
+            return V

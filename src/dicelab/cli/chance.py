@@ -167,7 +167,11 @@ def _report(solution: ChanceSolution, seconds: float, exact: bool, path,
         out.update(title=game._title, published=game._published)
     if solution.objective == "target":
         out["target"] = solution.target
-    if not hasattr(solution, "layout"):  # solved where its turns start
+    if game.players > 2:  # a table of players: every seat's chance
+        out.update(chances=[float(c) for c in solution.chances()],  # type: ignore[attr-defined]
+                   method="seats", turn_starts=len(solution),
+                   sweeps=solution.table.sweeps)  # type: ignore[attr-defined]  # fmt: skip
+    elif not hasattr(solution, "layout"):  # solved where its turns start
         laid_out = game.estimate()  # type: ignore[attr-defined]  # every banking game has one
         table = solution.table  # type: ignore[attr-defined]
         race = not hasattr(table, "turn")  # a race: a table of pairs of sides
@@ -207,12 +211,16 @@ def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None
         kept = "pairs of sides" if out["method"] == "pairs of sides" else "turn starts"
         how = f"{how.replace(' in', '')} at its {out['turn_starts']:,} {kept} in"
     named = f"{game._title} ({game.name})" if game._title else game.name
-    console.print(f"[bold]{named}[/bold]: {out['positions']:,} positions, {how} "
-                  f"{out['seconds']:.2f} s")  # fmt: skip
+    size = "" if out.get("method") == "seats" else f" {out['positions']:,} positions,"
+    console.print(f"[bold]{named}[/bold]:{size} {how} {out['seconds']:.2f} s")
     default = solution.objective == (game.objective or ("win" if game.players == 2 else "points"))
     meaning = game.measure if default and game.measure else MEANING[solution.objective]
     exact = f" = {out['exact']}" if "exact" in out else ""
-    console.print(f"{meaning}: [bold]{out['value']:.6f}[/bold]{exact}")
+    if "chances" in out:
+        shown = ", ".join(f"player {k} {c:.6f}" for k, c in enumerate(out["chances"], 1))
+        console.print(f"{meaning}: [bold]{shown}[/bold]")
+    else:
+        console.print(f"{meaning}: [bold]{out['value']:.6f}[/bold]{exact}")
     if game._published:
         console.print(f"published: {game._published}")
     if out.get("draw"):
@@ -231,6 +239,9 @@ def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None
     if out["cycles"]:
         cycles = (f"{out['cycles']:,} groups of positions that come back; {out['rounds']} "
                   "exact valuation(s)")  # fmt: skip
+    if out.get("method") == "seats":
+        _print_seats_check(out, console)
+        return
     if out.get("method") == "pairs of sides":
         console.print("checked: no position comes back; one pass over the pairs of sides, "
                       "by their pips")  # fmt: skip
@@ -252,6 +263,19 @@ def _print_report(solution: ChanceSolution, out: dict, console: Console) -> None
         return
     checked = f"{out['residual']:.1e}; {cycles}"
     console.print(f"checked: no single move gains over the solved play by more than {checked}")
+
+
+def _print_seats_check(out: dict, console: Console) -> None:
+    """How a table of players was solved, and how near every seat is to its best."""
+    again = f"; {out['sweeps']} sweeps of the layers" if out["sweeps"] > 1 else ""
+    console.print(f"checked: the turn starts each farkle joins solved together, every mover "
+                  f"taking its best moves until none changed (at most {out['rounds']} rounds)"
+                  f"{again}")  # fmt: skip
+    if out["residual"] > 0:
+        console.print(f"at a few turn starts the movers' best replies go round (each best "
+                      "answers the one before, none best for all at once): there the moves "
+                      "kept leave no mover more than "
+                      f"{out['residual']:.1e} to gain by other moves of its own")  # fmt: skip
 
 
 def run_game_advise(
@@ -287,9 +311,17 @@ def run_game_advise(
     table.add_column("move")
     table.add_column("value", justify="right")
     table.add_column("cost", justify="right")
+    seats = range(1, game.players + 1) if game.players > 2 else ()
+    for k in seats:
+        table.add_column(f"player {k}", justify="right")
     for m in moves[: top or None]:
-        table.add_row(m.label, f"{m.value:.6f}", "" if m.cost == 0 else f"{m.cost:.6f}")
+        each = [f"{c:.4f}" for c in m.chances or ()]
+        table.add_row(m.label, f"{m.value:.6f}", "" if m.cost == 0 else f"{m.cost:.6f}", *each)
     console.print(table)
+    if seats:
+        console.print(f"value: the mover's chance to finish first (player "
+                      f"{game.to_move(here) + 1}); player 1 to {game.players}: each one's "
+                      "chance after the move")  # fmt: skip
     return moves
 
 

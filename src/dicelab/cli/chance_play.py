@@ -65,9 +65,10 @@ def run_game_play(
     log: dict[str, Any] = {"format": RECORD_FORMAT, "version": 1, "game": name}
     log.update(settings=settings, seed=seed, seat=seat, steps=[])
     who = "you" if game.players == 1 else f"you are player {seat}"
-    start = _seen(solution, solution.value(), seat)
-    measure = "your chance to win, both playing their best" if game.players == 2 else (
-        game.measure or "the value with best play")  # fmt: skip
+    start = _seen(solution, None, seat)
+    measure = {1: game.measure or "the value with best play",
+               2: "your chance to win, both playing their best"}.get(
+        game.players, "your chance to finish first, every player playing their best")  # fmt: skip
     console.print(f"[bold]{game.name}[/bold]: {who}; {measure} from the start: {start:.4f} "
                   f"(seed {seed})")  # fmt: skip
     if record is not None:
@@ -112,7 +113,8 @@ def _play_out(game, solution: ChanceSolution, how: tuple, log: dict, record: Pat
                                                      if picked.cost > 1e-12 else ""))  # fmt: skip
         else:
             picked = moves[0]
-            console.print(f"computer: {picked.label}")
+            who = "computer" if game.players == 2 else f"player {mover + 1} (computer)"
+            console.print(f"{who}: {picked.label}")
         log["steps"].append({"move": picked.label})
         here = picked.position
         _save(log, record)
@@ -125,9 +127,12 @@ def _stopped(log: dict, record: Path | None, console: Console) -> int:
     return 0
 
 
-def _seen(solution: ChanceSolution, value: float, seat: int) -> float:
-    """A first-player value as the human's seat sees it."""
-    return solution.seat_view(value, seat - 1)
+def _seen(solution: ChanceSolution, position, seat: int) -> float:
+    """The value of ``position`` (the start: ``None``) as the human's seat sees it."""
+    chances = getattr(solution, "chances", None)
+    if chances is not None:  # a table of players: the seat's own chance
+        return float(chances(position)[seat - 1])
+    return solution.seat_view(solution.value(position), seat - 1)
 
 
 def _solution(game) -> ChanceSolution:
@@ -181,9 +186,14 @@ def _moves_table(moves: list[Move], top: int) -> Table:
     for column, justify in (("", "right"), ("move", "left"), ("value", "right"),
                             ("cost", "right")):  # fmt: skip
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    seats = len(moves[0].chances or ()) if moves else 0
+    for k in range(1, seats + 1):
+        table.add_column(f"p{k}", justify="right")
     for k, m in enumerate(moves[: top or None]):
         cost = "" if m.cost <= 1e-12 else f"{m.cost:.4f}"
-        table.add_row(LETTERS[k] if k < len(LETTERS) else "", m.label, f"{m.value:.4f}", cost)
+        each = [f"{c:.3f}" for c in m.chances or ()]
+        table.add_row(LETTERS[k] if k < len(LETTERS) else "", m.label, f"{m.value:.4f}", cost,
+                      *each)  # fmt: skip
     return table
 
 
@@ -227,6 +237,9 @@ def _finish(game: ChanceGame, solution: ChanceSolution, here, seat: int, decisio
     if game.players == 2:
         won = (result == 1.0) == (seat == 1)
         verdict = "a draw" if result == 0.5 else ("you win" if won else "you lose")
+    elif game.players > 2:
+        first = game.winner(here)  # type: ignore[attr-defined]  # a table of players
+        verdict = "you win" if first == seat - 1 else f"player {first + 1} wins"
     else:
         verdict = game.verdict(here)
     console.print(f"\n[bold]game over: {verdict}[/bold]")

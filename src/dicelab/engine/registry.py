@@ -356,6 +356,7 @@ def game_objective(name: str | None, players: int, **params: Any) -> Spec:
     """The objective of a game with ``players`` players (its default where ``name`` is
     ``None``: the win for two, the points for one), its parameters checked; one line
     where it does not fit the game."""
+    players = min(players, 2)  # three or more play to win, as two do
     if name is None:
         name = "win" if players == 2 else "points"
     found = spec(name, list(GAME_OBJECTIVES.values()), **params)

@@ -25,6 +25,7 @@ from dicelab.games.chance.bearoff import BearOff
 from dicelab.games.chance.farkle import Farkle
 from dicelab.games.chance.model import ChanceGame, flag, points
 from dicelab.games.chance.pig import Pig
+from dicelab.games.chance.seated import seated
 from dicelab.games.chance.shut_the_box import ShutTheBox
 
 if sys.version_info >= (3, 11):
@@ -65,15 +66,17 @@ class Family:
     summary: str
     #: the game's name as players say it ("Shut the Box")
     title: str = ""
+    #: the family's class (``build`` may seat more players around it)
+    game: type | None = None
 
 
 FAMILIES = {
-    name: Family(name, game, game.settings, game.summary, title)
-    for name, game, title in (
-        ("pig", Pig, "Pig"),
-        ("shut-the-box", ShutTheBox, "Shut the Box"),
-        ("bearoff", BearOff, "Backgammon bear-off"),
-        ("farkle", Farkle, "Farkle"),
+    name: Family(name, build, game.settings, game.summary, title, game)
+    for name, game, build, title in (
+        ("pig", Pig, seated(Pig), "Pig"),
+        ("shut-the-box", ShutTheBox, ShutTheBox, "Shut the Box"),
+        ("bearoff", BearOff, BearOff, "Backgammon bear-off"),
+        ("farkle", Farkle, seated(Farkle), "Farkle"),
     )
 }
 

@@ -172,7 +172,8 @@ class Farkle(ChanceGame):
     settings = {
         "goal": (int, "the score that wins, a multiple of 50 (two players 10000; one turn: "
                       "a turn total banked at once, 20000)"),
-        "players": (int, "1 (one player, by default one turn) or 2 (1)"),
+        "players": (int, "1 (one player, by default one turn), or 2 to 6 each playing to "
+                         "finish first (1)"),
         "play": (str, "one player: turn (one turn's best expected score) or goal (the "
                       "fewest expected turns to the goal) (turn)"),
         "dice": (int, "dice thrown at the start of a turn and on hot dice, 1 to 6 (6)"),
@@ -201,6 +202,9 @@ class Farkle(ChanceGame):
     }  # fmt: skip
     summary = ("six dice, set aside what scores, bank or press on until a farkle; one "
                "turn's best expected score, or two players' chances (players=2)")  # fmt: skip
+
+    #: points in a unit of the positions' scores and totals
+    unit = UNIT
 
     def __init__(self, goal: int | None = None, players: int = 1, play: str = "turn",
                  dice: int = 6, min_bank: int = 0, three_ones: int = 1000,
@@ -475,17 +479,49 @@ class Farkle(ChanceGame):
         kind = position[0]
         if kind in ("won", "end", "done"):
             return self.verdict(position)
-        _, seat, a, b, t, last = position[:6]
+        _, seat, a, b = position[:4]
         who = f"player {seat + 1}, scores {a * UNIT}-{b * UNIT}, " if self.players == 2 else (
             f"score {a * UNIT}, " if self.play == "goal" else "")  # fmt: skip
         if self.counted:
             ca, cb = position[6:]
             who = (f"player {seat + 1}, scores {a * UNIT} and {b * UNIT}, farkles in a row "
                    f"{ca}-{cb}, ")  # fmt: skip
+        return who + self.show_turn(position)
+
+    def show_turn(self, position) -> str:
+        """The turn's part of :meth:`show`: the turn total and the dice."""
+        kind, _, _, _, t, last = position[:6]
         if kind == "roll":
-            return f"{who}turn total {t * UNIT}, {_count(last)} to throw"
+            return f"turn total {t * UNIT}, {_count(last)} to throw"
         offer = ", ".join(f"{_count(k)} for {s * UNIT}" for k, s in enumerate(last, 1) if s)
-        return f"{who}turn total {t * UNIT}, {len(last)} dice thrown: keep {offer}"
+        return f"turn total {t * UNIT}, {len(last)} dice thrown: keep {offer}"
+
+    def turn_start(self, mine: int) -> Hashable:
+        """Player 1's turn start with score ``mine`` units (the other's 0): how a table
+        of more players (:class:`~dicelab.games.chance.seated.Seated`) plays one turn."""
+        return ("roll", 0, mine, 0, 0, self.dice)
+
+    def seat_text(self, text: str, players: int) -> tuple[str, list[int]]:
+        """A position of ``players`` seats as typed, ``"1 1 5 2 3 4 / 300 / 2000 3500
+        1000"`` (the throw, the turn total, your score and the next players' in playing
+        order), as :meth:`parse` reads your turn and the scores in units."""
+        parts = text.split("/")
+        try:
+            scores = [int(w) for w in parts[2].replace(",", " ").split()] if len(parts) == 3 else []
+        except ValueError:
+            scores = []
+        if len(parts) > 3 or (len(parts) == 3 and len(scores) != players):
+            raise UserError(f"farkle position: got {text!r}, expected the throw, the turn "
+                            f"total and {players} scores (yours first, then the next players' "
+                            "in playing order), e.g. '1 1 5 2 3 4 / 300 / "
+                            + " ".join(["2000"] * players) + "'")  # fmt: skip
+        scores = scores or [0] * players
+        if any(x % UNIT or x < 0 for x in scores):
+            raise UserError(f"farkle position: got {text!r}; the scores are multiples of 50, "
+                            "0 or more")  # fmt: skip
+        return f"{parts[0]} / {parts[1] if len(parts) > 1 else ''} / {scores[0]} 0", [
+            x // UNIT for x in scores
+        ]
 
     def parse(self, text: str) -> Hashable:
         """``"1 1 5 2 3 4 / 300 / 2000 3500"``: the throw, the turn total (before

@@ -160,6 +160,11 @@ class Move:
     position: Hashable
     value: float
     cost: float
+    #: at a table of three or more: every seat's chance after the move, in seat order
+    chances: tuple[float, ...] | None = None
 
     def to_dict(self) -> dict:
-        return {"move": self.label, "value": self.value, "cost": self.cost}
+        out = {"move": self.label, "value": self.value, "cost": self.cost}
+        if self.chances is not None:
+            out["chances"] = list(self.chances)
+        return out

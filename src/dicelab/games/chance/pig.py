@@ -58,14 +58,18 @@ class Pig(ChanceGame):
             flag,
             "two dice: a double other than 1s must be thrown again, not held (false)",
         ),
+        "players": (int, "2 to 6, each playing to finish first (2)"),
     }
-    summary = "two players throw until they hold or a 1 comes; the first player's chance to win"
+    summary = ("two to six players throw until they hold or a 1 comes; each player's "
+               "chance to win")  # fmt: skip
     measure = "the first player's chance to win, both playing their best"
     position_help = "'40 55 12' (your score, theirs, your turn total; add p2 for player 2)"
 
     def __init__(self, goal: int = 100, dice: int = 1, faces: int = 6, piglet: bool = False,
                  one: str = "lose-turn", double_ones: str = "lose-score",
-                 doubles_roll: bool = False):  # fmt: skip
+                 doubles_roll: bool = False, players: int = 2):  # fmt: skip
+        if players != 2:  # three to six: a table (dicelab.games.chance.seated)
+            raise UserError(f"pig players: got {players}, expected 2 to 6")
         if not 1 <= goal <= 1000:
             raise UserError(f"pig goal: got {goal}, expected 1 to 1000")
         if dice not in (1, 2):
@@ -156,9 +160,33 @@ class Pig(ChanceGame):
     def show(self, position) -> str:
         if position[0] == "won":
             return f"player {position[1] + 1} has won"
-        seat, a, b, k, rolling = position
-        state = "the die is thrown" if rolling else "to roll or hold"
-        return f"player {seat + 1} to play, scores {a}-{b}, turn total {k}, {state}"
+        seat, a, b, *_ = position
+        return f"player {seat + 1} to play, scores {a}-{b}, {self.show_turn(position)}"
+
+    def show_turn(self, position) -> str:
+        """The turn's part of :meth:`show`: the turn total, and whether the die is in
+        the air."""
+        _, _, _, k, rolling = position
+        return f"turn total {k}, " + ("the die is thrown" if rolling else "to roll or hold")
+
+    def turn_start(self, mine: int) -> Hashable:
+        """Player 1's turn start with score ``mine`` (the other's 0): how a table of
+        more players (:class:`~dicelab.games.chance.seated.Seated`) plays one turn."""
+        return (0, mine, 0, 0, True)
+
+    def seat_text(self, text: str, players: int) -> tuple[str, list[int]]:
+        """A position of ``players`` seats as typed, ``"40 55 30 12"`` (your score, the
+        next players' in playing order, your turn total), as :meth:`parse` reads your
+        turn (``"40 0 12"``) and the scores."""
+        try:
+            nums = [int(w) for w in text.replace(",", " ").split()]
+        except ValueError:
+            nums = []
+        if len(nums) != players + 1 or min(nums) < 0:
+            raise UserError(f"pig position: got {text!r}, expected {players + 1} whole numbers "
+                            "of 0 or more: your score, the next players' in playing order, "
+                            "your turn total")  # fmt: skip
+        return f"{nums[0]} 0 {nums[-1]}", nums[:-1]
 
     def banking_turn(self):
         """The turn as the turn-start solver reads it

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from dicelab.engine.graph import GraphSolution
+from dicelab.games.chance.model import ChanceGame
 
 __all__ = ["MIN_POSITIONS", "load", "load_turn_starts", "save", "save_turn_starts"]
 
@@ -39,7 +40,7 @@ def _sources_digest() -> str:
 
     here = Path(__file__).parent
     solvers = ("graph", "small_graph", "kernels.graph", "turnstart", "kernels.turnstart",
-               "race", "kernels.race")  # fmt: skip
+               "race", "kernels.race", "seats", "kernels.seats")  # fmt: skip
     found = [find_spec(f"dicelab.engine.{name}") for name in solvers]
     files = sorted(here.glob("*.py")) + [Path(spec.origin or "") for spec in found if spec]
     h = hashlib.sha256()
@@ -68,6 +69,13 @@ def game_key(game, objective: str, target: float | None) -> dict | None:
     cls = type(game)
     if not cls.__module__.startswith("dicelab.games.chance."):
         return None
+    family = getattr(game, "game", None)  # a table of players: its family's settings too
+    if isinstance(family, ChanceGame):
+        inner = game_key(family, objective, target)
+        if inner is None:
+            return None
+        inner["settings"]["players"] = game.players
+        return {**inner, "name": game.name}
     settings = {k: _plain(v) for k, v in sorted(vars(game).items()) if not k.startswith("_")}
     return {"game": f"{cls.__module__}.{cls.__qualname__}", "name": game.name,
             "settings": {k: v for k, v in settings.items() if v is not None},
@@ -158,6 +166,46 @@ def save_turn_starts(game, table, seconds: float) -> str | None:
     meta = {"game_key": key, "objective": TURN_STARTS, "rules": {"name": key["name"]},
             "params": {}, "steps": table.steps, "seconds": seconds}  # fmt: skip
     return store_table(_path(key), table.W, meta)
+
+
+#: The objective a table of players' turn starts is kept under.
+SEATS = "seats"
+
+
+def load_seats(game, turn):
+    """The cached table of a table of players' turn starts
+    (:class:`~dicelab.engine.seats.SeatTable`) and its file, if one is intact and
+    fits; else ``None``."""
+    from dicelab.engine.runtime import budget
+    from dicelab.engine.runtime.cache import load_table
+    from dicelab.engine.seats import SeatTable
+
+    key = game_key(game, SEATS, None)
+    if key is None:
+        return None
+    path = _path(key)
+    found = load_table(path, {"game_key": key, "objective": SEATS})
+    if found is None or found[0].shape != (turn.scores**game.players, game.players):
+        return None
+    table, header = found
+    budget.mark_used(path)
+    return SeatTable(turn, game.players, np.ascontiguousarray(table, np.float64),
+                     int(header["rounds"]), int(header["sweeps"]), float(header["seconds"]),
+                     float(header["regret"])), str(path)  # fmt: skip
+
+
+def save_seats(game, table) -> str | None:
+    """Keep a table of players' turn starts; its path, or ``None`` where it is not
+    kept."""
+    from dicelab.engine.runtime.cache import store_table
+
+    key = game_key(game, SEATS, None)
+    if key is None:
+        return None
+    meta = {"game_key": key, "objective": SEATS, "rules": {"name": key["name"]}, "params": {},
+            "rounds": table.rounds, "sweeps": table.sweeps, "seconds": table.seconds,
+            "regret": table.regret}  # fmt: skip
+    return store_table(_path(key), table.T, meta)
 
 
 def _named_key(what: dict) -> dict:

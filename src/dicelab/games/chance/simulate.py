@@ -64,7 +64,10 @@ def simulate(solution: ChanceSolution, games: int, seed: int = 0, progress=None)
             parts.append(table.play(min(CHUNK, games - first), seed + first))
             if progress is not None:
                 progress(first + parts[-1].size, games)
-        return _summed(np.concatenate(parts), games, solution.value())
+        played = np.concatenate(parts)
+        if solution.game.players > 2:  # the seat that won: player 1's win or not
+            played = np.where(np.isnan(played), np.nan, (played == 0) * 1.0)
+        return _summed(played, games, solution.value())
     g = solution.graph
     results = play_games(g.kind, g.start, g.to, g.prob, g.payoff, g.reward, solution.solved.choice,
                          games, seed, MAX_STEPS)  # fmt: skip

@@ -223,6 +223,13 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
     spec = registry.game_objective(objective or game.objective, game.players, target=target)
     objective, target = spec.name, spec.params.get("target")
     tick = progress or (lambda done, planned: None)
+    if game.players > 2:  # a table of players: one chance per seat, where turns start
+        from dicelab.games.chance.seated_solution import solve_seated
+
+        if exact or walk or objective != "win":
+            raise UserError(f"{game.name}: solved for every seat's chance to win, in floating "
+                            "point, where its turns start")  # fmt: skip
+        return solve_seated(game, progress, cache, limit > DEFAULT_LIMIT)  # type: ignore[return-value]
     if not (exact or walk):
         from dicelab.games.chance.turn_solution import solve_turns, solves_by_turns
 

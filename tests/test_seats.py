@@ -1,0 +1,147 @@
+"""Three to six players of Pig and Farkle: every seat's chance, against plain solvers.
+
+The table of seats (:mod:`dicelab.engine.seats`) is checked against value iteration
+written from Pig's rules (:func:`oracles.chance.pig_seats`), against a walk of the
+game's own moves and throws (:func:`oracles.chance.seats_by_walk`: Farkle), against
+the two-player solver where two seats are left, and against games played out.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from command_line import run_in_process as dicelab
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracles import chance as oracle
+
+from dicelab.engine.seats import seat_cost, solve_seats
+from dicelab.engine.turnstart import solve_turn_starts
+from dicelab.errors import UserError
+from dicelab.games.chance.families import game_from
+from dicelab.games.chance.pig import Pig
+from dicelab.games.chance.solution import solve
+
+
+@pytest.mark.parametrize(
+    ("goal", "players", "house"),
+    [
+        (10, 3, {}),
+        (6, 4, {}),
+        (8, 3, {"dice": 2}),
+        (6, 3, {"one": "lose-score"}),
+        (9, 3, {"faces": 4}),
+        (5, 5, {}),
+    ],  # fmt: skip
+)
+def test_every_seats_chance_is_pig_solved_from_its_rules(goal, players, house):
+    P = oracle.pig_seats(goal, players, **house)
+    table = solve_seats(Pig(goal=goal, **house).banking_turn(), players)
+    for scores in itertools.product(range(goal), repeat=players):
+        inside = table.turn_chances(scores)
+        for k in range(goal - scores[0]):  # the turn total before a throw
+            assert np.allclose(inside[k, 1], P[(scores, k)], atol=1e-12, rtol=0)
+        assert np.allclose(table.chances(scores), P[(scores, 0)], atol=1e-12, rtol=0)
+    assert table.regret == 0.0
+
+
+@settings(max_examples=6, deadline=None)
+@given(goal=st.integers(2, 6), players=st.integers(3, 4), faces=st.integers(2, 6),
+       one=st.sampled_from(["lose-turn", "lose-score"]))  # fmt: skip
+def test_any_small_pig_table_is_its_rules_solved(goal, players, faces, one):
+    P = oracle.pig_seats(goal, players, faces=faces, one=one)
+    table = solve_seats(Pig(goal=goal, faces=faces, one=one).banking_turn(), players)
+    assert np.allclose(table.start_chances(), P[((0,) * players, 0)], atol=1e-12, rtol=0)
+    assert table.start_chances().sum() == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("args", [["goal=150", "dice=3"], ["goal=100", "dice=2", "players=4"]])
+def test_farkle_at_a_table_is_its_game_walked(args):
+    game = game_from("farkle", ["players=3", *args])
+    walked = oracle.seats_by_walk(game)
+    solution = solve(game)
+    for position, chances in walked.items():
+        assert np.allclose(solution.chances(position), chances, atol=1e-12, rtol=0), position
+
+
+def test_two_seats_are_the_two_player_game():
+    farkle = game_from("farkle", ["players=2", "goal=1000"])
+    for game in (Pig(goal=40), Pig(goal=25, dice=2), farkle):
+        turn = game.banking_turn()
+        pairs = solve_turn_starts(turn).W
+        seats = solve_seats(turn, 2).T[:, 0].reshape(pairs.shape)
+        assert np.abs(seats - pairs).max() < 1e-12, game.name
+
+
+def test_games_played_out_agree_with_the_chances():
+    table = solve(game_from("pig", ["players=3", "goal=30"])).table
+    won = table.play(20_000, seed=5)
+    assert not np.isnan(won).any()
+    for seat, chance in enumerate(table.start_chances()):
+        share = float(np.mean(won == seat))
+        assert abs(share - chance) < 4 * np.sqrt(chance * (1 - chance) / won.size), seat
+
+
+def test_a_table_position_reads_and_shows_every_seat():
+    game = game_from("pig", ["players=3", "goal=50"])
+    here = game.parse("10 5 20 7 p2")  # player 2 with 10, then player 3 with 5, then 1
+    assert here == ("at", 1, (20, 10, 5), (0, 10, 0, 7, False))
+    assert game.show(here) == "player 2 to play, scores 20-10-5, turn total 7, to roll or hold"
+    assert game.canonical(here) == here
+    solution = solve(game)
+    moves = solution.advise(here)
+    assert [m.label for m in moves][0] in ("roll", "hold")
+    hold = next(m for m in moves if m.label == "hold")
+    assert hold.position[:3] == ("at", 2, (20, 17, 5))
+    assert np.allclose(hold.chances, solution.chances(hold.position))
+    assert sum(moves[0].chances) == pytest.approx(1.0)
+    farkle = game_from("farkle", ["players=3", "goal=1000"])
+    keep = farkle.parse("1 1 5 2 3 4 / 300 / 200 400 150")
+    assert farkle.show(keep).startswith("player 1 to play, scores 200-400-150, turn total 300")
+
+
+@pytest.mark.parametrize(
+    ("name", "settings", "said"),
+    [("pig", ["players=7"], "pig players: got 7, expected 2 to 6"),
+     ("pig", ["players=1"], "pig players: got 1, expected 2 to 6"),
+     ("farkle", ["players=3", "penalty=500"], "two-player game (players=2)"),
+     ("pig", ["players=3", "dice=2", "doubles_roll=true"], "two-player game (players=2)")],
+)  # fmt: skip
+def test_rules_of_the_two_player_game_are_refused_at_a_table(name, settings, said):
+    with pytest.raises(UserError, match=said.replace("(", r"\(").replace(")", r"\)")):
+        game_from(name, settings)
+
+
+def test_a_table_too_large_is_refused_with_its_size():
+    cost = seat_cost(game_from("farkle", ["players=5"]).banking_turn(), 5)
+    assert cost.states == 200**5
+    with pytest.raises(UserError, match="turn starts"):
+        solve(game_from("farkle", ["players=5"]))
+
+
+def test_the_command_line_says_every_seats_chance(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    assert dicelab(monkeypatch, "solve", "pig", "--set", "players=3", "--set", "goal=20") == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "player 1 0." in out and "player 3 0." in out
+    assert dicelab(monkeypatch, "advise", "pig", "--set", "players=3", "--set", "goal=20",
+                   "--at", "10 5 2 7 p3") == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "player 3 to play, scores 5-2-10, turn total 7" in " ".join(out.split())
+    assert "player 2" in out  # a column per seat
+    assert dicelab(monkeypatch, "advise", "pig", "--set", "players=3", "--at", "1 2 3") == 2
+    assert "expected 4 whole numbers" in capsys.readouterr().err
+
+
+def test_a_table_is_played_and_reviewed_in_the_terminal(monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    record = tmp_path / "game.json"
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO("\n" * 400))
+    assert dicelab(monkeypatch, "play", "pig", "--set", "players=3", "--set", "goal=15",
+                   "--seat", "2", "--seed", "3", "--record", str(record)) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "you are player 2" in out and "(computer)" in out and "game over:" in out
+    assert dicelab(monkeypatch, "review", str(record)) == 0
+    assert "decisions of player 2" in capsys.readouterr().out
