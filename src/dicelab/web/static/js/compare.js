@@ -2,7 +2,7 @@
 // gives them: a column per rule set, the final-score distributions overlaid in one
 // chart, and the positions met in play where their best moves part most.
 import { api, showError } from "./api.js";
-import { escapeHtml } from "./rules.js";
+import { escapeHtml } from "./html.js";
 import { $, state } from "./state.js";
 
 const COLORS = ["#1f6feb", "#d1242f", "#1a7f37", "#8250df"];

@@ -2,7 +2,7 @@
 // The page keeps the position the server last gave; each step asks the server for
 // the next one, with the moves ranked (POST /api/games/position).
 import { api, showError } from "./api.js";
-import { escapeHtml } from "./rules.js";
+import { escapeHtml } from "./html.js";
 import { faceElement } from "./faces.js";
 import { $, random } from "./state.js";
 

@@ -1,15 +1,23 @@
-// Drawing: the dice, the options, the scorecard, the chart and the review.
-import { computerFilled, computerRecord, computerToMove, inDuel } from "./duel.js";
-import { adjustDie, adviceIsCurrent, chooseBox, followKeep, refresh, toggleHold, undo, undoable } from "./game.js";
-import { actsAsButton, renderReview, renderScorecard } from "./history.js";
-import { costText, objectiveKey, renderChart, valueName, valueText } from "./playfor.js";
-import { boxes, filled, fmt, gameOver, rerollsLeft, rolls, scoring, throwsMade, totals, turnNumber, turns } from "./record.js";
-import { escapeHtml, solvingText } from "./rules.js";
-import { faceElement } from "./faces.js";
+// Drawing the play view: the counter, the dice and the options; the scorecard, the
+// review and the chart drawn by their own modules. main.js runs it on every change.
+import { dieFace } from "./faces.js";
+import { adjustDie, chooseBox, followKeep, refresh, toggleHold, undo, undoable } from "./game.js";
+import { keepFinishedGame } from "./history.js";
+import { actsAsButton, escapeHtml } from "./html.js";
+import {
+  computerBusyOrToMove, computerFilled, computerRecord, computerToMove, inDuel, inMatch, matchOver,
+} from "./mode.js";
+import { costText, objectiveKey, valueName, valueText } from "./objectives.js";
+import { renderChart } from "./outlook.js";
+import {
+  adviceIsCurrent, boxes, filled, fmt, gameOver, rerollsLeft, rolls, scoring, throwsMade, totals,
+  turnNumber,
+} from "./record.js";
+import { renderReview } from "./review.js";
+import { renderScorecard } from "./scorecard.js";
+import { solvingText } from "./solving.js";
 import { $, state } from "./state.js";
-import { saveGame } from "./storage.js";
-import { inMatch, matchOver, standings } from "./table.js";
-import { computerBusyOrToMove, keepFinishedGame } from "./views.js";
+import { standings } from "./table.js";
 import { whyButton, whyRow } from "./why.js";
 
 // -- drawing -------------------------------------------------------------------------
@@ -33,7 +41,6 @@ export function render() {
     state.focusKey = null;
     restoreFocus(focused);
   }
-  saveGame();
 }
 
 // Drawing replaces the dice, options and scorecard: keyboard focus goes back to the
@@ -114,10 +121,6 @@ export function renderCounter() {
   const lines = inDuel() ? state.duel.log : inMatch() ? state.match.log : [];
   log.hidden = !lines.length;
   log.textContent = lines.join(" ");
-}
-
-export function dieFace(face) {
-  return faceElement(face, state.info.faces <= 6);
 }
 
 export function renderDice() {

@@ -1,31 +1,16 @@
-// The duel view: you against the computer, both playing to win.
+// The duel: you against the computer, both playing to win; the computer's turns, and
+// a position of the duel as the server reads it.
 import { api, showError } from "./api.js";
-import { render } from "./draw.js";
-import { emptyRecord } from "./game.js";
-import { renderReview } from "./history.js";
-import { objectiveKey } from "./playfor.js";
-import { boxes, filled, filledOf, rolls, sorted, throwsMade, totals } from "./record.js";
-import { $, rollDie, state } from "./state.js";
-import { filledCount, nextComputer } from "./table.js";
+import { changed } from "./hub.js";
+import { computerRecord, computerToMove } from "./mode.js";
+import { duelOutlookSoon } from "./outlook.js";
+import { boxes, emptyRecord, filledCount, rolls, sheetOf, sorted, totals } from "./record.js";
+import { rollDie, state } from "./state.js";
 
 // -- two players: you (A, first) against the computer (B), both playing to win ---------
-export const inDuel = () => state.objective === "duel" && state.duel !== null;
-export const computerRecord = () => state.duel.record.b;
-export const computerFilled = () => Object.keys(filledOf(computerRecord())).length;
-// the computer moves once you have filled a box more than it has
-// (at a table: a computer player with fewer boxes than you)
-export const computerToMove = () => (inDuel() && computerFilled() < Object.keys(filled()).length)
-  || nextComputer() !== null;
 // How long each step of the computer's turn shows (?fast skips the wait).
 export const DUEL_STEP_MS = new URLSearchParams(location.search).has("fast") ? 0 : 400;
 export const pause = (ms) => new Promise((done) => setTimeout(done, ms));
-
-export function sheetOf(record) {
-  return {
-    filled: filledOf(record),
-    extra_bonuses: record.turns.filter((t) => t.extra_bonus > 0).length,
-  };
-}
 
 // A duel record, as `dicelab duel play` writes it (`dicelab duel review` reads it).
 export function newDuel() {
@@ -53,7 +38,7 @@ export async function playComputerTurn(rec, ask, log, who, still) {
   let dice = sorted(Array.from({ length: n }, rollDie));
   t.throws.push(dice);
   log.push(`${who} threw ${dice.join(" ")}.`);
-  render();
+  changed();
   try {
     for (;;) {
       await pause(DUEL_STEP_MS);
@@ -77,7 +62,7 @@ export async function playComputerTurn(rec, ask, log, who, still) {
       t.throws.push(dice);
       log.push(`It kept ${kept.length ? kept.join(" ") : "nothing"} and threw `
         + `${dice.join(" ")}.`);
-      render();
+      changed();
     }
   } catch (err) {
     rec.turns.pop();  // the turn is played again from its start
@@ -108,50 +93,18 @@ export async function computerTurn() {
   } catch (err) {
     showError(`the computer's turn: ${err.message}`);
     state.computerBusy = false;
-    render();
+    changed();
     return;
   }
   state.computerBusy = false;
-  render();
+  changed();
   duelOutlookSoon();
 }
 
-// Whose turn and your chance to win, between turns (1, 1/2 or 0 at the end).
-export async function duelOutlookSoon() {
-  if (!inDuel() || throwsMade() > 0 || state.computerBusy) return;
-  const sheets = { mine: sheetOf(state.record), theirs: sheetOf(computerRecord()) };
-  const key = `${objectiveKey()}|${JSON.stringify(sheets)}`;
-  if (state.outlook && state.outlook.key === key) return;
-  const duel = state.duel;
-  try {
-    const out = await api("/api/duel/outlook", { rules: state.rulesId, ...sheets, my_seat: "A" });
-    if (state.duel === duel) {
-      state.outlook = { value: out.win_chance, sd: null, key };
-      state.solving = null;
-    }
-  } catch (err) {
-    if (state.duel === duel) {
-      showError(err.message);
-      state.solving = null;
-    }
-  }
-  render();
-}
-
-// Your decisions priced in win chance (the server replays the duel record).
-export async function duelReviewSoon() {
-  const number = ++state.reviewRequest;
-  const record = JSON.parse(JSON.stringify(state.duel.record));
-  try {
-    const r = await api("/api/duel/review", { rules: state.rulesId, record });
-    if (number === state.reviewRequest) {
-      const decisions = r.decisions.map((d) => ({
-        ...d, throw: rolls() - d.rerolls_left, chosen_value: d.win_chance_chosen,
-      }));
-      state.review = { ...r, decisions, duel: true };
-    }
-  } catch (err) {
-    if (number === state.reviewRequest) showError(`review: ${err.message}`);
-  }
-  renderReview();
+// A request's body turned into a duel position: both sheets, no objective.
+export function duelBody(body) {
+  delete body.filled;
+  delete body.extra_bonuses;
+  delete body.objective;
+  return Object.assign(body, { mine: sheetOf(state.record), theirs: sheetOf(computerRecord()) });
 }

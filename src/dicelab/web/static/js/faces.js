@@ -1,6 +1,6 @@
 // A die's face, drawn as pips (dice of up to six faces) or as its number: the one
-// drawing of the play view's dice and the dice games'.
-import { PIPS } from "./state.js";
+// drawing of the play view's dice, the training's and the dice games'.
+import { PIPS, state } from "./state.js";
 
 export function faceElement(face, pips) {
   const el = document.createElement("span");
@@ -17,4 +17,9 @@ export function faceElement(face, pips) {
     el.textContent = face ? String(face) : "?";
   }
   return el;
+}
+
+// A die of the rules played: pips where its dice have six faces or fewer.
+export function dieFace(face) {
+  return faceElement(face, state.info.faces <= 6);
 }

@@ -1,30 +1,19 @@
 // The game: throws, keeps, boxes, undo; the advice asked for each position.
 import { api, showError } from "./api.js";
-import { render } from "./draw.js";
-import { computerToMove, inDuel, newDuel } from "./duel.js";
-import { objectiveBody, outlookSoon, reviewSoon } from "./playfor.js";
-import { currentTurn, extraBonuses, filled, gameOver, keptFaces, rerollsLeft, sameFaces, scoring, servedNow, sorted, stopped, throwsMade, totals, turns } from "./record.js";
+import { duelBody, newDuel } from "./duel.js";
+import { changed } from "./hub.js";
+import { atTable, computerToMove, inDuel, inMatch } from "./mode.js";
+import { objectiveBody } from "./objectives.js";
+import { outlookSoon } from "./outlook.js";
+import {
+  adviceIsCurrent, currentTurn, emptyRecord, extraBonuses, filled, gameOver, keptFaces,
+  rerollsLeft, sameFaces, scoring, servedNow, sorted, stopped, throwsMade, totals, turns,
+} from "./record.js";
+import { reviewSoon } from "./review.js";
 import { $, rollDie, state } from "./state.js";
-import { atTable, inMatch, matchBody, newMatch, playOthers } from "./table.js";
-import { duelBody } from "./why.js";
+import { matchBody, newMatch, playOthers } from "./table.js";
 
 // -- the game ------------------------------------------------------------------------
-export function emptyRecord() {
-  return {
-    format: "dicelab-game",
-    version: 1,
-    rules: state.info.name,
-    rules_source: state.rulesId,
-    fingerprint: state.info.fingerprint,
-    started: new Date().toISOString().slice(0, 19),
-    dice: "real",   // "drawn" once the page throws the dice: no seed reproduces them
-    seed: null,
-    turns: [],
-    finished: false,
-    final_score: null,
-  };
-}
-
 export function newGame() {
   if (state.objective === "duel") {
     newDuel();
@@ -42,7 +31,7 @@ export function newGame() {
   Object.assign(state, {
     dice: [], held: [], advice: null, review: null, busy: false, outlook: null,
   });
-  render();
+  changed();
   outlookSoon();
 }
 
@@ -138,7 +127,7 @@ export function chooseBox(id) {
   }
   Object.assign(state, { dice: [], held: [], advice: null });
   reviewSoon();
-  render();
+  changed();
   if (inDuel() || computerToMove()) {
     playOthers();
   } else {
@@ -179,13 +168,6 @@ export function undo() {
   refresh();
 }
 
-export function adviceIsCurrent() {
-  const a = state.advice;
-  return a && sameFaces(a.dice, state.dice) && a.rerolls_left === rerollsLeft()
-    && a.objective === state.objective
-    && Object.entries(state.params).every(([k, v]) => a[k] === v);
-}
-
 export function followKeep(option) {
   if (option.stops) {
     scoreNow();
@@ -198,13 +180,13 @@ export function followKeep(option) {
     want.splice(at, 1);
     return true;
   });
-  render();
+  changed();
 }
 
 export function toggleHold(i) {
   if (throwsMade() === 0 || scoring() || gameOver()) return;
   state.held[i] = !state.held[i];
-  render();
+  changed();
 }
 
 // Correct a die of the last throw (a mistyped or misread real die).
@@ -241,7 +223,7 @@ export function adjustDie(i, step) {
 
 // Ask for advice on the position shown, then draw everything.
 export async function refresh() {
-  render();
+  changed();
   if (throwsMade() === 0 || gameOver()) return;
   const number = ++state.request;
   const body = {
@@ -257,7 +239,7 @@ export async function refresh() {
   if (inDuel()) duelBody(body);
   if (inMatch()) matchBody(body);
   state.busy = true;
-  render();
+  changed();
   try {
     const advice = await api(path, body);
     if (inMatch()) advice.objective = state.objective;  // match or friends: one answer
@@ -276,6 +258,6 @@ export async function refresh() {
     }
   } finally {
     if (number === state.request) state.busy = false;
-    render();
+    changed();
   }
 }

@@ -1,5 +1,6 @@
 // Keys: digits hold dice, R rolls, Enter follows the best option.
-import { adviceIsCurrent, chooseBox, followKeep, toggleHold } from "./game.js";
+import { chooseBox, followKeep, toggleHold } from "./game.js";
+import { adviceIsCurrent } from "./record.js";
 import { $, state } from "./state.js";
 
 // -- keys: digits hold dice, R rolls, Enter follows the best option ------------------

@@ -1,20 +1,23 @@
 // dicelab play-along page: the game is kept here, the server ranks the options.
 // This module wires the page's controls and starts it; each view is a module of its own.
+// It is the one module that imports the drawings: the others say what changed (hub.js),
+// and every change is drawn, then kept in the browser, as subscribed here.
 import { showError } from "./api.js";
 import { runCompare } from "./compare.js";
-import { render } from "./draw.js";
-import { doThrow, enterThrow, newGame, scoreNow, undo } from "./game.js";
 import {
   choosePreset, renderGame, seatPicker, showSettings, startGame, undoMove,
 } from "./dicegames.js";
-import { downloadRecord } from "./history.js";
+import { render } from "./draw.js";
+import { downloadRecord, openRecord } from "./files.js";
+import { doThrow, enterThrow, newGame, scoreNow, undo } from "./game.js";
+import { changed, subscribe } from "./hub.js";
 import { onKey } from "./keys.js";
+import { inMatch } from "./mode.js";
 import { loadObjectives } from "./objectives.js";
-import { openRecord, setObjective } from "./playfor.js";
+import { setObjective } from "./playfor.js";
 import { chooseRules, loadRulesList, uploadRules } from "./rules.js";
 import { $, state } from "./state.js";
-import { restoreGame, savedGame } from "./storage.js";
-import { inMatch } from "./table.js";
+import { restoreGame, saveGame, savedGame } from "./storage.js";
 import { startTraining } from "./training.js";
 import { setMenu, showMenuLabel, showView } from "./views.js";
 
@@ -53,7 +56,7 @@ function wire() {
     e.preventDefault();
     enterThrow($("enter-dice").value);
   });
-  $("show-advice").addEventListener("change", render);
+  $("show-advice").addEventListener("change", changed);
   $("objective").addEventListener("change", setObjective);
   $("opponents").addEventListener("change", () => {
     if (inMatch()) newGame();  // another table: a new game
@@ -75,6 +78,8 @@ function wire() {
 }
 
 async function start() {
+  subscribe(render);    // every change drawn,
+  subscribe(saveGame);  // then kept in the browser
   wire();
   if (navigator.maxTouchPoints > 0 || matchMedia("(pointer: coarse)").matches) {
     document.body.classList.add("touch");  // a touch screen: no keyboard hints
@@ -82,7 +87,7 @@ async function start() {
   const asked = new URLSearchParams(location.search).get("rules");
   let wanted = asked || "yahtzee";
   try {
-    await loadObjectives();
+    await loadObjectives(setObjective);
     await loadRulesList("yahtzee");
     const saved = savedGame();
     if (saved && (asked === null || asked === saved.rulesId)

@@ -1,14 +1,17 @@
-// What a player may play for: the server's registry of objectives, its menu and boxes.
+// What a player may play for: the server's registry of objectives, its menu and boxes,
+// and the one played for now in words and numbers (its values, its request's fields).
 import { api } from "./api.js";
-import { setObjective } from "./playfor.js";
-import { $ } from "./state.js";
+import { atTable } from "./mode.js";
+import { fmt } from "./record.js";
+import { $, state } from "./state.js";
 
 // -- what a player may play for: the server's registry of objectives (GET /api/objectives)
 export const OBJECTIVES = {};  // name -> {name, unit, value_name, menu, params: [{name, kind, ...}]}
 
 // The registry's objectives in the "Play for" menu (before the duel and the tables),
 // and an input for each parameter (the target score, theta), shown with its objective.
-export async function loadObjectives() {
+// A value typed or changed there goes to `setObjective` (playfor.js, passed by main.js).
+export async function loadObjectives(setObjective) {
   const list = await api("/api/objectives");
   const menu = $("objective");
   const after = menu.querySelector('option[value="duel"]');
@@ -65,4 +68,33 @@ export function paramValue(p) {
   const range = p.low !== null && p.high !== null ? ` from ${p.low} to ${p.high}`
     : p.low !== null ? `, ${p.low} or more` : "";
   return { error: `${p.name}: type ${whole ? "a whole number of points" : "a number"}${range}` };
+}
+
+// -- what the advice plays for now -----------------------------------------------------
+export function objectiveBody() {
+  return { objective: state.objective, ...state.params };
+}
+
+// Whether the objective's values are points (an expected score, a sure score), not chances.
+export const inPoints = () => (OBJECTIVES[state.objective] || { unit: "chance" }).unit === "points";
+
+// A value of the objective: points, or a chance in per cent.
+export function valueText(x) {
+  return inPoints() ? fmt(x) : `${fmt(100 * x)}%`;
+}
+
+export function costText(c) {
+  return inPoints() ? `−${fmt(c)}` : `−${fmt(100 * c)}%`;
+}
+
+export function valueName() {
+  if (state.objective === "duel") return "chance to win the duel";
+  if (atTable()) return "chance to finish first";
+  const o = OBJECTIVES[state.objective];
+  if (!o) return "expected final score";
+  return o.value_name.replace(/\{(\w+)\}/g, (_, name) => String(state.params[name]));
+}
+
+export function objectiveKey() {
+  return `${state.objective}:${JSON.stringify(state.params)}`;
 }

@@ -1,6 +1,23 @@
-// Facts derived from the game record: the turn, the throw, the boxes, the score.
-import { sheetOf } from "./duel.js";
+// The game record: a new one, and the facts derived from it (the turn, the throw, the
+// boxes, the score), with the position shown (the dice kept, the advice that is its).
 import { state } from "./state.js";
+
+// A record as `dicelab play` writes it, of no turn yet.
+export function emptyRecord() {
+  return {
+    format: "dicelab-game",
+    version: 1,
+    rules: state.info.name,
+    rules_source: state.rulesId,
+    fingerprint: state.info.fingerprint,
+    started: new Date().toISOString().slice(0, 19),
+    dice: "real",   // "drawn" once the page throws the dice: no seed reproduces them
+    seed: null,
+    turns: [],
+    finished: false,
+    final_score: null,
+  };
+}
 
 // -- derived facts: everything follows from the record ------------------------------
 export const rolls = () => state.info.rolls;
@@ -24,6 +41,21 @@ export function filledOf(record) {
   const out = {};
   for (const t of record.turns) if ("box" in t) out[t.box] = t.points;
   return out;
+}
+
+export const filledCount = (record) => Object.keys(filledOf(record)).length;
+
+// A player's sheet as the server reads it.
+export function sheetOf(record) {
+  return {
+    filled: filledOf(record),
+    extra_bonuses: record.turns.filter((t) => t.extra_bonus > 0).length,
+  };
+}
+
+export function boxName(id) {
+  const b = boxes().find((c) => c.id === id);
+  return b ? b.name : id;
 }
 
 export const extraBonuses = () => sheetOf(state.record).extra_bonuses;
@@ -61,4 +93,12 @@ export function totals(record = state.record) {
 
 export function keptFaces() {
   return state.dice.filter((_, i) => state.held[i]);
+}
+
+// Whether the advice kept is the position shown's, asked for what is played for now.
+export function adviceIsCurrent() {
+  const a = state.advice;
+  return a && sameFaces(a.dice, state.dice) && a.rerolls_left === rerollsLeft()
+    && a.objective === state.objective
+    && Object.entries(state.params).every(([k, v]) => a[k] === v);
 }

@@ -1,11 +1,11 @@
 // Rule sets: the list, the scorecard of the chosen one, uploads, the first solve.
 import { api, showError } from "./api.js";
-import { render } from "./draw.js";
 import { newGame } from "./game.js";
-import { outlookSoon } from "./playfor.js";
-import { boxes } from "./record.js";
+import { escapeHtml } from "./html.js";
+import { changed } from "./hub.js";
+import { outlookSoon } from "./outlook.js";
+import { watchSolve } from "./solving.js";
 import { $, state } from "./state.js";
-import { storeObjective } from "./table.js";
 import { renderTraining, training } from "./training.js";
 import { dropWhy } from "./why.js";
 
@@ -44,7 +44,7 @@ export async function chooseRules(id) {
   newGame();
   renderRulesText();
   state.solving = { state: "idle", estimate_seconds: 0 };
-  render();
+  changed();
   watchSolve(id);
   try {
     const ex = await api(`/api/rules/${encodeURIComponent(id)}/expected`);
@@ -53,7 +53,7 @@ export async function chooseRules(id) {
     showError(err.message);
   }
   if (state.rulesId === id && state.objective === "expected") state.solving = null;
-  render();
+  changed();
   if (state.objective !== "expected") watchSolve(id);
   outlookSoon();
   markWhatFits(id);
@@ -91,44 +91,6 @@ async function markWhatFits(id) {
       await new Promise((done) => setTimeout(done, 500));
     }
   }
-}
-
-// While a rule set is being loaded or solved, show how far it has come (the server
-// answers this at once, also during a solve of minutes).
-export async function watchSolve(id) {
-  while (state.rulesId === id && state.solving) {
-    try {
-      const which = state.objective === "expected" ? ""
-        : `?${new URLSearchParams({ objective: storeObjective(), ...state.params })}`;
-      const p = await api(`/api/rules/${encodeURIComponent(id)}/progress${which}`);
-      if (state.rulesId !== id || !state.solving || p.state === "ready") return;
-      state.solving = p;
-      render();
-    } catch (err) {
-      return; // the solve's own request says what went wrong
-    }
-    await new Promise((done) => setTimeout(done, 500));
-  }
-}
-
-export function solvingText(p) {
-  if (p.state === "solving" && p.total > 0 && p.left_seconds != null) {
-    const part = p.done / p.total;
-    const left = Math.max(1, Math.round(p.left_seconds));
-    return `(solving the rules: ${Math.floor(100 * part)}%, about ${left} s left)`;
-  }
-  if (p.state === "cached") return "(loading the solved rules…)";
-  if (p.state === "queued") {
-    const line = p.position === 1 ? "next" : `${p.position} in line`;
-    const left = p.behind_left_seconds != null
-      ? `, about ${Math.max(1, Math.round(p.behind_left_seconds))} s left` : "";
-    const what = p.behind ? ` (${p.behind}${left})` : "";
-    return `(waiting for another solve to end${what}: ${line})`;
-  }
-  if (p.estimate_seconds >= 5) {
-    return `(solving the rules the first time: at most about ${Math.round(p.estimate_seconds)} s)`;
-  }
-  return "(solving the rules…)";
 }
 
 // The address names the rule set on the page, so a reload or a shared link opens it.
@@ -172,10 +134,4 @@ export function renderRulesText() {
   }
   $("rules-text").innerHTML = parts.join("");
   $("rules-title").textContent = info.title;
-}
-
-export function escapeHtml(text) {
-  const div = document.createElement("div");
-  div.textContent = text;
-  return div.innerHTML;
 }

@@ -1,10 +1,11 @@
 // The game kept in the browser: a reload, Back or a closed tab loses nothing.
 import { showError } from "./api.js";
-import { computerToMove } from "./duel.js";
 import { newGame, refresh } from "./game.js";
+import { computerToMove } from "./mode.js";
 import { OBJECTIVES, paramNames } from "./objectives.js";
-import { outlookSoon, reviewSoon } from "./playfor.js";
+import { outlookSoon } from "./outlook.js";
 import { gameOver, turns } from "./record.js";
+import { reviewSoon } from "./review.js";
 import { chooseRules } from "./rules.js";
 import { $, state } from "./state.js";
 import { playOthers } from "./table.js";
@@ -13,6 +14,7 @@ import { playOthers } from "./table.js";
 export const SAVE_KEY = "dicelab.game";
 export let storageWorks = true;
 
+// After every change (main.js subscribes it, after the drawing).
 export function saveGame() {
   if (!state.record || !state.rulesId) return;
   const saved = {

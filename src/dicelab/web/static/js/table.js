@@ -1,24 +1,16 @@
 // A table of two to four: computer players, or friends whose boxes you type.
 import { api, showError } from "./api.js";
-import { render } from "./draw.js";
-import { computerTurn, inDuel, playComputerTurn, sheetOf } from "./duel.js";
-import { emptyRecord, refresh } from "./game.js";
+import { computerTurn, playComputerTurn } from "./duel.js";
+import { changed } from "./hub.js";
+import { inDuel, nextComputer, others } from "./mode.js";
 import { paramNames } from "./objectives.js";
-import { boxes, filled, filledOf, gameOver, totals } from "./record.js";
+import { emptyRecord, sheetOf, totals } from "./record.js";
 import { $, state } from "./state.js";
-import { boxName } from "./training.js";
 
 // -- a table of two to four: computer players, or friends whose boxes you type --------
 // You sit first; the others follow in their order. Every sheet goes to the server,
 // which ranks your options by your chance to finish first (a tie shared), the others
 // taken to play for points; computer players play to win by the same advice.
-export const atTable = () => state.objective === "match" || state.objective === "friends";
-export const inMatch = () => atTable() && state.match !== null;
-export const others = () => (inMatch() ? state.match.others : []);
-export const filledCount = (record) => Object.keys(filledOf(record)).length;
-// the table the server keeps for both: the points to come from every state
-export const storeObjective = () => (state.objective === "friends" ? "match" : state.objective);
-
 export function newMatch() {
   const kind = state.objective === "match" ? "computers" : "friends";
   const n = Number($("opponents").value) || 1;
@@ -61,12 +53,6 @@ export function matchBody(body) {
   return body;
 }
 
-// The next computer player to move: the first with fewer boxes than you.
-export const nextComputer = () => (inMatch() && state.match.kind === "computers"
-  ? state.match.others.find((o) => filledCount(o.record) < Object.keys(filled()).length)
-    || null
-  : null);
-
 // The computer players' turns, in their order, once you have filled a box.
 export async function matchTurns() {
   if (state.computerBusy || !nextComputer()) return;
@@ -90,15 +76,12 @@ export async function matchTurns() {
     showError(`the computer players' turns: ${err.message}`);
   }
   state.computerBusy = false;
-  render();
+  changed();
 }
 
 export const playOthers = () => (inDuel() ? computerTurn() : matchTurns());
 
-// Every sheet full: the final scores, best first, and your place.
-export const matchOver = () => inMatch() && gameOver()
-  && others().every((o) => filledCount(o.record) === boxes().length);
-
+// Every sheet full (matchOver): the final scores, best first, and your place.
 export function standings() {
   const me = totals().total;
   const scores = others().map((o) => otherTotals(o).total);
@@ -109,40 +92,4 @@ export function standings() {
     : above === 0 ? "you share first place" : `you finish ${places[above]}`;
   const all = [`you ${me}`, ...others().map((o, i) => `${o.name} ${scores[i]}`)];
   return `${verdict}: ${all.join(", ")}`;
-}
-
-// A friend's box typed (or cleared) in their column of the scorecard.
-export function typedBox(e) {
-  const el = e.target;
-  const o = state.match.others[Number(el.dataset.other)];
-  const text = el.value.trim();
-  const list = o.record.turns;
-  if (el.dataset.box === undefined) {  // the extra bonuses
-    const n = Number(text || "0");
-    if (!Number.isInteger(n) || n < 0) {
-      showError(`${o.name}, extra bonuses: type a whole number, 0 or more`);
-      el.value = String(o.extra);
-      return;
-    }
-    o.extra = n;
-  } else {
-    const id = el.dataset.box;
-    const at = list.findIndex((t) => t.box === id);
-    const points = Number(text);
-    if (text !== "" && !(Number.isInteger(points) && points >= 0)) {
-      showError(`${o.name}, ${boxName(id)}: type the points as a whole number, 0 or more`);
-      el.value = at >= 0 ? String(list[at].points) : "";
-      return;
-    }
-    if (text === "") {
-      if (at >= 0) list.splice(at, 1);
-    } else if (at >= 0) {
-      list[at].points = points;
-    } else {
-      list.push({ throws: [], keeps: [], box: id, points, extra_bonus: 0 });
-    }
-  }
-  showError("");
-  state.advice = null;
-  refresh();
 }

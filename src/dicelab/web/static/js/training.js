@@ -1,9 +1,9 @@
 // The training view: a question at a time, graded at once.
 import { api, showError } from "./api.js";
-import { dieFace } from "./draw.js";
+import { dieFace } from "./faces.js";
+import { escapeHtml } from "./html.js";
 import { boxes, fmt } from "./record.js";
-import { escapeHtml } from "./rules.js";
-import { $, seed, state } from "./state.js";
+import { $, state } from "./state.js";
 
 // -- training: a question at a time, graded at once ------------------------------------
 export const training = {
@@ -78,11 +78,6 @@ export async function nextTraining() {
     if (t.daily) body.date = t.daily; else body.seed = t.seed;
     training.summary = await api("/api/training/finish", body);
   });
-}
-
-export function boxName(id) {
-  const b = boxes().find((c) => c.id === id);
-  return b ? b.name : id;
 }
 
 export function renderTraining() {

@@ -1,10 +1,7 @@
 // Views: play, training, history, dice games, compare.
-import { api, showError } from "./api.js";
 import { showCompare } from "./compare.js";
-import { computerFilled, computerToMove, inDuel } from "./duel.js";
 import { loadGames } from "./dicegames.js";
 import { loadHistory } from "./history.js";
-import { boxes } from "./record.js";
 import { $, state } from "./state.js";
 import { renderTraining } from "./training.js";
 
@@ -38,17 +35,4 @@ export function showMenuLabel() {
   const rules = select.selectedOptions[0]?.textContent.replace(/\s*\(.*$/, "") || "";
   const withRules = !document.querySelector(".rules-bar").hidden && rules;
   $("menu-now").textContent = withRules ? `${view} · ${rules}` : view;
-}
-
-// A finished game goes to the history of the server's user (kept once).
-export const computerBusyOrToMove = () => state.computerBusy || computerToMove()
-  || computerFilled() < boxes().length;
-
-export async function keepFinishedGame() {
-  state.keptFor = state.record;
-  try {
-    await api("/api/history", { record: inDuel() ? state.duel.record : state.record });
-  } catch (err) {
-    showError(`The game was not kept in the history: ${err.message}`);
-  }
 }

@@ -1,12 +1,12 @@
 // Why an option is worth its value: folded under it until asked for.
 import { api, showError } from "./api.js";
-import { render } from "./draw.js";
-import { computerRecord, inDuel, pause, sheetOf } from "./duel.js";
-import { adviceIsCurrent } from "./game.js";
-import { objectiveBody } from "./playfor.js";
-import { boxes, extraBonuses, filled, fmt } from "./record.js";
-import { escapeHtml } from "./rules.js";
-import { $, state } from "./state.js";
+import { duelBody, pause } from "./duel.js";
+import { escapeHtml } from "./html.js";
+import { changed } from "./hub.js";
+import { inDuel } from "./mode.js";
+import { objectiveBody } from "./objectives.js";
+import { adviceIsCurrent, boxes, extraBonuses, filled, fmt } from "./record.js";
+import { state } from "./state.js";
 
 // -- why an option is worth its value: folded under it until asked for ----------------
 export function whyButton(o, open) {
@@ -29,20 +29,12 @@ export function toggleWhy(label) {
   else state.whyOpen.add(label);
   const a = state.advice;
   if (state.whyOpen.size && a && !a.options.some(explained)) whySoon();
-  render();
+  changed();
 }
 
 // Whether an option carries its why in full (in a duel: with its expected lead).
 export function explained(o) {
   return Boolean(o.explain) && (!inDuel() || o.explain.expected_lead != null);
-}
-
-// A request's body turned into a duel position: both sheets, no objective.
-export function duelBody(body) {
-  delete body.filled;
-  delete body.extra_bonuses;
-  delete body.objective;
-  return Object.assign(body, { mine: sheetOf(state.record), theirs: sheetOf(computerRecord()) });
 }
 
 // The advice shown, asked again with the why of every option (the first time for a
@@ -75,7 +67,7 @@ export async function whySoon() {
     if (state.whyControl === control) state.whyControl = null;
     state.whyBusy = false;
     state.whyProgress = null;
-    render();
+    changed();
   }
 }
 
@@ -88,7 +80,7 @@ export async function watchWhy(id, objective) {
       const p = await api(`/api/rules/${encodeURIComponent(id)}/progress?objective=${objective}`);
       if (!state.whyBusy) return;
       state.whyProgress = p;
-      render();
+      changed();
     } catch (err) {
       return;  // the advice's own request says what went wrong
     }
