@@ -145,3 +145,33 @@ def test_a_table_is_played_and_reviewed_in_the_terminal(monkeypatch, capsys, tmp
     assert "you are player 2" in out and "(computer)" in out and "game over:" in out
     assert dicelab(monkeypatch, "review", str(record)) == 0
     assert "decisions of player 2" in capsys.readouterr().out
+
+
+def test_the_json_api_plays_a_table_of_four_to_its_end():
+    import random
+
+    from fastapi.testclient import TestClient
+
+    from dicelab.web.app import create_app
+
+    client = TestClient(create_app(), base_url="http://localhost")
+    game = {"game": "pig", "settings": {"players": "4", "goal": "12"}}
+    now = client.post("/api/games/position", json=game).json()
+    assert now["players"] == 4 and len(now["chances"]) == 4
+    assert now["board"]["scores"] == [0, 0, 0, 0] and sum(now["chances"]) == pytest.approx(1)
+    rng, seen = random.Random(2), set()
+    while now["mover"] != "end":
+        seen.add(now["mover"])
+        if now["moves"]:
+            assert len(now["moves"][0]["chances"]) == 4
+        step = {"throw": rng.choice(now["throws"])["throw"]} if now["throws"] else {
+            "move": now["moves"][-1]["move"]}  # fmt: skip  # the worst: hold at once
+        now = client.post("/api/games/position", json={**game, "position": now["position"],
+                                                         **step}).json()  # fmt: skip
+    assert now["verdict"].endswith("wins") and max(now["chances"]) == 1.0
+    assert {"player 1", "player 2", "player 3", "player 4"} <= seen
+    bad = client.post(
+        "/api/games/position",
+        json={**game, "position": ["at", 5, [0, 0, 0, 0], [5, 0, 0, 0, True]]},
+    )
+    assert bad.status_code == 400 and "not a position" in bad.json()["detail"]

@@ -765,6 +765,9 @@ class GameMoveOut(BaseModel):
     move: str
     value: float = Field(description="For the player to move (chance to win, points, turns).")
     cost: float = Field(description="Against the best move, in the same unit.")
+    chances: list[float] | None = Field(
+        None, description="Three players or more: each one's chance to win after the move, "
+        "player 1 first.")  # fmt: skip
 
 
 class GameThrowOut(BaseModel):
@@ -785,6 +788,9 @@ class GamePositionOut(BaseModel):
     moves: list[GameMoveOut] = Field(description="Best first; empty unless a player is to move.")
     throws: list[GameThrowOut] = Field(description="Empty unless the dice are to decide.")
     result: float | None = Field(description="At the end: the result (1 means player 1 won).")
+    chances: list[float] | None = Field(
+        None, description="Three players or more: each one's chance to win here, player 1 "
+        "first, every player playing their best.")  # fmt: skip
     verdict: str | None = Field(description="At the end: how the game ended, in words.")
     board: dict[str, Any] | None = Field(
         None,
@@ -792,5 +798,5 @@ class GamePositionOut(BaseModel):
         "first), `turn_total`, `dice` (Farkle: to throw, or thrown), `farkles` (in a row), "
         "`tiles` (Shut the Box: each with `open`), `sides` (the bear-off: checkers on the "
         "points 1 to 6, side 1 first), `throw` (the throw to play), `seat` (whose turn: 0 "
-        "or 1), `winner` (0 or 1).",
+        "for player 1), `winner` (0 for player 1).",
     )

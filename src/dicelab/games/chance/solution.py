@@ -229,6 +229,10 @@ def solve(game: ChanceGame, objective: str | None = None, *, target: float | Non
         if exact or walk or objective != "win":
             raise UserError(f"{game.name}: solved for every seat's chance to win, in floating "
                             "point, where its turns start")  # fmt: skip
+        if store is not None or not getattr(runner or solver, "in_process", True):
+            raise UserError("--workers/--cluster/--store: a table of three or more players "
+                            "is solved in memory on this machine's threads; leave them "
+                            "out")  # fmt: skip
         return solve_seated(game, progress, cache, limit > DEFAULT_LIMIT)  # type: ignore[return-value]
     if not (exact or walk):
         from dicelab.games.chance.turn_solution import solve_turns, solves_by_turns

@@ -42,6 +42,8 @@ def solves_by_turns(game: ChanceGame, objective: str | None, turns: bool | None 
     ``race_plays``: :mod:`.bearoff_table`) played to win, unless
     ``turns`` is ``False``; where ``turns`` is ``None``, only if its layout would
     hold more than :data:`TURNS_ABOVE` positions."""
+    if game.players > 2:  # a table of players: solved where its turns start, always
+        return hasattr(game, "banking_turn") and turns is not False
     banks = hasattr(game, "banking_turn") and getattr(game, "turn_table_fits", True)
     tabled = banks or hasattr(game, "race_plays")
     able = tabled and game.players == 2 and (objective or game.objective or "win") == "win"
@@ -111,6 +113,10 @@ def table_cost(game: Any):
         from dicelab.games.chance.bearoff_table import race_game_cost
 
         return race_game_cost(game)
+    if game.players > 2:
+        from dicelab.engine.seats import seat_cost
+
+        return seat_cost(game.banking_turn(), game.players)
     return turn_cost(game.banking_turn())
 
 

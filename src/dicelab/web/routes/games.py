@@ -174,6 +174,7 @@ def _describe(solution, here) -> dict:
             {"throw": label, "chance": float(p)} for p, label, _ in game.outcomes(here)
         ]
     elif mover != "end":
-        out["moves"] = [{"move": mv.label, "value": mv.value, "cost": mv.cost}
-                        for mv in solution.advise(here)]  # fmt: skip
+        out["moves"] = [mv.to_dict() for mv in solution.advise(here)]
+    if game.players > 2:  # a table of players: every seat's chance here
+        out["chances"] = [float(c) for c in solution.chances(here)]
     return out
