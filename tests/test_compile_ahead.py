@@ -78,3 +78,63 @@ def test_a_first_solve_compiles_the_double_turn_in_another_process(tmp_path):
     assert runs[1]["single"] == [1, 0] and runs[1]["double"] == [1, 0]
     here = solve_expected("yacht").expected_score
     assert runs[0]["score"] == runs[1]["score"] == here
+
+
+_TINY_KERNEL = """
+from numba import njit
+
+
+@njit(cache=True)
+def plus_one(x):
+    return x + 1
+"""
+
+_CALL = """
+import json, sys
+sys.path.insert(0, {folder!r})
+import tiny_kernel
+tiny_kernel.plus_one({arg})
+stats = tiny_kernel.plus_one.stats
+print(json.dumps([sum(stats.cache_hits.values()), sum(stats.cache_misses.values())]))
+"""
+
+
+def _call(folder, cache, arg) -> list[int]:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    code = _CALL.format(folder=str(folder), arg=arg)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout  # fmt: skip
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_a_childs_other_signatures_join_this_cache(tmp_path):
+    """A kernel compiled here for one signature and by a child for another (a table
+    read back read-only, say): after the merge, this cache serves both."""
+    from dicelab.engine.runtime import ahead
+
+    (tmp_path / "tiny_kernel.py").write_text(_TINY_KERNEL)
+    ours, theirs = tmp_path / "ours", tmp_path / "theirs"
+    assert _call(tmp_path, ours, "1") == [0, 1]  # compiled here for an int
+    assert _call(tmp_path, theirs, "1.5") == [0, 1]  # the child's: a float
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import numba
+
+        old = numba.config.CACHE_DIR
+        numba.config.CACHE_DIR = str(ours)
+        try:
+            import tiny_kernel
+
+            dispatcher = tiny_kernel.plus_one
+            index = ahead.Path(dispatcher._cache._cache_file._index_path)
+            child = next(theirs.rglob(index.name)).parent
+            made = {"folder": str(child), "index": index.name, "kernel": "tiny_kernel:plus_one",
+                    "data": sorted(p.name for p in child.glob("*.nbc"))}  # fmt: skip
+            ahead._merge_files(made, dispatcher)
+        finally:
+            numba.config.CACHE_DIR = old
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("tiny_kernel", None)
+    assert _call(tmp_path, ours, "1") == [1, 0]
+    assert _call(tmp_path, ours, "1.5") == [1, 0]  # brought over: nothing compiled

@@ -64,6 +64,10 @@ COMMANDS = [
     ["solve", "bearoff", "--set", "mine=3,2,1"],
     ["solve", "bearoff", "--set", "mine=2,1", "--set", "theirs=2,1"],
     ["simulate", "bearoff", "--set", "mine=2,1", "--set", "theirs=2,1", "--games", "10"],
+    ["solve", "RULES", "--objective", "spread"],
+    ["solve", "pig", "--set", "players=3", "--set", "goal=4"],
+    ["advise", "pig", "--set", "players=3", "--set", "goal=4", "--at", "1 2 3 1"],
+    ["simulate", "pig", "--set", "players=3", "--set", "goal=4", "--games", "10"],
 ]
 # fmt: on
 
@@ -76,19 +80,22 @@ COMPILED_BY_THEM = [
     "dicelab.engine.kernels.parts:parts_layer",
     "dicelab.games.assign.hindsight:_options",
     "dicelab.games.chance.bearoff_race:race_edges",
+    "dicelab.engine.kernels.seats:solve_seat_layer",
 ]
 
 
 def run_commands() -> None:
     """Run :data:`COMMANDS` in this process, quietly, on tiny games (the second
-    process of :func:`compile_all`); a command that fails is passed over."""
+    process of :func:`compile_all`), each twice: the second reads the tables the
+    first kept, and a table read back (read-only, or in single precision) is read by
+    kernels of its own. A command that fails is passed over."""
     from dicelab.cli import main
 
     with tempfile.TemporaryDirectory(prefix="dicelab-warmup-") as folder:
         os.environ["DICELAB_CACHE_DIR"] = folder
         os.environ["DICELAB_DATA_DIR"] = folder
         files = write_files(Path(folder))
-        for command in COMMANDS:
+        for command in COMMANDS + COMMANDS:
             sys.argv = ["dicelab", *(str(files.get(word, word)) for word in command)]
             with contextlib.suppress(BaseException), contextlib.redirect_stdout(io.StringIO()):
                 main()

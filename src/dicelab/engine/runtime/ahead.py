@@ -25,6 +25,7 @@ import atexit
 import importlib
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -114,8 +115,10 @@ def finish(compile_with: str) -> None:
         if proc.returncode == 0:
             for made in json.loads(out):
                 dispatcher = _found(made["kernel"])
-                if kernels or not is_cached(dispatcher):  # all: only what is missing here
+                if kernels or not is_cached(dispatcher):
                     _move_files(made, dispatcher)
+                else:  # compiled here too: the child's other signatures join them
+                    _merge_files(made, dispatcher)
     except (OSError, ValueError, KeyError, AttributeError):
         pass  # this process compiles them instead
     finally:
@@ -133,6 +136,32 @@ def _move_files(made: dict, dispatcher) -> None:
         tmp = target / f".{file}.{os.getpid()}.tmp"
         shutil.copyfile(Path(made["folder"]) / file, tmp)
         os.replace(tmp, target / file)
+
+
+def _merge_files(made: dict, dispatcher) -> None:
+    """The child's compiled signatures of a kernel this process has cached too (a
+    table read back read-only, say): each data file this cache lacks is brought
+    over under a free number, then the index is written again with them."""
+    cache_file = dispatcher._cache._cache_file
+    target = Path(dispatcher._cache._cache_path)
+    with open(Path(made["folder"]) / made["index"], "rb") as f:
+        version = pickle.load(f)
+        stamp, theirs = pickle.loads(f.read())
+    if version != cache_file._version or stamp != cache_file._source_stamp:
+        return
+    ours = cache_file._load_index()
+    stem = made["index"].removesuffix(".nbi")
+    taken = {int(name.split(".")[-2]) for name in ours.values()}
+    for key, name in theirs.items():
+        if key in ours:
+            continue
+        number = max(taken, default=0) + 1
+        taken.add(number)
+        tmp = target / f".{stem}.{number}.{os.getpid()}.tmp"
+        shutil.copyfile(Path(made["folder"]) / name, tmp)
+        os.replace(tmp, target / f"{stem}.{number}.nbc")
+        ours[key] = f"{stem}.{number}.nbc"
+    cache_file._save_index(ours)
 
 
 @atexit.register
