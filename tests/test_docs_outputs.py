@@ -49,12 +49,7 @@ SLOW = {
 
 #: Examples whose command prints something else than the docs, where the command
 #: is wrong and the docs right: ``(file, the command's start) -> why``.
-KNOWN_WRONG = {
-    ("match.md", "dicelab match advise yacht"): (
-        "match advise names its options a, b, c under an empty heading, the letters of "
-        "match play's prompt, where no letter is read (advise and duel advise: # 1, 2, 3)"
-    ),
-}
+KNOWN_WRONG: dict[tuple[str, str], str] = {}
 
 FILES = re.compile(r"\.(toml|csv|json)$")
 TIME = re.compile(r"\d+(?:[.,]\d+)?\s?(?:ms|µs|s|min|h|days?)\b")

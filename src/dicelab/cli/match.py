@@ -76,7 +76,8 @@ def show_match_advice(result, rules: Rules, console: Console, top: int = 12) -> 
     for n, pmf in enumerate(result.opponents, start=1):
         mean = sum(x * q for x, q in enumerate(pmf))
         console.print(f"  opponent {n}: expected final score {mean:.1f} if they play for points")
-    console.print(options_table(advice.options, top, "chance to finish first", digits=6))
+    console.print(options_table(advice.options, top, "chance to finish first", digits=6,
+                                picked=False))  # fmt: skip
     hidden = len(advice.options) - top if top > 0 else 0
     if hidden > 0:
         console.print(f"... and {hidden} more (--top 0 shows all)")

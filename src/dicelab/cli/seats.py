@@ -122,14 +122,17 @@ def choice_note(options: list[Option], choice: Option) -> str:
 
 
 def options_table(
-    options: list[Option], top: int, measure: str = "win chance", digits: int = 4
-) -> Table:
+    options: list[Option], top: int, measure: str = "win chance", digits: int = 4,
+    picked: bool = True,
+) -> Table:  # fmt: skip
     """The first ``top`` options of a decision (0: all), best first, with their
-    ``measure`` and its cost to ``digits`` places, the best ones in green."""
+    ``measure`` and its cost to ``digits`` places, the best ones in green; by the
+    letter that picks each at a prompt (``picked``), else numbered as ``advise``
+    numbers them."""
     from dicelab.cli.advice import LETTERS
 
     columns: tuple[tuple[str, JustifyMethod], ...] = (
-        ("", "right"),
+        ("" if picked else "#", "right"),
         ("option", "left"),
         (measure, "right"),
         ("cost", "right"),
@@ -137,7 +140,7 @@ def options_table(
     t = columns_table(columns)
     for n, o in enumerate(options if top <= 0 else options[:top]):
         style = "bold green" if o.cost <= TIE else None
-        letter = LETTERS[n] if n < len(LETTERS) else ""
+        letter = str(n + 1) if not picked else LETTERS[n] if n < len(LETTERS) else ""
         t.add_row(letter, o.label, f"{o.value:.{digits}f}", f"{o.cost:.{digits}f}", style=style)
     return t
 
