@@ -181,3 +181,39 @@ def test_a_preset_of_house_rules_is_chosen_and_played_on_the_page(server, width,
         assert "tiles 8" in pg.inner_text("#games-rules-given")
         assert problems == []
         browser.close()
+
+
+@pytest.mark.parametrize("width, height", [(1400, 950), (390, 844)])
+def test_a_table_of_three_plays_pig_on_the_page(server, width, height):
+    """Three players of Pig, the human first (best play at a table of three rolls on
+    for the whole goal from the start, so a computer player first could win before
+    the human moves): a seat picker of three, every seat's score and chance on the
+    board, the two computer players moving by themselves, an end that says who won."""
+    with sync_api.sync_playwright() as p:
+        browser, pg, problems = open_games(p, f"{server}/?seed=7", width, height)
+        pg.click("#games-rules summary")
+        pg.fill("#games-settings input[data-setting=players]", "3")
+        pg.fill("#games-settings input[data-setting=goal]", "40")
+        seats = pg.locator("#games-seat option").all_inner_texts()
+        assert seats == ["first", "second", "third"], seats
+        pg.select_option("#games-seat", "1")
+        pg.click("#games-start")
+        status = "document.querySelector('#games-status').textContent"
+        pg.wait_for_function(f"{status}.includes('turn starts')")
+        said = pg.inner_text("#games-status")
+        assert "you" in said and "player 2" in said and "player 3" in said, said
+        pg.wait_for_function(READY, arg="none")
+        who = pg.locator("#games-board .seat .who").all_inner_texts()
+        assert who == ["you", "player 2", "player 3", "turn total"], who
+        shown = pg.locator("#games-board .chance").all_inner_texts()
+        chances = [float(c.split()[1]) for c in shown]
+        assert len(chances) == 3 and sum(chances) == pytest.approx(1, abs=3e-4)
+        pg.screenshot(path=shot(f"web-pig-three-{width}.png"), full_page=True)
+        play_to_the_end(pg)
+        ended = pg.inner_text("#games-text")
+        assert re.fullmatch(r"You won\.|Player [23] won \(you at \d+\)\.", ended), ended
+        assert "decisions cost 0.0000 in all" in pg.inner_text("#games-review")
+        overflow = pg.evaluate("document.documentElement.scrollWidth > window.innerWidth + 1")
+        assert not overflow, "the page is wider than the screen"
+        browser.close()
+        assert not problems, problems

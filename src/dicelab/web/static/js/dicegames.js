@@ -96,9 +96,30 @@ export function seatPicker() {
   const named = chosenPreset() ? chosenPreset().title : "";
   $("games-rules-given").textContent = named ? `(${named})`
     : changed ? `(${changed})` : "(the usual rules)";
-  $("games-seat-row").hidden = f.name === "shut-the-box"
-    || (f.name === "bearoff" && !given.theirs)
-    || (f.name === "farkle" && given.players === "1");
+  const players = seatsOf(f, given);
+  $("games-seat-row").hidden = players < 2;
+  const seat = $("games-seat");
+  if (seat.options.length !== players && players >= 2) {  // one choice per seat
+    const was = Number(seat.value) || 1;
+    seat.innerHTML = Array.from({ length: players }, (_, k) => `<option value="${k + 1}">`
+      + `${ORDINALS[k]}</option>`).join("");
+    seat.value = String(Math.min(was, players));
+  }
+}
+
+const ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth"];
+
+// How many play: a family's own count, or the players setting of Pig and Farkle
+// (Farkle alone by default).
+function seatsOf(f, given) {
+  if (f.name === "shut-the-box" || (f.name === "bearoff" && !given.theirs)) return 1;
+  const typed = Number(given.players);
+  if (f.name === "pig" || f.name === "farkle") {
+    const players = Number.isInteger(typed) && typed >= 1 && typed <= 6 ? typed
+      : f.name === "pig" ? 2 : 1;
+    return players;
+  }
+  return 2;
 }
 
 function settings() {
@@ -167,14 +188,19 @@ async function step(extra) {
     const answer = await api("/api/games/position", body);
     if (asked !== games.request) return;
     if (games.now && games.now.board && games.now.board.scores) games.lastBoard = games.now.board;
+    if (!games.now) games.startChances = answer.chances || null;  // each seat's, at the start
     const lost = turnLost(games.now, answer, extra);
     if (lost) games.log.push(lost);
     games.now = answer;
     $("games-progress").hidden = true;
     showError("");
     const named = games.preset ? `${games.preset} (${answer.game})` : answer.game;
-    $("games-status").textContent = `${named}: ${answer.measure}, `
-      + `${pct(answer.start_value)} (${answer.positions.toLocaleString("en")} positions)`;
+    const start = games.startChances
+      ? games.startChances.map((c, k) => `${seatName(k, answer.players)} ${pct(c)}`).join(", ")
+      : pct(answer.start_value);
+    $("games-status").textContent = `${named}: ${answer.measure}, ${start} `
+      + `(${answer.positions.toLocaleString("en")} ${answer.players > 2 ? "turn starts"
+        : "positions"})`;
   } catch (err) {
     $("games-progress").hidden = true;
     if (asked === games.request) {
@@ -216,7 +242,8 @@ function carryOn(asked) {
     games.lastThrow = pick.throw;
     step({ throw: pick.throw });
   } else if (now.mover !== "end" && !mine(now)) {
-    games.log.push(`computer: ${now.moves[0].move}`);
+    const k = Number(now.mover.replace("player ", "")) - 1;
+    games.log.push(`${seatName(k, now.players)}: ${now.moves[0].move}`);
     step({ move: now.moves[0].move });
   }
 }
@@ -273,12 +300,13 @@ function turnLost(before, after, extra) {
   const who = seatName(b.seat, after.players);
   const what = games.game.game === "farkle" ? "a farkle" : "a 1";
   const total = b.turn_total ? `: the turn's ${b.turn_total} points are lost` : "";
-  return `${who === "you" ? "you" : "the computer"}: ${what}${total}`;
+  return `${who === "computer" ? "the computer" : who}: ${what}${total}`;
 }
 
+// A seat as the player reads it: "you", the one "computer", or "player 3" at a table.
 function seatName(k, players) {
-  if (players !== 2) return "you";
-  return k + 1 === games.seat ? "you" : "computer";
+  if (players === 1 || k + 1 === games.seat) return "you";
+  return players === 2 ? "computer" : `player ${k + 1}`;
 }
 
 function renderBoard(now) {
@@ -293,8 +321,9 @@ function renderBoard(now) {
       const moving = now && now.mover === `player ${k + 1}` ? " moving" : "";
       const farkles = b.farkles ? ` <span class="muted">farkles ${b.farkles[k]}</span>` : "";
       // each seat's chance to win with best play from here (with the advice shown)
-      const chance = now.players === 2 && now.mover !== "end" && $("games-advice").checked
-        ? `<span class="chance">chance ${pct(k === 0 ? now.value : 1 - now.value)}</span>` : "";
+      const each = now.chances ? now.chances[k] : k === 0 ? now.value : 1 - now.value;
+      const chance = now.players >= 2 && now.mover !== "end" && $("games-advice").checked
+        ? `<span class="chance">chance ${pct(each)}</span>` : "";
       return `<div class="seat${moving}${won}"><span class="who">${seatName(k, now.players)}</span>`
         + `<strong>${b.winner === k ? "won" : s}</strong>${farkles}${chance}</div>`;
     });
@@ -326,6 +355,7 @@ function renderBoard(now) {
 }
 
 function youSee(now, value) {
+  if (now.chances) return now.chances[games.seat - 1];  // a table: each seat's own
   return now.players === 2 && games.seat === 2 ? 1 - value : value;
 }
 
@@ -357,7 +387,7 @@ export function renderGame() {
     });
   }
   $("games-value").textContent = now && show && now.mover !== "end"
-    ? `your ${now.players === 2 ? "chance to win" : "value"} now: ${pct(youSee(now, now.value))}`
+    ? `your ${now.players >= 2 ? "chance to win" : "value"} now: ${pct(youSee(now, now.value))}`
     : "";
   $("games-log").innerHTML = games.log.slice(-12)
     .map((line) => `<li>${escapeHtml(line)}</li>`).join("");
@@ -367,6 +397,12 @@ export function renderGame() {
 // Who won, said to the player: "you won", "the computer won" (the position's own text
 // numbers the players).
 function ending(now) {
+  if (now.players > 2) {
+    const first = now.board ? now.board.winner : -1;
+    const last = games.lastBoard && games.lastBoard.scores;
+    const you = last ? ` (you at ${last[games.seat - 1]})` : "";
+    return first === games.seat - 1 ? "You won." : `Player ${first + 1} won${you}.`;
+  }
   if (now.players !== 2) return now.text;
   if (now.result !== 0 && now.result !== 1) return "A draw.";
   const won = (now.result === 1) === (games.seat === 1);
@@ -384,7 +420,7 @@ function renderReview(now) {
   const lost = games.decisions.reduce((s, d) => s + d.cost, 0);
   const wrong = games.decisions.filter((d) => d.cost > 1e-12);
   let verdict = now.verdict;
-  if (now.players === 2) {
+  if (now.players >= 2) {
     verdict = ending(now).slice(0, -1).toLowerCase();
   }
   const n = games.decisions.length;
