@@ -45,6 +45,7 @@ SLOW = {
     ("advice.md", "dicelab advise yahtzee --dice 5 5 6 6 2"): "yahtzee's split by box: 3 to 6 s",
     ("duel.md", "dicelab duel advise yazy"): "yazy's two-player game and its lead: 12 min",
     ("objectives.md", "dicelab compare yahtzee house.toml"): "a second yahtzee, 600 games",
+    ("games.md", "dicelab solve pig --set players=3"): "a table of a million turn starts: 4 s",
 }
 
 #: Examples whose command prints something else than the docs, where the command
