@@ -175,3 +175,35 @@ def test_the_json_api_plays_a_table_of_four_to_its_end():
         json={**game, "position": ["at", 5, [0, 0, 0, 0], [5, 0, 0, 0, True]]},
     )
     assert bad.status_code == 400 and "not a position" in bad.json()["detail"]
+
+
+def test_a_table_too_long_to_make_is_advised_from_the_duels(monkeypatch, capsys, tmp_path):
+    """advise at a table not yet made and long to make answers at once from the
+    two-player game (the product of the mover's chances against each opponent
+    alone), saying so; that estimate picks the exact table's best move nearly always."""
+    import random
+
+    from dicelab.cli import chance as cli
+    from dicelab.games.chance.seated_solution import pairwise_advice
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(cli, "ADVISE_SECONDS", 0.0)
+    args = ["advise", "pig", "--set", "players=3", "--set", "goal=40", "--at", "10 5 20 7"]
+    assert dicelab(monkeypatch, *args) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "takes" in out and "an estimate" in out and "dicelab solve pig" in out
+    assert dicelab(monkeypatch, "solve", "pig", "--set", "players=3", "--set", "goal=40") == 0
+    capsys.readouterr()
+    assert dicelab(monkeypatch, *args) == 0  # the table made: exact, every seat's chance
+    out = " ".join(capsys.readouterr().out.split())
+    assert "an estimate" not in out and "player 3" in out
+    game = game_from("pig", ["players=3", "goal=40"])
+    exact, guess, rng = solve(game), pairwise_advice(game), random.Random(4)
+    picked, lost = 0, 0.0
+    for _ in range(200):
+        scores = [rng.randrange(39) for _ in range(3)]
+        here = game.parse(f"{scores[0]} {scores[1]} {scores[2]} {rng.randrange(1, 40 - scores[0])}")
+        moves, best = exact.advise(here), guess.advise(here)[0].label
+        picked += moves[0].label == best
+        lost += next(m.cost for m in moves if m.label == best)
+    assert picked >= 180 and lost / 200 < 0.005, (picked, lost)

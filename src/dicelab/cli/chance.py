@@ -7,6 +7,7 @@ import json
 import sys
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from rich.table import Table
 
@@ -296,22 +297,33 @@ def run_game_advise(
     if position is None and game.to_move(game.start()) == CHANCE:
         raise UserError(f"{game.name} starts with a throw of the dice: name a position with "
                         f"--at, e.g. {game.position_help or 'as the game writes it'}")  # fmt: skip
-    solution, _ = _solved(
-        game, None if target is None else "target", target, False, console, as_json
-    )
+    estimate = _too_long_to_wait(game, name, settings) if game.players > 2 else None
+    if estimate:  # a table of players not made yet and long to make: from the duels
+        from dicelab.games.chance.seated_solution import pairwise_advice
+
+        solution: Any = pairwise_advice(game)
+    else:
+        solution, _ = _solved(
+            game, None if target is None else "target", target, False, console, as_json
+        )
     moves = solution.advise(position)
     if as_json:
         here = position if position is not None else game.start()
-        console.print_json(json.dumps({"game": game.name, "position": game.show(here),
-                                       "moves": [m.to_dict() for m in moves]}))  # fmt: skip
+        said = {"game": game.name, "position": game.show(here),
+                "moves": [m.to_dict() for m in moves]}  # fmt: skip
+        if estimate:
+            said["estimate"] = estimate
+        console.print_json(json.dumps(said))
         return moves
     here = position if position is not None else game.start()
+    if estimate:
+        console.print(f"note: {estimate}")
     console.print(f"[bold]{game.name}[/bold]: {game.show(here)}")
     table = Table(show_edge=False)
     table.add_column("move")
     table.add_column("value", justify="right")
     table.add_column("cost", justify="right")
-    seats = range(1, game.players + 1) if game.players > 2 else ()
+    seats = range(1, game.players + 1) if moves and moves[0].chances else ()
     for k in seats:
         table.add_column(f"player {k}", justify="right")
     for m in moves[: top or None]:
@@ -323,6 +335,38 @@ def run_game_advise(
                       f"{game.to_move(here) + 1}); player 1 to {game.players}: each one's "
                       "chance after the move")  # fmt: skip
     return moves
+
+
+#: The longest a table of players is solved for ``advise``, before its advice comes
+#: from the two-player game instead (``solve`` makes the table, once).
+ADVISE_SECONDS = 60.0
+
+
+def _too_long_to_wait(game, name: str, settings: list[str]) -> str | None:
+    """Why ``advise`` at a table of players answers from the two-player game: its
+    table is not in the cache and would take longer than :data:`ADVISE_SECONDS` or
+    more than this machine has; else ``None``."""
+    from dicelab.engine.runtime.cost import human_seconds
+    from dicelab.engine.seats import seat_cost
+    from dicelab.games.chance import saved
+
+    turn = game.banking_turn()
+    if saved.load_seats(game, turn) is not None:
+        return None
+    cost = seat_cost(turn, game.players)
+    try:
+        cost.check()
+    except TooLarge as exc:
+        why = exc.summary
+    else:
+        if cost.seconds_here() <= ADVISE_SECONDS:
+            return None
+        typed = " ".join(f"--set {s}" for s in settings)
+        why = (f"the table of {game.players} players takes "
+               f"{human_seconds(cost.seconds_here())} to make once (dicelab solve {name} "
+               f"{typed})")  # fmt: skip
+    return (f"{why}; meanwhile each move is valued by the product of the mover's two-player "
+            "chances against each opponent alone, an estimate")  # fmt: skip
 
 
 def run_game_simulate(name: str, settings: list[str], *, games: int | None = None, seed: int = 0,

@@ -43,7 +43,8 @@ Progress = Callable[[int, int], None]
 ROUNDS_EXPECTED = 2.5
 #: Sweeps of the layers, at most, where a wipe leads to a lower layer.
 MAX_SWEEPS = 500
-#: Sweeps stop when no chance moves by more than this.
+#: Sweeps stop when no chance moves by more than this (or than the regret, where
+#: some movers' best replies go round: :attr:`SeatTable.regret`).
 SWEEP_TOLERANCE = 1e-13
 
 
@@ -190,7 +191,10 @@ def solve_seats(turn: BankingTurn, players: int, progress: Progress | None = Non
         if turn.wipe is None:
             break
         moved = float(np.abs(T - before).max())
-        if moved <= SWEEP_TOLERANCE:
+        # where best replies go round, the moves kept can change with the lower
+        # layers' last digits, moving a chance by up to about the regret: no sweep
+        # settles those finer than that
+        if moved <= max(SWEEP_TOLERANCE, regret):
             break
         if sweeps >= MAX_SWEEPS:
             raise ArithmeticError(f"the turn starts still moved after {MAX_SWEEPS} sweeps")

@@ -501,6 +501,17 @@ class Farkle(ChanceGame):
         of more players (:class:`~dicelab.games.chance.seated.Seated`) plays one turn."""
         return ("roll", 0, mine, 0, 0, self.dice)
 
+    def facing(self, turn: Any, other: int) -> Hashable:
+        """Player 1's ``turn`` (a table's, played against no one) against one other
+        player with score ``other`` units: a duel's position (a table too large to
+        solve is advised from the duels)."""
+        return (*turn[:3], other, *turn[4:])
+
+    def passed(self, mine: int, other: int) -> Hashable:
+        """The duel's position where player 1's turn ended at ``mine`` units and the
+        other, at ``other``, throws next."""
+        return ("roll", 1, mine, other, 0, self.dice)
+
     def seat_text(self, text: str, players: int) -> tuple[str, list[int]]:
         """A position of ``players`` seats as typed, ``"1 1 5 2 3 4 / 300 / 2000 3500
         1000"`` (the throw, the turn total, your score and the next players' in playing

@@ -174,6 +174,18 @@ class Pig(ChanceGame):
         more players (:class:`~dicelab.games.chance.seated.Seated`) plays one turn."""
         return (0, mine, 0, 0, True)
 
+    def facing(self, turn: Any, other: int) -> Hashable:
+        """Player 1's ``turn`` (a table's, played against no one) against one other
+        player with score ``other``: a duel's position (a table too large to solve is
+        advised from the duels)."""
+        seat, a, _, k, rolling = turn
+        return (seat, a, other, k, rolling)
+
+    def passed(self, mine: int, other: int) -> Hashable:
+        """The duel's position where player 1's turn ended at ``mine`` and the other,
+        at ``other``, throws next."""
+        return (1, mine, other, 0, True)
+
     def seat_text(self, text: str, players: int) -> tuple[str, list[int]]:
         """A position of ``players`` seats as typed, ``"40 55 30 12"`` (your score, the
         next players' in playing order, your turn total), as :meth:`parse` reads your

@@ -14,6 +14,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from dicelab.errors import UserError
 from dicelab.games.chance.model import Move
 from dicelab.games.chance.table_solution import TableSolution, TurnSolve
 
-__all__ = ["SeatedSolution", "solve_seated"]
+__all__ = ["PairwiseAdvice", "SeatedSolution", "pairwise_advice", "solve_seated"]
 
 #: Turns worked out and kept for the next question.
 KEPT_TURNS = 256
@@ -116,3 +117,50 @@ def solve_seated(game, progress=None, cache: bool = False,
     if cache:
         saved.save_seats(game, table)
     return SeatedSolution(game, table)
+
+
+@dataclass(eq=False, repr=False)
+class PairwiseAdvice:
+    """Advice at a table too large to solve: each opponent taken as in the two-player
+    game. A move's value is the product of the mover's two-player chances against
+    each opponent from the same scores and turn (as if each were a duel of its
+    own, none sharing the win); the two-player table is solved once. An estimate to
+    rank the moves by, not a chance of the table's: said so wherever it is shown."""
+
+    game: Any
+    pair: Any  # the two-player game's solution
+
+    def _value(self, position, mover: int) -> float:
+        game: Any = self.game
+        if game.winner(position) is not None:
+            return 1.0 if game.winner(position) == mover else 0.0
+        _, now, scores, turn = position
+        family, out = game.game, 1.0
+        for seat, score in enumerate(scores):
+            if seat == mover:
+                continue
+            if now == mover:  # the mover's turn goes on: the family's turn, against one
+                seen = family.facing(turn, score)
+            else:  # it ended: that one (as the other of a duel) throws next
+                seen = family.passed(scores[mover], score)
+            out *= self.pair.value(seen)
+        return out
+
+    def advise(self, position) -> list[Move]:
+        """Every move at ``position`` by the estimate, best first."""
+        game: Any = self.game
+        mover = game.to_move(position)
+        if mover < 0:
+            raise UserError(f"{game.show(position)}: no move to choose, the dice decide")
+        mine = [(label, after, self._value(after, mover)) for label, after in game.moves(position)]
+        best = max(x for _, _, x in mine)
+        return sorted((Move(label, after, x, best - x) for label, after, x in mine),
+                      key=lambda m: m.cost)  # fmt: skip
+
+
+def pairwise_advice(game) -> PairwiseAdvice:
+    """:class:`PairwiseAdvice` for a table, its two-player game solved (or read from
+    the cache)."""
+    from dicelab.games.chance.solution import solve
+
+    return PairwiseAdvice(game, solve(game.game, cache=True))
