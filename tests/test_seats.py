@@ -207,3 +207,18 @@ def test_a_table_too_long_to_make_is_advised_from_the_duels(monkeypatch, capsys,
         picked += moves[0].label == best
         lost += next(m.cost for m in moves if m.label == best)
     assert picked >= 180 and lost / 200 < 0.005, (picked, lost)
+
+
+@pytest.mark.slow
+def test_a_table_whose_wipes_go_round_says_how_far_it_settled():
+    """Two-dice Pig to 60 for three: double 1s send a score back to 0, and there the
+    movers' best replies go round without end: the sweeps stop when they come no
+    closer, say how far the chances still move, and the games played out by the
+    table's moves agree with its chances to within that and 4 standard errors."""
+    table = solve(game_from("pig", ["players=3", "dice=2", "goal=60"])).table
+    assert 0 < table.unsettled < 0.01
+    won = table.play(20_000, seed=9)
+    for seat, chance in enumerate(table.start_chances()):
+        share = float(np.mean(won == seat))
+        se = np.sqrt(chance * (1 - chance) / won.size)
+        assert abs(share - chance) < 4 * se + table.unsettled, seat

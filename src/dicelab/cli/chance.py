@@ -169,9 +169,10 @@ def _report(solution: ChanceSolution, seconds: float, exact: bool, path,
     if solution.objective == "target":
         out["target"] = solution.target
     if game.players > 2:  # a table of players: every seat's chance
+        table = solution.table  # type: ignore[attr-defined]
         out.update(chances=[float(c) for c in solution.chances()],  # type: ignore[attr-defined]
-                   method="seats", turn_starts=len(solution),
-                   sweeps=solution.table.sweeps)  # type: ignore[attr-defined]  # fmt: skip
+                   method="seats", turn_starts=len(solution), sweeps=table.sweeps,
+                   unsettled=table.unsettled)  # fmt: skip
     elif not hasattr(solution, "layout"):  # solved where its turns start
         laid_out = game.estimate()  # type: ignore[attr-defined]  # every banking game has one
         table = solution.table  # type: ignore[attr-defined]
@@ -272,6 +273,11 @@ def _print_seats_check(out: dict, console: Console) -> None:
     console.print(f"checked: the turn starts each farkle joins solved together, every mover "
                   f"taking its best moves until none changed (at most {out['rounds']} rounds)"
                   f"{again}")  # fmt: skip
+    if out["unsettled"] > 0:
+        console.print(f"not settled: a wipe leads back through the lower scores, where best "
+                      f"replies go round; after {out['sweeps']} sweeps the chances still "
+                      f"moved by up to {out['unsettled']:.1e} from one sweep to the "
+                      "next")  # fmt: skip
     if out["residual"] > 0:
         console.print(f"at a few turn starts the movers' best replies go round (each best "
                       "answers the one before, none best for all at once): there the moves "

@@ -43,6 +43,10 @@ Progress = Callable[[int, int], None]
 ROUNDS_EXPECTED = 2.5
 #: Sweeps of the layers, at most, where a wipe leads to a lower layer.
 MAX_SWEEPS = 500
+#: Sweeps stop, the chances still moving, after this many that came no closer
+#: (best replies going round through the lower scores, as two-dice Pig's wipes allow
+#: at a table of three or more: said with the table, :attr:`SeatTable.unsettled`).
+STUCK_SWEEPS = 8
 #: Sweeps stop when no chance moves by more than this (or than the regret, where
 #: some movers' best replies go round: :attr:`SeatTable.regret`).
 SWEEP_TOLERANCE = 1e-13
@@ -99,6 +103,9 @@ class SeatTable:
     #: are: 0 where every seat plays its best everywhere; else the few turn starts
     #: whose movers' best replies go round (:func:`~dicelab.engine.kernels.seats.solve_orbit`)
     regret: float = 0.0
+    #: where a wipe leads back through the lower scores: how far the chances still
+    #: moved when sweeps stopped finding any closer (0: they settled)
+    unsettled: float = 0.0
     _work: tuple | None = field(default=None, repr=False)
 
     def index(self, scores: Sequence[int]) -> int:
@@ -178,6 +185,7 @@ def solve_seats(turn: BankingTurn, players: int, progress: Progress | None = Non
     sizes = layer_sizes(G, N)
     tick = progress or (lambda done, planned: None)
     whole, most, sweeps, regret = int(sizes.sum()), 0, 0, 0.0
+    least, stuck, unsettled = np.inf, 0, 0.0
     planned = 1 if turn.wipe is None else 2
     while True:
         before = T.copy() if turn.wipe is not None else T
@@ -196,7 +204,11 @@ def solve_seats(turn: BankingTurn, players: int, progress: Progress | None = Non
         # settles those finer than that
         if moved <= max(SWEEP_TOLERANCE, regret):
             break
+        least, stuck = (moved, 0) if moved < least else (least, stuck + 1)
+        if stuck >= STUCK_SWEEPS:  # going round through the lower scores: said
+            unsettled = moved
+            break
         if sweeps >= MAX_SWEEPS:
             raise ArithmeticError(f"the turn starts still moved after {MAX_SWEEPS} sweeps")
         planned = sweeps + 2
-    return SeatTable(turn, N, T, most, sweeps, time.perf_counter() - began, regret)
+    return SeatTable(turn, N, T, most, sweeps, time.perf_counter() - began, regret, unsettled)

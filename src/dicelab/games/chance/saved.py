@@ -189,9 +189,10 @@ def load_seats(game, turn):
         return None
     table, header = found
     budget.mark_used(path)
-    return SeatTable(turn, game.players, np.ascontiguousarray(table, np.float64),
-                     int(header["rounds"]), int(header["sweeps"]), float(header["seconds"]),
-                     float(header["regret"])), str(path)  # fmt: skip
+    solved = SeatTable(turn, game.players, np.ascontiguousarray(table, np.float64),
+                       int(header["rounds"]), int(header["sweeps"]), float(header["seconds"]),
+                       float(header["regret"]), float(header["unsettled"]))  # fmt: skip
+    return solved, str(path)
 
 
 def save_seats(game, table) -> str | None:
@@ -204,7 +205,7 @@ def save_seats(game, table) -> str | None:
         return None
     meta = {"game_key": key, "objective": SEATS, "rules": {"name": key["name"]}, "params": {},
             "rounds": table.rounds, "sweeps": table.sweeps, "seconds": table.seconds,
-            "regret": table.regret}  # fmt: skip
+            "regret": table.regret, "unsettled": table.unsettled}  # fmt: skip
     return store_table(_path(key), table.T, meta)
 
 
