@@ -30,10 +30,10 @@ from dicelab.games.chance.solution import solve
     [
         (10, 3, {}),
         (6, 4, {}),
-        (8, 3, {"dice": 2}),
+        pytest.param(8, 3, {"dice": 2}, marks=pytest.mark.slow),
         (6, 3, {"one": "lose-score"}),
         (9, 3, {"faces": 4}),
-        (5, 5, {}),
+        pytest.param(5, 5, {}, marks=pytest.mark.slow),
     ],  # fmt: skip
 )
 def test_every_seats_chance_is_pig_solved_from_its_rules(goal, players, house):
