@@ -765,9 +765,8 @@ class GameMoveOut(BaseModel):
     move: str
     value: float = Field(description="For the player to move (chance to win, points, turns).")
     cost: float = Field(description="Against the best move, in the same unit.")
-    chances: list[float] | None = Field(
-        None, description="Three players or more: each one's chance to win after the move, "
-        "player 1 first.")  # fmt: skip
+    chances: list[float] | None = Field(None, description="Three players or more: each one's "
+                                        "chance after the move, player 1 first.")  # fmt: skip
 
 
 class GameThrowOut(BaseModel):
@@ -788,9 +787,8 @@ class GamePositionOut(BaseModel):
     moves: list[GameMoveOut] = Field(description="Best first; empty unless a player is to move.")
     throws: list[GameThrowOut] = Field(description="Empty unless the dice are to decide.")
     result: float | None = Field(description="At the end: the result (1 means player 1 won).")
-    chances: list[float] | None = Field(
-        None, description="Three players or more: each one's chance to win here, player 1 "
-        "first, every player playing their best.")  # fmt: skip
+    chances: list[float] | None = Field(None, description="Three players or more: each one's "
+                                        "chance to win here, player 1 first.")  # fmt: skip
     verdict: str | None = Field(description="At the end: how the game ended, in words.")
     board: dict[str, Any] | None = Field(
         None,

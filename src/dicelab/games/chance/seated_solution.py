@@ -159,8 +159,8 @@ class PairwiseAdvice:
 
 
 def pairwise_advice(game) -> PairwiseAdvice:
-    """:class:`PairwiseAdvice` for a table, its two-player game solved (or read from
-    the cache)."""
-    from dicelab.games.chance.solution import solve
+    """:class:`PairwiseAdvice` for a table, its two-player game solved where its turns
+    start (or read from the cache)."""
+    from dicelab.games.chance.turn_solution import solve_turns
 
-    return PairwiseAdvice(game, solve(game.game, cache=True))
+    return PairwiseAdvice(game, solve_turns(game.game, cache=True))
