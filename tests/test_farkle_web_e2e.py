@@ -68,3 +68,49 @@ def test_farkle_played_on_the_page(server):  # noqa: F811
         pg.screenshot(path=shot("web-farkle-refused.png"))
         browser.close()
         assert not problems, problems
+
+
+def test_farkle_dice_are_tapped_to_set_aside_on_a_phone(server):  # noqa: F811
+    """One turn alone at 390 px: the thrown dice are tapped; the dice of a keep pick
+    that keep's move (and the bank that keeps the same), dice no move keeps are said
+    so, and the picked move plays on."""
+    import json
+    import re
+
+    from test_web_games_e2e import READY, open_games
+
+    with sync_api.sync_playwright() as p:
+        browser, pg, problems = open_games(p, f"{server}/?seed=5", 390, 844)
+        answers = []
+        pg.on("response", lambda r: answers.append(r) if r.url.endswith("/api/games/position")
+              else None)  # fmt: skip
+        pg.select_option("#games-family", "farkle")
+        pg.click("#games-start")
+        pg.wait_for_function(READY, arg="none")
+        now = json.loads(answers[-1].body())
+        first = now["moves"][0]
+        assert first["dice"], first  # the dice that keep sets aside
+        dice = pg.locator("#games-dice .small-die.tap")
+        shown = [int(re.search(r"\d", d).group()) for d in dice.evaluate_all(
+            "els => els.map(e => e.getAttribute('aria-label'))")]  # fmt: skip
+        left = list(first["dice"])
+        for i, face in enumerate(shown):  # tap the keep's dice, one by one
+            if face in left:
+                left.remove(face)
+                dice.nth(i).click()
+        assert pg.locator("#games-moves button.picked").first.inner_text().startswith(
+            first["move"])  # fmt: skip
+        assert "set aside" in pg.inner_text("#games-aside")
+        pg.screenshot(path=shot("web-farkle-tapped-390.png"))
+        unkept = [i for i, face in enumerate(shown) if face not in (1, 5)]
+        if unkept:  # a die that scores with none of these: no move keeps that
+            dice.nth(unkept[0]).click()
+            assert "no move keeps just these" in pg.inner_text("#games-aside")
+            assert pg.locator("#games-moves button.picked").count() == 0
+            dice.nth(unkept[0]).click()  # taken back
+        before = pg.get_attribute("#games-view", "data-step")
+        pg.locator("#games-moves button.picked").first.click()
+        pg.wait_for_function(READY, arg=before)
+        assert pg.is_hidden("#games-aside")  # a new throw: nothing set aside yet
+        browser.close()
+        assert not problems, problems

@@ -767,6 +767,7 @@ class GameMoveOut(BaseModel):
     cost: float = Field(description="Against the best move, in the same unit.")
     chances: list[float] | None = Field(None, description="Three players or more: each one's "
                                         "chance after the move, player 1 first.")  # fmt: skip
+    dice: list[int] | None = Field(None, description="Farkle: the dice it sets aside.")
 
 
 class GameThrowOut(BaseModel):
@@ -787,8 +788,7 @@ class GamePositionOut(BaseModel):
     moves: list[GameMoveOut] = Field(description="Best first; empty unless a player is to move.")
     throws: list[GameThrowOut] = Field(description="Empty unless the dice are to decide.")
     result: float | None = Field(description="At the end: the result (1 means player 1 won).")
-    chances: list[float] | None = Field(None, description="Three players or more: each one's "
-                                        "chance to win here, player 1 first.")  # fmt: skip
+    chances: list[float] | None = Field(None, description="3 to 6 players: each one's chance.")
     verdict: str | None = Field(description="At the end: how the game ended, in words.")
     board: dict[str, Any] | None = Field(
         None,

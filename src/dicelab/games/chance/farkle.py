@@ -501,6 +501,25 @@ class Farkle(ChanceGame):
         of more players (:class:`~dicelab.games.chance.seated.Seated`) plays one turn."""
         return ("roll", 0, mine, 0, 0, self.dice)
 
+    def kept_dice(self, throw: str, label: str) -> list[int] | None:
+        """The dice a move sets aside from ``throw`` (its label, ``"1 1 5 2 3 4"``):
+        the move's count of them that scores its points (a bank: the most), for the
+        page's dice to tap; ``None`` for a move that sets none aside."""
+        faces = [int(w) for w in throw.split() if w.isascii() and w.isdigit()]
+        counts = tuple(faces.count(f) for f in range(1, 7))
+        offer = offers(self.scoring, counts)
+        words = label.replace("(", " ").replace(")", " ").replace(",", " ").split()
+        if words[:1] == ["keep"] and len(words) > 3 and words[2].isdigit():
+            k = int(words[2])
+        elif words[:1] == ["bank"] and any(offer):
+            k = offer.index(max(offer)) + 1
+        else:
+            return None
+        for kept in product(*(range(c + 1) for c in counts)):
+            if sum(kept) == k and self.scoring.value(kept) == offer[k - 1]:
+                return [f for f, c in enumerate(kept, 1) for _ in range(c)]
+        return None
+
     def facing(self, turn: Any, other: int) -> Hashable:
         """Player 1's ``turn`` (a table's, played against no one) against one other
         player with score ``other`` units: a duel's position (a table too large to

@@ -114,6 +114,11 @@ class Seated(ChanceGame):
         order = tuple(scores[(mover + j) % self.players] for j in range(self.players))
         return mover, order, t, n
 
+    def kept_dice(self, throw: str, label: str) -> list[int] | None:
+        """The dice a move sets aside from ``throw``, as the family says (Farkle)."""
+        kept = getattr(self._game, "kept_dice", None)
+        return kept(throw, label) if kept is not None else None
+
     def banking_turn(self):
         """The family's turn as the solver reads it."""
         return self._game.banking_turn()

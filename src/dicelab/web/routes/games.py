@@ -145,6 +145,7 @@ def _answer(solution, body: m.GamePositionRequest) -> dict:
         if body.throw not in after:
             raise UserError(f"throw: got {body.throw!r}, expected one of {', '.join(after)}")
         here = after[body.throw]
+        return _describe(solution, here, body.throw)
     return _describe(solution, here)
 
 
@@ -156,7 +157,9 @@ def _positions(solution) -> int:
     return int(getattr(solution.game, "estimate", lambda: len(solution))())
 
 
-def _describe(solution, here) -> dict:
+def _describe(solution, here, throw: str | None = None) -> dict:
+    """A position as the page draws it; after ``throw`` (its label), each move that
+    sets dice aside names them (Farkle: the dice to tap)."""
     game = solution.game
     result = game.result(here)
     seat = None if result is not None else game.to_move(here)
@@ -175,6 +178,9 @@ def _describe(solution, here) -> dict:
         ]
     elif mover != "end":
         out["moves"] = [mv.to_dict() for mv in solution.advise(here)]
+        kept = getattr(game, "kept_dice", None)
+        for move in out["moves"] if throw is not None and kept is not None else ():
+            move["dice"] = kept(throw, move["move"])
     if game.players > 2:  # a table of players: every seat's chance here
         out["chances"] = [float(c) for c in solution.chances(here)]
     return out

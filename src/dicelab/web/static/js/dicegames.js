@@ -2,7 +2,7 @@
 // The page keeps the position the server last gave; each step asks the server for
 // the next one, with the moves ranked (POST /api/games/position).
 import { api, showError } from "./api.js";
-import { escapeHtml } from "./html.js";
+import { actsAsButton, escapeHtml } from "./html.js";
 import { faceElement } from "./faces.js";
 import { $, random } from "./state.js";
 
@@ -14,6 +14,7 @@ const games = {
   decisions: [],   // the human's decisions: {text, move, best, cost}
   busy: false,
   request: 0,      // number of the latest request (a new game drops older answers)
+  aside: new Set(), // Farkle: the places of the dice tapped to set aside
 };
 
 const pct = (x) => Math.abs(x) < 5e-5 ? "0.0000" : x.toFixed(4);
@@ -192,6 +193,7 @@ async function step(extra) {
     const lost = turnLost(games.now, answer, extra);
     if (lost) games.log.push(lost);
     games.now = answer;
+    games.aside = new Set();
     $("games-progress").hidden = true;
     showError("");
     const named = games.preset ? `${games.preset} (${answer.game})` : answer.game;
@@ -270,7 +272,8 @@ export function undoMove() {
   games.now = back.now;
   games.log.length = back.log;
   games.decisions.length = back.decisions;
-  Object.assign(games, { lastThrow: back.lastThrow, lastBoard: back.lastBoard, busy: false });
+  Object.assign(games, { lastThrow: back.lastThrow, lastBoard: back.lastBoard, busy: false,
+    aside: new Set() });
   games.log.push("(a move taken back)");
   renderGame();
 }
@@ -350,8 +353,41 @@ function renderBoard(now) {
   const dice = $("games-dice");
   dice.innerHTML = "";
   const sides = Number((games.game.settings || {}).faces) || 6;
-  for (const f of faces) dice.appendChild(die(f, sides));
+  const tappable = now && mine(now) && now.moves.some((m) => m.dice);  // Farkle's keeps
+  faces.forEach((f, i) => {
+    const el = die(f, sides);
+    if (tappable) {
+      const aside = games.aside.has(i);
+      el.classList.add("tap");
+      el.classList.toggle("aside", aside);
+      el.setAttribute("aria-pressed", String(aside));
+      actsAsButton(el, () => tapDie(i), `a ${f}${aside ? ", set aside" : ""}`);
+    }
+    dice.appendChild(el);
+  });
   $("games-throw-value").hidden = faces.length > 0;
+}
+
+// Farkle: a die tapped is set aside (or taken back); the moves that set aside just
+// those dice are picked out, and a choice of dice no move makes is said so.
+function tapDie(i) {
+  if (games.aside.has(i)) games.aside.delete(i); else games.aside.add(i);
+  renderGame();
+}
+
+function asideMoves(now) {
+  const faces = facesOf(games.lastThrow);
+  const tapped = [...games.aside].map((i) => faces[i]).sort().join(" ");
+  const picked = now.moves.map((m) => (m.dice ? [...m.dice].sort().join(" ") === tapped : false));
+  const box = $("games-aside");
+  box.hidden = games.aside.size === 0;
+  if (games.aside.size) {
+    const names = now.moves.filter((_, i) => picked[i]).map((m) => m.move);
+    box.textContent = names.length ? `set aside ${tapped}: ${names.join(", or ")}`
+      : `set aside ${tapped}: no move keeps just these (each keep sets aside the dice `
+        + "of its count that score the most); tap a die again to take it back";
+  }
+  return picked;
 }
 
 function youSee(now, value) {
@@ -373,11 +409,13 @@ export function renderGame() {
   const show = $("games-advice").checked;
   const moves = $("games-moves");
   moves.innerHTML = "";
+  $("games-aside").hidden = true;
   if (now && now.mover !== "end" && mine(now) && now.moves.length) {
+    const picked = games.aside.size ? asideMoves(now) : [];
     now.moves.forEach((m, i) => {
       const b = document.createElement("button");
       b.type = "button";
-      b.className = i === 0 && show ? "primary" : "";
+      b.className = (i === 0 && show ? "primary" : "") + (picked[i] ? " picked" : "");
       b.disabled = games.busy;
       b.innerHTML = escapeHtml(m.move) + (show
         ? ` <span class="muted">${pct(m.value)}${m.cost > 1e-12 ? `, −${pct(m.cost)}` : ""}</span>`
