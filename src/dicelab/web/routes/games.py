@@ -179,8 +179,9 @@ def _describe(solution, here, throw: str | None = None) -> dict:
     elif mover != "end":
         out["moves"] = [mv.to_dict() for mv in solution.advise(here)]
         kept = getattr(game, "kept_dice", None)
-        for move in out["moves"] if throw is not None and kept is not None else ():
-            move["dice"] = kept(throw, move["move"])
+        if throw is not None and kept is not None:
+            for move in out["moves"]:
+                move["dice"] = kept(throw, move["move"])
     if game.players > 2:  # a table of players: every seat's chance here
         out["chances"] = [float(c) for c in solution.chances(here)]
     return out
