@@ -230,3 +230,26 @@ def test_a_typed_throw_is_read_in_any_order():
     assert _as_labelled("6,5,1", labels) == "1 5 6"
     assert _as_labelled("6-3", labels) == "3-6"
     assert _as_labelled("7 7", labels) not in labels
+
+
+def test_after_a_throw_each_move_names_the_dice_it_sets_aside():
+    """The page's dice to tap: the dice each move keeps score the move's points, as the
+    plain scorer counts them (a bank keeps the dice that score the most)."""
+    from fastapi.testclient import TestClient
+
+    from dicelab.web.app import create_app
+
+    client = TestClient(create_app(), base_url="http://localhost")
+    game = {"game": "farkle", "settings": {"players": "1"}}
+    start = client.post("/api/games/position", json=game).json()
+    now = client.post("/api/games/position", json={**game, "position": start["position"],
+                                                   "throw": "1 1 2 3 5 5"}).json()  # fmt: skip
+    kept = {m["move"]: m["dice"] for m in now["moves"]}
+    assert kept["keep 100 (1 die), roll 5"] == [1]
+    assert kept["keep 200 (2 dice), roll 4"] == [1, 1]
+    assert sorted(kept["keep 300 (4 dice), roll 2"]) == [1, 1, 5, 5]
+    assert sorted(kept["bank 300"]) == [1, 1, 5, 5]
+    score = oracle.make_score(oracle.combos())
+    for move, dice in kept.items():  # each keep's dice score its points, by the oracle
+        if move.startswith("keep"):
+            assert score(dice) == int(move.split()[1]), move
