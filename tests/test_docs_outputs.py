@@ -48,6 +48,10 @@ SLOW = {
     ("games.md", "dicelab solve pig --set players=3"): "a table of a million turn starts: 4 s",
 }
 
+#: Slow examples whose tables are kept in the usual cache folder, not the test's own:
+#: the same tables other slow tests solve (the page's duel), solved once in a run.
+SHARED = {("duel.md", "dicelab duel advise yazy"): "yazy's duel, as the page's tests"}
+
 #: Examples whose command prints something else than the docs, where the command
 #: is wrong and the docs right: ``(file, the command's start) -> why``.
 KNOWN_WRONG: dict[tuple[str, str], str] = {}
@@ -195,7 +199,7 @@ def test_the_docs_show_outputs():
 
 def test_the_docs_name_their_slow_and_wrong_examples():
     examples = documented()
-    for name in (*SLOW, *KNOWN_WRONG):  # one left behind by a changed example hides nothing
+    for name in (*SLOW, *SHARED, *KNOWN_WRONG):  # one left behind by a change hides nothing
         assert any(named({name: ""}, e) is not None for e in examples), name
 
 
@@ -255,7 +259,8 @@ def test_a_documented_output_is_what_the_command_prints(example, capsys, monkeyp
     for name, text in example.files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     monkeypatch.chdir(tmp_path)  # whatever the command writes, it writes here
-    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path / "cache"))
+    if not named(SHARED, example):
+        monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("COLUMNS", "100")
     monkeypatch.setattr(cost, "cores_here", lambda shared=True: 2.0)  # 2 quiet cores
     monkeypatch.setattr(cost, "machine_memory", lambda: int(23.5 * 2**30))
