@@ -25,7 +25,10 @@ def test_farkle_played_on_the_page(server):  # noqa: F811
         pg.wait_for_selector("#games-family option[value=farkle]", state="attached")
         pg.click("#games-rules summary")  # the settings, folded under "Rules…"
         pg.select_option("#games-family", "farkle")
+        assert pg.is_hidden("#games-seat-row")  # one turn alone by default: no seat
+        pg.fill("#games-settings input[data-setting=players]", "2")
         assert pg.is_visible("#games-seat-row")
+        assert pg.locator("#games-seat option").count() == 2
         pg.fill("#games-settings input[data-setting=players]", "1")
         assert pg.is_hidden("#games-seat-row")  # one player: no seat to choose
         pg.click("#games-start")
