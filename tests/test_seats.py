@@ -222,3 +222,15 @@ def test_a_table_whose_wipes_go_round_says_how_far_it_settled():
         share = float(np.mean(won == seat))
         se = np.sqrt(chance * (1 - chance) / won.size)
         assert abs(share - chance) < 4 * se + table.unsettled, seat
+
+
+def test_a_table_too_long_to_make_is_made_by_solve_before_it_is_played(monkeypatch, capsys,
+                                                                      tmp_path):  # fmt: skip
+    from dicelab.cli import chance as cli
+
+    monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(cli, "ADVISE_SECONDS", 0.0)
+    args = ["play", "pig", "--set", "players=3", "--set", "goal=20", "--seed", "1"]
+    assert dicelab(monkeypatch, *args) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "dicelab solve pig --set players=3 --set goal=20), before it is played" in err

@@ -303,9 +303,12 @@ def run_game_advise(
     if position is None and game.to_move(game.start()) == CHANCE:
         raise UserError(f"{game.name} starts with a throw of the dice: name a position with "
                         f"--at, e.g. {game.position_help or 'as the game writes it'}")  # fmt: skip
-    estimate = _too_long_to_wait(game, name, settings) if game.players > 2 else None
+    estimate = table_wait(game, name, settings) if game.players > 2 else None
     if estimate:  # a table of players not made yet and long to make: from the duels
         from dicelab.games.chance.seated_solution import pairwise_advice
+
+        estimate += ("; meanwhile each move is valued by the product of the mover's "
+                     "two-player chances against each opponent alone, an estimate")  # fmt: skip
 
         solution: Any = pairwise_advice(game)
     else:
@@ -348,10 +351,10 @@ def run_game_advise(
 ADVISE_SECONDS = 60.0
 
 
-def _too_long_to_wait(game, name: str, settings: list[str]) -> str | None:
-    """Why ``advise`` at a table of players answers from the two-player game: its
-    table is not in the cache and would take longer than :data:`ADVISE_SECONDS` or
-    more than this machine has; else ``None``."""
+def table_wait(game, name: str, settings: list[str]) -> str | None:
+    """Why a table of players is not made for ``advise`` or ``play``: it is not in the
+    cache and would take longer than :data:`ADVISE_SECONDS`, or more than this
+    machine has (with the command that makes it); else ``None``."""
     from dicelab.engine.runtime.cost import human_seconds
     from dicelab.engine.seats import seat_cost
     from dicelab.games.chance import saved
@@ -371,8 +374,7 @@ def _too_long_to_wait(game, name: str, settings: list[str]) -> str | None:
         why = (f"the table of {game.players} players takes "
                f"{human_seconds(cost.seconds_here())} to make once (dicelab solve {name} "
                f"{typed})")  # fmt: skip
-    return (f"{why}; meanwhile each move is valued by the product of the mover's two-player "
-            "chances against each opponent alone, an estimate")  # fmt: skip
+    return why
 
 
 def run_game_simulate(name: str, settings: list[str], *, games: int | None = None, seed: int = 0,

@@ -59,7 +59,7 @@ def run_game_play(
 
         record = default_record_path("dicelab-dice-game")
     with console.status(f"solving {game.name}", spinner="dots"):
-        solution = _solution(game)
+        solution = _solution(game, name, settings)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     rng = random.Random(seed)
     log: dict[str, Any] = {"format": RECORD_FORMAT, "version": 1, "game": name}
@@ -135,9 +135,16 @@ def _seen(solution: ChanceSolution, position, seat: int) -> float:
     return solution.seat_view(solution.value(position), seat - 1)
 
 
-def _solution(game) -> ChanceSolution:
+def _solution(game, name: str, settings: list[str]) -> ChanceSolution:
     """The game solved (or read from the cache); a size refused in one line, without
-    the way out of ``solve`` (``--allow-large``), which play and review do not take."""
+    the way out of ``solve`` (``--allow-large``), which play and review do not take; a
+    table of players long to make is made first by ``solve``, as the line says."""
+    if game.players > 2:
+        from dicelab.cli.chance import table_wait
+
+        why = table_wait(game, name, settings)
+        if why:
+            raise UserError(f"{why}, before it is played")
     try:
         return solve(game, cache=True)
     except TooLarge as exc:
@@ -272,7 +279,7 @@ def run_game_review(path: str, *, as_json: bool = False, console: Console | None
         raise UserError(f"{path}: the record names no game and settings")
     game = game_from(record["game"], [str(s) for s in settings])
     seat = record.get("seat", 1)
-    solution = _solution(game)
+    solution = _solution(game, record["game"], [str(s) for s in settings])
     decisions = _replay(game, solution, record.get("steps") or [], seat)
     lost = sum(d["cost"] for d in decisions)
     if as_json:
