@@ -64,7 +64,6 @@ COMMANDS = [
     ["solve", "bearoff", "--set", "mine=3,2,1"],
     ["solve", "bearoff", "--set", "mine=2,1", "--set", "theirs=2,1"],
     ["simulate", "bearoff", "--set", "mine=2,1", "--set", "theirs=2,1", "--games", "10"],
-    ["solve", "RULES", "--objective", "spread"],
     ["solve", "pig", "--set", "players=3", "--set", "goal=4"],
     ["advise", "pig", "--set", "players=3", "--set", "goal=4", "--at", "1 2 3 1"],
     ["simulate", "pig", "--set", "players=3", "--set", "goal=4", "--games", "10"],
@@ -99,6 +98,13 @@ def run_commands() -> None:
             sys.argv = ["dicelab", *(str(files.get(word, word)) for word in command)]
             with contextlib.suppress(BaseException), contextlib.redirect_stdout(io.StringIO()):
                 main()
+        with contextlib.suppress(BaseException):  # the page's spread of each option
+            from dicelab.engine.objectives.expected import expected_table
+            from dicelab.engine.objectives.spread import spread_table
+            from dicelab.rules import load_rules
+
+            table = expected_table(load_rules(files["RULES"]))
+            spread_table(table.game, table)
 
 
 def write_files(folder: Path) -> dict[str, Path]:
