@@ -229,8 +229,10 @@ def test_a_table_too_long_to_make_is_made_by_solve_before_it_is_played(monkeypat
     from dicelab.cli import chance as cli
 
     monkeypatch.setenv("DICELAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.chdir(tmp_path)  # where a game's record would be named
     monkeypatch.setattr(cli, "ADVISE_SECONDS", 0.0)
     args = ["play", "pig", "--set", "players=3", "--set", "goal=20", "--seed", "1"]
     assert dicelab(monkeypatch, *args) == 2
     err = " ".join(capsys.readouterr().err.split())
     assert "dicelab solve pig --set players=3 --set goal=20), before it is played" in err
+    assert not list(tmp_path.glob("*.json"))  # no empty record left behind

@@ -54,12 +54,12 @@ def run_game_play(
         raise UserError(f"--dice: got {dice!r}, expected virtual or real")
     if record is not None and record.exists() and record.stat().st_size > 0:
         raise UserError(f"{record} already exists; name a new file with --record")
-    if record is None and named:
+    with console.status(f"solving {game.name}", spinner="dots"):
+        solution = _solution(game, name, settings)
+    if record is None and named:  # claimed once the game can start: none left behind
         from dicelab.cli.play import default_record_path
 
         record = default_record_path("dicelab-dice-game")
-    with console.status(f"solving {game.name}", spinner="dots"):
-        solution = _solution(game, name, settings)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     rng = random.Random(seed)
     log: dict[str, Any] = {"format": RECORD_FORMAT, "version": 1, "game": name}
