@@ -25,10 +25,15 @@ A command that names a file of the reader's own (``.toml``, ``.csv``, ``.json``)
 run only where the docs show that file just above: the fenced block of its kind that
 comes last before the example's, with the file's name said between the two or in
 the paragraph right before that block; elsewhere it is skipped, saying so.
+
+An example whose command is a heavy job (:data:`HEAVY`: the duel's lead table of
+yazy, five minutes on 2 quiet cores) runs only where ``DICELAB_DOCS_HEAVY=1`` asks
+for it: ``DICELAB_DOCS_HEAVY=1 pytest -m slow tests/test_docs_outputs.py``.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -51,6 +56,9 @@ SLOW = {
 #: Slow examples whose tables are kept in the usual cache folder, not the test's own:
 #: the same tables other slow tests solve (the page's duel), solved once in a run.
 SHARED = {("duel.md", "dicelab duel advise yazy"): "yazy's duel, as the page's tests"}
+
+#: Slow examples that are heavy jobs, run where ``DICELAB_DOCS_HEAVY=1`` asks.
+HEAVY = {("duel.md", "dicelab duel advise yazy"): "yazy's lead table: 5 min on 2 cores"}
 
 #: Examples whose command prints something else than the docs, where the command
 #: is wrong and the docs right: ``(file, the command's start) -> why``.
@@ -199,7 +207,7 @@ def test_the_docs_show_outputs():
 
 def test_the_docs_name_their_slow_and_wrong_examples():
     examples = documented()
-    for name in (*SLOW, *SHARED, *KNOWN_WRONG):  # one left behind by a change hides nothing
+    for name in (*SLOW, *SHARED, *HEAVY, *KNOWN_WRONG):  # one left behind hides nothing
         assert any(named({name: ""}, e) is not None for e in examples), name
 
 
@@ -243,6 +251,8 @@ def cases() -> list:
     found = []
     for e in documented():
         marks = [pytest.mark.slow] if named(SLOW, e) else []
+        if (heavy := named(HEAVY, e)) and os.environ.get("DICELAB_DOCS_HEAVY") != "1":
+            marks.append(pytest.mark.skip(reason=f"{heavy}: DICELAB_DOCS_HEAVY=1 runs it"))
         if why := named(KNOWN_WRONG, e):
             marks.append(pytest.mark.xfail(reason=why, strict=True))
         found.append(pytest.param(e, marks=marks, id=e.where))
