@@ -242,7 +242,8 @@ def test_the_page_offers_the_forced_box_only():
         assert info["forced_order"] is True
         assert [c["id"] for c in info["categories"]][:2] == ["ones", "twos"]
         body = {"rules": "forced-yatzy", "dice": [6, 6, 6, 6, 6], "rerolls_left": 0,
-                "filled": {"ones": 2}}  # fmt: skip
+                "filled": {"ones": 2},
+                "wait_spread": True}  # fmt: skip  # solved here: nothing left running
         data = client.post("/api/advice", json=body).json()
         assert [(o["box"], o["points"]) for o in data["options"]] == [("twos", 0)]
         body["filled"] = {"twos": 4}
