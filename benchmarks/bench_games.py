@@ -3,7 +3,8 @@
 Run ``python benchmarks/bench_games.py`` (``--runs N``, ``--goals 10,15,20,25``,
 ``--no-peer``, ``--peer-python PATH``); ``--race-checkers N`` measures the bear-off's
 table of pairs of sides alone (one thread, every thread, in a file with ``--store``,
-on two Dask workers), and what its rate makes of 15 checkers a side.
+on two Dask workers), and what its rate makes of 15 checkers a side; ``--seats``
+the tables of three and four players of Pig and Farkle alone.
 
 Four parts, each a median of ``--runs``:
 
@@ -169,6 +170,27 @@ def turn_starts(runs: int, farkle_goal: int) -> None:
               f"{b.value():.12f}")  # fmt: skip
 
 
+#: Tables of three to six players, as ``solve`` is given them.
+SEATS = [
+    ("pig to 100, 3 players", ["pig", "--set", "players=3"]),
+    ("pig to 50, 4 players", ["pig", "--set", "players=4", "--set", "goal=50"]),
+    ("farkle to 1000, 4 players", ["farkle", "--set", "players=4", "--set", "goal=1000"]),
+    ("farkle to 2500, 3 players", ["farkle", "--set", "players=3", "--set", "goal=2500"]),
+]
+
+
+def seats(runs: int) -> None:
+    """Tables of three and four players, each solved as a whole command (median s,
+    peak MiB), with the first player's chance."""
+    print("tables of players: whole commands, solved each time (median s, peak MiB)")
+    for name, args in SEATS:
+        s, peak = measured(["solve", *args], runs)
+        out = subprocess.run([sys.executable, "-m", "dicelab.cli", "solve", *args, "--json"],
+                             capture_output=True, text=True, check=True)  # fmt: skip
+        chances = ", ".join(f"{c:.6f}" for c in json.loads(out.stdout)["chances"])
+        print(f"  {name + ':':28} {s:7.2f} s {peak:7.0f} MiB   {chances}")
+
+
 def race_table(checkers: int, runs: int) -> None:
     """The bear-off's table of pairs of sides of up to ``checkers`` checkers, in this
     process on one thread and on every thread, with the table in memory and in a
@@ -243,8 +265,13 @@ def main() -> None:
     parser.add_argument("--busche", action="store_true", help=busche_help)
     race_help = "the bear-off table of N checkers a side alone: threads, --store, --workers"
     parser.add_argument("--race-checkers", type=int, help=race_help)
+    parser.add_argument("--seats", action="store_true", help="the tables of players alone")
     args = parser.parse_args()
     print(f"load average before: {os.getloadavg()[0]:.2f}  ({os.cpu_count()} cores)")
+    if args.seats:
+        seats(args.runs)
+        print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+        return
     if args.race_checkers:
         race_table(args.race_checkers, args.runs)
         print(f"\nload average after: {os.getloadavg()[0]:.2f}")
