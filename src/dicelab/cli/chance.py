@@ -359,10 +359,9 @@ def table_wait(game, name: str, settings: list[str]) -> str | None:
     from dicelab.engine.seats import seat_cost
     from dicelab.games.chance import saved
 
-    turn = game.banking_turn()
-    if saved.load_seats(game, turn) is not None:
+    if saved.seats_kept(game):  # read once, by the solve that follows
         return None
-    cost = seat_cost(turn, game.players)
+    cost = seat_cost(game.banking_turn(), game.players)
     try:
         cost.check()
     except TooLarge as exc:

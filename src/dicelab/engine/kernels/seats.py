@@ -58,6 +58,22 @@ def rotated(s, G, high):
     return (s % high) * G + s // high
 
 
+@njit(cache=True, nogil=True, inline="always", **NO_REFS)
+def mover_moves(s, T, R, N, work):
+    """The mover's best moves in turn start ``s``'s turn (kept in ``work``'s moves):
+    the two-player turn, each end's value the mover's own chance there (a one-row
+    table). Returns the mover's score and the turn start after a bank at score 0."""
+    W, V, S, moves, _, _ = work
+    G = R.goal
+    high = G ** (N - 1)
+    a = s // high
+    base = (s % high) * G
+    for x in range(G):
+        W[0, x] = 1.0 - T[base + x, N - 1]
+    turn_rows(a, 0, T[base + a, N - 1], W, R, V, S, moves, True)
+    return a, base
+
+
 @njit(cache=True, nogil=True, **NO_REFS)
 def seat_turn(s, T, R, N, work, out):
     """Turn start ``s``'s turn under the mover's best moves for the chances ``T``
@@ -65,15 +81,8 @@ def seat_turn(s, T, R, N, work, out):
     each bank, a wipe from a score above 0), and returns the chance of a farkle (a
     wipe from 0 counted with it: the same turn start follows). ``work``: the thread's
     ``(W, V, S, moves, mass, ends)``."""
-    W, V, S, moves, mass, ends = work
-    G = R.goal
-    high = G ** (N - 1)
-    a = s // high
-    base = (s % high) * G  # the turn start after a bank at score 0
-    for x in range(G):
-        W[0, x] = 1.0 - T[base + x, N - 1]
-    L = T[base + a, N - 1]
-    turn_rows(a, 0, L, W, R, V, S, moves, True)
+    moves, mass, ends = work[3], work[4], work[5]
+    a, base = mover_moves(s, T, R, N, work)
     goal, farkle = turn_ends(a, R, moves, mass, ends)
     top = rows(a, R)
     for j in range(N):
@@ -250,14 +259,8 @@ def turn_chances(s, T, R, N, work, chances):
     """Every seat's chance inside turn start ``s``'s turn, under the mover's best moves:
     ``chances[t, n, j]`` with turn total ``t`` and ``n`` dice to throw (for advice:
     one turn, worked out backwards over its totals)."""
-    W, V, S, moves, mass, ends = work
-    G = R.goal
-    high = G ** (N - 1)
-    a = s // high
-    base = (s % high) * G
-    for x in range(G):
-        W[0, x] = 1.0 - T[base + x, N - 1]
-    turn_rows(a, 0, T[base + a, N - 1], W, R, V, S, moves, True)
+    moves = work[3]
+    a, base = mover_moves(s, T, R, N, work)
     for t in range(rows(a, R) - 1, -1, -1):
         for n in range(1, R.dice + 1):
             for j in range(N):

@@ -195,6 +195,13 @@ def load_seats(game, turn):
     return solved, str(path)
 
 
+def seats_kept(game) -> bool:
+    """Whether the cache holds a file of this table of players' turn starts (read and
+    checked by :func:`load_seats` when used)."""
+    key = game_key(game, SEATS, None)
+    return key is not None and _path(key).is_file()
+
+
 def save_seats(game, table) -> str | None:
     """Keep a table of players' turn starts; its path, or ``None`` where it is not
     kept."""

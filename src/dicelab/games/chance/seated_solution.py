@@ -21,7 +21,7 @@ import numpy as np
 from dicelab.engine.seats import SeatTable, seat_cost, solve_seats
 from dicelab.errors import UserError
 from dicelab.games.chance.model import Move
-from dicelab.games.chance.table_solution import TableSolution, TurnSolve
+from dicelab.games.chance.table_solution import TableSolution, TurnSolve, kept
 
 __all__ = ["PairwiseAdvice", "SeatedSolution", "pairwise_advice", "solve_seated"]
 
@@ -48,16 +48,6 @@ class SeatedSolution(TableSolution):
         """The turn starts kept."""
         return int(self.table.T.shape[0])
 
-    def _turn(self, order: tuple[int, ...]) -> np.ndarray:
-        found = self._turns.get(order)
-        if found is None:
-            found = self._turns[order] = self.table.turn_chances(order)
-            if len(self._turns) > KEPT_TURNS:
-                self._turns.popitem(last=False)
-        else:
-            self._turns.move_to_end(order)
-        return found
-
     def chances(self, position: Hashable | None = None) -> np.ndarray:
         """Every seat's chance to finish first at ``position`` (the start by default),
         in seat order, every seat playing its best."""
@@ -73,7 +63,8 @@ class SeatedSolution(TableSolution):
         if t == 0 and n == self.table.turn.dice:
             rel = self.table.chances(order)
         else:
-            rel = self._turn(order)[t, n]
+            turn = kept(self._turns, order, lambda: self.table.turn_chances(order), KEPT_TURNS)
+            rel = turn[t, n]
         return np.roll(rel, mover)
 
     def value(self, position: Hashable | None = None) -> float:

@@ -11,6 +11,7 @@ solver that made the table hands over (:attr:`TableSolution.laid_out`).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import KW_ONLY, dataclass
 from fractions import Fraction
@@ -19,7 +20,7 @@ from typing import Any
 from dicelab.errors import UserError
 from dicelab.games.chance.model import FIRST, ChanceGame, Move
 
-__all__ = ["TableSolution", "TurnSolve"]
+__all__ = ["TableSolution", "TurnSolve", "kept"]
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,19 @@ class TableSolution:
             raise UserError(f"{self.game.name}: solved as a table only; lay it out to price "
                             "a strategy or give fractions")  # fmt: skip
         return self.laid_out(**options)
+
+
+def kept(turns: OrderedDict, key: Hashable, make: Callable[[], Any], limit: int) -> Any:
+    """``turns[key]``, made by ``make()`` the first time, the ``limit`` asked last kept
+    (a turn worked out from a table: remembered for the next question about it)."""
+    found = turns.get(key)
+    if found is None:
+        found = turns[key] = make()
+        if len(turns) > limit:
+            turns.popitem(last=False)
+    else:
+        turns.move_to_end(key)
+    return found
 
 
 def _shown(game: ChanceGame, position: Any) -> str:

@@ -23,7 +23,7 @@ import numpy as np
 
 from dicelab.engine.turnstart import TurnStartTable, solve_turn_starts, turn_cost
 from dicelab.games.chance.model import ChanceGame
-from dicelab.games.chance.table_solution import TableSolution, TurnSolve
+from dicelab.games.chance.table_solution import TableSolution, TurnSolve, kept
 
 __all__ = ["TurnStartSolution", "solve_turns", "solves_by_turns"]
 
@@ -78,14 +78,7 @@ class TurnStartSolution(TableSolution):
         """``V[t, n]`` of the turn with these scores and farkles in a row (see
         :meth:`~dicelab.engine.turnstart.TurnStartTable.turn_values`), kept."""
         key = (mine, other, mine_farkles, other_farkles)
-        found = self._turns.get(key)
-        if found is None:
-            found = self._turns[key] = self.table.turn_values(*key)
-            if len(self._turns) > KEPT_TURNS:
-                self._turns.popitem(last=False)
-        else:
-            self._turns.move_to_end(key)
-        return found
+        return kept(self._turns, key, lambda: self.table.turn_values(*key), KEPT_TURNS)
 
     def value(self, position: Hashable | None = None) -> float:
         """The first player's chance to win at ``position`` (the start by default)."""
